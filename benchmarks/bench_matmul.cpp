@@ -1,0 +1,217 @@
+// bench_matmul: cuBLASLt GEMM throughput in TFLOP/s (2*m*n*k per call) for fp32 (no TF32),
+// tf32, fp16, bf16 (fp32 accumulate) and fp8 e4m3 (bf16 out) where the device has it.
+// Layout "TN" (A transposed, column-major), the one every dtype including fp8 supports.
+// Each case is verified on sampled outputs against a double-precision host reference
+// before it is timed; pct_of_peak is against the SKU's dense datasheet figure. FP16 vs FP32
+// is read off the dtype axis.
+#include <cublasLt.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpucheck/core/names.hpp"
+#include "gpucheck/core/verify.hpp"
+#include "gpucheck/harness/check.hpp"
+#include "gpucheck/harness/main.hpp"
+#include "gpucheck/harness/registry.hpp"
+#include "gpucheck/harness/timing.hpp"
+#include "gpucheck/kernels/fill.cuh"
+#include "gpucheck/kernels/verify.cuh"
+
+namespace gpucheck {
+namespace {
+
+struct GemmCase {
+  DType dtype;
+  std::int64_t m, n, k;
+  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
+  std::string name() const { return bench_name({"matmul", "cublaslt", to_string(dtype), shape_mnk(m, n, k)}); }
+};
+
+struct LtTypes {
+  cudaDataType_t ab, cd;
+  cublasComputeType_t compute;
+  DType out;
+};
+
+LtTypes lt_types(DType t) {
+  switch (t) {
+    case DType::fp32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, DType::fp32};
+    case DType::tf32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, DType::fp32};
+    case DType::fp16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, DType::fp16};
+    case DType::bf16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, DType::bf16};
+    case DType::fp8e4m3: return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, DType::bf16};
+    default: throw std::invalid_argument("matmul: unsupported dtype " + std::string(to_string(t)));
+  }
+}
+
+cublasLtHandle_t lt_handle() {
+  static cublasLtHandle_t h = [] {
+    cublasLtHandle_t x = nullptr;
+    GPUCHECK_CUBLAS(cublasLtCreate(&x));
+    return x;
+  }();
+  return h;
+}
+
+constexpr std::size_t kWorkspaceBytes = 64u << 20;
+
+// Owns the descriptors of one GEMM D = A^T B (column-major), its operands and the chosen
+// algorithm.
+class Gemm {
+ public:
+  explicit Gemm(const GemmCase& c) : c_(c), types_(lt_types(c.dtype)) {
+    const std::size_t in_bytes = storage_bytes(c.dtype == DType::tf32 ? DType::fp32 : c.dtype);
+    const std::size_t out_bytes = storage_bytes(types_.out);
+    a_ = harness::DeviceBuffer(in_bytes * c.k * c.m);
+    b_ = harness::DeviceBuffer(in_bytes * c.k * c.n);
+    d_ = harness::DeviceBuffer(out_bytes * c.m * c.n);
+    ws_ = harness::DeviceBuffer(kWorkspaceBytes);
+    seed_ = std::random_device{}();
+    cudaStream_t s = harness::Device::get().stream();
+    kernels::fill_uniform(a_.get(), c.k * c.m, c.dtype, seed_, -1.f, 1.f, s);
+    kernels::fill_uniform(b_.get(), c.k * c.n, c.dtype, seed_ + 1, -1.f, 1.f, s);
+
+    GPUCHECK_CUBLAS(cublasLtMatmulDescCreate(&op_, types_.compute, CUDA_R_32F));
+    const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    GPUCHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    GPUCHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    // A is stored k x m (lda = k), B k x n (ldb = k), D m x n (ldd = m).
+    GPUCHECK_CUBLAS(cublasLtMatrixLayoutCreate(&la_, types_.ab, static_cast<std::uint64_t>(c.k),
+                                               static_cast<std::uint64_t>(c.m), c.k));
+    GPUCHECK_CUBLAS(cublasLtMatrixLayoutCreate(&lb_, types_.ab, static_cast<std::uint64_t>(c.k),
+                                               static_cast<std::uint64_t>(c.n), c.k));
+    GPUCHECK_CUBLAS(cublasLtMatrixLayoutCreate(&ld_, types_.cd, static_cast<std::uint64_t>(c.m),
+                                               static_cast<std::uint64_t>(c.n), c.m));
+
+    cublasLtMatmulPreference_t pref = nullptr;
+    GPUCHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
+    std::size_t ws = kWorkspaceBytes;
+    GPUCHECK_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+    int found = 0;
+    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt_handle(), op_, la_, lb_, ld_, ld_, pref, 1, &heur_, &found);
+    cublasLtMatmulPreferenceDestroy(pref);
+    GPUCHECK_CUBLAS(st);
+    if (found == 0) throw GpuError("matmul: cuBLASLt found no algorithm for " + c.name());
+  }
+  ~Gemm() {
+    if (ld_) cublasLtMatrixLayoutDestroy(ld_);
+    if (lb_) cublasLtMatrixLayoutDestroy(lb_);
+    if (la_) cublasLtMatrixLayoutDestroy(la_);
+    if (op_) cublasLtMatmulDescDestroy(op_);
+  }
+  Gemm(const Gemm&) = delete;
+  Gemm& operator=(const Gemm&) = delete;
+
+  void run(cudaStream_t s) const {
+    const float alpha = 1.f, beta = 0.f;
+    GPUCHECK_CUBLAS(cublasLtMatmul(lt_handle(), op_, &alpha, a_.get(), la_, b_.get(), lb_, &beta, d_.get(), ld_,
+                                   d_.get(), ld_, &heur_.algo, ws_.get(), kWorkspaceBytes, s));
+  }
+
+  // Poisons D, runs once, and checks 16 x 16 sampled outputs against a double reference
+  // computed from the stored inputs.
+  void verify_or_throw() const {
+    cudaStream_t s = harness::Device::get().stream();
+    kernels::poison(d_.get(), d_.bytes(), s);
+    run(s);
+    std::mt19937_64 rng(seed_);
+    const int rows = static_cast<int>(std::min<std::int64_t>(16, c_.m));
+    const int cols = static_cast<int>(std::min<std::int64_t>(16, c_.n));
+    std::vector<std::int64_t> ri(rows), cj(cols);
+    for (auto& r : ri) r = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(c_.m));
+    for (auto& j : cj) j = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(c_.n));
+    ri[0] = c_.m - 1;  // the last row and column catch edge-tile bugs
+    cj[0] = c_.n - 1;
+    std::vector<std::size_t> ia, ib, id;
+    for (auto r : ri)
+      for (std::int64_t kk = 0; kk < c_.k; ++kk) ia.push_back(static_cast<std::size_t>(r * c_.k + kk));
+    for (auto j : cj)
+      for (std::int64_t kk = 0; kk < c_.k; ++kk) ib.push_back(static_cast<std::size_t>(j * c_.k + kk));
+    for (auto j : cj)
+      for (auto r : ri) id.push_back(static_cast<std::size_t>(j * c_.m + r));
+    const DType in = c_.dtype == DType::tf32 ? DType::fp32 : c_.dtype;
+    const auto a = kernels::gather_to_host_double(a_.get(), ia, in, s);
+    const auto b = kernels::gather_to_host_double(b_.get(), ib, in, s);
+    const auto d = kernels::gather_to_host_double(d_.get(), id, types_.out, s);
+    SampleChecker check(reduction_tolerance(c_.dtype, types_.out, static_cast<std::size_t>(c_.k)));
+    for (int jj = 0; jj < cols; ++jj)
+      for (int rr = 0; rr < rows; ++rr) {
+        double ref = 0, scale = 0;
+        const double* ar = &a[static_cast<std::size_t>(rr) * c_.k];
+        const double* bc = &b[static_cast<std::size_t>(jj) * c_.k];
+        for (std::int64_t kk = 0; kk < c_.k; ++kk) {
+          ref += ar[kk] * bc[kk];
+          scale += std::fabs(ar[kk] * bc[kk]);
+        }
+        check.add(static_cast<std::size_t>(cj[jj] * c_.m + ri[rr]), ref, d[static_cast<std::size_t>(jj) * rows + rr],
+                  scale);
+      }
+    const CheckReport rep = check.report();
+    if (!rep.ok()) throw VerificationError(c_.name() + ": wrong result: " + rep.describe());
+  }
+
+  // "algo=<id> tile=<id> stages=<id> splitk=<n> ws=<bytes>": traces a regression to an
+  // algorithm change.
+  std::string label() const {
+    int id = -1, tile = -1, stages = -1, splitk = -1;
+    std::size_t w = 0;
+    cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &w);
+    cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof tile, &w);
+    cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, &w);
+    cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &w);
+    return "algo=" + std::to_string(id) + " tile=" + std::to_string(tile) + " stages=" + std::to_string(stages) +
+           " splitk=" + std::to_string(splitk) + " ws=" + std::to_string(heur_.workspaceSize);
+  }
+
+ private:
+  GemmCase c_;
+  LtTypes types_;
+  harness::DeviceBuffer a_, b_, d_, ws_;
+  std::uint64_t seed_ = 0;
+  cublasLtMatmulDesc_t op_ = nullptr;
+  cublasLtMatrixLayout_t la_ = nullptr, lb_ = nullptr, ld_ = nullptr;
+  cublasLtMatmulHeuristicResult_t heur_{};
+};
+
+void matmul(benchmark::State& state, const GemmCase& c) {
+  Gemm gemm(c);
+  gemm.verify_or_throw();
+  const harness::Timing t = harness::time_on_stream(state, [&](cudaStream_t s) { gemm.run(s); });
+  state.counters["TFLOPS"] = harness::tflops(c.flops(), t);
+  if (auto peak = harness::Device::get().peak_tflops(c.dtype))
+    state.counters["pct_of_peak"] = 100.0 * harness::tflops(c.flops(), t) / *peak;
+  state.SetLabel(gemm.label());
+}
+
+}  // namespace
+
+void harness::register_benchmarks(Device& device) {
+  std::vector<DType> dtypes{DType::fp32, DType::tf32, DType::fp16, DType::bf16};
+  if (device.compute_capability() >= 89) dtypes.push_back(DType::fp8e4m3);  // Ada, Hopper and later
+
+  std::vector<GemmCase> cases;
+  for (DType t : dtypes) {
+    if (device.full()) {
+      for (std::int64_t n : {1024, 2048, 4096, 8192, 16384}) cases.push_back({t, n, n, n});
+      // Transformer shapes (m = tokens): MLP up and down projections of 8B- and 70B-class
+      // models, and a skinny decode step (16 tokens).
+      for (auto [m, n, k] : {std::array<std::int64_t, 3>{4096, 14336, 4096}, {4096, 4096, 14336},
+                             {8192, 28672, 8192}, {8192, 8192, 28672}, {16, 28672, 8192}})
+        cases.push_back({t, m, n, k});
+    } else {
+      cases.push_back({t, 8192, 8192, 8192});
+    }
+  }
+  if (!device.full()) {
+    cases.push_back({DType::bf16, 4096, 14336, 4096});
+    cases.push_back({DType::bf16, 16, 28672, 8192});
+  }
+  for (const GemmCase& c : cases)
+    register_case(c.name(), [c](benchmark::State& s) { matmul(s, c); });
+}
+
+}  // namespace gpucheck

@@ -1,0 +1,243 @@
+#include "gpucheck/core/telemetry.hpp"
+
+#include <dlfcn.h>
+
+#include <array>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include "gpucheck/core/pcie.hpp"
+
+namespace gpucheck {
+
+std::optional<std::string> RealFileReader::read(const std::string& path) const {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+namespace {
+
+// NVML's C ABI, declared here because the build machine has no nvml.h. Only the calls
+// used below; all of them read state.
+using nvmlReturn_t = int;
+using nvmlDevice_t = void*;
+constexpr nvmlReturn_t kNvmlSuccess = 0;
+constexpr int kClockSm = 1, kClockMem = 2, kTemperatureGpu = 0;
+
+struct NvmlFns {
+  nvmlReturn_t (*init)() = nullptr;
+  nvmlReturn_t (*shutdown)() = nullptr;
+  nvmlReturn_t (*by_bus_id)(const char*, nvmlDevice_t*) = nullptr;
+  nvmlReturn_t (*driver_version)(char*, unsigned) = nullptr;
+  nvmlReturn_t (*uuid)(nvmlDevice_t, char*, unsigned) = nullptr;
+  nvmlReturn_t (*clock)(nvmlDevice_t, int, unsigned*) = nullptr;
+  nvmlReturn_t (*max_clock)(nvmlDevice_t, int, unsigned*) = nullptr;
+  nvmlReturn_t (*power_limit)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned*) = nullptr;
+  nvmlReturn_t (*gen_cur)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*gen_max)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*width_cur)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*width_max)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*ecc)(nvmlDevice_t, int*, int*) = nullptr;
+  nvmlReturn_t (*reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
+};
+
+template <typename F>
+void bind(void* lib, const char* name, F* fn) {
+  *fn = reinterpret_cast<F>(dlsym(lib, name));
+}
+
+class DlNvml final : public NvmlApi {
+ public:
+  DlNvml(void* lib, NvmlFns fns) : lib_(lib), f_(fns) {}
+  ~DlNvml() override {
+    if (f_.shutdown) f_.shutdown();
+    dlclose(lib_);
+  }
+  DlNvml(const DlNvml&) = delete;
+  DlNvml& operator=(const DlNvml&) = delete;
+
+  void query(const std::string& bus_id, Telemetry* t) const override {
+    if (f_.driver_version) {
+      std::array<char, 96> buf{};
+      if (f_.driver_version(buf.data(), buf.size()) == kNvmlSuccess) t->driver_version = buf.data();
+    }
+    nvmlDevice_t dev = nullptr;
+    if (!f_.by_bus_id || f_.by_bus_id(bus_id.c_str(), &dev) != kNvmlSuccess) return;
+    if (f_.uuid) {
+      std::array<char, 96> buf{};
+      if (f_.uuid(dev, buf.data(), buf.size()) == kNvmlSuccess) t->uuid = buf.data();
+    }
+    unsigned v = 0;
+    auto get = [&](auto fn, auto... args) -> std::optional<unsigned> {
+      if (fn && fn(dev, args..., &v) == kNvmlSuccess) return v;
+      return std::nullopt;
+    };
+    t->sm_clock_MHz = get(f_.clock, kClockSm);
+    t->mem_clock_MHz = get(f_.clock, kClockMem);
+    t->sm_clock_max_MHz = get(f_.max_clock, kClockSm);
+    t->mem_clock_max_MHz = get(f_.max_clock, kClockMem);
+    t->temperature_C = get(f_.temperature, kTemperatureGpu);
+    if (auto mw = get(f_.power_limit)) t->power_limit_W = *mw / 1000.0;
+    // A link NVML cannot read (0, or an error, as in some VMs) stays empty for sysfs.
+    auto positive = [](std::optional<unsigned> x) -> std::optional<int> {
+      if (x && *x > 0 && *x < 64) return static_cast<int>(*x);
+      return std::nullopt;
+    };
+    t->pcie_gen_current = positive(get(f_.gen_cur));
+    t->pcie_gen_max = positive(get(f_.gen_max));
+    t->pcie_width_current = positive(get(f_.width_cur));
+    t->pcie_width_max = positive(get(f_.width_max));
+    if (t->pcie_gen_current && t->pcie_width_current) t->pcie_source = "nvml";
+    int cur = 0, pending = 0;
+    if (f_.ecc && f_.ecc(dev, &cur, &pending) == kNvmlSuccess) t->ecc_enabled = cur != 0;
+    unsigned long long mask = 0;
+    if (f_.reasons && f_.reasons(dev, &mask) == kNvmlSuccess) t->clock_event_reasons = mask;
+  }
+
+ private:
+  void* lib_;
+  NvmlFns f_;
+};
+
+}  // namespace
+
+std::unique_ptr<NvmlApi> load_nvml(std::string* err) {
+  void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) lib = dlopen("libnvidia-ml.so", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char* e = dlerror();
+    *err = std::string("cannot load NVML: ") + (e ? e : "libnvidia-ml.so.1 not found");
+    return nullptr;
+  }
+  NvmlFns f;
+  bind(lib, "nvmlInit_v2", &f.init);
+  bind(lib, "nvmlShutdown", &f.shutdown);
+  bind(lib, "nvmlDeviceGetHandleByPciBusId_v2", &f.by_bus_id);
+  bind(lib, "nvmlSystemGetDriverVersion", &f.driver_version);
+  bind(lib, "nvmlDeviceGetUUID", &f.uuid);
+  bind(lib, "nvmlDeviceGetClockInfo", &f.clock);
+  bind(lib, "nvmlDeviceGetMaxClockInfo", &f.max_clock);
+  bind(lib, "nvmlDeviceGetEnforcedPowerLimit", &f.power_limit);
+  bind(lib, "nvmlDeviceGetTemperature", &f.temperature);
+  bind(lib, "nvmlDeviceGetCurrPcieLinkGeneration", &f.gen_cur);
+  bind(lib, "nvmlDeviceGetMaxPcieLinkGeneration", &f.gen_max);
+  bind(lib, "nvmlDeviceGetCurrPcieLinkWidth", &f.width_cur);
+  bind(lib, "nvmlDeviceGetMaxPcieLinkWidth", &f.width_max);
+  bind(lib, "nvmlDeviceGetEccMode", &f.ecc);
+  bind(lib, "nvmlDeviceGetCurrentClocksEventReasons", &f.reasons);
+  if (!f.reasons) bind(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &f.reasons);
+  if (!f.init || f.init() != kNvmlSuccess) {
+    dlclose(lib);
+    *err = "NVML is present but nvmlInit_v2 failed";
+    return nullptr;
+  }
+  return std::make_unique<DlNvml>(lib, f);
+}
+
+std::string normalize_pci_bus_id(std::string_view id) {
+  // domain:bus:device.function with a domain of 4 or 8 hex digits.
+  auto colon = id.find(':');
+  if (colon == std::string_view::npos || id.find(':', colon + 1) == std::string_view::npos) return std::string(id);
+  std::string_view domain = id.substr(0, colon);
+  while (domain.size() > 4 && domain.front() == '0') domain.remove_prefix(1);
+  std::string out(domain);
+  while (out.size() < 4) out.insert(out.begin(), '0');
+  out += id.substr(colon);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::optional<std::string> driver_version_from_proc(std::string_view text) {
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..."
+  auto pos = text.find("Kernel Module");
+  if (pos == std::string_view::npos) return std::nullopt;
+  pos += std::string_view("Kernel Module").size();
+  // Skip a word that is not a version (e.g. "for aarch64").
+  while (pos < text.size()) {
+    while (pos < text.size() && text[pos] == ' ') ++pos;
+    std::size_t end = pos;
+    while (end < text.size() && text[end] != ' ' && text[end] != '\n') ++end;
+    std::string_view word = text.substr(pos, end - pos);
+    if (!word.empty() && std::isdigit(static_cast<unsigned char>(word.front())) &&
+        word.find('.') != std::string_view::npos)
+      return std::string(word);
+    if (end >= text.size() || text[end] == '\n') break;
+    pos = end;
+  }
+  return std::nullopt;
+}
+
+Telemetry read_telemetry(const std::string& pci_bus_id, const NvmlApi* nvml, const FileReader& fs) {
+  Telemetry t;
+  const std::string bus = normalize_pci_bus_id(pci_bus_id);
+  if (nvml) nvml->query(bus, &t);
+  if (!t.pcie_gen_current || !t.pcie_width_current) {
+    const std::string dir = "/sys/bus/pci/devices/" + bus + "/";
+    auto gen = [&](const char* f) -> std::optional<int> {
+      if (auto s = fs.read(dir + f)) return pcie_gen_from_sysfs_speed(*s);
+      return std::nullopt;
+    };
+    auto width = [&](const char* f) -> std::optional<int> {
+      if (auto s = fs.read(dir + f)) return pcie_width_from_sysfs(*s);
+      return std::nullopt;
+    };
+    auto gc = gen("current_link_speed"), gm = gen("max_link_speed");
+    auto wc = width("current_link_width"), wm = width("max_link_width");
+    if (gc && wc) {
+      t.pcie_gen_current = gc;
+      t.pcie_width_current = wc;
+      t.pcie_gen_max = gm ? gm : t.pcie_gen_max;
+      t.pcie_width_max = wm ? wm : t.pcie_width_max;
+      t.pcie_source = "sysfs";
+    }
+  }
+  if (!t.driver_version)
+    if (auto s = fs.read("/proc/driver/nvidia/version")) t.driver_version = driver_version_from_proc(*s);
+  return t;
+}
+
+namespace {
+constexpr std::array<std::pair<std::uint64_t, const char*>, 9> kReasons{{
+    {0x1, "gpu_idle"},
+    {0x2, "applications_clocks_setting"},
+    {0x4, "sw_power_cap"},
+    {0x8, "hw_slowdown"},
+    {0x10, "sync_boost"},
+    {0x20, "sw_thermal_slowdown"},
+    {0x40, "hw_thermal_slowdown"},
+    {0x80, "hw_power_brake_slowdown"},
+    {0x100, "display_clock_setting"},
+}};
+}  // namespace
+
+std::string describe_clock_event_reasons(std::uint64_t mask) {
+  if (mask == 0) return "none";
+  std::string out;
+  std::uint64_t known = 0;
+  for (const auto& [bit, name] : kReasons) {
+    known |= bit;
+    if (mask & bit) {
+      if (!out.empty()) out += ',';
+      out += name;
+    }
+  }
+  if (mask & ~known) {
+    if (!out.empty()) out += ',';
+    std::ostringstream ss;
+    ss << "other(0x" << std::hex << (mask & ~known) << ")";
+    out += ss.str();
+  }
+  return out;
+}
+
+bool is_throttling(std::uint64_t mask) {
+  constexpr std::uint64_t kSlowing = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
+  return (mask & kSlowing) != 0;
+}
+
+}  // namespace gpucheck

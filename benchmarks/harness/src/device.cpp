@@ -1,0 +1,148 @@
+#include "gpucheck/harness/device.hpp"
+
+#include <cublasLt.h>
+#include <cudnn.h>
+#include <nccl.h>
+
+#include <array>
+#include <cstdio>
+
+#ifndef GPUCHECK_GIT_COMMIT
+#define GPUCHECK_GIT_COMMIT "unknown"
+#endif
+
+namespace gpucheck::harness {
+namespace {
+std::unique_ptr<Device>& instance() {
+  static std::unique_ptr<Device> d;
+  return d;
+}
+
+std::string version_triplet(int v, int major_div, int minor_div) {
+  // CUDA encodes 13000 as 13.0 (major*1000 + minor*10); cuDNN 91400 as 9.14.0.
+  return std::to_string(v / major_div) + "." + std::to_string((v % major_div) / minor_div);
+}
+
+template <typename T>
+std::string or_unknown(const std::optional<T>& v) {
+  if (!v) return "unknown";
+  if constexpr (std::is_same_v<T, std::string>) return *v;
+  else return std::to_string(*v);
+}
+}  // namespace
+
+Device& Device::init(const Options& options) {
+  auto d = std::unique_ptr<Device>(new Device());
+  d->options_ = options;
+  d->index_ = options.device;
+  GPUCHECK_CUDA(cudaSetDevice(d->index_));
+  GPUCHECK_CUDA(cudaGetDeviceProperties(&d->props_, d->index_));
+  d->stream_ = Stream();
+
+  std::array<char, 32> bus{};
+  GPUCHECK_CUDA(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), d->index_));
+  d->pci_bus_id_ = normalize_pci_bus_id(bus.data());
+
+  std::string err;
+  const std::string specs_path = resolve_specs_path(options);
+  if (SpecDb::load(specs_path, &d->specs_, &err)) {
+    d->spec_ = d->specs_.lookup(d->props_.name);
+    if (!d->spec_) d->spec_note_ = std::string("no entry for '") + d->props_.name + "' in " + specs_path;
+  } else {
+    d->spec_note_ = err;
+  }
+  if (!d->spec_) std::fprintf(stderr, "gpucheck: pct_of_peak unavailable: %s\n", d->spec_note_.c_str());
+
+  d->nvml_ = load_nvml(&err);
+  d->telemetry_ = read_telemetry(d->pci_bus_id_, d->nvml_.get(), RealFileReader());
+
+  d->flag_buffer_ = PinnedBuffer(sizeof(int), cudaHostAllocMapped);
+  d->host_flag_ = d->flag_buffer_.as<int>();
+  *d->host_flag_ = 1;
+  void* dev_ptr = nullptr;
+  GPUCHECK_CUDA(cudaHostGetDevicePointer(&dev_ptr, d->flag_buffer_.get(), 0));
+  d->dev_flag_ = static_cast<volatile int*>(dev_ptr);
+  d->timed_out_ = DeviceBuffer(sizeof(int));
+  GPUCHECK_CUDA(cudaMemset(d->timed_out_.get(), 0, sizeof(int)));
+
+  instance() = std::move(d);
+  return *instance();
+}
+
+Device& Device::get() {
+  if (!instance()) throw GpuError("gpucheck: Device::get() before Device::init()");
+  return *instance();
+}
+
+std::optional<double> Device::peak_tflops(DType t) const {
+  if (!spec_) return std::nullopt;
+  return spec_->peak(t);
+}
+
+Telemetry Device::refresh_telemetry() const {
+  return read_telemetry(pci_bus_id_, nvml_.get(), RealFileReader());
+}
+
+void Device::flush_l2(cudaStream_t s) {
+  if (!l2_buffer_.get()) {
+    const std::size_t l2 = props_.l2CacheSize > 0 ? static_cast<std::size_t>(props_.l2CacheSize) : (64u << 20);
+    l2_buffer_ = DeviceBuffer(2 * l2);
+  }
+  // Alternate the value so that no write can be elided as a no-op.
+  GPUCHECK_CUDA(cudaMemsetAsync(l2_buffer_.get(), (l2_flushes_++ & 1) ? 0x5A : 0xA5, l2_buffer_.bytes(), s));
+}
+
+std::map<std::string, std::string> Device::context() const {
+  std::map<std::string, std::string> c;
+  const Telemetry& t = telemetry_;
+  c["gpu_name"] = props_.name;
+  char uuid[64];
+  const auto& u = props_.uuid.bytes;
+  std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                u[0] & 0xff, u[1] & 0xff, u[2] & 0xff, u[3] & 0xff, u[4] & 0xff, u[5] & 0xff, u[6] & 0xff,
+                u[7] & 0xff, u[8] & 0xff, u[9] & 0xff, u[10] & 0xff, u[11] & 0xff, u[12] & 0xff, u[13] & 0xff,
+                u[14] & 0xff, u[15] & 0xff);
+  c["gpu_uuid"] = t.uuid ? *t.uuid : uuid;
+  c["gpu_cc"] = std::to_string(props_.major) + "." + std::to_string(props_.minor);
+  c["gpu_sms"] = std::to_string(props_.multiProcessorCount);
+  c["gpu_memory_MiB"] = std::to_string(props_.totalGlobalMem >> 20);
+  char l2[32];
+  std::snprintf(l2, sizeof l2, "%.1f", props_.l2CacheSize / (1024.0 * 1024.0));
+  c["gpu_l2_MiB"] = l2;
+  c["gpu_pci_bus_id"] = pci_bus_id_;
+  c["gpu_sku"] = spec_ ? spec_->id : "unknown";
+  c["driver_version"] = or_unknown(t.driver_version);
+  int v = 0;
+  c["cuda_driver_api"] = cudaDriverGetVersion(&v) == cudaSuccess ? version_triplet(v, 1000, 10) : "unknown";
+  c["cuda_runtime"] = cudaRuntimeGetVersion(&v) == cudaSuccess ? version_triplet(v, 1000, 10) : "unknown";
+  const std::size_t lt = cublasLtGetVersion();  // e.g. 130100 -> 13.1.0
+  c["cublas_version"] = std::to_string(lt / 10000) + "." + std::to_string((lt / 100) % 100) + "." +
+                        std::to_string(lt % 100);
+  const std::size_t dnn = cudnnGetVersion();  // 91400 -> 9.14.0
+  c["cudnn_version"] = std::to_string(dnn / 10000) + "." + std::to_string((dnn / 100) % 100) + "." +
+                       std::to_string(dnn % 100);
+  int nccl = 0;
+  c["nccl_version"] = ncclGetVersion(&nccl) == ncclSuccess
+                          ? std::to_string(nccl / 10000) + "." + std::to_string((nccl / 100) % 100) + "." +
+                                std::to_string(nccl % 100)
+                          : "unknown";
+  c["sm_clock_MHz"] = or_unknown(t.sm_clock_MHz);
+  c["sm_clock_max_MHz"] = or_unknown(t.sm_clock_max_MHz);
+  c["mem_clock_MHz"] = or_unknown(t.mem_clock_MHz);
+  c["mem_clock_max_MHz"] = or_unknown(t.mem_clock_max_MHz);
+  c["power_limit_W"] = t.power_limit_W ? std::to_string(static_cast<int>(*t.power_limit_W + 0.5)) : "unknown";
+  c["temperature_C"] = or_unknown(t.temperature_C);
+  c["pcie_gen_current"] = or_unknown(t.pcie_gen_current);
+  c["pcie_gen_max"] = or_unknown(t.pcie_gen_max);
+  c["pcie_width_current"] = or_unknown(t.pcie_width_current);
+  c["pcie_width_max"] = or_unknown(t.pcie_width_max);
+  c["pcie_source"] = t.pcie_source.empty() ? "unknown" : t.pcie_source;
+  c["ecc"] = t.ecc_enabled ? (*t.ecc_enabled ? "enabled" : "disabled") : "unknown";
+  c["throttle_reasons"] = t.clock_event_reasons ? describe_clock_event_reasons(*t.clock_event_reasons) : "unknown";
+  c["gpucheck_commit"] = GPUCHECK_GIT_COMMIT;
+  c["gpucheck_suite"] = std::string(to_string(options_.suite));
+  c["gpucheck_device_index"] = std::to_string(index_);
+  return c;
+}
+
+}  // namespace gpucheck::harness

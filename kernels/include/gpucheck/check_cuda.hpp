@@ -1,0 +1,55 @@
+// Error checks for the CUDA runtime: every failing call throws with the call text, file and
+// line. The harness turns the exception into a skipped case; nothing aborts the binary.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+namespace gpucheck {
+
+class GpuError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A result that does not match its reference: an error, never a figure.
+class VerificationError : public GpuError {
+ public:
+  using GpuError::GpuError;
+};
+
+[[noreturn]] inline void throw_gpu_error(const char* lib, const std::string& what, const char* call,
+                                         const char* file, int line) {
+  throw GpuError(std::string(lib) + " error " + what + " in " + call + " at " + file + ":" +
+                 std::to_string(line));
+}
+
+[[noreturn]] inline void throw_cuda_error(cudaError_t e, const char* call, const char* file, int line) {
+  throw_gpu_error("CUDA", std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")", call,
+                  file, line);
+}
+
+}  // namespace gpucheck
+
+#define GPUCHECK_CUDA(call)                                                  \
+  do {                                                                       \
+    if (cudaError_t gpucheck_status_ = (call); gpucheck_status_ != cudaSuccess)                          \
+      ::gpucheck::throw_cuda_error(gpucheck_status_, #call, __FILE__, __LINE__);           \
+  } while (false)
+
+// After a kernel launch: launch-configuration errors surface here, not at the next call.
+#define GPUCHECK_CUDA_LAUNCH(what)                                           \
+  do {                                                                       \
+    if (cudaError_t gpucheck_status_ = cudaGetLastError(); gpucheck_status_ != cudaSuccess)              \
+      ::gpucheck::throw_cuda_error(gpucheck_status_, what, __FILE__, __LINE__);            \
+  } while (false)
+
+// For destructors: never throws, reports to stderr instead.
+#define GPUCHECK_CUDA_NOEXCEPT(call)                                                          \
+  do {                                                                                        \
+    if (cudaError_t gpucheck_status_ = (call); gpucheck_status_ != cudaSuccess)                                           \
+      std::fprintf(stderr, "gpucheck: CUDA error %s in %s at %s:%d\n", cudaGetErrorName(gpucheck_status_), \
+                   #call, __FILE__, __LINE__);                                                \
+  } while (false)

@@ -1,0 +1,61 @@
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "gpucheck/core/names.hpp"
+
+namespace gpucheck {
+namespace {
+
+TEST(Names, BuildsFamilyVariantDtypeShape) {
+  EXPECT_EQ(bench_name({"matmul", "cublaslt", "bf16", shape_mnk(8192, 8192, 8192)}),
+            "matmul/cublaslt/bf16/8192x8192x8192");
+  EXPECT_EQ(bench_name({"pcie", "h2d", "pinned", bytes_label(256u << 20)}), "pcie/h2d/pinned/256MiB");
+}
+
+TEST(Names, RejectsPartsThatWouldChangeTheSplit) {
+  EXPECT_THROW(bench_name({"matmul", "", "bf16"}), std::invalid_argument);
+  EXPECT_THROW(bench_name({"matmul", "a/b", "bf16"}), std::invalid_argument);
+  EXPECT_THROW(bench_name({"matmul", "a b", "bf16"}), std::invalid_argument);
+  EXPECT_THROW(bench_name({}), std::invalid_argument);
+}
+
+TEST(Names, BytesLabelUsesTheLargestExactUnit) {
+  EXPECT_EQ(bytes_label(0), "0B");
+  EXPECT_EQ(bytes_label(8), "8B");
+  EXPECT_EQ(bytes_label(1023), "1023B");
+  EXPECT_EQ(bytes_label(1024), "1KiB");
+  EXPECT_EQ(bytes_label(1536), "1536B");
+  EXPECT_EQ(bytes_label(4096), "4KiB");
+  EXPECT_EQ(bytes_label(3u << 20), "3MiB");
+  EXPECT_EQ(bytes_label(std::uint64_t{1} << 30), "1GiB");
+  EXPECT_EQ(bytes_label(std::uint64_t{8} << 30), "8GiB");
+  EXPECT_EQ(bytes_label((std::uint64_t{1} << 30) + (512u << 20)), "1536MiB");
+}
+
+TEST(Names, BytesLabelParsesBack) {
+  for (std::uint64_t b : {std::uint64_t{8}, std::uint64_t{1536}, std::uint64_t{4096}, std::uint64_t{256} << 20,
+                          std::uint64_t{8} << 30}) {
+    std::uint64_t back = 0;
+    ASSERT_TRUE(parse_bytes_label(bytes_label(b), &back)) << bytes_label(b);
+    EXPECT_EQ(back, b);
+  }
+  std::uint64_t x = 0;
+  EXPECT_FALSE(parse_bytes_label("MiB", &x));
+  EXPECT_FALSE(parse_bytes_label("12", &x));
+  EXPECT_FALSE(parse_bytes_label("1.5GiB", &x));
+  EXPECT_FALSE(parse_bytes_label("-1KiB", &x));
+  EXPECT_FALSE(parse_bytes_label("99999999999999999999TiB", &x));
+}
+
+TEST(Names, Split) {
+  auto p = split_name("nccl/allreduce/fp32/1GiB/g8");
+  ASSERT_EQ(p.size(), 5u);
+  EXPECT_EQ(p[0], "nccl");
+  EXPECT_EQ(p[4], "g8");
+  EXPECT_EQ(split_name("solo").size(), 1u);
+  EXPECT_EQ(split_name("a//b").size(), 3u);
+}
+
+}  // namespace
+}  // namespace gpucheck

@@ -1,0 +1,108 @@
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "gpucheck/core/telemetry.hpp"
+
+namespace gpucheck {
+namespace {
+
+class FakeFiles final : public FileReader {
+ public:
+  std::map<std::string, std::string> files;
+  std::optional<std::string> read(const std::string& path) const override {
+    auto it = files.find(path);
+    if (it == files.end()) return std::nullopt;
+    return it->second;
+  }
+};
+
+class FakeNvml final : public NvmlApi {
+ public:
+  Telemetry fill;
+  std::string seen_bus_id;
+  void query(const std::string& bus, Telemetry* t) const override {
+    const_cast<FakeNvml*>(this)->seen_bus_id = bus;
+    *t = fill;
+  }
+};
+
+constexpr const char* kDir = "/sys/bus/pci/devices/0000:00:06.0/";
+
+TEST(Telemetry, SysfsFillsTheLinkWhenNvmlCannot) {
+  FakeFiles fs;
+  fs.files[std::string(kDir) + "current_link_speed"] = "32.0 GT/s PCIe\n";
+  fs.files[std::string(kDir) + "max_link_speed"] = "32.0 GT/s PCIe\n";
+  fs.files[std::string(kDir) + "current_link_width"] = "8\n";
+  fs.files[std::string(kDir) + "max_link_width"] = "16\n";
+  FakeNvml nvml;
+  nvml.fill.sm_clock_MHz = 1980;  // NVML answers clocks but not the link (as in a VM)
+  Telemetry t = read_telemetry("00000000:00:06.0", &nvml, fs);
+  EXPECT_EQ(nvml.seen_bus_id, "0000:00:06.0");
+  EXPECT_EQ(t.sm_clock_MHz, 1980u);
+  EXPECT_EQ(t.pcie_gen_current, 5);
+  EXPECT_EQ(t.pcie_width_current, 8);  // trained at x8: the sick box acceptance looks for
+  EXPECT_EQ(t.pcie_width_max, 16);
+  EXPECT_EQ(t.pcie_source, "sysfs");
+}
+
+TEST(Telemetry, NvmlLinkWinsOverSysfs) {
+  FakeFiles fs;
+  fs.files[std::string(kDir) + "current_link_speed"] = "8.0 GT/s PCIe";
+  fs.files[std::string(kDir) + "current_link_width"] = "16";
+  FakeNvml nvml;
+  nvml.fill.pcie_gen_current = 5;
+  nvml.fill.pcie_width_current = 16;
+  nvml.fill.pcie_source = "nvml";
+  Telemetry t = read_telemetry("0000:00:06.0", &nvml, fs);
+  EXPECT_EQ(t.pcie_gen_current, 5);
+  EXPECT_EQ(t.pcie_source, "nvml");
+}
+
+TEST(Telemetry, NothingKnownIsEmptyNotACrash) {
+  FakeFiles fs;
+  Telemetry t = read_telemetry("garbage", nullptr, fs);
+  EXPECT_FALSE(t.pcie_gen_current.has_value());
+  EXPECT_FALSE(t.driver_version.has_value());
+  EXPECT_TRUE(t.pcie_source.empty());
+}
+
+TEST(Telemetry, DriverVersionFromProc) {
+  FakeFiles fs;
+  fs.files["/proc/driver/nvidia/version"] =
+      "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct 16 2025\nGCC version: gcc 13\n";
+  EXPECT_EQ(read_telemetry("0000:00:06.0", nullptr, fs).driver_version, "580.159.04");
+  EXPECT_EQ(driver_version_from_proc("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release"),
+            "575.57.08");
+  EXPECT_FALSE(driver_version_from_proc("nothing here").has_value());
+  EXPECT_FALSE(driver_version_from_proc("Kernel Module").has_value());
+}
+
+TEST(Telemetry, NormalizesBusIds) {
+  EXPECT_EQ(normalize_pci_bus_id("00000000:00:06.0"), "0000:00:06.0");
+  EXPECT_EQ(normalize_pci_bus_id("0000:1B:00.0"), "0000:1b:00.0");
+  EXPECT_EQ(normalize_pci_bus_id("1:02:00.0"), "0001:02:00.0");
+  EXPECT_EQ(normalize_pci_bus_id("nonsense"), "nonsense");
+}
+
+TEST(Telemetry, ClockEventReasons) {
+  EXPECT_EQ(describe_clock_event_reasons(0), "none");
+  EXPECT_EQ(describe_clock_event_reasons(0x1), "gpu_idle");
+  EXPECT_EQ(describe_clock_event_reasons(0x4 | 0x40), "sw_power_cap,hw_thermal_slowdown");
+  EXPECT_EQ(describe_clock_event_reasons(0x1000), "other(0x1000)");
+  EXPECT_FALSE(is_throttling(0x1));   // idle is not throttling
+  EXPECT_FALSE(is_throttling(0x10));  // sync boost
+  EXPECT_TRUE(is_throttling(0x4));
+  EXPECT_TRUE(is_throttling(0x80));
+}
+
+TEST(Telemetry, LoadingNvmlNeverCrashes) {
+  std::string err;
+  auto nvml = load_nvml(&err);  // absent on the CPU-only build machine, present on a GPU box
+  if (!nvml) {
+    EXPECT_FALSE(err.empty());
+  }
+}
+
+}  // namespace
+}  // namespace gpucheck
