@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# One call on a GPU machine: configure, build, run every test (unit + gpu) and each binary's
+# quick suite (the CTest smoke runs), then the PyTorch anchors if a script is given, and
+# leave logs and JSON under $OUT (default ./out). Used for the figures in docs/PERFORMANCE.md.
+# Usage: ci/gpu_session.sh [SOURCE_DIR] [ANCHORS_SCRIPT]
+set -uo pipefail
+src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
+anchors=${2:-}
+out=${OUT:-$PWD/out}
+build=${BUILD_DIR:-/tmp/gpucheck-build}
+mkdir -p "$out/results"
+export NCCL_NVLS_ENABLE=0
+{
+  date -u +"date %Y-%m-%dT%H:%M:%SZ"
+  nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
+} > "$out/env.log" 2>&1
+t0=$(date +%s)
+if ! { cmake -S "$src" -B "$build" -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUCHECK_WERROR=ON &&
+       cmake --build "$build" -j"$(nproc)"; } > "$out/build.log" 2>&1; then
+  tail -60 "$out/build.log"
+  exit 1
+fi
+echo "build: $(( $(date +%s) - t0 )) s"
+ctest --test-dir "$build" --output-on-failure -j1 > "$out/ctest.log" 2>&1
+rc=$?
+grep -E "tests passed|tests failed|Failed|\*\*\*|SKIPPED|wall|PASS:|FAIL" "$out/ctest.log" | tail -60
+cp "$build"/benchmarks/*.quick.json "$out/results/" 2>/dev/null
+if [[ -n $anchors ]]; then
+  PYTHONUNBUFFERED=1 python3 "$anchors" --json "$out/results/torch_anchors.json" > "$out/anchors.log" 2>&1
+  cat "$out/anchors.log"
+fi
+nvidia-smi --query-gpu=clocks.sm,temperature.gpu,clocks_event_reasons.active --format=csv >> "$out/env.log" 2>&1
+(cd "$out" && tar czf results.tgz results && rm -rf results)
+exit $rc
