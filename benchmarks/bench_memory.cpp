@@ -24,7 +24,7 @@ namespace {
 
 using harness::DeviceBuffer;
 
-enum class Op { memcpy, copy_kernel, triad, read_sum };
+enum class Op { memcpy, copy_kernel, copy_kernel_strided, triad, read_sum };
 
 struct MemCase {
   Op op;
@@ -33,6 +33,7 @@ struct MemCase {
     switch (op) {
       case Op::memcpy: return bench_name({"memory", "memcpy_d2d", "u8", bytes_label(bytes)});
       case Op::copy_kernel: return bench_name({"memory", "copy_kernel", "u8", bytes_label(bytes)});
+      case Op::copy_kernel_strided: return bench_name({"memory", "copy_kernel_strided", "u8", bytes_label(bytes)});
       case Op::triad: return bench_name({"memory", "triad", "fp32", bytes_label(bytes)});
       case Op::read_sum: return bench_name({"memory", "read_sum", "fp32", bytes_label(bytes)});
     }
@@ -43,7 +44,8 @@ struct MemCase {
     const double b = static_cast<double>(bytes);
     switch (op) {
       case Op::memcpy:
-      case Op::copy_kernel: return 2 * b;
+      case Op::copy_kernel:
+      case Op::copy_kernel_strided: return 2 * b;
       case Op::triad: return 3 * b;
       case Op::read_sum: return b;
     }
@@ -66,15 +68,17 @@ void copy_case(benchmark::State& state, const MemCase& c) {
   harness::Work work;
   if (c.op == Op::memcpy)
     work = [&](cudaStream_t st) { GPUCHECK_CUDA(cudaMemcpyAsync(dst.get(), src.get(), c.bytes, cudaMemcpyDeviceToDevice, st)); };
-  else
-    work = [&](cudaStream_t st) { kernels::copy_vec16(dst.get(), src.get(), c.bytes, l, st); };
+  else {
+    const auto v = c.op == Op::copy_kernel ? kernels::CopyVariant::tiled : kernels::CopyVariant::strided;
+    work = [&, v](cudaStream_t st) { kernels::copy_vec16(dst.get(), src.get(), c.bytes, l, st, v); };
+  }
   kernels::poison(dst.get(), c.bytes, s);
   work(s);
   verify_copy(dst, seed, c.name(), s);
   const harness::Timing t = harness::time_on_stream(state, work);
   verify_copy(dst, seed, c.name(), s);  // the timed calls wrote the same bytes
   state.counters["GBps"] = harness::gbps(c.traffic(), t);
-  if (c.op == Op::copy_kernel) state.SetLabel("grid=" + std::to_string(l.blocks) + "x" + std::to_string(l.threads));
+  if (c.op != Op::memcpy) state.SetLabel("grid=" + std::to_string(l.blocks) + "x" + std::to_string(l.threads));
 }
 
 void triad_case(benchmark::State& state, const MemCase& c) {
@@ -147,11 +151,12 @@ void harness::register_benchmarks(Device& device) {
   else sizes = {std::size_t{2} << 30};
   for (std::size_t bytes : sizes) {
     if (bytes < 4 * l2) continue;
-    for (Op op : {Op::memcpy, Op::copy_kernel, Op::triad, Op::read_sum}) {
+    for (Op op : {Op::memcpy, Op::copy_kernel, Op::copy_kernel_strided, Op::triad, Op::read_sum}) {
+      if (op == Op::copy_kernel_strided && !device.full()) continue;  // the layout comparison
       if (op == Op::read_sum && bytes / sizeof(float) > 0x7fffffffu) continue;  // cuBLAS's int n
       const MemCase c{op, bytes};
       register_case(c.name(), [c](benchmark::State& st) {
-        if (c.op == Op::memcpy || c.op == Op::copy_kernel) copy_case(st, c);
+        if (c.op == Op::memcpy || c.op == Op::copy_kernel || c.op == Op::copy_kernel_strided) copy_case(st, c);
         else if (c.op == Op::triad) triad_case(st, c);
         else read_sum_case(st, c);
       });

@@ -8,8 +8,9 @@ namespace {
 // parallelism to saturate HBM with one resident wave of blocks.
 constexpr int kUnroll = 4;
 
-__global__ void __launch_bounds__(512) copy_vec16_kernel(int4* __restrict__ dst, const int4* __restrict__ src,
-                                                         std::size_t n) {
+// Grid-stride copy: each thread's unrolled accesses are a whole grid apart.
+__global__ void __launch_bounds__(512) copy_strided_kernel(int4* __restrict__ dst, const int4* __restrict__ src,
+                                                           std::size_t n) {
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
   for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
@@ -20,6 +21,25 @@ __global__ void __launch_bounds__(512) copy_vec16_kernel(int4* __restrict__ dst,
     for (int u = 0; u < kUnroll; ++u) __stcs(dst + i + u * stride, v[u]);
   }
   for (; i < n; i += stride) __stcs(dst + i, __ldcs(src + i));
+}
+
+// Tiled copy: a block moves one contiguous tile of blockDim x 8 vectors per step (64 KiB for
+// 512 threads), so DRAM sees long runs from each block, with 8 loads in flight per thread.
+constexpr int kTileUnroll = 8;
+__global__ void __launch_bounds__(512) copy_tiled_kernel(int4* __restrict__ dst, const int4* __restrict__ src,
+                                                         std::size_t n) {
+  const std::size_t tile = std::size_t{blockDim.x} * kTileUnroll;
+  for (std::size_t base = blockIdx.x * tile; base < n; base += std::size_t{gridDim.x} * tile) {
+    if (base + tile <= n) {
+      int4 v[kTileUnroll];
+#pragma unroll
+      for (int u = 0; u < kTileUnroll; ++u) v[u] = src[base + u * blockDim.x + threadIdx.x];
+#pragma unroll
+      for (int u = 0; u < kTileUnroll; ++u) dst[base + u * blockDim.x + threadIdx.x] = v[u];
+    } else {
+      for (std::size_t i = base + threadIdx.x; i < n; i += blockDim.x) dst[i] = src[i];
+    }
+  }
 }
 
 __global__ void __launch_bounds__(512) triad_kernel(float4* __restrict__ a, const float4* __restrict__ b,
@@ -88,10 +108,16 @@ StreamLaunch stream_launch_for_device(int device) {
   return l;
 }
 
-void copy_vec16(void* dst, const void* src, std::size_t bytes, StreamLaunch l, cudaStream_t s) {
-  copy_vec16_kernel<<<l.blocks, l.threads, 0, s>>>(static_cast<int4*>(dst), static_cast<const int4*>(src),
-                                                   bytes / 16);
-  GPUCHECK_CUDA_LAUNCH("copy_vec16_kernel");
+void copy_vec16(void* dst, const void* src, std::size_t bytes, StreamLaunch l, cudaStream_t s, CopyVariant v) {
+  if (v == CopyVariant::tiled) {
+    copy_tiled_kernel<<<l.blocks, l.threads, 0, s>>>(static_cast<int4*>(dst), static_cast<const int4*>(src),
+                                                     bytes / 16);
+    GPUCHECK_CUDA_LAUNCH("copy_tiled_kernel");
+  } else {
+    copy_strided_kernel<<<l.blocks, l.threads, 0, s>>>(static_cast<int4*>(dst), static_cast<const int4*>(src),
+                                                       bytes / 16);
+    GPUCHECK_CUDA_LAUNCH("copy_strided_kernel");
+  }
 }
 
 void triad_f32(float* a, const float* b, const float* c, float scalar, std::size_t n, StreamLaunch l,

@@ -55,6 +55,11 @@ Timing time_on_stream(benchmark::State& state, const Work& work, const TimingOpt
     for (int b = 0; b < batch; ++b) work(s);
     stop.record(s);
     set_flag(dev.host_flag(), 1);
+    if (const std::size_t k = t.samples_s.size() + 1; (k & (k - 1)) == 0) {  // 1, 2, 4, 8, ...
+      const Telemetry now = dev.refresh_telemetry();
+      if (now.sm_clock_MHz) t.sm_clock_MHz = now.sm_clock_MHz;
+      if (now.clock_event_reasons) t.clock_event_reasons = now.clock_event_reasons;
+    }
     const double sample_s = stop.elapsed_ms_since(start) / 1e3;
     state.SetIterationTime(sample_s);
     total_s += sample_s;
@@ -72,6 +77,8 @@ Timing time_on_stream(benchmark::State& state, const Work& work, const TimingOpt
   std::sort(sorted.begin(), sorted.end());
   t.median_s = sorted[sorted.size() / 2];
   t.min_s = sorted.front();
+  if (t.sm_clock_MHz) state.counters["sm_clock_MHz"] = *t.sm_clock_MHz;
+  if (t.clock_event_reasons) state.counters["throttled"] = is_throttling(*t.clock_event_reasons) ? 1 : 0;
   return t;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace gpucheck::harness {
@@ -31,11 +32,17 @@ struct Timing {
   double median_s = 0;      // per call, median over samples
   double min_s = 0;
   std::vector<double> samples_s;  // per-call time of each sample
+  // Read from the driver while the timed work ran (at samples 1, 2, 4, 8, ...; the last read
+  // kept): a GEMM at full power can lose clock within a second, and this says so.
+  std::optional<unsigned> sm_clock_MHz;
+  std::optional<std::uint64_t> clock_event_reasons;
 };
 
 using Work = std::function<void(cudaStream_t)>;
 
-// Times `work` on the device's stream. Throws GpuError on any CUDA failure.
+// Times `work` on the device's stream. Throws GpuError on any CUDA failure. Sets the counters
+// `sm_clock_MHz` (clock while the work ran) and `throttled` (1 when the driver reported a
+// power or thermal slowdown then) where the driver tells.
 Timing time_on_stream(benchmark::State& state, const Work& work, const TimingOptions& opt = {});
 
 // Rates per call, from the mean (consistent with real_time in the JSON).
