@@ -1,0 +1,223 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "gpucheck/core/conv_model.hpp"
+
+namespace gpucheck {
+namespace {
+
+ConvShape shape(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t k, std::int64_t r,
+                std::int64_t stride = 1, std::int64_t pad = -1) {
+  ConvShape s;
+  s.n = n;
+  s.c = c;
+  s.h = s.w = h;
+  s.k = k;
+  s.r = s.s = r;
+  s.stride = stride;
+  s.pad = pad;
+  return s;
+}
+
+TEST(ConvModel, AnchorNamesAndFlops) {
+  const ConvShape a = shape(64, 64, 56, 64, 3);
+  EXPECT_EQ(a.name(), "n64c64h56w56k64r3s3");
+  EXPECT_EQ(a.p(), 56);
+  EXPECT_EQ(a.q(), 56);
+  // torch_anchors.py: 2*n*k*c*r*r*h*h.
+  EXPECT_DOUBLE_EQ(a.flops(), 2.0 * 64 * 64 * 64 * 3 * 3 * 56 * 56);
+  EXPECT_EQ(shape(64, 256, 56, 64, 1).name(), "n64c256h56w56k64r1s1");
+  EXPECT_EQ(shape(64, 128, 28, 128, 3).name(), "n64c128h28w28k128r3s3");
+  EXPECT_EQ(conv_case_name(ConvLayout::nhwc, ConvDir::fwd, DType::fp16, a), "conv/nhwc/fp16/n64c64h56w56k64r3s3");
+  EXPECT_EQ(conv_case_name(ConvLayout::nchw, ConvDir::bwd_data, DType::tf32, a),
+            "conv/nchw_bwd_data/tf32/n64c64h56w56k64r3s3");
+  EXPECT_EQ(conv_case_name(ConvLayout::nhwc, ConvDir::bwd_filter, DType::bf16, a),
+            "conv/nhwc_bwd_filter/bf16/n64c64h56w56k64r3s3");
+}
+
+TEST(ConvModel, StrideAndPadInNameAndShape) {
+  const ConvShape c1 = shape(64, 3, 224, 64, 7, 2);
+  EXPECT_EQ(c1.name(), "n64c3h224w224k64r7s7u2");
+  EXPECT_EQ(c1.p(), 112);
+  EXPECT_EQ(c1.q(), 112);
+  EXPECT_DOUBLE_EQ(c1.flops(), 2.0 * 64 * 64 * 3 * 7 * 7 * 112 * 112);
+  // Explicit padding equal to r/2 is the default and does not show.
+  EXPECT_EQ(shape(1, 8, 10, 8, 3, 1, 1).name(), "n1c8h10w10k8r3s3");
+  const ConvShape valid = shape(1, 8, 10, 8, 3, 1, 0);
+  EXPECT_EQ(valid.name(), "n1c8h10w10k8r3s3p0");
+  EXPECT_EQ(valid.p(), 8);
+  // Stride 2 on an odd 3x3 with pad 1: 56 -> 28; 1x1 stride 2: 56 -> 28; 7 -> 4.
+  EXPECT_EQ(shape(1, 128, 56, 128, 3, 2).p(), 28);
+  EXPECT_EQ(shape(1, 256, 56, 512, 1, 2).p(), 28);
+  EXPECT_EQ(shape(1, 1, 7, 1, 1, 2).p(), 4);
+  EXPECT_FALSE(shape(1, 1, 2, 1, 5, 1, 0).valid());
+  EXPECT_FALSE(shape(0, 1, 2, 1, 1).valid());
+  EXPECT_TRUE(shape(1, 1, 1, 1, 1).valid());
+}
+
+TEST(ConvModel, ResNet50Table) {
+  const auto layers = resnet50_convs(64);
+  ASSERT_EQ(layers.size(), 23u);
+  std::set<std::string> names;
+  double total = 0;
+  for (const auto& l : layers) {
+    EXPECT_TRUE(l.valid()) << l.name();
+    EXPECT_EQ(l.n, 64);
+    names.insert(l.name());
+    total += l.flops();
+  }
+  EXPECT_EQ(names.size(), layers.size()) << "layers must be distinct";
+  EXPECT_EQ(layers.front().name(), "n64c3h224w224k64r7s7u2");
+  EXPECT_EQ(layers.back().name(), "n64c512h7w7k512r3s3");
+  EXPECT_TRUE(names.count("n64c64h56w56k64r3s3"));
+  EXPECT_TRUE(names.count("n64c256h56w56k64r1s1"));
+  EXPECT_TRUE(names.count("n64c128h28w28k128r3s3"));
+  // Every layer's output feeds a known spatial size: 112 (conv1), 56, 28, 14, 7.
+  for (const auto& l : layers) {
+    const std::int64_t p = l.p();
+    EXPECT_TRUE(p == 112 || p == 56 || p == 28 || p == 14 || p == 7) << l.name();
+  }
+  EXPECT_EQ(resnet50_convs(256)[5].n, 256);
+  EXPECT_GT(total, 0);
+}
+
+TEST(ConvModel, AlgoNames) {
+  EXPECT_EQ(conv_algo_name(ConvDir::fwd, 1), "IMPLICIT_PRECOMP_GEMM");
+  EXPECT_EQ(conv_algo_name(ConvDir::fwd, 7), "WINOGRAD_NONFUSED");
+  EXPECT_EQ(conv_algo_name(ConvDir::fwd, 8), "algo8");
+  EXPECT_EQ(conv_algo_name(ConvDir::bwd_data, 5), "WINOGRAD_NONFUSED");
+  EXPECT_EQ(conv_algo_name(ConvDir::bwd_filter, 3), "ALGO_3");
+  EXPECT_EQ(conv_algo_name(ConvDir::bwd_filter, 6), "FFT_TILING");
+  EXPECT_EQ(conv_algo_name(ConvDir::bwd_filter, -1), "algo-1");
+}
+
+// Brute-force convolutions over integer-valued arrays: the terms must reproduce them
+// exactly, and the three directions must be adjoint (<fwd(x,w),dy> = <x,bwd_data(dy,w)> =
+// <w,bwd_filter(dy,x)>), which pins down every index.
+std::vector<double> apply(const ConvShape& s, ConvDir d, const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> out(conv_out_elems(s, d));
+  for (std::size_t i = 0; i < out.size(); ++i)
+    for (auto [ia, ib] : conv_terms(s, d, i)) out[i] += a.at(ia) * b.at(ib);
+  return out;
+}
+
+std::vector<double> direct_fwd(const ConvShape& s, const std::vector<double>& x, const std::vector<double>& w) {
+  std::vector<double> y(conv_y_elems(s));
+  const std::int64_t P = s.p(), Q = s.q();
+  for (std::int64_t n = 0; n < s.n; ++n)
+    for (std::int64_t k = 0; k < s.k; ++k)
+      for (std::int64_t p = 0; p < P; ++p)
+        for (std::int64_t q = 0; q < Q; ++q) {
+          double acc = 0;
+          for (std::int64_t c = 0; c < s.c; ++c)
+            for (std::int64_t r = 0; r < s.r; ++r)
+              for (std::int64_t t = 0; t < s.s; ++t) {
+                const std::int64_t h = p * s.stride - s.pad_h() + r, ww = q * s.stride - s.pad_w() + t;
+                if (h < 0 || h >= s.h || ww < 0 || ww >= s.w) continue;
+                acc += x[static_cast<std::size_t>(((n * s.c + c) * s.h + h) * s.w + ww)] *
+                       w[static_cast<std::size_t>(((k * s.c + c) * s.r + r) * s.s + t)];
+              }
+          y[static_cast<std::size_t>(((n * s.k + k) * P + p) * Q + q)] = acc;
+        }
+  return y;
+}
+
+std::vector<double> ints(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(-4, 4);
+  std::vector<double> v(n);
+  for (auto& e : v) e = d(rng);
+  return v;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+TEST(ConvModel, TermsMatchDirectConvolutionAndAreAdjoint) {
+  for (const ConvShape& s : {shape(2, 3, 7, 4, 3), shape(2, 3, 7, 4, 3, 2), shape(1, 2, 9, 3, 7, 2),
+                             shape(2, 3, 6, 2, 1, 2), shape(1, 2, 5, 3, 3, 1, 0), shape(1, 2, 5, 2, 3, 3, 2)}) {
+    SCOPED_TRACE(s.name());
+    ASSERT_TRUE(s.valid());
+    const auto x = ints(conv_x_elems(s), 1), w = ints(conv_w_elems(s), 2), dy = ints(conv_y_elems(s), 3);
+    const auto y = apply(s, ConvDir::fwd, x, w);
+    EXPECT_EQ(y, direct_fwd(s, x, w));
+    const auto dx = apply(s, ConvDir::bwd_data, dy, w);
+    const auto dw = apply(s, ConvDir::bwd_filter, dy, x);
+    ASSERT_EQ(dx.size(), x.size());
+    ASSERT_EQ(dw.size(), w.size());
+    EXPECT_EQ(dot(y, dy), dot(x, dx));
+    EXPECT_EQ(dot(y, dy), dot(w, dw));
+    EXPECT_NE(dot(y, dy), 0.0);
+  }
+}
+
+TEST(ConvModel, TermCountsAndBounds) {
+  const ConvShape s = shape(2, 3, 8, 4, 3);
+  // An interior output sees all C*R*S terms, a corner only (r/2+1)^2 of each channel.
+  const std::size_t interior = ((0 * 4 + 1) * 8 + 4) * 8 + 4;
+  EXPECT_EQ(conv_terms(s, ConvDir::fwd, interior).size(), 27u);
+  EXPECT_EQ(conv_terms(s, ConvDir::fwd, 0).size(), 12u);
+  EXPECT_EQ(conv_reduction_length(s, ConvDir::fwd), 27u);
+  EXPECT_EQ(conv_reduction_length(s, ConvDir::bwd_filter), 2u * 8 * 8);
+  EXPECT_EQ(conv_reduction_length(shape(1, 4, 8, 8, 3, 2), ConvDir::bwd_data), 8u * 2 * 2);
+  EXPECT_EQ(conv_reduction_length(shape(1, 4, 8, 8, 3), ConvDir::bwd_data), 8u * 9);
+  EXPECT_THROW(conv_terms(s, ConvDir::fwd, conv_y_elems(s)), std::out_of_range);
+  EXPECT_NO_THROW(conv_terms(s, ConvDir::bwd_filter, conv_w_elems(s) - 1));
+  EXPECT_THROW(conv_terms(shape(1, 1, 2, 1, 5, 1, 0), ConvDir::fwd, 0), std::invalid_argument);
+}
+
+// Simulated results: exact, rounded to the storage type, computed with TF32 inputs.
+double round_bits(double x, int mantissa_bits) {
+  if (x == 0) return x;
+  int e = 0;
+  const double m = std::frexp(x, &e);
+  const double sc = std::ldexp(1.0, mantissa_bits + 1);
+  return std::ldexp(std::nearbyint(m * sc) / sc, e);
+}
+
+CheckReport simulate(DType t, int k, int in_bits, int out_bits, double corrupt = 0) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  SampleChecker check(conv_tolerance(t, static_cast<std::size_t>(k)));
+  for (int e = 0; e < 64; ++e) {
+    double ref = 0, scale = 0, got = 0;
+    for (int i = 0; i < k; ++i) {
+      const double a = round_bits(u(rng), 23), b = round_bits(u(rng), 23);  // stored fp32
+      ref += a * b;
+      scale += std::fabs(a * b);
+      got += round_bits(a, in_bits) * round_bits(b, in_bits);
+    }
+    got = round_bits(got, out_bits) + (e == 5 ? corrupt * scale : 0.0);
+    check.add(static_cast<std::size_t>(e), ref, got, scale);
+  }
+  return check.report();
+}
+
+TEST(ConvModel, ToleranceAdmitsRoundingAndRejectsTf32InStrictFp32) {
+  for (int k : {64, 576, 4608}) {
+    SCOPED_TRACE(k);
+    EXPECT_TRUE(simulate(DType::fp32, k, 23, 23).ok());
+    EXPECT_TRUE(simulate(DType::tf32, k, 10, 23).ok());
+    EXPECT_TRUE(simulate(DType::fp16, k, 23, 10).ok());
+    EXPECT_TRUE(simulate(DType::bf16, k, 23, 7).ok());
+    // A TF32 kernel where strict fp32 was asked for fails.
+    EXPECT_FALSE(simulate(DType::fp32, k, 10, 23).ok());
+    // One wrong element (off by 5% of its scale) fails every dtype.
+    EXPECT_FALSE(simulate(DType::fp16, k, 23, 10, 0.05).ok());
+    EXPECT_FALSE(simulate(DType::tf32, k, 10, 23, 0.05).ok());
+  }
+  // The bound grows with the reduction length.
+  EXPECT_GT(conv_tolerance(DType::fp32, 200704).rel_acc, conv_tolerance(DType::fp32, 64).rel_acc);
+  EXPECT_LE(conv_tolerance(DType::fp32, 576).rel_l2, 5e-5);
+}
+
+}  // namespace
+}  // namespace gpucheck
