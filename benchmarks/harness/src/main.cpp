@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (options.help) std::fputs(options_help(argv[0]).c_str(), stdout);  // gbench adds its own
+  if (harness::preprocess_args) harness::preprocess_args(&argc, argv);
 
   int count = 0;
   if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {

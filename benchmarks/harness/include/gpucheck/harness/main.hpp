@@ -6,4 +6,8 @@
 
 namespace gpucheck::harness {
 void register_benchmarks(Device& device);
+
+// Optional: a binary that takes flags of its own (bench_nccl's --mpi) defines this; the
+// shared main calls it after removing the common flags and before Google Benchmark parses.
+[[gnu::weak]] void preprocess_args(int* argc, char** argv);
 }
