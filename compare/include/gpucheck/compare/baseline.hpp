@@ -1,0 +1,56 @@
+// The baseline store: baselines/<gpu-slug>/<suite>.json, written only on request, atomically
+// (temp file, flush, rename), never across GPU models unless forced.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpucheck/compare/expected.hpp"
+#include "gpucheck/compare/filesystem.hpp"
+#include "gpucheck/compare/results.hpp"
+
+namespace gpucheck::compare {
+
+struct BaselineUpdateOptions {
+  std::string root = "baselines";
+  std::string suite;
+  std::optional<std::string> gpu_slug;  // default: from the results' gpu_name
+  bool force = false;
+  double report_change_pct = 10.0;  // list benchmarks whose time moved more than this
+};
+
+struct BaselineChange {
+  std::string name;
+  double change = 0.0;  // (new - old) / old of real_time
+};
+
+struct BaselineUpdate {
+  std::string path;
+  std::string slug;
+  std::string gpu_name;
+  bool replaced = false;  // an older baseline was there
+  std::size_t benchmarks = 0;
+  std::size_t not_ok = 0;  // errored or skipped entries stored as such
+  std::vector<std::string> added, removed;
+  std::vector<BaselineChange> moved;  // beyond report_change_pct
+  std::size_t common = 0;
+};
+
+// `results` must have been read with ReadOptions::keep_raw.
+Expected<BaselineUpdate> update_baseline(FileSystem& fs, const Results& results, const BaselineUpdateOptions& options);
+
+struct StoredBaseline {
+  std::string slug, suite, path;
+  std::string gpu_name, commit, date, driver;
+  std::size_t benchmarks = 0;
+  std::string problem;  // non-empty when the file does not read
+};
+
+Expected<std::vector<StoredBaseline>> list_baselines(const FileSystem& fs, const std::string& root,
+                                                     const std::optional<std::string>& slug);
+
+// Letters, digits, '-', '_', '.', not starting with '.': safe as a file or folder name.
+bool valid_store_name(std::string_view name);
+
+}  // namespace gpucheck::compare

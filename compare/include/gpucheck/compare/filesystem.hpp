@@ -1,0 +1,56 @@
+// The disk behind a small interface (as ninja does): the baseline store and the loaders use
+// it, the real one does POSIX I/O, tests use an in-memory fake that can fail mid-write.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpucheck/compare/expected.hpp"
+
+namespace gpucheck::compare {
+
+class FileSystem {
+ public:
+  enum class Kind { Missing, File, Directory, Other };
+
+  FileSystem() = default;
+  FileSystem(const FileSystem&) = delete;
+  FileSystem& operator=(const FileSystem&) = delete;
+  virtual ~FileSystem() = default;
+
+  [[nodiscard]] virtual Kind kind(const std::string& path) const = 0;
+  // Whole file; fails on a folder, a missing or unreadable path, or more than max_bytes.
+  [[nodiscard]] virtual Expected<std::string> read(const std::string& path,
+                                                   std::size_t max_bytes) const = 0;
+  // Entry names (not paths) of a folder, sorted.
+  [[nodiscard]] virtual Expected<std::vector<std::string>> list(const std::string& dir) const = 0;
+  // Creates or truncates `path`, writes all of `data` and flushes it to the disk.
+  virtual Status write(const std::string& path, std::string_view data) = 0;
+  // Appends to `path`, creating it if needed (GitHub's step summary file).
+  virtual Status append(const std::string& path, std::string_view data) = 0;
+  // Atomic replace of `to` by `from` (POSIX rename).
+  virtual Status rename(const std::string& from, const std::string& to) = 0;
+  virtual Status remove(const std::string& path) = 0;
+  virtual Status make_dirs(const std::string& path) = 0;
+};
+
+class RealFileSystem final : public FileSystem {
+ public:
+  [[nodiscard]] Kind kind(const std::string& path) const override;
+  [[nodiscard]] Expected<std::string> read(const std::string& path,
+                                           std::size_t max_bytes) const override;
+  [[nodiscard]] Expected<std::vector<std::string>> list(const std::string& dir) const override;
+  Status write(const std::string& path, std::string_view data) override;
+  Status append(const std::string& path, std::string_view data) override;
+  Status rename(const std::string& from, const std::string& to) override;
+  Status remove(const std::string& path) override;
+  Status make_dirs(const std::string& path) override;
+};
+
+// "a/b" + "c" -> "a/b/c"; keeps it simple: no normalisation beyond a single separator.
+std::string join_path(std::string_view dir, std::string_view name);
+// "a/b/c.json" -> "a/b"; "c.json" -> ".".
+std::string parent_path(std::string_view path);
+
+}  // namespace gpucheck::compare

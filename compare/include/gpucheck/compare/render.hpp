@@ -1,0 +1,30 @@
+// Renderers for a comparison: terminal table, Markdown, JSON and JUnit XML. Pure functions
+// from a Comparison to text; the CLI decides where the text goes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gpucheck/compare/compare.hpp"
+
+namespace gpucheck::compare {
+
+// "1.234 ms": three significant decimals in the largest unit that keeps the value >= 1.
+std::string format_time_ns(double ns);
+// A metric value: times via format_time_ns, counters with 4 significant digits.
+std::string format_metric(std::string_view metric, std::optional<double> v);
+// "+10.00%" / "-3.25%"; "" when absent.
+std::string format_change(std::optional<double> fraction);
+// "12.5%" without trailing zeros.
+std::string format_pct(double pct);
+
+std::string escape_xml(std::string_view s);  // also fine for HTML text and attributes
+std::string escape_markdown_cell(std::string_view s);
+
+std::string render_terminal(const Comparison& c, bool colour);
+std::string render_markdown(const Comparison& c);
+std::string render_json(const Comparison& c);
+std::string render_junit(const Comparison& c);
+
+}  // namespace gpucheck::compare

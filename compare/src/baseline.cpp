@@ -1,0 +1,146 @@
+// Baseline store. The write goes to a hidden temp file in the target folder (same file
+// system, so rename is atomic), is flushed, then renamed over the old baseline: a crash at
+// any point leaves either the old baseline or the new one, never half of one.
+#include "gpucheck/compare/baseline.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace gpucheck::compare {
+
+bool valid_store_name(std::string_view n) {
+  if (n.empty() || n.size() > 100 || n[0] == '.') return false;
+  return std::all_of(n.begin(), n.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
+  });
+}
+
+Expected<BaselineUpdate> update_baseline(FileSystem& fs, const Results& results, const BaselineUpdateOptions& o) {
+  if (!valid_store_name(o.suite))
+    return Error{"--suite", "bad suite name \"" + o.suite + "\" (letters, digits, '-', '_', '.')"};
+  if (results.raw_entries.empty()) return Error{results.source, "no benchmarks to store"};
+  const std::string gpu_name = results.context_value("gpu_name");
+  if (gpu_name.find(" | ") != std::string::npos)
+    return Error{results.source, "results mix GPU models (" + gpu_name + "); store one model per baseline"};
+  std::string slug;
+  if (o.gpu_slug) {
+    slug = *o.gpu_slug;
+    if (!valid_store_name(slug)) return Error{"--gpu", "bad GPU slug \"" + slug + "\""};
+    if (gpu_name != "unknown" && gpu_slug(gpu_name) != slug && !o.force)
+      return Error{results.source, "results are from " + gpu_name + " (" + gpu_slug(gpu_name) + "), not " + slug +
+                                       "; --force stores them anyway"};
+  } else {
+    if (gpu_name == "unknown")
+      return Error{results.source, "context has no gpu_name; pass --gpu SLUG to say which GPU this is"};
+    slug = gpu_slug(gpu_name);
+  }
+
+  BaselineUpdate u;
+  u.slug = slug;
+  u.gpu_name = gpu_name;
+  const std::string dir = join_path(o.root, slug);
+  u.path = join_path(dir, o.suite + ".json");
+  u.benchmarks = results.benchmarks.size();
+  for (const auto& b : results.benchmarks)
+    if (b.state != RunState::Ok) ++u.not_ok;
+
+  std::optional<Results> old;
+  if (fs.kind(u.path) != FileSystem::Kind::Missing) {
+    auto text = fs.read(u.path, kMaxFileBytes);
+    Expected<Results> parsed = text ? parse_results(*text, u.path) : Expected<Results>(text.error());
+    if (!parsed) {
+      if (!o.force) return Error{u.path, "existing baseline does not read (" + parsed.error().message + "); --force replaces it"};
+    } else {
+      const std::string old_gpu = parsed->context_value("gpu_name");
+      if (old_gpu != gpu_name && !o.force)
+        return Error{u.path, "stored baseline is from " + old_gpu + ", results are from " + gpu_name +
+                                 "; --force replaces it"};
+      old = std::move(*parsed);
+    }
+    u.replaced = true;
+  }
+
+  const std::string text = to_gbench_json(results);
+  // What we store must read back as what we were given, or nothing is written.
+  auto check = parse_results(text, u.path);
+  if (!check) return Error{u.path, "refusing to write a baseline that does not read back: " + check.error().message};
+  if (check->benchmarks.size() != results.benchmarks.size())
+    return Error{u.path, "refusing to write: the stored form lost benchmarks"};
+
+  if (auto made = fs.make_dirs(dir); !made) return made.error();
+  const std::string tmp = join_path(dir, "." + o.suite + ".json.tmp-" + std::to_string(::getpid()));
+  if (auto w = fs.write(tmp, text); !w) {
+    (void)fs.remove(tmp);
+    return Error{u.path, "baseline not updated: " + w.error().str()};
+  }
+  if (auto r = fs.rename(tmp, u.path); !r) {
+    (void)fs.remove(tmp);
+    return Error{u.path, "baseline not updated: " + r.error().str()};
+  }
+
+  if (old) {
+    for (const auto& b : results.benchmarks) {
+      const Benchmark* ob = old->find(b.name);
+      if (ob == nullptr) {
+        u.added.push_back(b.name);
+        continue;
+      }
+      ++u.common;
+      if (ob->state == RunState::Ok && b.state == RunState::Ok && ob->real_time_ns > 0) {
+        const double ch = (b.real_time_ns - ob->real_time_ns) / ob->real_time_ns;
+        if (std::fabs(ch) * 100.0 > o.report_change_pct) u.moved.push_back({b.name, ch});
+      }
+    }
+    for (const auto& ob : old->benchmarks)
+      if (results.find(ob.name) == nullptr) u.removed.push_back(ob.name);
+  }
+  return u;
+}
+
+Expected<std::vector<StoredBaseline>> list_baselines(const FileSystem& fs, const std::string& root,
+                                                     const std::optional<std::string>& slug) {
+  if (fs.kind(root) != FileSystem::Kind::Directory) return Error{root, "no baselines folder here"};
+  std::vector<std::string> slugs;
+  if (slug) {
+    if (!valid_store_name(*slug)) return Error{"--gpu", "bad GPU slug \"" + *slug + "\""};
+    if (fs.kind(join_path(root, *slug)) != FileSystem::Kind::Directory)
+      return Error{join_path(root, *slug), "no baselines for this GPU"};
+    slugs.push_back(*slug);
+  } else {
+    auto names = fs.list(root);
+    if (!names) return names.error();
+    for (const auto& n : *names)
+      if (!n.starts_with(".") && fs.kind(join_path(root, n)) == FileSystem::Kind::Directory) slugs.push_back(n);
+  }
+  std::vector<StoredBaseline> out;
+  for (const auto& s : slugs) {
+    const std::string dir = join_path(root, s);
+    auto names = fs.list(dir);
+    if (!names) return names.error();
+    for (const auto& n : *names) {
+      if (n.starts_with(".") || !n.ends_with(".json")) continue;
+      StoredBaseline b;
+      b.slug = s;
+      b.suite = n.substr(0, n.size() - 5);
+      b.path = join_path(dir, n);
+      auto text = fs.read(b.path, kMaxFileBytes);
+      auto r = text ? parse_results(*text, b.path) : Expected<Results>(text.error());
+      if (!r) {
+        b.problem = r.error().message;
+      } else {
+        b.benchmarks = r->benchmarks.size();
+        b.gpu_name = r->context_value("gpu_name");
+        b.commit = r->context_value("gpucheck_commit");
+        b.date = r->context_value("date");
+        b.driver = r->context_value("driver_version");
+      }
+      out.push_back(std::move(b));
+    }
+  }
+  return out;
+}
+
+}  // namespace gpucheck::compare

@@ -1,0 +1,264 @@
+// Compare rules. A regression needs three things: the same benchmark on both sides, a change
+// in the worse direction beyond its threshold, and (when both sides have repetitions) a
+// Mann-Whitney p-value below alpha. Improvements are reported and never fail.
+#include "gpucheck/compare/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include "gpucheck/compare/stats.hpp"
+
+namespace gpucheck::compare {
+namespace {
+
+bool ends_with_any(std::string_view s, std::initializer_list<std::string_view> tails) {
+  return std::any_of(tails.begin(), tails.end(), [&](std::string_view t) { return s.ends_with(t); });
+}
+
+int order(Verdict v) { return static_cast<int>(v); }
+
+const std::vector<double>* samples_of(const Benchmark& b, const std::string& metric) {
+  if (metric == "real_time") return &b.samples_ns;
+  const auto it = b.counter_samples.find(metric);
+  return it == b.counter_samples.end() ? nullptr : &it->second;
+}
+
+std::optional<double> value_of(const Benchmark& b, const std::string& metric) {
+  if (metric == "real_time") return b.real_time_ns;
+  const auto it = b.counters.find(metric);
+  if (it == b.counters.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<double> cv_of(const Benchmark& b, const std::string& metric) {
+  if (metric == "real_time") return b.cv;
+  if (const auto it = b.counter_cv.find(metric); it != b.counter_cv.end()) return std::fabs(it->second);
+  if (const auto* s = samples_of(b, metric)) return coefficient_of_variation(*s);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Direction> direction_for(std::string_view m) {
+  if (m == "real_time" || m == "cpu_time" || m.find("latency") != std::string_view::npos ||
+      m.starts_with("us_per") || m.starts_with("ns_per") || m.starts_with("ms_per") ||
+      ends_with_any(m, {"_us", "_ns", "_ms", "_s", "_time"}))
+    return Direction::LowerIsBetter;
+  if (ends_with_any(m, {"ps", "PS", "_per_second", "/s"}) || m.starts_with("pct_of_") ||
+      m == "bytes_per_second" || m == "items_per_second")
+    return Direction::HigherIsBetter;
+  return std::nullopt;
+}
+
+std::string rate_counter(const Benchmark& b) {
+  static constexpr std::string_view kPreferred[] = {"TFLOPS", "GBps", "busbw_GBps", "algbw_GBps", "us_per_launch"};
+  for (const auto k : kPreferred)
+    if (b.counters.count(std::string(k)) != 0) return std::string(k);
+  return {};
+}
+
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Regression: return "REGRESSION";
+    case Verdict::Missing: return "MISSING";
+    case Verdict::Errored: return "ERRORED";
+    case Verdict::Skipped: return "skipped";
+    case Verdict::Unconfirmed: return "unconfirmed";
+    case Verdict::Improvement: return "improved";
+    case Verdict::New: return "new";
+    case Verdict::NoMetric: return "no metric";
+    case Verdict::Same: return "ok";
+  }
+  return "?";
+}
+
+const std::vector<std::pair<std::string, std::string>>& context_keys() {
+  static const std::vector<std::pair<std::string, std::string>> k{
+      {"gpu_name", "GPU"},
+      {"gpu_uuid", "GPU UUID"},
+      {"gpu_cc", "compute capability"},
+      {"gpu_sms", "SMs"},
+      {"gpu_memory_MiB", "memory (MiB)"},
+      {"gpu_l2_MiB", "L2 (MiB)"},
+      {"driver_version", "driver"},
+      {"cuda_runtime", "CUDA runtime"},
+      {"cuda_driver_api", "CUDA driver API"},
+      {"cublas_version", "cuBLAS"},
+      {"cudnn_version", "cuDNN"},
+      {"nccl_version", "NCCL"},
+      {"sm_clock_MHz", "SM clock (MHz)"},
+      {"sm_clock_max_MHz", "SM clock max (MHz)"},
+      {"mem_clock_MHz", "memory clock (MHz)"},
+      {"power_limit_W", "power limit (W)"},
+      {"pcie_gen_current", "PCIe gen"},
+      {"pcie_gen_max", "PCIe gen max"},
+      {"pcie_width_current", "PCIe width"},
+      {"pcie_width_max", "PCIe width max"},
+      {"ecc", "ECC"},
+      {"throttle_reasons", "throttle reasons"},
+      {"host_name", "host"},
+      {"gpucheck_commit", "gpucheck commit"},
+      {"gpucheck_suite", "suite"},
+      {"gpucheck_device_index", "device index"},
+  };
+  return k;
+}
+
+std::vector<ContextDiff> diff_context(const Results& base, const Results& cur) {
+  std::vector<ContextDiff> out;
+  for (const auto& [key, label] : context_keys()) {
+    const std::string a = base.context_value(key);
+    const std::string b = cur.context_value(key);
+    if (a != b) out.push_back({key, label, a, b});
+  }
+  return out;
+}
+
+bool Comparison::failed() const {
+  return std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.fails_gate; });
+}
+
+Comparison compare_results(const Results& baseline, const Results& current, const CompareOptions& o) {
+  Comparison c;
+  c.baseline_source = baseline.source;
+  c.current_source = current.source;
+  c.metric = o.metric;
+  c.direction = o.direction;
+  c.alpha = o.alpha;
+  c.allow_missing = o.allow_missing;
+  c.thresholds_source = o.thresholds.source;
+  c.default_threshold_pct = o.thresholds.default_pct;
+  c.context = diff_context(baseline, current);
+  c.gpu_base = baseline.context_value("gpu_name");
+  c.gpu_cur = current.context_value("gpu_name");
+  c.rows.reserve(std::max(baseline.benchmarks.size(), current.benchmarks.size()));
+
+  const bool lower_better = o.direction == Direction::LowerIsBetter;
+  for (const Benchmark& b : baseline.benchmarks) {
+    Row r;
+    r.name = b.name;
+    r.threshold_pct = o.thresholds.pct_for(b.name);
+    r.base_reps = b.repetitions;
+    const Benchmark* k = current.find(b.name);
+    const bool base_ok = b.state == RunState::Ok;
+    if (base_ok) r.base = value_of(b, o.metric);
+    r.rate = rate_counter(b);
+    if (!r.rate.empty() && base_ok) r.base_rate = b.counters.at(r.rate);
+    if (k == nullptr) {
+      r.verdict = base_ok ? Verdict::Missing : Verdict::Skipped;
+      r.note = base_ok ? "not in current results" : "no figure in the baseline either";
+      r.fails_gate = base_ok && !o.allow_missing;
+      c.rows.push_back(std::move(r));
+      continue;
+    }
+    r.cur_reps = k->repetitions;
+    if (k->state == RunState::Ok && !r.rate.empty())
+      if (const auto it = k->counters.find(r.rate); it != k->counters.end()) r.cur_rate = it->second;
+    if (k->state != RunState::Ok) {
+      // A figure the baseline had and current lacks counts as missing, whatever the reason.
+      r.verdict = !base_ok ? Verdict::Skipped
+                  : k->state == RunState::Errored ? Verdict::Errored
+                                                  : Verdict::Missing;
+      r.note = (k->state == RunState::Errored ? "errored: " : "skipped: ") + k->message;
+      r.fails_gate = base_ok && !o.allow_missing;
+      c.rows.push_back(std::move(r));
+      continue;
+    }
+    r.cur = value_of(*k, o.metric);
+    if (!base_ok) {
+      r.verdict = Verdict::New;
+      r.note = std::string(b.state == RunState::Errored ? "baseline errored: " : "baseline skipped: ") + b.message;
+      c.rows.push_back(std::move(r));
+      continue;
+    }
+    if (!r.base || !r.cur) {
+      r.verdict = Verdict::NoMetric;
+      r.note = "no " + o.metric + " counter on " + std::string(!r.base ? "the baseline" : "current") + " side";
+      c.rows.push_back(std::move(r));
+      continue;
+    }
+    const double base_v = *r.base;
+    const double cur_v = *r.cur;
+    if (base_v == 0.0) {
+      r.verdict = Verdict::NoMetric;
+      r.note = "baseline " + o.metric + " is zero: no ratio";
+      c.rows.push_back(std::move(r));
+      continue;
+    }
+    r.change = (cur_v - base_v) / base_v;
+    const double worse = lower_better ? *r.change : -*r.change;
+    const double limit = r.threshold_pct / 100.0 * (1.0 + kThresholdSlack);
+
+    r.base_cv = cv_of(b, o.metric);
+    r.cur_cv = cv_of(*k, o.metric);
+    const double half = r.threshold_pct / 200.0;
+    r.noisy = (r.base_cv && *r.base_cv > half) || (r.cur_cv && *r.cur_cv > half);
+
+    const auto* sa = samples_of(b, o.metric);
+    const auto* sb = samples_of(*k, o.metric);
+    const auto min_n = static_cast<std::size_t>(std::max(1, o.min_repetitions_for_test));
+    if (sa != nullptr && sb != nullptr && sa->size() >= min_n && sb->size() >= min_n) {
+      if (const auto t = mann_whitney_u(*sa, *sb)) {
+        r.p_value = t->p_value;
+        r.exact_test = t->exact;
+      }
+    }
+    const bool significant = !r.p_value || *r.p_value < o.alpha;
+    if (worse > limit) {
+      r.verdict = significant ? Verdict::Regression : Verdict::Unconfirmed;
+    } else if (-worse > limit) {
+      r.verdict = significant ? Verdict::Improvement : Verdict::Unconfirmed;
+    } else {
+      r.verdict = Verdict::Same;
+    }
+    r.fails_gate = r.verdict == Verdict::Regression;
+    c.rows.push_back(std::move(r));
+  }
+
+  for (const Benchmark& k : current.benchmarks) {
+    if (baseline.find(k.name) != nullptr) continue;
+    Row r;
+    r.name = k.name;
+    r.threshold_pct = o.thresholds.pct_for(k.name);
+    r.cur_reps = k.repetitions;
+    r.verdict = k.state == RunState::Ok ? Verdict::New : Verdict::Skipped;
+    if (k.state == RunState::Ok) {
+      r.cur = value_of(k, o.metric);
+      r.rate = rate_counter(k);
+      if (!r.rate.empty()) r.cur_rate = k.counters.at(r.rate);
+      r.note = "not in the baseline";
+    } else {
+      r.note = (k.state == RunState::Errored ? "errored: " : "skipped: ") + k.message;
+    }
+    c.rows.push_back(std::move(r));
+  }
+
+  std::stable_sort(c.rows.begin(), c.rows.end(), [&](const Row& a, const Row& b) {
+    if (order(a.verdict) != order(b.verdict)) return order(a.verdict) < order(b.verdict);
+    const double wa = a.change ? (lower_better ? *a.change : -*a.change) : 0.0;
+    const double wb = b.change ? (lower_better ? *b.change : -*b.change) : 0.0;
+    if (a.verdict == Verdict::Improvement) return wa < wb;  // biggest gain first
+    if (wa != wb) return wa > wb;
+    return a.name < b.name;
+  });
+
+  for (const Row& r : c.rows) {
+    Counts& n = c.counts;
+    switch (r.verdict) {
+      case Verdict::Regression: ++n.regressions; break;
+      case Verdict::Missing: ++n.missing; break;
+      case Verdict::Errored: ++n.errored; break;
+      case Verdict::Skipped: ++n.skipped; break;
+      case Verdict::Unconfirmed: ++n.unconfirmed; break;
+      case Verdict::Improvement: ++n.improvements; break;
+      case Verdict::New: ++n.fresh; break;
+      case Verdict::NoMetric: ++n.no_metric; break;
+      case Verdict::Same: ++n.same; break;
+    }
+    if (r.noisy) ++n.noisy;
+  }
+  return c;
+}
+
+}  // namespace gpucheck::compare
