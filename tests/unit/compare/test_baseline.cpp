@@ -1,0 +1,151 @@
+// Baseline store on the fake disk: layout, atomic replace (a failed write or rename leaves the
+// old baseline byte for byte), refusal across GPU models, what changed, listing.
+#include <gtest/gtest.h>
+
+#include "fake_fs.hpp"
+#include "gpucheck/compare/baseline.hpp"
+
+namespace gc = gpucheck::compare;
+using gpucheck::compare::testing::FakeFileSystem;
+
+namespace {
+
+std::string results_text(const std::string& gpu, double t_ms, const std::string& extra_name = "") {
+  std::string s = R"({"context": {"gpu_name": ")" + gpu + R"(", "host_name": "n1", "num_cpus": 8}, "benchmarks": [)";
+  s += R"({"name": "matmul/cublaslt/bf16/8x8x8/manual_time", "run_type": "iteration", "real_time": )" +
+       std::to_string(t_ms) + R"(, "time_unit": "ms", "TFLOPS": NaN})";
+  if (!extra_name.empty())
+    s += R"(, {"name": ")" + extra_name + R"(", "run_type": "iteration", "real_time": 5, "time_unit": "us"})";
+  return s + "]}";
+}
+
+gc::Results raw(const std::string& text) {
+  gc::ReadOptions o;
+  o.keep_raw = true;
+  auto r = gc::parse_results(text, "results.json", o);
+  if (!r) throw std::runtime_error(r.error().str());
+  return std::move(*r);
+}
+
+gc::BaselineUpdateOptions opts(const std::string& suite = "quick") {
+  gc::BaselineUpdateOptions o;
+  o.root = "baselines";
+  o.suite = suite;
+  return o;
+}
+
+}  // namespace
+
+TEST(Baseline, WritesUnderTheGpuSlug) {
+  FakeFileSystem fs;
+  auto u = gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), opts());
+  ASSERT_TRUE(u) << u.error().str();
+  EXPECT_EQ(u->path, "baselines/nvidia-h200/quick.json");
+  EXPECT_FALSE(u->replaced);
+  ASSERT_EQ(fs.files.count("baselines/nvidia-h200/quick.json"), 1u);
+  auto back = gc::parse_results(fs.files["baselines/nvidia-h200/quick.json"], "b");
+  ASSERT_TRUE(back) << back.error().str();
+  EXPECT_EQ(back->context_value("gpu_name"), "NVIDIA H200");
+  EXPECT_EQ(back->context_value("num_cpus"), "8");
+  EXPECT_DOUBLE_EQ(back->benchmarks[0].real_time_ns, 1e6);
+  // nothing but the baseline is left behind: the temp file was renamed
+  EXPECT_EQ(fs.files.size(), 1u);
+}
+
+TEST(Baseline, FailedWriteLeavesTheOldBaseline) {
+  FakeFileSystem fs;
+  ASSERT_TRUE(gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), opts()));
+  const std::string before = fs.files["baselines/nvidia-h200/quick.json"];
+  fs.fail_write_after = 40;  // the disk fills up 40 bytes into the new baseline
+  auto u = gc::update_baseline(fs, raw(results_text("NVIDIA H200", 2.0)), opts());
+  ASSERT_FALSE(u);
+  EXPECT_NE(u.error().message.find("No space left on device"), std::string::npos);
+  EXPECT_EQ(fs.files["baselines/nvidia-h200/quick.json"], before);
+  EXPECT_EQ(fs.files.size(), 1u);  // the torn temp file was removed
+}
+
+TEST(Baseline, FailedRenameLeavesTheOldBaseline) {
+  FakeFileSystem fs;
+  ASSERT_TRUE(gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), opts()));
+  const std::string before = fs.files["baselines/nvidia-h200/quick.json"];
+  fs.fail_rename = true;
+  auto u = gc::update_baseline(fs, raw(results_text("NVIDIA H200", 2.0)), opts());
+  ASSERT_FALSE(u);
+  EXPECT_EQ(fs.files["baselines/nvidia-h200/quick.json"], before);
+  EXPECT_EQ(fs.files.size(), 1u);
+}
+
+TEST(Baseline, RefusesAnotherGpuModelUnlessForced) {
+  FakeFileSystem fs;
+  ASSERT_TRUE(gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), opts()));
+  auto o = opts();
+  o.gpu_slug = "nvidia-h200";
+  auto refused = gc::update_baseline(fs, raw(results_text("NVIDIA A100-SXM4-80GB", 2.0)), o);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("--force"), std::string::npos);
+  o.force = true;
+  auto forced = gc::update_baseline(fs, raw(results_text("NVIDIA A100-SXM4-80GB", 2.0)), o);
+  ASSERT_TRUE(forced) << forced.error().str();
+  EXPECT_EQ(forced->path, "baselines/nvidia-h200/quick.json");
+}
+
+TEST(Baseline, RefusesAStoredFileOfAnotherModelAtTheSamePath) {
+  FakeFileSystem fs;
+  fs.add("baselines/nvidia-h200/quick.json", results_text("NVIDIA H200 NVL", 1.0));  // hand-edited store
+  auto u = gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), opts());
+  ASSERT_FALSE(u);
+  EXPECT_NE(u.error().message.find("stored baseline is from NVIDIA H200 NVL"), std::string::npos);
+}
+
+TEST(Baseline, NeedsAGpuName) {
+  FakeFileSystem fs;
+  auto u = gc::update_baseline(fs, raw(R"({"benchmarks": [{"name": "a/b", "real_time": 1, "time_unit": "ms"}]})"), opts());
+  ASSERT_FALSE(u);
+  EXPECT_NE(u.error().message.find("--gpu"), std::string::npos);
+  auto o = opts();
+  o.gpu_slug = "lab-box";
+  EXPECT_TRUE(gc::update_baseline(fs, raw(R"({"benchmarks": [{"name": "a/b", "real_time": 1, "time_unit": "ms"}]})"), o));
+}
+
+TEST(Baseline, RejectsUnsafeNames) {
+  FakeFileSystem fs;
+  EXPECT_FALSE(gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), opts("../quick")));
+  auto o = opts();
+  o.gpu_slug = "../../etc";
+  EXPECT_FALSE(gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), o));
+  EXPECT_TRUE(fs.files.empty());
+}
+
+TEST(Baseline, SaysWhatChanged) {
+  FakeFileSystem fs;
+  ASSERT_TRUE(gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0, "old/only/fp32/1")), opts()));
+  auto u = gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.5, "new/only/fp32/1")), opts());
+  ASSERT_TRUE(u) << u.error().str();
+  EXPECT_TRUE(u->replaced);
+  EXPECT_EQ(u->added, std::vector<std::string>{"new/only/fp32/1"});
+  EXPECT_EQ(u->removed, std::vector<std::string>{"old/only/fp32/1"});
+  ASSERT_EQ(u->moved.size(), 1u);
+  EXPECT_NEAR(u->moved[0].change, 0.5, 1e-12);
+}
+
+TEST(Baseline, ListsWhatIsStored) {
+  FakeFileSystem fs;
+  ASSERT_TRUE(gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), opts("quick")));
+  ASSERT_TRUE(gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), opts("full")));
+  ASSERT_TRUE(gc::update_baseline(fs, raw(results_text("NVIDIA A100-SXM4-80GB", 1.0)), opts("quick")));
+  fs.add("baselines/thresholds.json", "{}");
+  fs.add("baselines/nvidia-h200/broken.json", "{");
+  auto all = gc::list_baselines(fs, "baselines", std::nullopt);
+  ASSERT_TRUE(all) << all.error().str();
+  ASSERT_EQ(all->size(), 4u);
+  EXPECT_EQ((*all)[0].slug, "nvidia-a100-sxm4-80gb");
+  EXPECT_EQ((*all)[1].suite, "broken");
+  EXPECT_FALSE((*all)[1].problem.empty());
+  EXPECT_EQ((*all)[2].suite, "full");
+  EXPECT_EQ((*all)[2].benchmarks, 1u);
+  auto h200 = gc::list_baselines(fs, "baselines", std::string("nvidia-h200"));
+  ASSERT_TRUE(h200);
+  EXPECT_EQ(h200->size(), 3u);
+  EXPECT_FALSE(gc::list_baselines(fs, "baselines", std::string("nvidia-b200")));
+  EXPECT_FALSE(gc::list_baselines(fs, "nowhere", std::nullopt));
+}

@@ -1,0 +1,183 @@
+// Reader: Google Benchmark 1.7 and 1.8 shapes, repetitions and aggregates, bare NaN and
+// Infinity tokens, unit normalisation, names, merge of folders.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "fake_fs.hpp"
+#include "gpucheck/compare/filesystem.hpp"
+#include "gpucheck/compare/results.hpp"
+
+namespace gc = gpucheck::compare;
+
+namespace {
+
+std::string one(const std::string& fields, const std::string& ctx = R"("gpu_name": "NVIDIA H200")") {
+  return R"({"context": {)" + ctx + R"(}, "benchmarks": [{"name": "matmul/cublaslt/bf16/8x8x8/manual_time", )" + fields + "}]}";
+}
+
+std::string fixture(const std::string& rel) { return std::string(GPUCHECK_COMPARE_FIXTURES) + "/" + rel; }
+
+}  // namespace
+
+TEST(Reader, SingleRunAndUnits) {
+  for (const auto& [unit, factor] : std::vector<std::pair<std::string, double>>{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}}) {
+    auto r = gc::parse_results(one(R"("real_time": 2.5, "time_unit": ")" + unit + "\""), "t.json");
+    ASSERT_TRUE(r) << r.error().str();
+    ASSERT_EQ(r->benchmarks.size(), 1u);
+    EXPECT_DOUBLE_EQ(r->benchmarks[0].real_time_ns, 2.5 * factor) << unit;
+    EXPECT_EQ(r->benchmarks[0].time_unit, unit);
+  }
+}
+
+TEST(Reader, KeyDropsGbenchSuffixes) {
+  EXPECT_EQ(gc::benchmark_key("matmul/cublaslt/bf16/8192x8192x8192/manual_time"), "matmul/cublaslt/bf16/8192x8192x8192");
+  EXPECT_EQ(gc::benchmark_key("pcie/h2d/pinned/256MiB/min_time:0.500/repeats:5/real_time"), "pcie/h2d/pinned/256MiB");
+  EXPECT_EQ(gc::benchmark_key("launch/graph/empty/100/threads:2"), "launch/graph/empty/100/threads:2");
+  EXPECT_EQ(gc::benchmark_key("manual_time"), "manual_time");
+  EXPECT_EQ(gc::benchmark_key("/manual_time"), "/manual_time");
+}
+
+TEST(Reader, GpuSlug) {
+  EXPECT_EQ(gc::gpu_slug("NVIDIA H200"), "nvidia-h200");
+  EXPECT_EQ(gc::gpu_slug("NVIDIA A100-SXM4-80GB"), "nvidia-a100-sxm4-80gb");
+  EXPECT_EQ(gc::gpu_slug("  NVIDIA  GeForce RTX 4090 "), "nvidia-geforce-rtx-4090");
+  EXPECT_EQ(gc::gpu_slug("../.."), "unknown");
+}
+
+TEST(Reader, BareNaNAndInfinityTokens) {
+  auto r = gc::parse_results(one(R"("real_time": 1.0, "time_unit": "ms", "TFLOPS": NaN, "GBps": Infinity, "x": -Infinity, "pct_of_peak": 50)"), "t.json");
+  ASSERT_TRUE(r) << r.error().str();
+  const auto& c = r->benchmarks[0].counters;
+  EXPECT_EQ(c.count("TFLOPS"), 0u);  // a NaN counter is no value
+  EXPECT_EQ(c.count("GBps"), 0u);
+  EXPECT_EQ(c.count("x"), 0u);
+  EXPECT_DOUBLE_EQ(c.at("pct_of_peak"), 50.0);
+}
+
+TEST(Reader, SanitizerLeavesStringsAlone) {
+  const auto s = gc::sanitize_nonfinite(R"({"a": "NaN Infinity", "b": NaN, "c": [-Infinity], "NaNx": 1, "d": "\"NaN"})");
+  EXPECT_NE(s.text.find(R"("a": "NaN Infinity")"), std::string::npos);
+  EXPECT_NE(s.text.find(R"("NaNx": 1)"), std::string::npos);
+  EXPECT_NE(s.text.find(R"("d": "\"NaN")"), std::string::npos);
+  EXPECT_EQ(s.text.find(": NaN"), std::string::npos);
+  EXPECT_EQ(s.max_depth, 2);
+}
+
+TEST(Reader, NaNTimeIsAnError) {
+  auto r = gc::parse_results(one(R"("real_time": NaN, "time_unit": "ms")"), "t.json");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().where, "t.json");
+  EXPECT_NE(r.error().message.find("real_time is NaN"), std::string::npos);
+}
+
+TEST(Reader, RepetitionsUseMedianAggregateAndKeepSamples) {
+  auto r = gc::load_results(gc::RealFileSystem{}, fixture("interop/ours_run1.json"));
+  ASSERT_TRUE(r) << r.error().str();
+  const gc::Benchmark* m = r->find("matmul/cublaslt/bf16/8192x8192x8192");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->samples_ns.size(), 5u);
+  EXPECT_EQ(m->repetitions, 5);
+  EXPECT_DOUBLE_EQ(m->real_time_ns, 1.001e6);  // the median aggregate, in ns
+  ASSERT_TRUE(m->cv.has_value());
+  EXPECT_GT(*m->cv, 0.0);
+  EXPECT_LT(*m->cv, 0.01);
+  EXPECT_EQ(m->counter_samples.at("TFLOPS").size(), 5u);
+  EXPECT_NEAR(m->counters.at("TFLOPS"), 1099.5 / 1.001, 1e-9);
+  EXPECT_EQ(r->benchmarks.size(), 4u);
+  EXPECT_EQ(r->context_value("gpu_name"), "NVIDIA H200");
+  EXPECT_EQ(r->context_value("no_such_key"), "unknown");
+  EXPECT_EQ(r->context_value("num_cpus"), "128");
+}
+
+TEST(Reader, RepetitionsWithoutAggregatesFoldToMedian) {
+  const std::string text = R"({"benchmarks": [
+    {"name": "a/b/c/d", "run_name": "a/b/c/d", "run_type": "iteration", "repetitions": 3, "repetition_index": 0, "real_time": 3, "time_unit": "us", "GBps": 10},
+    {"name": "a/b/c/d", "run_name": "a/b/c/d", "run_type": "iteration", "repetitions": 3, "repetition_index": 1, "real_time": 1, "time_unit": "us", "GBps": 30},
+    {"name": "a/b/c/d", "run_name": "a/b/c/d", "run_type": "iteration", "repetitions": 3, "repetition_index": 2, "real_time": 2, "time_unit": "us", "GBps": 20}]})";
+  auto r = gc::parse_results(text, "t.json");
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_DOUBLE_EQ(r->benchmarks[0].real_time_ns, 2000.0);
+  EXPECT_DOUBLE_EQ(r->benchmarks[0].counters.at("GBps"), 20.0);
+  EXPECT_DOUBLE_EQ(*r->benchmarks[0].cv, 0.5);
+}
+
+TEST(Reader, AggregatesOnlyUseMedianAndIgnoreComplexity) {
+  const std::string text = R"({"benchmarks": [
+    {"name": "x/y_median", "run_name": "x/y", "run_type": "aggregate", "aggregate_name": "median", "real_time": 4, "time_unit": "ms"},
+    {"name": "x/y_cv", "run_name": "x/y", "run_type": "aggregate", "aggregate_name": "cv", "aggregate_unit": "percentage", "real_time": 0.02, "time_unit": "ms"},
+    {"name": "x/y_BigO", "run_name": "x/y", "run_type": "aggregate", "aggregate_name": "BigO", "cpu_coefficient": 1.0, "big_o": "N"}]})";
+  auto r = gc::parse_results(text, "t.json");
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_DOUBLE_EQ(r->benchmarks[0].real_time_ns, 4e6);
+  EXPECT_DOUBLE_EQ(*r->benchmarks[0].cv, 0.02);
+}
+
+TEST(Reader, Gbench18SkippedAndErrored) {
+  auto r = gc::load_results(gc::RealFileSystem{}, fixture("gbench18.json"));
+  ASSERT_TRUE(r) << r.error().str();
+  const auto* skipped = r->find("matmul/cublaslt/fp8/8192x8192x8192");
+  const auto* errored = r->find("nccl/allreduce/fp32/1GiB/g8");
+  ASSERT_TRUE(skipped && errored);
+  EXPECT_EQ(skipped->state, gc::RunState::Skipped);
+  EXPECT_EQ(skipped->message, "fp8 needs compute capability 8.9");
+  EXPECT_EQ(errored->state, gc::RunState::Errored);
+  EXPECT_EQ(errored->message, "only 1 GPU visible");
+  EXPECT_EQ(r->context_value("json_schema_version"), "1");
+}
+
+TEST(Reader, FolderIsMergedWithContexts) {
+  auto r = gc::load_results(gc::RealFileSystem{}, fixture("folder"));
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(r->benchmarks.size(), 2u);
+  EXPECT_NE(r->find("matmul/cublaslt/bf16/8192x8192x8192"), nullptr);
+  EXPECT_NE(r->find("memory/copy_kernel/fp32/4GiB"), nullptr);
+  EXPECT_EQ(r->context_value("gpu_name"), "NVIDIA H200");
+  EXPECT_EQ(r->context_value("executable"), "./bench_matmul | ./bench_memory");
+}
+
+TEST(Reader, FolderWithTheSameNameTwiceFails) {
+  auto r = gc::load_results(gc::RealFileSystem{}, fixture("folder_dup"));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("duplicate benchmark \"matmul/cublaslt/bf16/8192x8192x8192\""), std::string::npos);
+  EXPECT_NE(r.error().message.find("a.json"), std::string::npos);
+  EXPECT_NE(r.error().message.find("b.json"), std::string::npos);
+}
+
+TEST(Reader, FakeFolderIgnoresHiddenFiles) {
+  gpucheck::compare::testing::FakeFileSystem fs;
+  fs.add("res/a.json", one(R"("real_time": 1, "time_unit": "ms")"));
+  fs.add("res/.DS_Store", "junk");
+  auto r = gc::load_results(fs, "res");
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(r->benchmarks.size(), 1u);
+}
+
+TEST(Reader, RawRoundTripKeepsAggregatesAndDropsNonFinite) {
+  gc::ReadOptions keep;
+  keep.keep_raw = true;
+  auto r = gc::load_results(gc::RealFileSystem{}, fixture("interop/ours_run1.json"), keep);
+  ASSERT_TRUE(r) << r.error().str();
+  const std::string text = gc::to_gbench_json(*r);
+  EXPECT_EQ(text.find("NaN"), std::string::npos);
+  EXPECT_NE(text.find("\"aggregate_name\":\"median\""), std::string::npos);
+  EXPECT_NE(text.find("\"caches\""), std::string::npos);  // context kept whole, not just strings
+  auto again = gc::parse_results(text, "again.json");
+  ASSERT_TRUE(again) << again.error().str();
+  ASSERT_EQ(again->benchmarks.size(), r->benchmarks.size());
+  for (std::size_t i = 0; i < r->benchmarks.size(); ++i) {
+    EXPECT_EQ(again->benchmarks[i].name, r->benchmarks[i].name);
+    EXPECT_DOUBLE_EQ(again->benchmarks[i].real_time_ns, r->benchmarks[i].real_time_ns);
+    EXPECT_EQ(again->benchmarks[i].samples_ns, r->benchmarks[i].samples_ns);
+  }
+}
+
+TEST(Reader, DuplicateRepetitionIndex) {
+  const std::string text = R"({"benchmarks": [
+    {"name": "a/b", "run_type": "iteration", "repetition_index": 0, "real_time": 3, "time_unit": "us"},
+    {"name": "a/b", "run_type": "iteration", "repetition_index": 0, "real_time": 1, "time_unit": "us"}]})";
+  auto r = gc::parse_results(text, "t.json");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("duplicate benchmark \"a/b\""), std::string::npos);
+}

@@ -1,0 +1,93 @@
+// Renderers: golden Markdown and JUnit for one comparison that shows every verdict, the JSON
+// document's fields, the terminal table with and without colour.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gpucheck/compare/compare.hpp"
+#include "gpucheck/compare/filesystem.hpp"
+#include "gpucheck/compare/render.hpp"
+#include "gpucheck/compare/results.hpp"
+
+namespace gc = gpucheck::compare;
+
+namespace {
+
+std::string fixture_path(const std::string& rel) { return std::string(GPUCHECK_COMPARE_FIXTURES) + "/" + rel; }
+
+std::string slurp(const std::string& path) {
+  auto t = gc::RealFileSystem{}.read(path, 1 << 24);
+  if (!t) throw std::runtime_error(t.error().str());
+  return *t;
+}
+
+gc::Comparison golden_comparison() {
+  // Sources named without folders so the golden text does not depend on where the tree is.
+  auto base = gc::parse_results(slurp(fixture_path("golden/baseline.json")), "baseline.json");
+  auto cur = gc::parse_results(slurp(fixture_path("golden/current.json")), "current.json");
+  if (!base || !cur) throw std::runtime_error("golden fixtures do not read");
+  return gc::compare_results(*base, *cur, gc::CompareOptions{});
+}
+
+// GPUCHECK_UPDATE_GOLDEN=1 rewrites the golden files (then review the diff before committing).
+void expect_golden(const std::string& rel, const std::string& actual) {
+  const std::string path = fixture_path(rel);
+  if (const char* u = std::getenv("GPUCHECK_UPDATE_GOLDEN"); u != nullptr && std::string(u) == "1") {
+    gc::RealFileSystem fs;
+    ASSERT_TRUE(fs.write(path, actual));
+    GTEST_SKIP() << "golden file rewritten: " << path;
+  }
+  EXPECT_EQ(actual, slurp(path)) << "golden mismatch for " << rel;
+}
+
+}  // namespace
+
+TEST(Render, GoldenMarkdown) { expect_golden("golden/expected.md", gc::render_markdown(golden_comparison())); }
+
+TEST(Render, GoldenJUnit) { expect_golden("golden/expected.junit.xml", gc::render_junit(golden_comparison())); }
+
+TEST(Render, JsonCarriesEveryRow) {
+  const auto c = golden_comparison();
+  const auto j = nlohmann::json::parse(gc::render_json(c));
+  EXPECT_EQ(j["result"], "fail");
+  EXPECT_EQ(j["counts"]["regressed"], 1);
+  EXPECT_EQ(j["counts"]["missing"], 1);
+  EXPECT_EQ(j["counts"]["errored"], 1);
+  EXPECT_EQ(j["counts"]["improved"], 1);
+  EXPECT_EQ(j["counts"]["new"], 1);
+  EXPECT_EQ(j["rows"].size(), 7u);
+  EXPECT_EQ(j["rows"][0]["name"], "matmul/cublaslt/bf16/8192x8192x8192");
+  EXPECT_EQ(j["rows"][0]["verdict"], "REGRESSION");
+  EXPECT_NEAR(j["rows"][0]["change"].get<double>(), 0.25, 1e-12);
+  EXPECT_EQ(j["context_diff"][0]["key"], "driver_version");
+}
+
+TEST(Render, TerminalColourOnlyWhenAsked) {
+  const auto c = golden_comparison();
+  const std::string plain = gc::render_terminal(c, false);
+  const std::string coloured = gc::render_terminal(c, true);
+  EXPECT_EQ(plain.find('\033'), std::string::npos);
+  EXPECT_NE(coloured.find("\033[1;31mREGRESSION"), std::string::npos);
+  // Columns named in the issue, regressions first, context above the table.
+  const auto header = plain.find("name ");
+  ASSERT_NE(header, std::string::npos);
+  EXPECT_NE(plain.find("baseline", header), std::string::npos);
+  EXPECT_LT(plain.find("context differs:"), header);
+  EXPECT_LT(plain.find("REGRESSION"), plain.find("improved"));
+  EXPECT_NE(plain.find("result: FAIL"), std::string::npos);
+}
+
+TEST(Render, Formatting) {
+  EXPECT_EQ(gc::format_time_ns(1.5e6), "1.500 ms");
+  EXPECT_EQ(gc::format_time_ns(999.0), "999.000 ns");
+  EXPECT_EQ(gc::format_time_ns(2.5e9), "2.500 s");
+  EXPECT_EQ(gc::format_change(0.1), "+10.00%");
+  EXPECT_EQ(gc::format_change(-0.035), "-3.50%");
+  EXPECT_EQ(gc::format_pct(12.5), "12.5%");
+  EXPECT_EQ(gc::format_pct(10.0), "10%");
+  EXPECT_EQ(gc::escape_xml("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+  EXPECT_EQ(gc::escape_markdown_cell("a|b_c"), "a\\|b\\_c");
+}
