@@ -1,0 +1,35 @@
+// libFuzzer target: any bytes through the results reader, and whatever reads through the
+// compare rules and every renderer. A crash, leak, hang or UB report here is a bug; an error
+// value is the expected answer to garbage.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "gpucheck/compare/compare.hpp"
+#include "gpucheck/compare/render.hpp"
+#include "gpucheck/compare/results.hpp"
+#include "gpucheck/compare/thresholds.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace gpucheck::compare;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  ReadOptions keep;
+  keep.keep_raw = true;
+  auto r = parse_results(text, "fuzz.json", keep);
+  if (!r) {
+    (void)r.error().str();
+  } else {
+    // A stored baseline must read back.
+    auto again = parse_results(to_gbench_json(*r), "again.json");
+    if (!again) __builtin_trap();
+    CompareOptions o;
+    const Comparison c = compare_results(*r, *again, o);
+    if (c.counts.regressions != 0) __builtin_trap();  // a file against itself never regresses
+    (void)render_terminal(c, true);
+    (void)render_markdown(c);
+    (void)render_json(c);
+    (void)render_junit(c);
+  }
+  (void)parse_thresholds(text, "fuzz-thresholds.json");
+  return 0;
+}
