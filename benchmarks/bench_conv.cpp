@@ -1,10 +1,15 @@
 // bench_conv: cuDNN 2-D convolution throughput in TFLOP/s (2*N*K*C*R*S*P*Q per call, the same
 // count for forward, backward-data and backward-filter) on ResNet-50's layers, NCHW against
 // NHWC (filters KCRS against KRSC, as PyTorch's channels_last), fp32 (strict FMA), tf32,
-// fp16 and bf16 (fp32 compute, like PyTorch). The algorithm is chosen the way
-// torch.backends.cudnn.benchmark does: cudnnFind*Ex measures every algorithm once per
-// (direction, layout, dtype, shape), the fastest that succeeds is cached and recorded in the
-// label ("algo=... ws=... math=..."), so a regression can be traced to an algorithm change.
+// fp16 and bf16 (fp32 compute, like PyTorch). The algorithm is chosen once per (direction,
+// layout, dtype, shape): cudnnFind*Ex measures every algorithm once and ranks them, then the
+// first few usable candidates are timed here back to back (1 warm-up + 5 calls each, CUDA
+// events, stream held by the spin kernel while queued) and the lowest median wins. Find's
+// one-shot ranking alone misleads for multi-kernel algorithms: on an H200 (cuDNN 9.14) it
+// ranked WINOGRAD_NONFUSED first for fp16 n64c64h56w56k64r3s3 (65 TFLOP/s in our loop,
+// PyTorch 130) and FFT_TILING first for tf32 (66 against 86). The choice is cached and
+// recorded in the label ("algo=... ws=... math=... picked=timed(N candidates)", plus
+// "find_first=..." when Find ranked another first), so a regression can be traced to it.
 // Before timing, the NCHW result is checked on sampled elements against a double direct
 // convolution, and an NHWC result, transposed back to NCHW, must equal the NCHW one.
 //
@@ -16,10 +21,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -38,6 +45,7 @@
 #include "gpucheck/harness/registry.hpp"
 #include "gpucheck/harness/timing.hpp"
 #include "gpucheck/kernels/fill.cuh"
+#include "gpucheck/kernels/spin.cuh"
 #include "gpucheck/kernels/verify.cuh"
 
 namespace gpucheck {
@@ -47,6 +55,13 @@ namespace {
 // algorithm that is competitive on these shapes). The chosen algorithm then gets exactly
 // the workspace it reported.
 constexpr std::size_t kFindWorkspaceBytes = std::size_t{1} << 30;
+
+// Re-timing Find's candidates: at most this many (in Find's order), each with one warm-up
+// call and kTimedCalls timed ones. A few milliseconds per case at these sizes.
+constexpr std::size_t kMaxTimedCandidates = 6;
+constexpr int kTimedCalls = 5;
+// The spin kernel's limit while the timed calls are queued (a stuck host, not work).
+constexpr unsigned long long kSpinTimeoutNs = 2'000'000'000ull;
 
 struct ConvCase {
   ConvLayout layout;
@@ -174,7 +189,11 @@ struct AlgoChoice {
   int algo = -1;
   std::size_t workspace = 0;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
-  float find_ms = 0;  // cuDNN's own time for it during the search
+  float find_ms = 0;    // cuDNN's own time for it during the search
+  float timed_ms = 0;   // median of our back-to-back calls (0 when not timed)
+  int timed = 0;        // candidates timed to choose it
+  int find_first = -1;  // the algorithm Find ranked first among the usable ones
+  int stalled = 0;      // candidates left out because queuing their calls stalled
 };
 
 // The cudnn.benchmark cache: one search per case name.
@@ -183,12 +202,15 @@ std::map<std::string, AlgoChoice>& algo_cache() {
   return cache;
 }
 
-// Results come sorted fastest first; take the first that ran, fits the workspace and, for
-// strict fp32, is not a tensor-op (TF32) kernel.
+// Results come sorted fastest first; the usable ones (ran, fit the workspace and, for strict
+// fp32, are not tensor-op (TF32) kernels) in that order, at most kMaxTimedCandidates.
 template <typename Perf>
-AlgoChoice pick(const std::vector<Perf>& perf, int returned, DType t, ConvDir dir, const std::string& what) {
+std::vector<AlgoChoice> usable(const std::vector<Perf>& perf, int returned, DType t, ConvDir dir,
+                               const std::string& what) {
   std::string seen;
-  for (int i = 0; i < returned; ++i) {
+  std::vector<AlgoChoice> out;
+  returned = std::clamp(returned, 0, static_cast<int>(perf.size()));
+  for (int i = 0; i < returned && out.size() < kMaxTimedCandidates; ++i) {
     const Perf& p = perf[static_cast<std::size_t>(i)];
     seen.push_back(' ');
     seen.append(conv_algo_name(dir, static_cast<int>(p.algo)));
@@ -198,8 +220,14 @@ AlgoChoice pick(const std::vector<Perf>& perf, int returned, DType t, ConvDir di
     if (t == DType::fp32 &&
         (p.mathType == CUDNN_TENSOR_OP_MATH || p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION))
       continue;
-    return AlgoChoice{static_cast<int>(p.algo), p.memory, p.mathType, p.time};
+    AlgoChoice a;
+    a.algo = static_cast<int>(p.algo);
+    a.workspace = p.memory;
+    a.math = p.mathType;
+    a.find_ms = p.time;
+    out.push_back(a);
   }
+  if (!out.empty()) return out;
   throw GpuError(what + ": cudnnFind found no usable algorithm (" + std::to_string(returned) + " tried:" + seen + ")");
 }
 
@@ -246,28 +274,7 @@ class ConvOp {
     ws_ = harness::DeviceBuffer(algo_.workspace);
   }
 
-  void run(cudaStream_t s) const {
-    const float one = 1.f, zero = 0.f;  // float scaling for float, half and bfloat16 data
-    cudnnHandle_t h = cudnn_handle();
-    GPUCHECK_CUDNN(cudnnSetStream(h, s));
-    switch (c_.dir) {
-      case ConvDir::fwd:
-        GPUCHECK_CUDNN(cudnnConvolutionForward(h, &one, xd_.get(), x_.get(), wd_.get(), w_.get(), cd_.get(),
-                                               static_cast<cudnnConvolutionFwdAlgo_t>(algo_.algo), ws_.get(),
-                                               algo_.workspace, &zero, yd_.get(), y_.get()));
-        break;
-      case ConvDir::bwd_data:
-        GPUCHECK_CUDNN(cudnnConvolutionBackwardData(h, &one, wd_.get(), w_.get(), yd_.get(), y_.get(), cd_.get(),
-                                                    static_cast<cudnnConvolutionBwdDataAlgo_t>(algo_.algo),
-                                                    ws_.get(), algo_.workspace, &zero, xd_.get(), x_.get()));
-        break;
-      case ConvDir::bwd_filter:
-        GPUCHECK_CUDNN(cudnnConvolutionBackwardFilter(h, &one, xd_.get(), x_.get(), yd_.get(), y_.get(), cd_.get(),
-                                                      static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo_.algo),
-                                                      ws_.get(), algo_.workspace, &zero, wd_.get(), w_.get()));
-        break;
-    }
-  }
+  void run(cudaStream_t s) const { enqueue(s, algo_.algo, ws_.get(), algo_.workspace); }
 
   std::string label() const {
     std::string l("algo=");
@@ -278,6 +285,17 @@ class ConvOp {
     l.append(std::to_string(algo_.workspace));
     l.append(" math=");
     l.append(math_name(algo_.math));
+    l.append(algo_.timed > 0 ? " picked=timed(" : " picked=find(");
+    l.append(std::to_string(algo_.timed));
+    l.append(algo_.timed == 1 ? " candidate)" : " candidates)");
+    if (algo_.stalled > 0) l.append(" stalled=" + std::to_string(algo_.stalled));
+    if (algo_.find_first >= 0 && algo_.find_first != algo_.algo) {
+      l.append(" find_first=");
+      l.append(conv_algo_name(c_.dir, algo_.find_first));
+      l.push_back('(');
+      l.append(std::to_string(algo_.find_first));
+      l.push_back(')');
+    }
     const char* ov = std::getenv("NVIDIA_TF32_OVERRIDE");
     if (c_.dtype == DType::tf32 && ov && std::string(ov) == "0") l += " tf32_override=0";
     return l;
@@ -297,7 +315,7 @@ class ConvOp {
         GPUCHECK_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(h, xd_.get(), x_.get(), wd_.get(), w_.get(), cd_.get(),
                                                               yd_.get(), y_.get(), max, &got, perf.data(), ws.get(),
                                                               ws.bytes()));
-        return pick(perf, got, c_.dtype, c_.dir, what);
+        return time_candidates(usable(perf, got, c_.dtype, c_.dir, what), ws);
       }
       case ConvDir::bwd_data: {
         GPUCHECK_CUDNN(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max));
@@ -305,7 +323,7 @@ class ConvOp {
         GPUCHECK_CUDNN(cudnnFindConvolutionBackwardDataAlgorithmEx(h, wd_.get(), w_.get(), yd_.get(), y_.get(),
                                                                    cd_.get(), xd_.get(), x_.get(), max, &got,
                                                                    perf.data(), ws.get(), ws.bytes()));
-        return pick(perf, got, c_.dtype, c_.dir, what);
+        return time_candidates(usable(perf, got, c_.dtype, c_.dir, what), ws);
       }
       case ConvDir::bwd_filter: {
         GPUCHECK_CUDNN(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max));
@@ -313,10 +331,100 @@ class ConvOp {
         GPUCHECK_CUDNN(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, xd_.get(), x_.get(), yd_.get(), y_.get(),
                                                                      cd_.get(), wd_.get(), w_.get(), max, &got,
                                                                      perf.data(), ws.get(), ws.bytes()));
-        return pick(perf, got, c_.dtype, c_.dir, what);
+        return time_candidates(usable(perf, got, c_.dtype, c_.dir, what), ws);
       }
     }
     throw GpuError(what + ": unknown direction");
+  }
+
+  // One call of this direction with the given algorithm and workspace, on s (the descriptor's
+  // math type must already be the algorithm's).
+  void enqueue(cudaStream_t s, int algo, void* ws, std::size_t ws_bytes) const {
+    const float one = 1.f, zero = 0.f;  // float scaling for float, half and bfloat16 data
+    cudnnHandle_t h = cudnn_handle();
+    GPUCHECK_CUDNN(cudnnSetStream(h, s));
+    switch (c_.dir) {
+      case ConvDir::fwd:
+        GPUCHECK_CUDNN(cudnnConvolutionForward(h, &one, xd_.get(), x_.get(), wd_.get(), w_.get(), cd_.get(),
+                                               static_cast<cudnnConvolutionFwdAlgo_t>(algo), ws, ws_bytes, &zero,
+                                               yd_.get(), y_.get()));
+        return;
+      case ConvDir::bwd_data:
+        GPUCHECK_CUDNN(cudnnConvolutionBackwardData(h, &one, wd_.get(), w_.get(), yd_.get(), y_.get(), cd_.get(),
+                                                    static_cast<cudnnConvolutionBwdDataAlgo_t>(algo), ws, ws_bytes,
+                                                    &zero, xd_.get(), x_.get()));
+        return;
+      case ConvDir::bwd_filter:
+        GPUCHECK_CUDNN(cudnnConvolutionBackwardFilter(h, &one, xd_.get(), x_.get(), yd_.get(), y_.get(), cd_.get(),
+                                                      static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo), ws,
+                                                      ws_bytes, &zero, wd_.get(), w_.get()));
+        return;
+    }
+    throw GpuError(c_.name() + ": unknown direction");
+  }
+
+  // Times each candidate as the benchmark's loop will run it: one warm-up call (also loads
+  // its kernels before the stream is held), then kTimedCalls calls queued back to back behind
+  // the spin kernel, an event between consecutive calls; the lowest median wins. Overwrites
+  // the output tensor only. `ws` holds kFindWorkspaceBytes >= every candidate's workspace.
+  AlgoChoice time_candidates(std::vector<AlgoChoice> cands, const harness::DeviceBuffer& ws) {
+    harness::Device& dev = harness::Device::get();
+    cudaStream_t s = dev.stream();
+    std::vector<harness::Event> ev;
+    ev.reserve(static_cast<std::size_t>(kTimedCalls) + 1);
+    for (int i = 0; i <= kTimedCalls; ++i) ev.emplace_back();
+    int stalled = 0;
+    for (AlgoChoice& a : cands) {
+      if (a.workspace > ws.bytes()) throw GpuError(c_.name() + ": candidate workspace exceeds the search's");
+      if (c_.dtype != DType::fp32) GPUCHECK_CUDNN(cudnnSetConvolutionMathType(cd_.get(), a.math));
+      enqueue(s, a.algo, ws.get(), a.workspace);  // warm-up
+      GPUCHECK_CUDA(cudaMemsetAsync(dev.spin_timed_out(), 0, sizeof(int), s));
+      {
+        // Releases the stream however this block is left (a throw mid-queue included).
+        struct Release {
+          volatile int* flag;
+          ~Release() { set_flag(flag, 1); }
+        } release{dev.host_flag()};
+        set_flag(dev.host_flag(), 0);
+        kernels::spin_until_flag(dev.device_view_of_flag(), dev.spin_timed_out(), kSpinTimeoutNs, s);
+        ev[0].record(s);
+        for (std::size_t i = 1; i < ev.size(); ++i) {
+          enqueue(s, a.algo, ws.get(), a.workspace);
+          ev[i].record(s);
+        }
+      }
+      std::vector<float> ms;
+      ms.reserve(static_cast<std::size_t>(kTimedCalls));
+      for (std::size_t i = 1; i < ev.size(); ++i) ms.push_back(ev[i].elapsed_ms_since(ev[i - 1]));
+      int timed_out = 0;
+      GPUCHECK_CUDA(cudaMemcpyAsync(&timed_out, dev.spin_timed_out(), sizeof(int), cudaMemcpyDeviceToHost, s));
+      GPUCHECK_CUDA(cudaStreamSynchronize(s));
+      if (timed_out) {
+        // Queuing its calls took over 2 s (e.g. it waits on the host): its times are not
+        // trustworthy and the benchmark's loop could not hold the stream either; leave it out.
+        a.timed_ms = std::numeric_limits<float>::infinity();
+        ++stalled;
+        continue;
+      }
+      std::sort(ms.begin(), ms.end());
+      a.timed_ms = ms[ms.size() / 2];
+      if (!(a.timed_ms > 0)) throw GpuError(c_.name() + ": non-positive time for algorithm " + std::to_string(a.algo));
+    }
+    const auto best = std::min_element(cands.begin(), cands.end(),
+                                       [](const AlgoChoice& l, const AlgoChoice& r) { return l.timed_ms < r.timed_ms; });
+    if (!(best->timed_ms < std::numeric_limits<float>::infinity()))
+      throw GpuError(c_.name() + ": every candidate algorithm stalled the held stream for over 2 s");
+    AlgoChoice chosen = *best;
+    chosen.timed = static_cast<int>(cands.size());
+    chosen.stalled = stalled;
+    chosen.find_first = cands.front().algo;
+    return chosen;
+  }
+
+  static void set_flag(volatile int* f, int v) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    *f = v;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
   }
 
   ConvCase c_;
