@@ -18,9 +18,9 @@ while (($#)); do
     *) compare_args+=("$1"); shift ;;
   esac
 done
-"$GPUCHECK_ROOT/ci/deps.sh"
-build=${BUILD_DIR:-$GPUCHECK_ROOT/build}
-cmake -S "$GPUCHECK_ROOT" -B "$build" > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 2; }
+"$GPUCHECK_ROOT/ci/deps.sh" --build-only
+build=${BUILD_DIR:-$GPUCHECK_ROOT/build-gate}
+cmake -S "$GPUCHECK_ROOT" -B "$build" -DGPUCHECK_BUILD_TESTS=OFF > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 2; }
 cmake --build "$build" -j "$(nproc)" > "$build.build.log" 2>&1 || { tail -40 "$build.build.log"; exit 2; }
 
 results=${RESULTS_DIR:-$GPUCHECK_ROOT/results/$suite}
