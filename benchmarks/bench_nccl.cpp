@@ -550,8 +550,10 @@ void nccl_case(benchmark::State& state, const NcclCase& c) {
   state.counters["busbw_GBps"] = busbw_GBps(c.coll, k.bytes, mean_s, l.nranks);
   state.counters["wrong"] = 0;
   state.counters["ranks"] = l.nranks;
-  state.SetLabel("ranks=" + std::to_string(l.nranks) + " mode=" + (l.mpi ? "mpi" : "single-process") +
-                 " count=" + std::to_string(k.count) + " batch=" + std::to_string(plan.batch));
+  std::string label = "mode=" + std::string(l.mpi ? "mpi" : "single-process") + " count=" + std::to_string(k.count) +
+                      " batch=" + std::to_string(plan.batch);
+  if (l.nranks == 1 && c.in_place) label += " (one rank in place: NCCL moves no data; launch cost only)";
+  state.SetLabel(label);
 }
 
 // Least free device memory over this job's GPUs (all MPI ranks agree on it, so that every
@@ -613,7 +615,6 @@ void harness::preprocess_args(int* argc, char** argv) {
 }
 
 void harness::register_benchmarks(Device& device) {
-  (void)device;
   // NVLink SHARP (multicast objects) stays off unless the user asks for it.
   setenv("NCCL_NVLS_ENABLE", "0", 0);
   Launch& l = launch();
