@@ -153,7 +153,7 @@ TEST(Compare, GlobOverrideLoosensLaunch) {
 
 TEST(Compare, SignificantRepeatsRegress) {
   auto c = cmp({{"m/a/fp32/1", {1.00, 1.01, 0.99, 1.00, 1.02}}}, {{"m/a/fp32/1", {1.20, 1.21, 1.19, 1.22, 1.20}}});
-  const auto& r = row(c, "m/a/fp32/1");
+  const gc::Row r = row(c, "m/a/fp32/1");  // a copy: g++ 13 flags a reference here (-Wdangling-reference)
   EXPECT_EQ(r.verdict, gc::Verdict::Regression);
   ASSERT_TRUE(r.p_value);
   EXPECT_LT(*r.p_value, 0.05);
@@ -162,7 +162,7 @@ TEST(Compare, SignificantRepeatsRegress) {
 TEST(Compare, ChangeInsideTheNoiseIsUnconfirmedAndNoisy) {
   // Medians 1.0 -> 1.2 but the samples overlap completely: not a regression, flagged noisy.
   auto c = cmp({{"m/a/fp32/1", {0.6, 1.0, 1.4, 0.8, 1.6}}}, {{"m/a/fp32/1", {0.7, 1.2, 1.5, 0.9, 1.3}}});
-  const auto& r = row(c, "m/a/fp32/1");
+  const gc::Row r = row(c, "m/a/fp32/1");
   EXPECT_EQ(r.verdict, gc::Verdict::Unconfirmed);
   EXPECT_TRUE(r.noisy);
   ASSERT_TRUE(r.p_value);
