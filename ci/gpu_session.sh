@@ -15,7 +15,7 @@ export NCCL_NVLS_ENABLE=0
   nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
 } > "$out/env.log" 2>&1
 t0=$(date +%s)
-if ! { cmake -S "$src" -B "$build" -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUCHECK_WERROR=ON \
+if ! { cmake -S "$src" -B "$build" -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUCHECK_WERROR=${GPUCHECK_WERROR:-ON} \
          ${GPUCHECK_GIT_COMMIT:+-DGPUCHECK_GIT_COMMIT=$GPUCHECK_GIT_COMMIT} &&
        cmake --build "$build" -j"$(nproc)"; } > "$out/build.log" 2>&1; then
   tail -60 "$out/build.log"
