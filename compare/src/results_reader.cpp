@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "gpucheck/compare/filesystem.hpp"
 #include "gpucheck/compare/results.hpp"
@@ -72,16 +71,19 @@ bool truthy(const json& j) {
   return false;
 }
 
-// Fields of an entry that are not user counters.
-const std::set<std::string, std::less<>>& reserved_fields() {
-  static const std::set<std::string, std::less<>> k{
+// Fields of an entry that are not user counters. A linear scan over string_views: called
+// for every key of every entry, it must not allocate or walk a tree.
+bool is_reserved(std::string_view k) {
+  static constexpr std::string_view kReserved[] = {
       "name",          "family_index",   "per_family_instance_index", "run_name",
       "run_type",      "repetitions",    "repetition_index",          "threads",
       "iterations",    "real_time",      "cpu_time",                  "time_unit",
       "aggregate_name", "aggregate_unit", "error_occurred",           "error_message",
       "skipped",       "skip_message",   "label",                     "big_o",
       "cpu_coefficient", "real_coefficient", "rms"};
-  return k;
+  for (const auto r : kReserved)
+    if (r.size() == k.size() && r == k) return true;
+  return false;
 }
 
 struct Entry {
@@ -133,7 +135,7 @@ Expected<double> read_time_ns(const std::string& src, std::size_t index, const j
 std::map<std::string, double> read_counters(const json& e) {
   std::map<std::string, double> out;
   for (const auto& [k, v] : e.items()) {
-    if (reserved_fields().count(k) != 0) continue;
+    if (is_reserved(k)) continue;
     const auto d = as_double(v);
     if (d && std::isfinite(*d)) out.emplace(k, *d);  // a NaN counter is no value
   }
@@ -168,7 +170,7 @@ std::string raw_entry_text(const json& e) {
   for (const auto& [k, v] : e.items()) {
     // Only counters lose their NaN; a marker in a reserved field stays (as a string) so the
     // stored entry reads back exactly as this one did.
-    const bool drop = v.is_string() && as_double(v).has_value() && reserved_fields().count(k) == 0;
+    const bool drop = v.is_string() && as_double(v).has_value() && !is_reserved(k);
     if (!drop) copy[k] = v;
   }
   return copy.dump();
