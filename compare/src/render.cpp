@@ -11,12 +11,6 @@
 namespace gpucheck::compare {
 namespace {
 
-std::string printf_str(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
 std::string direction_text(Direction d) {
   return d == Direction::LowerIsBetter ? "lower is better" : "higher is better";
 }
@@ -35,16 +29,16 @@ std::string verdict_text(const Row& r) {
 
 std::string rate_text(const Row& r, std::string_view arrow) {
   if (r.rate.empty()) return "";
-  auto num = [](std::optional<double> v) { return v ? printf_str("%.4g", *v) : std::string("-"); };
+  auto num = [](std::optional<double> v) { return v ? format_double("%.4g", *v) : std::string("-"); };
   return r.rate + " " + num(r.base_rate) + std::string(arrow) + num(r.cur_rate);
 }
 
 std::string notes_text(const Row& r) {
   std::string s;
   auto add = [&](const std::string& part) { s += (s.empty() ? "" : "; ") + part; };
-  if (r.p_value) add(printf_str("p=%.3g", *r.p_value) + (r.exact_test ? " exact" : ""));
+  if (r.p_value) add(format_double("p=%.3g", *r.p_value) + (r.exact_test ? " exact" : ""));
   if (r.base_cv || r.cur_cv) {
-    auto cv = [](std::optional<double> v) { return v ? printf_str("%.1f%%", *v * 100.0) : std::string("-"); };
+    auto cv = [](std::optional<double> v) { return v ? format_double("%.1f%%", *v * 100.0) : std::string("-"); };
     add("cv " + cv(r.base_cv) + "/" + cv(r.cur_cv));
   }
   if (std::fabs(r.threshold_pct - 10.0) > 1e-12 || r.verdict == Verdict::Regression)
@@ -94,27 +88,33 @@ std::string pad(std::string s, std::size_t w, bool right = false) {
 
 }  // namespace
 
+std::string format_double(const char* printf_fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, printf_fmt, v);
+  return buf;
+}
+
 std::string format_time_ns(double ns) {
   const double a = std::fabs(ns);
-  if (a >= 1e9) return printf_str("%.3f s", ns / 1e9);
-  if (a >= 1e6) return printf_str("%.3f ms", ns / 1e6);
-  if (a >= 1e3) return printf_str("%.3f us", ns / 1e3);
-  return printf_str("%.3f ns", ns);
+  if (a >= 1e9) return format_double("%.3f s", ns / 1e9);
+  if (a >= 1e6) return format_double("%.3f ms", ns / 1e6);
+  if (a >= 1e3) return format_double("%.3f us", ns / 1e3);
+  return format_double("%.3f ns", ns);
 }
 
 std::string format_metric(std::string_view metric, std::optional<double> v) {
   if (!v) return "-";
   if (metric == "real_time" || metric == "cpu_time") return format_time_ns(*v);
-  return printf_str("%.4g", *v);
+  return format_double("%.4g", *v);
 }
 
 std::string format_change(std::optional<double> f) {
   if (!f) return "";
-  return printf_str("%+.2f%%", *f * 100.0);
+  return format_double("%+.2f%%", *f * 100.0);
 }
 
 std::string format_pct(double pct) {
-  std::string s = printf_str("%.4f", pct);
+  std::string s = format_double("%.4f", pct);
   while (!s.empty() && s.back() == '0') s.pop_back();
   if (!s.empty() && s.back() == '.') s.pop_back();
   return s + "%";
@@ -154,7 +154,7 @@ std::string render_terminal(const Comparison& c, bool colour) {
   out += std::string(bold) + "gpucheck compare" + reset + ": " + c.baseline_source + " (" + c.gpu_base + ") -> " +
          c.current_source + " (" + c.gpu_cur + ")\n";
   out += "metric " + c.metric + " (" + direction_text(c.direction) + "), " + threshold_text(c) + ", alpha " +
-         printf_str("%g", c.alpha) + "\n";
+         format_double("%g", c.alpha) + "\n";
   if (!c.context.empty()) {
     out += std::string(bold) + "context differs:" + reset + "\n";
     std::size_t w = 0;
@@ -196,7 +196,7 @@ std::string render_markdown(const Comparison& c) {
   out += "### gpucheck compare: " + std::string(c.failed() ? ":x: " : ":white_check_mark: ") + result_text(c) + "\n\n";
   out += "Baseline `" + c.baseline_source + "` (" + escape_markdown_cell(c.gpu_base) + ") against current `" +
          c.current_source + "` (" + escape_markdown_cell(c.gpu_cur) + "); metric `" + c.metric + "` (" +
-         direction_text(c.direction) + "), " + threshold_text(c) + ", alpha " + printf_str("%g", c.alpha) + ".\n\n";
+         direction_text(c.direction) + "), " + threshold_text(c) + ", alpha " + format_double("%g", c.alpha) + ".\n\n";
   out += summary_text(c) + ".\n\n";
   if (!c.context.empty()) {
     out += "**Context differs**\n\n| | baseline | current |\n|---|---|---|\n";
@@ -293,7 +293,7 @@ std::string render_junit(const Comparison& c) {
     const std::string family = slash == std::string::npos ? r.name : r.name.substr(0, slash);
     const double secs = r.cur && c.metric == "real_time" ? *r.cur / 1e9 : 0.0;
     out += "    <testcase classname=\"" + escape_xml(family) + "\" name=\"" + escape_xml(r.name) + "\" time=\"" +
-           printf_str("%.9f", secs) + "\"";
+           format_double("%.9f", secs) + "\"";
     const std::string detail = c.metric + " " + format_metric(c.metric, r.base) + " -> " +
                                format_metric(c.metric, r.cur) + " " + format_change(r.change) + "; " + notes_text(r);
     if (r.fails_gate) {

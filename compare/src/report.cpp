@@ -14,12 +14,6 @@
 namespace gpucheck::compare {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 std::string family_of(const std::string& name) {
   const std::size_t s = name.find('/');
   return s == std::string::npos ? name : name.substr(0, s);
@@ -54,10 +48,10 @@ std::optional<double> metric_value(const Benchmark& b, const std::string& metric
 std::string value_text(const std::string& metric, std::optional<double> v) {
   if (!v) return "-";
   if (metric == "real_time") return format_time_ns(*v);
-  return fmt("%.4g", *v);
+  return format_double("%.4g", *v);
 }
 
-std::string speed_text(std::optional<double> s) { return s ? fmt("%.2f", *s) + "x" : ""; }
+std::string speed_text(std::optional<double> s) { return s ? format_double("%.2f", *s) + "x" : ""; }
 
 std::string metric_title(const std::string& metric, Direction d) {
   const std::string unit = metric == "real_time" ? "time per iteration" : metric;
@@ -110,7 +104,7 @@ std::string svg_chart(const Report& rep, const ReportFamily& fam, const std::str
     s += "<line x1=\"" + std::to_string(x) + "\" y1=\"" + std::to_string(top - 4) + "\" x2=\"" + std::to_string(x) +
          "\" y2=\"" + std::to_string(height - 22) + "\" stroke=\"#ddd\"/>\n";
     s += "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(height - 8) +
-         "\" text-anchor=\"middle\" fill=\"#555\">" + escape_xml(fmt("%.4g", step * q / scale_div) + unit) + "</text>\n";
+         "\" text-anchor=\"middle\" fill=\"#555\">" + escape_xml(format_double("%.4g", step * q / scale_div) + unit) + "</text>\n";
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ReportRow& r = *rows[i];

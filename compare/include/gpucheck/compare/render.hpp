@@ -10,6 +10,8 @@
 
 namespace gpucheck::compare {
 
+// snprintf of one double into a string (formats here are short: 64 bytes).
+std::string format_double(const char* printf_fmt, double v);
 // "1.234 ms": three significant decimals in the largest unit that keeps the value >= 1.
 std::string format_time_ns(double ns);
 // A metric value: times via format_time_ns, counters with 4 significant digits.
