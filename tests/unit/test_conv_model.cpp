@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpucheck/core/conv_model.hpp"
+#include "round_bits.hpp"
 
 namespace gpucheck {
 namespace {
@@ -175,13 +176,7 @@ TEST(ConvModel, TermCountsAndBounds) {
 }
 
 // Simulated results: exact, rounded to the storage type, computed with TF32 inputs.
-double round_bits(double x, int mantissa_bits) {
-  if (x == 0) return x;
-  int e = 0;
-  const double m = std::frexp(x, &e);
-  const double sc = std::ldexp(1.0, mantissa_bits + 1);
-  return std::ldexp(std::nearbyint(m * sc) / sc, e);
-}
+using test::round_bits;
 
 CheckReport simulate(DType t, int k, int in_bits, int out_bits, double corrupt = 0) {
   std::mt19937 rng(7);

@@ -4,20 +4,15 @@
 #include <random>
 
 #include "gpucheck/core/verify.hpp"
+#include "round_bits.hpp"
 
 namespace gpucheck {
 namespace {
 
-// Simulates a dot product of length k in the given input precision with fp32 accumulation
-// (rounded through float) and output rounding to `out` by truncating mantissa bits.
-double round_to(double x, int mantissa_bits) {
-  if (x == 0 || !std::isfinite(x)) return x;
-  int e = 0;
-  const double m = std::frexp(x, &e);
-  const double scale = std::ldexp(1.0, mantissa_bits + 1);
-  return std::ldexp(std::nearbyint(m * scale) / scale, e);
-}
+using test::round_bits;
 
+// Simulates a dot product of length k in the given input precision with fp32 accumulation
+// (rounded through float) and output rounding to `out` by rounding mantissa bits.
 CheckReport simulate(DType in, DType out, int out_bits, int k, double corrupt = 0) {
   std::mt19937 rng(42);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -29,11 +24,11 @@ CheckReport simulate(DType in, DType out, int out_bits, int k, double corrupt = 
       const double a = u(rng), b = u(rng);
       ref += a * b;
       scale += std::fabs(a * b);
-      const double ai = in == DType::tf32 ? round_to(a, 10) : a;
-      const double bi = in == DType::tf32 ? round_to(b, 10) : b;
+      const double ai = in == DType::tf32 ? round_bits(a, 10) : a;
+      const double bi = in == DType::tf32 ? round_bits(b, 10) : b;
       acc += static_cast<float>(ai * bi);
     }
-    double got = round_to(acc, out_bits);
+    double got = round_bits(acc, out_bits);
     if (e == 7) got += corrupt;
     c.add(static_cast<std::size_t>(e), ref, got, scale);
   }
