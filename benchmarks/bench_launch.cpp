@@ -212,6 +212,26 @@ void gpu_chain(benchmark::State& state, const LaunchCase& c) {
                           : "events around the chain, stream not held");
 }
 
+// Host-side cost per call: warms up, then times `batch` (calls_per_sample async calls) with
+// steady_clock, syncing after the clock stops; sets us_per_launch per call.
+void time_host_calls(benchmark::State& state, const std::function<void()>& batch, int calls_per_sample,
+                     cudaStream_t s, const std::string& name) {
+  warm_up(batch, s);
+  double total = 0;
+  std::int64_t samples = 0;
+  for ([[maybe_unused]] auto _ : state) {
+    const auto t0 = Clock::now();
+    batch();
+    const auto t1 = Clock::now();
+    GPUCHECK_CUDA(cudaStreamSynchronize(s));
+    const double per_call = std::chrono::duration<double>(t1 - t0).count() / calls_per_sample;
+    state.SetIterationTime(per_call);
+    total += per_call;
+    ++samples;
+  }
+  set_per_launch(state, total, samples, 1, name);
+}
+
 // Host-side cost of one cudaLaunchKernel: steady_clock around 100 async launches (no sync
 // inside), then a sync outside the timed region.
 void host_launch(benchmark::State& state, const LaunchCase& c) {
@@ -221,20 +241,7 @@ void host_launch(benchmark::State& state, const LaunchCase& c) {
   const auto batch = [&] {
     for (int i = 0; i < kHostLaunchesPerSample; ++i) GPUCHECK_CUDA(cudaLaunchKernel(fn, one, one, nullptr, 0, s));
   };
-  warm_up(batch, s);
-  double total = 0;
-  std::int64_t samples = 0;
-  for ([[maybe_unused]] auto _ : state) {
-    const auto t0 = Clock::now();
-    batch();
-    const auto t1 = Clock::now();
-    GPUCHECK_CUDA(cudaStreamSynchronize(s));
-    const double per_launch = std::chrono::duration<double>(t1 - t0).count() / kHostLaunchesPerSample;
-    state.SetIterationTime(per_launch);
-    total += per_launch;
-    ++samples;
-  }
-  set_per_launch(state, total, samples, 1, c.name());
+  time_host_calls(state, batch, kHostLaunchesPerSample, s, c.name());
   state.SetLabel("steady_clock over " + std::to_string(kHostLaunchesPerSample) + " async cudaLaunchKernel calls");
 }
 
@@ -253,20 +260,7 @@ void host_graph_launch(benchmark::State& state, const LaunchCase& c) {
   chain.reset_counter(s);
   batch();
   chain.check_counter(expected_counter(kGraphLaunchesPerSample, static_cast<std::uint64_t>(c.n)), c.name(), s);
-  warm_up(batch, s);
-  double total = 0;
-  std::int64_t samples = 0;
-  for ([[maybe_unused]] auto _ : state) {
-    const auto t0 = Clock::now();
-    batch();
-    const auto t1 = Clock::now();
-    GPUCHECK_CUDA(cudaStreamSynchronize(s));
-    const double per_launch = std::chrono::duration<double>(t1 - t0).count() / kGraphLaunchesPerSample;
-    state.SetIterationTime(per_launch);
-    total += per_launch;
-    ++samples;
-  }
-  set_per_launch(state, total, samples, 1, c.name());  // per cudaGraphLaunch call, not per node
+  time_host_calls(state, batch, kGraphLaunchesPerSample, s, c.name());  // per cudaGraphLaunch call, not per node
   state.counters["us_per_node"] = state.counters["us_per_launch"].value / static_cast<double>(c.n);
   state.SetLabel("steady_clock over " + std::to_string(kGraphLaunchesPerSample) +
                  " async cudaGraphLaunch calls; us_per_launch is per call");
