@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""PyTorch's figures for gpucheck's bmm and convolution cases, timed both ways.
+
+Why: a short op (bmm b64 512^3 takes ~35 us, a ResNet-50 convolution at batch 64 30-150 us)
+timed one call at a time (`start.record(); fn(); end.record(); sync`, the method of
+../shared/anchors/torch_anchors.py) encloses PyTorch's host dispatch of that call, so the
+figure is lower than the device's. gpucheck holds the stream with a spin kernel while it
+queues the timed calls, so its events enclose device time only. This script times the very
+same PyTorch calls both ways, on the same GPU in the same session:
+
+  held      torch.cuda._sleep holds the stream while CALLS calls are queued, events around
+            the CALLS calls: the device time per call (gpucheck's method); the JSON figure
+  per_call  the anchor's method, median of 50 calls: counter per_call_TFLOPS, and
+            dispatch_us = per-call time - held time (what the anchor adds)
+
+It writes Google Benchmark JSON under gpucheck's names, so `gpucheck compare REF OURS` and
+`gpucheck report` line the two up. Outputs are checked before timing: einsum and the NHWC
+convolutions must equal bmm and NCHW within the dtype's tolerance.
+
+Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX]
+"""
+import argparse
+import json
+import re
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+CALLS = 20  # calls per held sample
+SAMPLES = 15  # held samples per case (median)
+
+
+def per_call_ms(fn, iters=50, warm=5):
+    """The anchor's method: one call between events, synchronised, median."""
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(iters):
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+class Hold:
+    """Spin-kernel hold calibrated once: milliseconds per million cycles of torch.cuda._sleep."""
+
+    def __init__(self):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(1_000_000)  # warm the kernel
+        torch.cuda.synchronize()
+        ms = []
+        for _ in range(5):
+            start.record()
+            torch.cuda._sleep(1_000_000)
+            end.record()
+            end.synchronize()
+            ms.append(start.elapsed_time(end))
+        self.ms_per_mcycle = min(ms)
+
+    def cycles(self, ms):
+        return int(ms / self.ms_per_mcycle * 1e6) + 1
+
+
+def held_ms(hold, fn, calls=CALLS, samples=SAMPLES):
+    """gpucheck's method: the stream is held while `calls` calls are queued; device ms per call.
+
+    The hold lasts twice the host's measured issue time; a sample whose issue outlasted the
+    hold is not used (the GPU would have idled inside the events) and the hold is doubled.
+    """
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    issue_ms = (time.perf_counter() - t0) * 1e3
+    torch.cuda.synchronize()
+    hold_ms = max(2.0 * issue_ms, 0.5)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times, tries = [], 0
+    while len(times) < samples:
+        tries += 1
+        if tries > 4 * samples:
+            raise RuntimeError("could not queue the calls inside the hold (host too slow?)")
+        t0 = time.perf_counter()
+        torch.cuda._sleep(hold.cycles(hold_ms))
+        start.record()
+        for _ in range(calls):
+            fn()
+        end.record()
+        issued_ms = (time.perf_counter() - t0) * 1e3
+        end.synchronize()
+        if issued_ms > 0.8 * hold_ms:
+            hold_ms *= 2
+            continue
+        times.append(start.elapsed_time(end) / calls)
+    return statistics.median(times)
+
+
+def check_close(name, got, want, rtol, atol):
+    if not torch.allclose(got.float(), want.float(), rtol=rtol, atol=atol):
+        err = (got.float() - want.float()).abs().max().item()
+        raise RuntimeError(f"{name}: output differs from the reference (max abs err {err:g})")
+
+
+DT = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "tf32": torch.float32}
+TOL = {"fp16": (2e-2, 2e-2), "bf16": (5e-2, 5e-2), "tf32": (2e-2, 2e-2), "fp32": (1e-3, 1e-3)}
+
+
+def set_tf32(on):
+    torch.backends.cuda.matmul.allow_tf32 = on
+    torch.backends.cudnn.allow_tf32 = on
+
+
+def bmm_cases():
+    for tag in ("fp16", "bf16", "fp32"):
+        for b, m, n, k in ((64, 512, 512, 512), (512, 128, 128, 64), (16, 2048, 2048, 128)):
+            shape = f"b{b}m{m}n{n}k{k}"
+            flops = 2.0 * b * m * n * k
+
+            def setup(tag=tag, b=b, m=m, n=n, k=k):
+                set_tf32(False)
+                dt = DT[tag]
+                a = torch.rand(b, m, k, device="cuda", dtype=dt) * 2 - 1
+                bb = torch.rand(b, k, n, device="cuda", dtype=dt) * 2 - 1
+                a_mbk = a.permute(1, 0, 2).contiguous()
+                ref = torch.bmm(a, bb)
+                out = torch.einsum("mbk,bkn->bmn", a_mbk, bb)
+                rtol, atol = TOL[tag]
+                check_close(f"bmm/strided_mbk/{tag}/{shape}", out, ref, rtol, atol * k ** 0.5)
+                return {
+                    f"bmm/strided/{tag}/{shape}": ("torch.bmm", lambda: torch.bmm(a, bb)),
+                    f"bmm/strided_mbk/{tag}/{shape}": ('torch.einsum("mbk,bkn->bmn")',
+                                                        lambda: torch.einsum("mbk,bkn->bmn", a_mbk, bb)),
+                }
+
+            yield setup, flops
+
+
+CONV_SHAPES = ((64, 64, 56, 64, 3), (64, 256, 56, 64, 1), (64, 128, 28, 128, 3))  # n, c, h(=w), k, r(=s)
+
+
+def conv_cases():
+    for tag in ("fp16", "bf16", "tf32", "fp32"):
+        for n, c, h, k, r in CONV_SHAPES:
+            shape = f"n{n}c{c}h{h}w{h}k{k}r{r}s{r}"
+            flops = 2.0 * n * k * c * r * r * h * h
+
+            def setup(tag=tag, n=n, c=c, h=h, k=k, r=r, shape=shape):
+                set_tf32(tag == "tf32")
+                dt = DT[tag]
+                pad = r // 2
+                x = torch.rand(n, c, h, h, device="cuda", dtype=dt) * 2 - 1
+                w = torch.rand(k, c, r, r, device="cuda", dtype=dt) * 2 - 1
+                dy = torch.rand(n, k, h, h, device="cuda", dtype=dt) * 2 - 1
+                cl = torch.channels_last
+                xl, wl, dyl = x.to(memory_format=cl), w.to(memory_format=cl), dy.to(memory_format=cl)
+                ops = {}
+                for lay, (xx, ww, gg) in (("nchw", (x, w, dy)), ("nhwc", (xl, wl, dyl))):
+                    ops[lay] = {
+                        "": lambda xx=xx, ww=ww: F.conv2d(xx, ww, padding=pad),
+                        "_bwd_data": lambda ww=ww, gg=gg: torch.nn.grad.conv2d_input(x.shape, ww, gg, padding=pad),
+                        "_bwd_filter": lambda xx=xx, gg=gg: torch.nn.grad.conv2d_weight(xx, w.shape, gg, padding=pad),
+                    }
+                rtol, atol = TOL[tag]
+                cases = {}
+                for d in ("", "_bwd_data", "_bwd_filter"):
+                    ref, got = ops["nchw"][d](), ops["nhwc"][d]()
+                    red = c * r * r if d != "_bwd_filter" else n * h * h
+                    check_close(f"conv/nhwc{d}/{tag}/{shape}", got, ref, rtol, atol * red ** 0.5)
+                    for lay in ("nchw", "nhwc"):
+                        what = "F.conv2d" if d == "" else "torch.nn.grad.conv2d_" + ("input" if d == "_bwd_data" else "weight")
+                        cases[f"conv/{lay}{d}/{tag}/{shape}"] = (f"{what} {lay}, cudnn.benchmark", ops[lay][d])
+                return cases
+
+            yield setup, flops
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", help="write Google Benchmark JSON here")
+    ap.add_argument("--filter", default="", help="only names matching this regular expression")
+    args = ap.parse_args()
+    pattern = re.compile(args.filter)
+    torch.backends.cudnn.benchmark = True
+    torch.manual_seed(0)
+    hold = Hold()
+    props = torch.cuda.get_device_properties(0)
+    out = {
+        "context": {
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "executable": "ci/torch_reference.py",
+            "gpu_name": props.name,
+            "library": "torch " + torch.__version__,
+            "cuda_runtime": str(torch.version.cuda),
+            "cudnn": str(torch.backends.cudnn.version()),
+            "timing": f"held: {CALLS} calls queued behind torch.cuda._sleep, median of {SAMPLES} samples",
+        },
+        "benchmarks": [],
+    }
+    print(f"{'name':48s} {'held TFLOP/s':>13s} {'per-call':>9s} {'dispatch us':>12s}  call")
+    for gen in (bmm_cases(), conv_cases()):
+        for setup, flops in gen:
+            cases = setup()  # operands, and the outputs checked against the reference
+            for name, (what, fn) in cases.items():
+                if not pattern.search(name):
+                    continue
+                held = held_ms(hold, fn)
+                per_call = per_call_ms(fn)
+                tflops = flops / held / 1e9
+                out["benchmarks"].append({
+                    "name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
+                    "repetition_index": 0, "threads": 1, "iterations": CALLS * SAMPLES,
+                    "real_time": held * 1e3, "cpu_time": held * 1e3, "time_unit": "us",
+                    "TFLOPS": tflops, "per_call_TFLOPS": flops / per_call / 1e9,
+                    "dispatch_us": (per_call - held) * 1e3, "label": what,
+                })
+                print(f"{name:48s} {tflops:13.2f} {flops / per_call / 1e9:9.2f} {(per_call - held) * 1e3:12.2f}  {what}",
+                      flush=True)
+            del cases
+            torch.cuda.empty_cache()
+    set_tf32(False)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
