@@ -98,6 +98,7 @@ const std::vector<std::pair<std::string, std::string>>& context_keys() {
       {"ecc", "ECC"},
       {"throttle_reasons", "throttle reasons"},
       {"host_name", "host"},
+      {"host_cpu", "host CPU"},
       {"gpucheck_commit", "gpucheck commit"},
       {"gpucheck_suite", "suite"},
       {"gpucheck_device_index", "device index"},

@@ -78,6 +78,18 @@ TEST(Telemetry, DriverVersionFromProc) {
   EXPECT_FALSE(driver_version_from_proc("Kernel Module").has_value());
 }
 
+TEST(Telemetry, CpuModelFromProc) {
+  EXPECT_EQ(cpu_model_from_proc("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel\t\t: 17\n"
+                                "model name\t: AMD EPYC  9654 96-Core Processor  \nmodel name\t: other\n"),
+            "AMD EPYC 9654 96-Core Processor");
+  // "model" alone is not "model name"; a key that only starts the same is not it either.
+  EXPECT_FALSE(cpu_model_from_proc("model\t\t: 143\nmodel names: x\n").has_value());
+  EXPECT_EQ(cpu_model_from_proc("processor : 0\nBogoMIPS : 50.00\nModel name : Neoverse-V2\n"), "Neoverse-V2");
+  EXPECT_FALSE(cpu_model_from_proc("").has_value());
+  EXPECT_FALSE(cpu_model_from_proc("model name\t:   \n").has_value());
+  EXPECT_EQ(cpu_model_from_proc("model name: Intel(R) Xeon(R) Platinum 8480+"), "Intel(R) Xeon(R) Platinum 8480+");
+}
+
 TEST(Telemetry, NormalizesBusIds) {
   EXPECT_EQ(normalize_pci_bus_id("00000000:00:06.0"), "0000:00:06.0");
   EXPECT_EQ(normalize_pci_bus_id("0000:1B:00.0"), "0000:1b:00.0");

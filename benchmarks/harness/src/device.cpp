@@ -139,6 +139,8 @@ std::map<std::string, std::string> Device::context() const {
   c["pcie_source"] = t.pcie_source.empty() ? "unknown" : t.pcie_source;
   c["ecc"] = t.ecc_enabled ? (*t.ecc_enabled ? "enabled" : "disabled") : "unknown";
   c["throttle_reasons"] = t.clock_event_reasons ? describe_clock_event_reasons(*t.clock_event_reasons) : "unknown";
+  const std::optional<std::string> cpuinfo = RealFileReader().read("/proc/cpuinfo");
+  c["host_cpu"] = or_unknown(cpuinfo ? cpu_model_from_proc(*cpuinfo) : std::nullopt);
   c["gpucheck_commit"] = GPUCHECK_GIT_COMMIT;
   c["gpucheck_suite"] = std::string(to_string(options_.suite));
   c["gpucheck_device_index"] = std::to_string(index_);

@@ -172,6 +172,33 @@ std::optional<std::string> driver_version_from_proc(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<std::string> cpu_model_from_proc(std::string_view cpuinfo) {
+  for (std::string_view key : {"model name", "Model name", "Hardware"}) {
+    std::size_t pos = 0;
+    while (pos < cpuinfo.size()) {
+      std::size_t eol = cpuinfo.find('\n', pos);
+      if (eol == std::string_view::npos) eol = cpuinfo.size();
+      const std::string_view line = cpuinfo.substr(pos, eol - pos);
+      pos = eol + 1;
+      if (line.substr(0, key.size()) != key) continue;
+      const std::size_t colon = line.find(':', key.size());
+      if (colon == std::string_view::npos || line.find_first_not_of(" \t", key.size()) != colon) continue;
+      std::string out;  // collapse runs of blanks
+      for (char ch : line.substr(colon + 1)) {
+        const bool blank = ch == ' ' || ch == '\t' || ch == '\r';
+        if (blank) {
+          if (!out.empty() && out.back() != ' ') out.push_back(' ');
+        } else {
+          out.push_back(ch);
+        }
+      }
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      if (!out.empty()) return out;
+    }
+  }
+  return std::nullopt;
+}
+
 Telemetry read_telemetry(const std::string& pci_bus_id, const NvmlApi* nvml, const FileReader& fs) {
   Telemetry t;
   const std::string bus = normalize_pci_bus_id(pci_bus_id);

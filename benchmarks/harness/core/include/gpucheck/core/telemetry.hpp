@@ -55,6 +55,11 @@ std::string normalize_pci_bus_id(std::string_view id);
 // From the text of /proc/driver/nvidia/version: "580.159.04".
 std::optional<std::string> driver_version_from_proc(std::string_view text);
 
+// From the text of /proc/cpuinfo: the first "model name" (x86) or "Model name"/"CPU part"
+// free-form value, whitespace-collapsed: "AMD EPYC 9654 96-Core Processor". Host-bound cases
+// (launch costs, pageable copies) depend on it, so compare prints it when it changes.
+std::optional<std::string> cpu_model_from_proc(std::string_view cpuinfo);
+
 // Names of the set bits of an NVML clocks-event (throttle) reason mask, comma-separated;
 // "none" for 0. gpu_idle is listed but is not throttling (see is_throttling).
 std::string describe_clock_event_reasons(std::uint64_t mask);
