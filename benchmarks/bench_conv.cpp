@@ -2,14 +2,17 @@
 // count for forward, backward-data and backward-filter) on ResNet-50's layers, NCHW against
 // NHWC (filters KCRS against KRSC, as PyTorch's channels_last), fp32 (strict FMA), tf32,
 // fp16 and bf16 (fp32 compute, like PyTorch). The algorithm is chosen once per (direction,
-// layout, dtype, shape): cudnnFind*Ex measures every algorithm once and ranks them, then the
-// first few usable candidates are timed here back to back (1 warm-up + 5 calls each, CUDA
-// events, stream held by the spin kernel while queued) and the lowest median wins. Find's
+// layout, dtype, shape): cudnnFind*Ex measures every legacy algorithm once and ranks them;
+// the first few usable ones and the first ten execution plans of the graph API's heuristics
+// (conv_graph.hpp: the engines PyTorch's cudnn.benchmark searches) are then timed here back
+// to back (1 warm-up + 5 calls each, CUDA events, stream held by the spin kernel while
+// queued) and the lowest median wins. Find's
 // one-shot ranking alone misleads for multi-kernel algorithms: on an H200 (cuDNN 9.14) it
 // ranked WINOGRAD_NONFUSED first for fp16 n64c64h56w56k64r3s3 (65 TFLOP/s in our loop,
 // PyTorch 130) and FFT_TILING first for tf32 (66 against 86). The choice is cached and
-// recorded in the label ("algo=... ws=... math=... picked=timed(N candidates)", plus
-// "find_first=..." when Find ranked another first), so a regression can be traced to it.
+// recorded in the label ("algo=... ws=... math=..." or "engine=N(graph) ws=... notes=...",
+// then "picked=timed(N candidates)", plus "find_first=..." when Find ranked another legacy
+// algorithm first), so a regression can be traced to it.
 // Before timing, the NCHW result is checked on sampled elements against a double direct
 // convolution, and an NHWC result, transposed back to NCHW, must equal the NCHW one.
 //
@@ -29,6 +32,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -36,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "conv_graph.hpp"
 #include "gpucheck/core/conv_model.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
@@ -59,6 +64,9 @@ constexpr std::size_t kFindWorkspaceBytes = std::size_t{1} << 30;
 // Re-timing Find's candidates: at most this many (in Find's order), each with one warm-up
 // call and kTimedCalls timed ones. A few milliseconds per case at these sizes.
 constexpr std::size_t kMaxTimedCandidates = 6;
+// Execution plans of the graph API timed beside them: the heuristics' first ten, PyTorch's
+// default torch.backends.cudnn.benchmark_limit.
+constexpr std::size_t kMaxGraphPlans = 10;
 constexpr int kTimedCalls = 5;
 // The spin kernel's limit while the timed calls are queued (a stuck host, not work).
 constexpr unsigned long long kSpinTimeoutNs = 2'000'000'000ull;
@@ -186,6 +194,7 @@ class ConvDesc {
 };
 
 struct AlgoChoice {
+  std::shared_ptr<const conv_graph::Plan> plan;  // a graph-API plan; null: the legacy `algo`
   int algo = -1;
   std::size_t workspace = 0;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
@@ -272,24 +281,44 @@ class ConvOp {
     // PyTorch runs with the math type the search reported for the winner; strict fp32 keeps FMA.
     if (c_.dtype != DType::fp32) GPUCHECK_CUDNN(cudnnSetConvolutionMathType(cd_.get(), algo_.math));
     ws_ = harness::DeviceBuffer(algo_.workspace);
+    bound_.reset();
+    if (algo_.plan) bound_.emplace(*algo_.plan, x_.get(), w_.get(), y_.get(), ws_.get());
   }
 
-  void run(cudaStream_t s) const { enqueue(s, algo_.algo, ws_.get(), algo_.workspace); }
+  void run(cudaStream_t s) const {
+    if (bound_) {
+      cudnnHandle_t h = cudnn_handle();
+      GPUCHECK_CUDNN(cudnnSetStream(h, s));
+      bound_->execute(h);
+    } else {
+      enqueue(s, algo_.algo, ws_.get(), algo_.workspace);
+    }
+  }
 
   std::string label() const {
-    std::string l("algo=");
-    l.append(conv_algo_name(c_.dir, algo_.algo));
-    l.push_back('(');
-    l.append(std::to_string(algo_.algo));
-    l.append(") ws=");
-    l.append(std::to_string(algo_.workspace));
-    l.append(" math=");
-    l.append(math_name(algo_.math));
+    std::string l;
+    if (algo_.plan) {
+      l.append("engine=");
+      l.append(std::to_string(algo_.plan->engine));
+      l.append("(graph) ws=");
+      l.append(std::to_string(algo_.workspace));
+      l.append(" notes=");
+      l.append(algo_.plan->notes);
+    } else {
+      l.append("algo=");
+      l.append(conv_algo_name(c_.dir, algo_.algo));
+      l.push_back('(');
+      l.append(std::to_string(algo_.algo));
+      l.append(") ws=");
+      l.append(std::to_string(algo_.workspace));
+      l.append(" math=");
+      l.append(math_name(algo_.math));
+    }
     l.append(algo_.timed > 0 ? " picked=timed(" : " picked=find(");
     l.append(std::to_string(algo_.timed));
     l.append(algo_.timed == 1 ? " candidate)" : " candidates)");
     if (algo_.stalled > 0) l.append(" stalled=" + std::to_string(algo_.stalled));
-    if (algo_.find_first >= 0 && algo_.find_first != algo_.algo) {
+    if (algo_.find_first >= 0 && (algo_.plan || algo_.find_first != algo_.algo)) {
       l.append(" find_first=");
       l.append(conv_algo_name(c_.dir, algo_.find_first));
       l.push_back('(');
@@ -315,7 +344,7 @@ class ConvOp {
         GPUCHECK_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(h, xd_.get(), x_.get(), wd_.get(), w_.get(), cd_.get(),
                                                               yd_.get(), y_.get(), max, &got, perf.data(), ws.get(),
                                                               ws.bytes()));
-        return time_candidates(usable(perf, got, c_.dtype, c_.dir, what), ws);
+        return time_candidates(with_graph_plans(usable(perf, got, c_.dtype, c_.dir, what), h), ws);
       }
       case ConvDir::bwd_data: {
         GPUCHECK_CUDNN(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max));
@@ -323,7 +352,7 @@ class ConvOp {
         GPUCHECK_CUDNN(cudnnFindConvolutionBackwardDataAlgorithmEx(h, wd_.get(), w_.get(), yd_.get(), y_.get(),
                                                                    cd_.get(), xd_.get(), x_.get(), max, &got,
                                                                    perf.data(), ws.get(), ws.bytes()));
-        return time_candidates(usable(perf, got, c_.dtype, c_.dir, what), ws);
+        return time_candidates(with_graph_plans(usable(perf, got, c_.dtype, c_.dir, what), h), ws);
       }
       case ConvDir::bwd_filter: {
         GPUCHECK_CUDNN(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max));
@@ -331,10 +360,44 @@ class ConvOp {
         GPUCHECK_CUDNN(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, xd_.get(), x_.get(), yd_.get(), y_.get(),
                                                                      cd_.get(), wd_.get(), w_.get(), max, &got,
                                                                      perf.data(), ws.get(), ws.bytes()));
-        return time_candidates(usable(perf, got, c_.dtype, c_.dir, what), ws);
+        return time_candidates(with_graph_plans(usable(perf, got, c_.dtype, c_.dir, what), h), ws);
       }
     }
     throw GpuError(what + ": unknown direction");
+  }
+
+  // The graph API's view of this case: logical NCHW/KCRS extents with the layout's strides.
+  conv_graph::ConvSpec graph_spec() const {
+    const ConvShape& sh = c_.shape;
+    auto spec_of = [&](std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w) {
+      conv_graph::TensorSpec t;
+      t.dims = {n, c, h, w};
+      t.strides = c_.layout == ConvLayout::nchw ? std::array<std::int64_t, 4>{c * h * w, h * w, w, 1}
+                                                : std::array<std::int64_t, 4>{h * w * c, 1, w * c, c};
+      return t;
+    };
+    conv_graph::ConvSpec s;
+    s.op = c_.dir == ConvDir::fwd ? conv_graph::Op::fwd
+           : c_.dir == ConvDir::bwd_data ? conv_graph::Op::bwd_data : conv_graph::Op::bwd_filter;
+    s.data = type_;
+    s.x = spec_of(sh.n, sh.c, sh.h, sh.w);
+    s.w = spec_of(sh.k, sh.c, sh.r, sh.s);
+    s.y = spec_of(sh.n, sh.k, sh.p(), sh.q());
+    s.pad = {sh.pad_h(), sh.pad_w()};
+    s.stride = {sh.stride, sh.stride};
+    s.allow_tf32 = c_.dtype != DType::fp32;
+    return s;
+  }
+
+  // Find's usable legacy algorithms followed by the graph API's plans.
+  std::vector<AlgoChoice> with_graph_plans(std::vector<AlgoChoice> cands, cudnnHandle_t h) const {
+    for (conv_graph::Plan& p : conv_graph::find_plans(h, graph_spec(), kFindWorkspaceBytes, kMaxGraphPlans)) {
+      AlgoChoice a;
+      a.workspace = static_cast<std::size_t>(p.workspace);
+      a.plan = std::make_shared<const conv_graph::Plan>(std::move(p));
+      cands.push_back(std::move(a));
+    }
+    return cands;
   }
 
   // One call of this direction with the given algorithm and workspace, on s (the descriptor's
@@ -374,10 +437,24 @@ class ConvOp {
     ev.reserve(static_cast<std::size_t>(kTimedCalls) + 1);
     for (int i = 0; i <= kTimedCalls; ++i) ev.emplace_back();
     int stalled = 0;
+    cudnnHandle_t h = cudnn_handle();
     for (AlgoChoice& a : cands) {
       if (a.workspace > ws.bytes()) throw GpuError(c_.name() + ": candidate workspace exceeds the search's");
-      if (c_.dtype != DType::fp32) GPUCHECK_CUDNN(cudnnSetConvolutionMathType(cd_.get(), a.math));
-      enqueue(s, a.algo, ws.get(), a.workspace);  // warm-up
+      std::optional<conv_graph::Bound> bound;
+      if (a.plan) {
+        bound.emplace(*a.plan, x_.get(), w_.get(), y_.get(), ws.get());
+      } else if (c_.dtype != DType::fp32) {
+        GPUCHECK_CUDNN(cudnnSetConvolutionMathType(cd_.get(), a.math));
+      }
+      const auto call = [&] {
+        if (bound) {
+          GPUCHECK_CUDNN(cudnnSetStream(h, s));
+          bound->execute(h);
+        } else {
+          enqueue(s, a.algo, ws.get(), a.workspace);
+        }
+      };
+      call();  // warm-up
       GPUCHECK_CUDA(cudaMemsetAsync(dev.spin_timed_out(), 0, sizeof(int), s));
       {
         // Releases the stream however this block is left (a throw mid-queue included).
@@ -389,7 +466,7 @@ class ConvOp {
         kernels::spin_until_flag(dev.device_view_of_flag(), dev.spin_timed_out(), kSpinTimeoutNs, s);
         ev[0].record(s);
         for (std::size_t i = 1; i < ev.size(); ++i) {
-          enqueue(s, a.algo, ws.get(), a.workspace);
+          call();
           ev[i].record(s);
         }
       }
@@ -408,7 +485,9 @@ class ConvOp {
       }
       std::sort(ms.begin(), ms.end());
       a.timed_ms = ms[ms.size() / 2];
-      if (!(a.timed_ms > 0)) throw GpuError(c_.name() + ": non-positive time for algorithm " + std::to_string(a.algo));
+      if (!(a.timed_ms > 0))
+        throw GpuError(c_.name() + ": non-positive time for " +
+                       (a.plan ? "engine " + std::to_string(a.plan->engine) : "algorithm " + std::to_string(a.algo)));
     }
     const auto best = std::min_element(cands.begin(), cands.end(),
                                        [](const AlgoChoice& l, const AlgoChoice& r) { return l.timed_ms < r.timed_ms; });
@@ -434,6 +513,7 @@ class ConvOp {
   ConvDesc cd_;
   harness::DeviceBuffer x_, w_, y_, ws_;
   AlgoChoice algo_;
+  std::optional<conv_graph::Bound> bound_;  // the chosen graph plan bound to x_, w_, y_, ws_
 };
 
 // Copies an NCHW-ordered tensor (n, c, h, w) to NHWC order or back (filters: n = k,
