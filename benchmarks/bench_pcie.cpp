@@ -56,8 +56,12 @@ struct PcieCase {
   }
 };
 
-// Host memory of either kind. Pageable memory is plain malloc and every page is touched
-// (memset) so that first-touch faults stay out of the timed copies.
+// Host memory of either kind. Pageable memory is plain malloc. Every page then holds real
+// bytes (the pattern, or 0xFF before a D2H copy) before anything is timed: first-touch faults
+// stay out of the timed copies, and no page is the kernel's shared zero page. (A never-written
+// buffer maps that one page everywhere; pageable H2D from it ran at 19 GB/s on the H200
+// against 7 for real data, since the driver's staging memcpy then reads one cached page:
+// docs/PERFORMANCE.md. malloc + memset(0) can be turned into calloc and stay unwritten.)
 class HostBuffer {
  public:
   HostBuffer(std::size_t bytes, Mem mem) : bytes_(bytes) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: configure, build, run every test (unit + gpu) and each binary's
 # quick suite (the CTest smoke runs), then the PyTorch anchors if a script is given, and
-# leave logs and JSON under $OUT (default ./out). Used for the figures in docs/PERFORMANCE.md.
+# leave logs and JSON under $OUT (default ./out), packed into $OUT/session.tgz. Used for the figures in docs/PERFORMANCE.md.
 # Usage: ci/gpu_session.sh [SOURCE_DIR] [ANCHORS_SCRIPT]
 set -uo pipefail
 src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
@@ -33,20 +33,20 @@ fi
 # PyTorch on the same bmm and convolution cases, timed both ways (ci/torch_reference.py), and
 # gpucheck's full-suite runs of those cases, lined up by `gpucheck compare` (TFLOPS, 5%).
 if [[ ${GPUCHECK_TORCH_REFERENCE:-1} == 1 ]] && python3 -c "import torch" 2>/dev/null; then
+  mkdir -p "$out/reference"
   PYTHONUNBUFFERED=1 python3 "$src/ci/torch_reference.py" --json "$out/results/torch_reference.json" \
     > "$out/torch_reference.log" 2>&1 || echo "torch_reference.py failed (see torch_reference.log)"
   shapes='n64c(64h56w56k64r3s3|256h56w56k64r1s1|128h28w28k128r3s3)/'
   "$build/bin/bench_bmm" --suite full --benchmark_filter='^bmm/strided(_mbk)?/' \
-    --benchmark_out="$out/results/bench_bmm.reference.json" --benchmark_out_format=json > "$out/bmm_reference.log" 2>&1
+    --benchmark_out="$out/reference/bench_bmm.json" --benchmark_out_format=json > "$out/reference_runs.log" 2>&1
   "$build/bin/bench_conv" --suite full --benchmark_filter="^conv/.*/$shapes" \
-    --benchmark_out="$out/results/bench_conv.reference.json" --benchmark_out_format=json > "$out/conv_reference.log" 2>&1
-  for fam in bmm conv; do
-    "$build/bin/gpucheck" compare "$out/results/torch_reference.json" "$out/results/bench_$fam.reference.json" \
-      --metric TFLOPS --threshold 5 --no-thresholds --allow-missing --color never \
-      --out "$out/reference_$fam.md" --format markdown > "$out/reference_$fam.log" 2>&1
-    echo "gpucheck vs PyTorch ($fam, device time): exit $?"; cat "$out/reference_$fam.log"
-  done
+    --benchmark_out="$out/reference/bench_conv.json" --benchmark_out_format=json >> "$out/reference_runs.log" 2>&1
+  "$build/bin/gpucheck" compare "$out/results/torch_reference.json" "$out/reference" --metric TFLOPS --threshold 5 \
+    --no-thresholds --color never --format markdown --out "$out/reference.md" > "$out/reference.log" 2>&1
+  echo "gpucheck vs PyTorch on bmm and conv (device time, 5%): exit $?"
+  cat "$out/reference.log"
 fi
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,clocks_event_reasons.active --format=csv >> "$out/env.log" 2>&1
-(cd "$out" && tar czf results.tgz results && rm -rf results)
+# Everything in one archive (the device tool brings back at most 8 files).
+(cd "$out" && tar czf session.tgz --exclude=session.tgz . && find . -mindepth 1 ! -name session.tgz -delete)
 exit $rc

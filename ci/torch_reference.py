@@ -163,11 +163,16 @@ def conv_cases():
                 cl = torch.channels_last
                 xl, wl, dyl = x.to(memory_format=cl), w.to(memory_format=cl), dy.to(memory_format=cl)
                 ops = {}
+                # The backward passes as autograd runs them: aten.convolution_backward with the
+                # real input and weight (their layout picks cuDNN's), one gradient per call.
+                bwd = torch.ops.aten.convolution_backward
                 for lay, (xx, ww, gg) in (("nchw", (x, w, dy)), ("nhwc", (xl, wl, dyl))):
                     ops[lay] = {
                         "": lambda xx=xx, ww=ww: F.conv2d(xx, ww, padding=pad),
-                        "_bwd_data": lambda ww=ww, gg=gg: torch.nn.grad.conv2d_input(x.shape, ww, gg, padding=pad),
-                        "_bwd_filter": lambda xx=xx, gg=gg: torch.nn.grad.conv2d_weight(xx, w.shape, gg, padding=pad),
+                        "_bwd_data": lambda xx=xx, ww=ww, gg=gg: bwd(gg, xx, ww, None, [1, 1], [pad, pad], [1, 1], False,
+                                                                     [0, 0], 1, [True, False, False])[0],
+                        "_bwd_filter": lambda xx=xx, ww=ww, gg=gg: bwd(gg, xx, ww, None, [1, 1], [pad, pad], [1, 1],
+                                                                       False, [0, 0], 1, [False, True, False])[1],
                     }
                 rtol, atol = TOL[tag]
                 cases = {}
@@ -176,7 +181,7 @@ def conv_cases():
                     red = c * r * r if d != "_bwd_filter" else n * h * h
                     check_close(f"conv/nhwc{d}/{tag}/{shape}", got, ref, rtol, atol * red ** 0.5)
                     for lay in ("nchw", "nhwc"):
-                        what = "F.conv2d" if d == "" else "torch.nn.grad.conv2d_" + ("input" if d == "_bwd_data" else "weight")
+                        what = "F.conv2d" if d == "" else "aten.convolution_backward " + ("input" if d == "_bwd_data" else "weight")
                         cases[f"conv/{lay}{d}/{tag}/{shape}"] = (f"{what} {lay}, cudnn.benchmark", ops[lay][d])
                 return cases
 
