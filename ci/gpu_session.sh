@@ -48,5 +48,8 @@ if [[ ${GPUCHECK_TORCH_REFERENCE:-1} == 1 ]] && python3 -c "import torch" 2>/dev
 fi
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,clocks_event_reasons.active --format=csv >> "$out/env.log" 2>&1
 # Everything in one archive (the device tool brings back at most 8 files).
-(cd "$out" && tar czf session.tgz --exclude=session.tgz . && find . -mindepth 1 ! -name session.tgz -delete)
+pack=$(mktemp --suffix=.tgz)
+if tar czf "$pack" -C "$out" --exclude=./session.tgz .; then
+  find "$out" -mindepth 1 -delete && mv "$pack" "$out/session.tgz"
+fi
 exit $rc
