@@ -28,6 +28,20 @@ struct Fd {
   }
 };
 
+// Writes all of `data` to `fd`, retrying short writes and EINTR.
+Status write_all(int fd, const std::string& path, std::string_view data) {
+  std::size_t put = 0;
+  while (put < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + put, data.size() - put);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return sys_error(path, "cannot write");
+    }
+    put += static_cast<std::size_t>(n);
+  }
+  return Done{};
+}
+
 }  // namespace
 
 FileSystem::Kind RealFileSystem::kind(const std::string& path) const {
@@ -79,15 +93,7 @@ Expected<std::vector<std::string>> RealFileSystem::list(const std::string& dir) 
 Status RealFileSystem::write(const std::string& path, std::string_view data) {
   Fd f(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (f.fd < 0) return sys_error(path, "cannot create");
-  std::size_t put = 0;
-  while (put < data.size()) {
-    const ssize_t n = ::write(f.fd, data.data() + put, data.size() - put);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return sys_error(path, "cannot write");
-    }
-    put += static_cast<std::size_t>(n);
-  }
+  if (Status st = write_all(f.fd, path, data); !st) return st;
   // The rename that follows must never expose a file whose bytes are not on the disk yet.
   if (::fsync(f.fd) != 0) return sys_error(path, "cannot flush");
   const int fd = f.fd;
@@ -99,16 +105,7 @@ Status RealFileSystem::write(const std::string& path, std::string_view data) {
 Status RealFileSystem::append(const std::string& path, std::string_view data) {
   Fd f(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   if (f.fd < 0) return sys_error(path, "cannot open for appending");
-  std::size_t put = 0;
-  while (put < data.size()) {
-    const ssize_t n = ::write(f.fd, data.data() + put, data.size() - put);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return sys_error(path, "cannot write");
-    }
-    put += static_cast<std::size_t>(n);
-  }
-  return Done{};
+  return write_all(f.fd, path, data);
 }
 
 Status RealFileSystem::rename(const std::string& from, const std::string& to) {
