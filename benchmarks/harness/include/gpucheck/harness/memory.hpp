@@ -18,14 +18,16 @@ class MoveOnly {
   MoveOnly& operator=(const MoveOnly&) = delete;
 };
 
-class DeviceBuffer : MoveOnly<DeviceBuffer> {
+// Device or pinned host memory: one owner shape, the allocation calls from Space.
+template <typename Space>
+class Buffer : MoveOnly<Buffer<Space>> {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-    if (bytes) GPUCHECK_CUDA(cudaMalloc(&p_, bytes));
+  Buffer() = default;
+  explicit Buffer(std::size_t bytes, unsigned flags = Space::kDefaultFlags) : bytes_(bytes) {
+    if (bytes) Space::allocate(&p_, bytes, flags);
   }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+  Buffer(Buffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+  Buffer& operator=(Buffer&& o) noexcept {
     if (this != &o) {
       reset();
       p_ = std::exchange(o.p_, nullptr);
@@ -33,9 +35,9 @@ class DeviceBuffer : MoveOnly<DeviceBuffer> {
     }
     return *this;
   }
-  ~DeviceBuffer() { reset(); }
+  ~Buffer() { reset(); }
   void reset() noexcept {
-    if (p_) GPUCHECK_CUDA_NOEXCEPT(cudaFree(p_));
+    if (p_) Space::release(p_);
     p_ = nullptr;
     bytes_ = 0;
   }
@@ -49,36 +51,20 @@ class DeviceBuffer : MoveOnly<DeviceBuffer> {
   std::size_t bytes_ = 0;
 };
 
-class PinnedBuffer : MoveOnly<PinnedBuffer> {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(std::size_t bytes, unsigned flags = cudaHostAllocDefault) : bytes_(bytes) {
-    if (bytes) GPUCHECK_CUDA(cudaHostAlloc(&p_, bytes, flags));
-  }
-  PinnedBuffer(PinnedBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    if (this != &o) {
-      reset();
-      p_ = std::exchange(o.p_, nullptr);
-      bytes_ = std::exchange(o.bytes_, 0);
-    }
-    return *this;
-  }
-  ~PinnedBuffer() { reset(); }
-  void reset() noexcept {
-    if (p_) GPUCHECK_CUDA_NOEXCEPT(cudaFreeHost(p_));
-    p_ = nullptr;
-    bytes_ = 0;
-  }
-  void* get() const { return p_; }
-  template <typename T>
-  T* as() const { return static_cast<T*>(p_); }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  void* p_ = nullptr;
-  std::size_t bytes_ = 0;
+struct DeviceSpace {
+  static constexpr unsigned kDefaultFlags = 0;  // unused: cudaMalloc takes none
+  static void allocate(void** p, std::size_t bytes, unsigned /*flags*/) { GPUCHECK_CUDA(cudaMalloc(p, bytes)); }
+  static void release(void* p) noexcept { GPUCHECK_CUDA_NOEXCEPT(cudaFree(p)); }
 };
+
+struct PinnedSpace {
+  static constexpr unsigned kDefaultFlags = cudaHostAllocDefault;
+  static void allocate(void** p, std::size_t bytes, unsigned flags) { GPUCHECK_CUDA(cudaHostAlloc(p, bytes, flags)); }
+  static void release(void* p) noexcept { GPUCHECK_CUDA_NOEXCEPT(cudaFreeHost(p)); }
+};
+
+using DeviceBuffer = Buffer<DeviceSpace>;  // cudaMalloc
+using PinnedBuffer = Buffer<PinnedSpace>;  // cudaHostAlloc (flags: cudaHostAllocDefault)
 
 class Stream : MoveOnly<Stream> {
  public:
