@@ -3,10 +3,10 @@
 // NHWC (filters KCRS against KRSC, as PyTorch's channels_last), fp32 (strict FMA), tf32,
 // fp16 and bf16 (fp32 compute, like PyTorch). The algorithm is chosen once per (direction,
 // layout, dtype, shape): cudnnFind*Ex measures every legacy algorithm once and ranks them;
-// the first few usable ones and the first ten execution plans of the graph API's heuristics
-// (conv_graph.hpp: the engines PyTorch's cudnn.benchmark searches) are then timed here back
-// to back (1 warm-up + 5 calls each, CUDA events, stream held by the spin kernel while
-// queued) and the lowest median wins. Find's
+// the first few usable ones and the execution plans of the graph API's heuristics and
+// fallback list (conv_graph.hpp: the engines PyTorch's cudnn.benchmark searches) are then
+// timed here back to back (1 warm-up + 5 calls each, CUDA events, stream held by the spin
+// kernel while queued) and the lowest median wins. Find's
 // one-shot ranking alone misleads for multi-kernel algorithms: on an H200 (cuDNN 9.14) it
 // ranked WINOGRAD_NONFUSED first for fp16 n64c64h56w56k64r3s3 (65 TFLOP/s in our loop,
 // PyTorch 130) and FFT_TILING first for tf32 (66 against 86). The choice is cached and
@@ -64,8 +64,9 @@ constexpr std::size_t kFindWorkspaceBytes = std::size_t{1} << 30;
 // Re-timing Find's candidates: at most this many (in Find's order), each with one warm-up
 // call and kTimedCalls timed ones. A few milliseconds per case at these sizes.
 constexpr std::size_t kMaxTimedCandidates = 6;
-// Execution plans of the graph API timed beside them: the heuristics' first ten, PyTorch's
-// default torch.backends.cudnn.benchmark_limit.
+// Execution plans of the graph API timed beside them: the heuristics' first ten (PyTorch's
+// default torch.backends.cudnn.benchmark_limit), then up to ten more engines of the fallback
+// list.
 constexpr std::size_t kMaxGraphPlans = 10;
 constexpr int kTimedCalls = 5;
 // The spin kernel's limit while the timed calls are queued (a stuck host, not work).
@@ -203,6 +204,7 @@ struct AlgoChoice {
   int timed = 0;        // candidates timed to choose it
   int find_first = -1;  // the algorithm Find ranked first among the usable ones
   int stalled = 0;      // candidates left out because queuing their calls stalled
+  std::string graph_note;  // why the graph API offered no plan (empty when it did)
 };
 
 // The cudnn.benchmark cache: one search per case name.
@@ -318,6 +320,7 @@ class ConvOp {
     l.append(std::to_string(algo_.timed));
     l.append(algo_.timed == 1 ? " candidate)" : " candidates)");
     if (algo_.stalled > 0) l.append(" stalled=" + std::to_string(algo_.stalled));
+    if (!algo_.graph_note.empty()) l.append(" graph_plans=none(" + algo_.graph_note + ")");
     if (algo_.find_first >= 0 && (algo_.plan || algo_.find_first != algo_.algo)) {
       l.append(" find_first=");
       l.append(conv_algo_name(c_.dir, algo_.find_first));
@@ -389,9 +392,17 @@ class ConvOp {
     return s;
   }
 
-  // Find's usable legacy algorithms followed by the graph API's plans.
-  std::vector<AlgoChoice> with_graph_plans(std::vector<AlgoChoice> cands, cudnnHandle_t h) const {
-    for (conv_graph::Plan& p : conv_graph::find_plans(h, graph_spec(), kFindWorkspaceBytes, kMaxGraphPlans)) {
+  // Find's usable legacy algorithms followed by the graph API's plans. A cuDNN that rejects the
+  // graph (another version's attributes) leaves the legacy search alone, and the label says so.
+  std::vector<AlgoChoice> with_graph_plans(std::vector<AlgoChoice> cands, cudnnHandle_t h) {
+    std::vector<conv_graph::Plan> plans;
+    try {
+      plans = conv_graph::find_plans(h, graph_spec(), kFindWorkspaceBytes, kMaxGraphPlans);
+      graph_note_ = plans.empty() ? "no usable plan" : "";
+    } catch (const GpuError& e) {
+      graph_note_ = e.what();
+    }
+    for (conv_graph::Plan& p : plans) {
       AlgoChoice a;
       a.workspace = static_cast<std::size_t>(p.workspace);
       a.plan = std::make_shared<const conv_graph::Plan>(std::move(p));
@@ -497,6 +508,7 @@ class ConvOp {
     chosen.timed = static_cast<int>(cands.size());
     chosen.stalled = stalled;
     chosen.find_first = cands.front().algo;
+    chosen.graph_note = graph_note_;
     return chosen;
   }
 
@@ -514,6 +526,7 @@ class ConvOp {
   harness::DeviceBuffer x_, w_, y_, ws_;
   AlgoChoice algo_;
   std::optional<conv_graph::Bound> bound_;  // the chosen graph plan bound to x_, w_, y_, ws_
+  std::string graph_note_;                  // set by with_graph_plans
 };
 
 // Copies an NCHW-ordered tensor (n, c, h, w) to NHWC order or back (filters: n = k,
