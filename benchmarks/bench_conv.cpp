@@ -3,10 +3,10 @@
 // NHWC (filters KCRS against KRSC, as PyTorch's channels_last), fp32 (strict FMA), tf32,
 // fp16 and bf16 (fp32 compute, like PyTorch). The algorithm is chosen once per (direction,
 // layout, dtype, shape): cudnnFind*Ex measures every legacy algorithm once and ranks them;
-// the first few usable ones and the execution plans of the graph API's heuristics and
-// fallback list (conv_graph.hpp: the engines PyTorch's cudnn.benchmark searches) are then
-// timed here back to back (1 warm-up + 5 calls each, CUDA events, stream held by the spin
-// kernel while queued) and the lowest median wins. Find's
+// the first few usable ones and the first ten execution plans of the graph API's heuristics
+// (conv_graph.hpp: the engines PyTorch's cudnn.benchmark searches) are then timed here back
+// to back (1 warm-up + 5 calls each, CUDA events, stream held by the spin kernel while
+// queued) and the lowest median wins. Find's
 // one-shot ranking alone misleads for multi-kernel algorithms: on an H200 (cuDNN 9.14) it
 // ranked WINOGRAD_NONFUSED first for fp16 n64c64h56w56k64r3s3 (65 TFLOP/s in our loop,
 // PyTorch 130) and FFT_TILING first for tf32 (66 against 86). The choice is cached and
@@ -64,9 +64,10 @@ constexpr std::size_t kFindWorkspaceBytes = std::size_t{1} << 30;
 // Re-timing Find's candidates: at most this many (in Find's order), each with one warm-up
 // call and kTimedCalls timed ones. A few milliseconds per case at these sizes.
 constexpr std::size_t kMaxTimedCandidates = 6;
-// Execution plans of the graph API timed beside them: the heuristics' first ten (PyTorch's
-// default torch.backends.cudnn.benchmark_limit), then up to ten more engines of the fallback
-// list.
+// Execution plans of the graph API timed beside them: the heuristics' first ten, PyTorch's
+// default torch.backends.cudnn.benchmark_limit (the fallback list fills in when filters leave
+// fewer). Up to ten more fallback engines were tried on the H200: no case got faster and the
+// quick suite's search took 6 s longer.
 constexpr std::size_t kMaxGraphPlans = 10;
 constexpr int kTimedCalls = 5;
 // The spin kernel's limit while the timed calls are queued (a stuck host, not work).

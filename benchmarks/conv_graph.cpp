@@ -173,12 +173,8 @@ std::vector<Plan> find_plans(cudnnHandle_t h, const ConvSpec& spec, std::size_t 
   std::vector<Plan> out;
   std::set<std::int64_t> engines_seen;
   for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
-    // The heuristics' first max_plans, then every engine of the fallback list not yet offered
-    // (up to max_plans more): where filters leave few heuristic plans (fp32 without TF32),
-    // the fallback list is where the candidates are.
-    const std::size_t limit = mode == CUDNN_HEUR_MODE_A ? max_plans : out.size() + max_plans;
     for (const auto& cfg : heuristics(g, mode)) {
-      if (out.size() >= limit) break;
+      if (out.size() >= max_plans) return out;
       const EngineInfo e = engine_info(*cfg);
       if (mode == CUDNN_HEUR_MODE_FALLBACK && engines_seen.count(e.index)) continue;
       if (has(e, CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS) || has(e, CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION))

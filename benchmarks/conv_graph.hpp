@@ -51,8 +51,8 @@ struct Plan {
   std::string notes;           // its numerical notes: "tensor_core,winograd" or "none"
 };
 
-// Plans for the convolution, in the heuristics' order: mode A's first max_plans, then up to
-// max_plans engines of the fallback list not already offered. Left out, like PyTorch's filter: engines
+// Plans for the convolution, in the heuristics' order (mode A, then the fallback list's
+// engines not already offered), at most max_plans. Left out, like PyTorch's filter: engines
 // that down-convert inputs, that reduce in reduced precision (our cases accumulate in fp32),
 // and on float data without TF32, engines on tensor cores; and plans needing more than
 // max_workspace bytes. Uses the same op graph for every plan.
