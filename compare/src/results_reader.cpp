@@ -13,7 +13,7 @@
 namespace gpucheck::compare {
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 // Markers standing in for the bare tokens gbench writes and JSON forbids. They start with a
 // control character, which a JSON string can only hold escaped, so no real name collides.
@@ -111,24 +111,24 @@ std::string entry_ref(std::size_t index, const json& e) {
 
 // Time in ns from an entry that must hold a measured time.
 Expected<double> read_time_ns(const std::string& src, std::size_t index, const json& e) {
-  const std::string ref = entry_ref(index, e);
+  // The entry's reference is built only for an error (this runs for every entry).
+  const auto fail = [&](const std::string& what) { return Error{src, entry_ref(index, e) + ": " + what}; };
   const auto rt = e.find("real_time");
-  if (rt == e.end()) return Error{src, ref + ": no real_time"};
+  if (rt == e.end()) return fail("no real_time");
   const auto v = as_double(*rt);
-  if (!v) return Error{src, ref + ": real_time is " + type_name(*rt) + ", expected a number"};
-  if (std::isnan(*v)) return Error{src, ref + ": real_time is NaN"};
-  if (!std::isfinite(*v)) return Error{src, ref + ": real_time is infinite"};
-  if (*v < 0) return Error{src, ref + ": real_time is negative"};
-  if (*v == 0) return Error{src, ref + ": real_time is zero (and the run is not marked as errored)"};
+  if (!v) return fail("real_time is " + type_name(*rt) + ", expected a number");
+  if (std::isnan(*v)) return fail("real_time is NaN");
+  if (!std::isfinite(*v)) return fail("real_time is infinite");
+  if (*v < 0) return fail("real_time is negative");
+  if (*v == 0) return fail("real_time is zero (and the run is not marked as errored)");
   const auto tu = e.find("time_unit");
-  if (tu == e.end()) return Error{src, ref + ": no time_unit"};
-  if (!tu->is_string()) return Error{src, ref + ": time_unit is " + type_name(*tu) + ", expected a string"};
+  if (tu == e.end()) return fail("no time_unit");
+  if (!tu->is_string()) return fail("time_unit is " + type_name(*tu) + ", expected a string");
   const auto scale = ns_per_unit(tu->get_ref<const std::string&>());
   if (!scale)
-    return Error{src, ref + ": unknown time_unit \"" + printable(tu->get_ref<const std::string&>()) +
-                          "\" (expected ns, us, ms or s)"};
+    return fail("unknown time_unit \"" + printable(tu->get_ref<const std::string&>()) + "\" (expected ns, us, ms or s)");
   const double ns = *v * *scale;
-  if (!std::isfinite(ns)) return Error{src, ref + ": real_time overflows when converted to ns"};
+  if (!std::isfinite(ns)) return fail("real_time overflows when converted to ns");
   return ns;
 }
 
