@@ -3,6 +3,8 @@
 # quick suite (the CTest smoke runs), then the PyTorch anchors if a script is given, and
 # leave logs and JSON under $OUT (default ./out), packed into $OUT/session.tgz. Used for the figures in docs/PERFORMANCE.md.
 # Usage: ci/gpu_session.sh [SOURCE_DIR] [ANCHORS_SCRIPT]
+# Where PyTorch is installed it also runs ci/torch_reference.py beside gpucheck's bmm and conv
+# cases (about two minutes; GPUCHECK_TORCH_REFERENCE=0 skips it). BUILD_DIR sets the build.
 set -uo pipefail
 src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 anchors=${2:-}
