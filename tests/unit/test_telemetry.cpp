@@ -15,6 +15,12 @@ class FakeFiles final : public FileReader {
     if (it == files.end()) return std::nullopt;
     return it->second;
   }
+  std::map<std::string, std::string> links;  // path -> canonical path
+  std::optional<std::string> canonical(const std::string& path) const override {
+    auto it = links.find(path);
+    if (it == links.end()) return std::nullopt;
+    return it->second;
+  }
 };
 
 class FakeNvml final : public NvmlApi {
@@ -25,6 +31,7 @@ class FakeNvml final : public NvmlApi {
     const_cast<FakeNvml*>(this)->seen_bus_id = bus;
     *t = fill;
   }
+  std::vector<GpuActivity> activity() const override { return {}; }
 };
 
 constexpr const char* kDir = "/sys/bus/pci/devices/0000:00:06.0/";
@@ -88,6 +95,47 @@ TEST(Telemetry, CpuModelFromProc) {
   EXPECT_FALSE(cpu_model_from_proc("").has_value());
   EXPECT_FALSE(cpu_model_from_proc("model name\t:   \n").has_value());
   EXPECT_EQ(cpu_model_from_proc("model name: Intel(R) Xeon(R) Platinum 8480+"), "Intel(R) Xeon(R) Platinum 8480+");
+}
+
+TEST(Telemetry, HostCpuAddsFamilyModelSteppingWhereCpuinfoHasThem) {
+  const char* vm = "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n"
+                   "model name\t: Intel(R) Xeon(R) Processor\nstepping\t: 8\n";
+  EXPECT_EQ(host_cpu_from_proc(vm), "Intel(R) Xeon(R) Processor (family 6 model 143 stepping 8)");
+  // Another generation behind the same generic name is another host CPU.
+  const char* other = "cpu family\t: 6\nmodel\t\t: 207\nmodel name\t: Intel(R) Xeon(R) Processor\nstepping\t: 2\n";
+  EXPECT_NE(host_cpu_from_proc(vm), host_cpu_from_proc(other));
+  // Arm: no family/model lines, the name alone.
+  EXPECT_EQ(host_cpu_from_proc("processor : 0\nModel name : Neoverse-V2\n"), "Neoverse-V2");
+  EXPECT_FALSE(host_cpu_from_proc("").has_value());
+}
+
+TEST(Telemetry, SlotLinkComesFromTheUpstreamPort) {
+  FakeFiles fs;
+  fs.links["/sys/bus/pci/devices/0000:4e:00.0"] = "/sys/devices/pci0000:40/0000:40:01.1/0000:4e:00.0";
+  fs.files["/sys/devices/pci0000:40/0000:40:01.1/max_link_speed"] = "16.0 GT/s PCIe\n";
+  fs.files["/sys/devices/pci0000:40/0000:40:01.1/max_link_width"] = "16\n";
+  Telemetry t = read_telemetry("00000000:4E:00.0", nullptr, fs);
+  EXPECT_EQ(t.pcie_gen_slot_max, 4);  // a Gen4 slot caps a Gen5 card
+  EXPECT_EQ(t.pcie_width_slot_max, 16);
+}
+
+TEST(Telemetry, NoUpstreamPortOnARootComplexDevice) {
+  EXPECT_EQ(pcie_upstream_port("/sys/devices/pci0000:40/0000:40:01.1/0000:4e:00.0"),
+            "/sys/devices/pci0000:40/0000:40:01.1");
+  EXPECT_EQ(pcie_upstream_port("/sys/devices/pci0000:00/0000:00:06.0"), std::nullopt);  // a VM's GPU
+  EXPECT_EQ(pcie_upstream_port("0000:00:06.0"), std::nullopt);
+  EXPECT_EQ(pcie_upstream_port(""), std::nullopt);
+  FakeFiles fs;
+  fs.links["/sys/bus/pci/devices/0000:00:06.0"] = "/sys/devices/pci0000:00/0000:00:06.0";
+  Telemetry t = read_telemetry("0000:00:06.0", nullptr, fs);
+  EXPECT_FALSE(t.pcie_gen_slot_max.has_value());
+}
+
+TEST(Telemetry, ProcessNameFromProcComm) {
+  FakeFiles fs;
+  fs.files["/proc/4242/comm"] = "python3\n";
+  EXPECT_EQ(process_name(4242, fs), "python3");
+  EXPECT_EQ(process_name(1, fs), "");
 }
 
 TEST(Telemetry, NormalizesBusIds) {

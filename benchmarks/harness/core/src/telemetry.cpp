@@ -1,6 +1,8 @@
 #include "gpucheck/core/telemetry.hpp"
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
 
 #include <array>
 #include <cctype>
@@ -19,6 +21,12 @@ std::optional<std::string> RealFileReader::read(const std::string& path) const {
   return ss.str();
 }
 
+std::optional<std::string> RealFileReader::canonical(const std::string& path) const {
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf) == nullptr) return std::nullopt;
+  return std::string(buf);
+}
+
 namespace {
 
 // NVML's C ABI, declared here because the build machine has no nvml.h. Only the calls
@@ -26,7 +34,19 @@ namespace {
 using nvmlReturn_t = int;
 using nvmlDevice_t = void*;
 constexpr nvmlReturn_t kNvmlSuccess = 0;
+constexpr nvmlReturn_t kNvmlInsufficientSize = 7;
 constexpr int kClockSm = 1, kClockMem = 2, kTemperatureGpu = 0;
+constexpr int kMemoryErrorUncorrected = 1, kCounterVolatile = 0, kCounterAggregate = 1;
+
+// nvmlUtilization_t and nvmlProcessInfo_v2_t, as nvml.h lays them out.
+struct NvmlUtilization {
+  unsigned gpu, memory;
+};
+struct NvmlProcessInfoV2 {
+  unsigned pid;
+  unsigned long long used_gpu_memory;
+  unsigned gpu_instance_id, compute_instance_id;
+};
 
 struct NvmlFns {
   nvmlReturn_t (*init)() = nullptr;
@@ -44,6 +64,17 @@ struct NvmlFns {
   nvmlReturn_t (*width_max)(nvmlDevice_t, unsigned*) = nullptr;
   nvmlReturn_t (*ecc)(nvmlDevice_t, int*, int*) = nullptr;
   nvmlReturn_t (*reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
+  nvmlReturn_t (*gen_gpu_max)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*power)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*ecc_errors)(nvmlDevice_t, int, int, unsigned long long*) = nullptr;
+  nvmlReturn_t (*remapped)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
+  nvmlReturn_t (*retired_pending)(nvmlDevice_t, int*) = nullptr;
+  nvmlReturn_t (*count)(unsigned*) = nullptr;
+  nvmlReturn_t (*by_index)(unsigned, nvmlDevice_t*) = nullptr;
+  nvmlReturn_t (*name)(nvmlDevice_t, char*, unsigned) = nullptr;
+  nvmlReturn_t (*utilization)(nvmlDevice_t, NvmlUtilization*) = nullptr;
+  nvmlReturn_t (*processes)(nvmlDevice_t, unsigned*, NvmlProcessInfoV2*) = nullptr;
+  nvmlReturn_t (*process_name)(unsigned, char*, unsigned) = nullptr;
 };
 
 template <typename F>
@@ -92,11 +123,74 @@ class DlNvml final : public NvmlApi {
     t->pcie_gen_max = positive(get(f_.gen_max));
     t->pcie_width_current = positive(get(f_.width_cur));
     t->pcie_width_max = positive(get(f_.width_max));
+    t->pcie_gen_gpu_max = positive(get(f_.gen_gpu_max));
     if (t->pcie_gen_current && t->pcie_width_current) t->pcie_source = "nvml";
+    if (auto mw = get(f_.power)) t->power_W = *mw / 1000.0;
+    unsigned long long count = 0;
+    if (f_.ecc_errors && f_.ecc_errors(dev, kMemoryErrorUncorrected, kCounterVolatile, &count) == kNvmlSuccess)
+      t->ecc_uncorrected_volatile = count;
+    if (f_.ecc_errors && f_.ecc_errors(dev, kMemoryErrorUncorrected, kCounterAggregate, &count) == kNvmlSuccess)
+      t->ecc_uncorrected_aggregate = count;
+    unsigned corr = 0, unc = 0, pending_rows = 0, failed = 0;
+    if (f_.remapped && f_.remapped(dev, &corr, &unc, &pending_rows, &failed) == kNvmlSuccess) {
+      t->remapped_rows_correctable = corr;
+      t->remapped_rows_uncorrectable = unc;
+      t->remapped_rows_pending = pending_rows != 0;
+      t->remapped_rows_failure = failed != 0;
+    }
+    int retired = 0;
+    if (f_.retired_pending && f_.retired_pending(dev, &retired) == kNvmlSuccess) t->retired_pages_pending = retired != 0;
     int cur = 0, pending = 0;
     if (f_.ecc && f_.ecc(dev, &cur, &pending) == kNvmlSuccess) t->ecc_enabled = cur != 0;
     unsigned long long mask = 0;
     if (f_.reasons && f_.reasons(dev, &mask) == kNvmlSuccess) t->clock_event_reasons = mask;
+  }
+
+  std::vector<GpuActivity> activity() const override {
+    std::vector<GpuActivity> out;
+    unsigned n = 0;
+    if (!f_.count || !f_.by_index || f_.count(&n) != kNvmlSuccess) return out;
+    for (unsigned i = 0; i < n; ++i) {
+      nvmlDevice_t dev = nullptr;
+      if (f_.by_index(i, &dev) != kNvmlSuccess) continue;
+      GpuActivity a;
+      a.nvml_index = i;
+      std::array<char, 96> buf{};
+      if (f_.name && f_.name(dev, buf.data(), buf.size()) == kNvmlSuccess) a.name = buf.data();
+      buf.fill(0);
+      if (f_.uuid && f_.uuid(dev, buf.data(), buf.size()) == kNvmlSuccess) a.uuid = buf.data();
+      NvmlUtilization u{};
+      if (f_.utilization && f_.utilization(dev, &u) == kNvmlSuccess) {
+        a.utilization_gpu_pct = u.gpu;
+        a.utilization_mem_pct = u.memory;
+      }
+      if (f_.processes) {
+        std::vector<NvmlProcessInfoV2> infos(16);
+        for (int attempt = 0; attempt < 4; ++attempt) {
+          unsigned count = static_cast<unsigned>(infos.size());
+          const nvmlReturn_t r = f_.processes(dev, &count, infos.data());
+          if (r == kNvmlInsufficientSize && count > infos.size()) {
+            infos.resize(count + 8);  // processes may start between the two calls
+            continue;
+          }
+          if (r != kNvmlSuccess) break;
+          RealFileReader fs;
+          for (unsigned p = 0; p < count && p < infos.size(); ++p) {
+            GpuProcess gp;
+            gp.pid = infos[p].pid;
+            gp.used_bytes = infos[p].used_gpu_memory;
+            std::array<char, 256> name{};
+            if (f_.process_name && f_.process_name(gp.pid, name.data(), name.size()) == kNvmlSuccess)
+              gp.name = name.data();
+            if (gp.name.empty()) gp.name = process_name(gp.pid, fs);
+            a.processes.push_back(std::move(gp));
+          }
+          break;
+        }
+      }
+      out.push_back(std::move(a));
+    }
+    return out;
   }
 
  private:
@@ -131,6 +225,17 @@ std::unique_ptr<NvmlApi> load_nvml(std::string* err) {
   bind(lib, "nvmlDeviceGetEccMode", &f.ecc);
   bind(lib, "nvmlDeviceGetCurrentClocksEventReasons", &f.reasons);
   if (!f.reasons) bind(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &f.reasons);
+  bind(lib, "nvmlDeviceGetGpuMaxPcieLinkGeneration", &f.gen_gpu_max);
+  bind(lib, "nvmlDeviceGetPowerUsage", &f.power);
+  bind(lib, "nvmlDeviceGetTotalEccErrors", &f.ecc_errors);
+  bind(lib, "nvmlDeviceGetRemappedRows", &f.remapped);
+  bind(lib, "nvmlDeviceGetRetiredPagesPendingStatus", &f.retired_pending);
+  bind(lib, "nvmlDeviceGetCount_v2", &f.count);
+  bind(lib, "nvmlDeviceGetHandleByIndex_v2", &f.by_index);
+  bind(lib, "nvmlDeviceGetName", &f.name);
+  bind(lib, "nvmlDeviceGetUtilizationRates", &f.utilization);
+  bind(lib, "nvmlDeviceGetComputeRunningProcesses_v2", &f.processes);
+  bind(lib, "nvmlSystemGetProcessName", &f.process_name);
   if (!f.init || f.init() != kNvmlSuccess) {
     dlclose(lib);
     *err = "NVML is present but nvmlInit_v2 failed";
@@ -172,33 +277,6 @@ std::optional<std::string> driver_version_from_proc(std::string_view text) {
   return std::nullopt;
 }
 
-std::optional<std::string> cpu_model_from_proc(std::string_view cpuinfo) {
-  for (std::string_view key : {"model name", "Model name", "Hardware"}) {
-    std::size_t pos = 0;
-    while (pos < cpuinfo.size()) {
-      std::size_t eol = cpuinfo.find('\n', pos);
-      if (eol == std::string_view::npos) eol = cpuinfo.size();
-      const std::string_view line = cpuinfo.substr(pos, eol - pos);
-      pos = eol + 1;
-      if (line.substr(0, key.size()) != key) continue;
-      const std::size_t colon = line.find(':', key.size());
-      if (colon == std::string_view::npos || line.find_first_not_of(" \t", key.size()) != colon) continue;
-      std::string out;  // collapse runs of blanks
-      for (char ch : line.substr(colon + 1)) {
-        const bool blank = ch == ' ' || ch == '\t' || ch == '\r';
-        if (blank) {
-          if (!out.empty() && out.back() != ' ') out.push_back(' ');
-        } else {
-          out.push_back(ch);
-        }
-      }
-      while (!out.empty() && out.back() == ' ') out.pop_back();
-      if (!out.empty()) return out;
-    }
-  }
-  return std::nullopt;
-}
-
 Telemetry read_telemetry(const std::string& pci_bus_id, const NvmlApi* nvml, const FileReader& fs) {
   Telemetry t;
   const std::string bus = normalize_pci_bus_id(pci_bus_id);
@@ -223,9 +301,92 @@ Telemetry read_telemetry(const std::string& pci_bus_id, const NvmlApi* nvml, con
       t.pcie_source = "sysfs";
     }
   }
+  // The slot: the upstream port's own maximum (a Gen5 card in a Gen4 slot trains at Gen4).
+  if (auto dev_path = fs.canonical("/sys/bus/pci/devices/" + bus))
+    if (auto port = pcie_upstream_port(*dev_path)) {
+      if (auto s = fs.read(*port + "/max_link_speed")) t.pcie_gen_slot_max = pcie_gen_from_sysfs_speed(*s);
+      if (auto s = fs.read(*port + "/max_link_width")) t.pcie_width_slot_max = pcie_width_from_sysfs(*s);
+    }
   if (!t.driver_version)
     if (auto s = fs.read("/proc/driver/nvidia/version")) t.driver_version = driver_version_from_proc(*s);
   return t;
+}
+
+namespace {
+// "0000:00:01.0": domain:bus:device.function in hex.
+bool is_pci_function(std::string_view s) {
+  if (s.size() != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.') return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i == 4 || i == 7 || i == 10) continue;
+    if (!std::isxdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  return true;
+}
+
+// The value of the first "key : value" line of /proc/cpuinfo whose key is exactly `key`.
+std::optional<std::string> cpuinfo_field(std::string_view cpuinfo, std::string_view key) {
+  std::size_t pos = 0;
+  while (pos < cpuinfo.size()) {
+    std::size_t eol = cpuinfo.find('\n', pos);
+    if (eol == std::string_view::npos) eol = cpuinfo.size();
+    const std::string_view line = cpuinfo.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (line.substr(0, key.size()) != key) continue;
+    const std::size_t colon = line.find(':', key.size());
+    if (colon == std::string_view::npos || line.find_first_not_of(" \t", key.size()) != colon) continue;
+    std::string out;  // collapse runs of blanks
+    for (char ch : line.substr(colon + 1)) {
+      const bool blank = ch == ' ' || ch == '\t' || ch == '\r';
+      if (blank) {
+        if (!out.empty() && out.back() != ' ') out.push_back(' ');
+      } else {
+        out.push_back(ch);
+      }
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    if (!out.empty()) return out;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<std::string> pcie_upstream_port(std::string_view path) {
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos || slash == 0) return std::nullopt;
+  const std::string_view parent = path.substr(0, slash);
+  const std::size_t pslash = parent.rfind('/');
+  const std::string_view parent_name = pslash == std::string_view::npos ? parent : parent.substr(pslash + 1);
+  if (!is_pci_function(parent_name)) return std::nullopt;
+  return std::string(parent);
+}
+
+std::optional<std::string> cpu_model_from_proc(std::string_view cpuinfo) {
+  for (std::string_view key : {"model name", "Model name", "Hardware"})
+    if (auto v = cpuinfo_field(cpuinfo, key)) return v;
+  return std::nullopt;
+}
+
+std::string process_name(unsigned pid, const FileReader& fs) {
+  auto comm = fs.read("/proc/" + std::to_string(pid) + "/comm");
+  if (!comm) return {};
+  std::string s = *comm;
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+std::optional<std::string> host_cpu_from_proc(std::string_view cpuinfo) {
+  std::optional<std::string> model = cpu_model_from_proc(cpuinfo);
+  if (!model) return std::nullopt;
+  const auto family = cpuinfo_field(cpuinfo, "cpu family");
+  const auto number = cpuinfo_field(cpuinfo, "model");
+  const auto stepping = cpuinfo_field(cpuinfo, "stepping");
+  if (family && number) {
+    *model += " (family " + *family + " model " + *number;
+    if (stepping) *model += " stepping " + *stepping;
+    *model += ")";
+  }
+  return model;
 }
 
 namespace {

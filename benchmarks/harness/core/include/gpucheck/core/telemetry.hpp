@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpucheck {
 
@@ -16,10 +17,14 @@ class FileReader {
  public:
   virtual ~FileReader() = default;
   virtual std::optional<std::string> read(const std::string& path) const = 0;
+  // The path with every symbolic link resolved (realpath); nullopt when it does not exist.
+  // sysfs names a PCI device by a link into the bus hierarchy: its parent is the slot's port.
+  virtual std::optional<std::string> canonical(const std::string& path) const = 0;
 };
 class RealFileReader final : public FileReader {
  public:
   std::optional<std::string> read(const std::string& path) const override;
+  std::optional<std::string> canonical(const std::string& path) const override;
 };
 
 struct Telemetry {
@@ -30,8 +35,33 @@ struct Telemetry {
   std::optional<unsigned> temperature_C;
   std::optional<int> pcie_gen_current, pcie_gen_max, pcie_width_current, pcie_width_max;
   std::string pcie_source;  // "nvml", "sysfs" or "" when unknown
+  // The link the GPU itself can train (NVML's GPU max) and the one the slot's port offers
+  // (sysfs, the upstream bridge): pcie_*_max above is what NVML reports for the pair.
+  std::optional<int> pcie_gen_gpu_max, pcie_gen_slot_max, pcie_width_slot_max;
+  std::optional<double> power_W;  // board power draw now
   std::optional<bool> ecc_enabled;
   std::optional<std::uint64_t> clock_event_reasons;  // NVML's throttle-reason bit mask
+  // Memory health: uncorrectable ECC errors since the driver loaded (volatile) and over the
+  // card's life (aggregate); rows remapped, pending a remap (needs a reset) or failed to remap.
+  std::optional<std::uint64_t> ecc_uncorrected_volatile, ecc_uncorrected_aggregate;
+  std::optional<unsigned> remapped_rows_correctable, remapped_rows_uncorrectable;
+  std::optional<bool> remapped_rows_pending, remapped_rows_failure;
+  std::optional<bool> retired_pages_pending;  // pre-Ampere page retirement
+};
+
+// Another process using a GPU, as NVML lists it.
+struct GpuProcess {
+  unsigned pid = 0;
+  std::string name;            // "" when NVML and /proc cannot tell
+  std::uint64_t used_bytes = 0;
+};
+
+// What a GPU is busy with right now: who uses it and how much.
+struct GpuActivity {
+  unsigned nvml_index = 0;     // NVML's order (PCI order; CUDA's may differ: match by uuid)
+  std::string name, uuid;
+  std::optional<unsigned> utilization_gpu_pct, utilization_mem_pct;
+  std::vector<GpuProcess> processes;  // compute processes, this one included if it has a context
 };
 
 // The NVML calls gpucheck uses, read-only (nothing here changes a card's settings).
@@ -40,6 +70,8 @@ class NvmlApi {
   virtual ~NvmlApi() = default;
   // Fills what NVML knows for the device with that PCI bus id; leaves the rest empty.
   virtual void query(const std::string& pci_bus_id, Telemetry* t) const = 0;
+  // Every GPU NVML sees, with its utilisation and compute processes.
+  virtual std::vector<GpuActivity> activity() const = 0;
 };
 
 // dlopen("libnvidia-ml.so.1"); nullptr with a reason in *err when NVML is not there.
@@ -59,6 +91,18 @@ std::optional<std::string> driver_version_from_proc(std::string_view text);
 // free-form value, whitespace-collapsed: "AMD EPYC 9654 96-Core Processor". Host-bound cases
 // (launch costs, pageable copies) depend on it, so compare prints it when it changes.
 std::optional<std::string> cpu_model_from_proc(std::string_view cpuinfo);
+// The host CPU as results record it (`host_cpu`): the model name and, where /proc/cpuinfo
+// has them (x86), family, model and stepping, which tell CPU generations apart when a VM
+// shows a generic name ("Intel(R) Xeon(R) Processor (family 6 model 143 stepping 8)").
+std::optional<std::string> host_cpu_from_proc(std::string_view cpuinfo);
+
+// The GPU's upstream port in sysfs, from the device's canonical path
+// ("/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0" -> "/sys/devices/pci0000:00/0000:00:01.0"):
+// nullopt when the parent is not a PCI function (a root-complex device, as in many VMs).
+std::optional<std::string> pcie_upstream_port(std::string_view canonical_device_path);
+
+// Host-side names of GPU processes: /proc/<pid>/comm, trimmed ("" when unreadable).
+std::string process_name(unsigned pid, const FileReader& fs);
 
 // Names of the set bits of an NVML clocks-event (throttle) reason mask, comma-separated;
 // "none" for 0. gpu_idle is listed but is not throttling (see is_throttling).
