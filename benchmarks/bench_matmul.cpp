@@ -5,16 +5,24 @@
 // before it is timed; pct_of_peak is against the SKU's dense datasheet figure. FP16 vs FP32
 // is read off the dtype axis.
 //
-// Two ways to read a rate. `cublaslt` is a burst: 5 warm-up calls, then 20 timed, about what
-// a framework step and PyTorch's own timing see, before the board's power limiter acts.
-// `cublaslt_sustained` keeps the tensor cores busy for 1 s first and then measures for 1 s:
-// on an H200 a bf16 GEMM draws past the 700 W cap within ~100 ms and the SM clock falls from
-// 1980 to ~1530 MHz (seen on the device; the case's sm_clock_MHz and throttled counters say
-// so). The burst figure compares with other tools; the ratio of the two shows power capping.
+// Two ways to read a rate. `cublaslt` is a burst: 5 warm-up calls, then at least 20 timed
+// (more, up to 0.1 s, while the noise is over target), about what a framework step and
+// PyTorch's own timing see, before the board's power limiter acts. `cublaslt_sustained`
+// keeps the tensor cores busy for 1 s first and then measures for 1 s: on an H200 a bf16
+// GEMM draws past the 700 W cap within ~100 ms and the SM clock falls from 1980 to ~1530 MHz
+// (seen on the device; the case's sm_clock_MHz and throttled counters say so). The burst
+// figure compares with other tools; the ratio of the two shows power capping.
+// `burn` (suite burn, `gpucheck accept --burn`): bf16 8192^3 GEMMs for --burn-seconds, every
+// result compared bit for bit with the first verified one (silent corruption under load is
+// an error), the SM clock and temperature tracked.
 #include <cublasLt.h>
 
+#include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,22 +30,26 @@
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check.hpp"
+#include "gpucheck/harness/device.hpp"
+#include "gpucheck/harness/libraries.hpp"
 #include "gpucheck/harness/main.hpp"
 #include "gpucheck/harness/registry.hpp"
-#include "gpucheck/harness/timing.hpp"
 #include "gpucheck/kernels/fill.cuh"
 #include "gpucheck/kernels/verify.cuh"
 
 namespace gpucheck {
 namespace {
 
+enum class Load { burst, sustained, burn };
+
 struct GemmCase {
   DType dtype;
   std::int64_t m, n, k;
-  bool sustained = false;
+  Load load = Load::burst;
   double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
   std::string name() const {
-    return bench_name({"matmul", sustained ? "cublaslt_sustained" : "cublaslt", to_string(dtype), shape_mnk(m, n, k)});
+    const char* variant = load == Load::burst ? "cublaslt" : load == Load::sustained ? "cublaslt_sustained" : "burn";
+    return bench_name({"matmul", variant, to_string(dtype), shape_mnk(m, n, k)});
   }
 };
 
@@ -58,22 +70,29 @@ LtTypes lt_types(DType t) {
   }
 }
 
-cublasLtHandle_t lt_handle() {
-  static cublasLtHandle_t h = [] {
-    cublasLtHandle_t x = nullptr;
-    GPUCHECK_CUBLAS(cublasLtCreate(&x));
-    return x;
-  }();
-  return h;
-}
+// One cuBLASLt handle for the binary, owned by the registry (destroyed before the device).
+class LtHandle {
+ public:
+  LtHandle() { GPUCHECK_CUBLAS(cublasLtCreate(&h_)); }
+  ~LtHandle() {
+    if (h_) cublasLtDestroy(h_);
+  }
+  LtHandle(const LtHandle&) = delete;
+  LtHandle& operator=(const LtHandle&) = delete;
+  cublasLtHandle_t get() const { return h_; }
+
+ private:
+  cublasLtHandle_t h_ = nullptr;
+};
 
 constexpr std::size_t kWorkspaceBytes = 64u << 20;
 
 // Owns the descriptors of one GEMM D = A^T B (column-major), its operands and the chosen
 // algorithm.
-class Gemm {
+class Gemm : public harness::Op {
  public:
-  explicit Gemm(const GemmCase& c) : c_(c), types_(lt_types(c.dtype)) {
+  Gemm(const GemmCase& c, harness::Device& dev, cublasLtHandle_t lt)
+      : c_(c), types_(lt_types(c.dtype)), dev_(dev), lt_(lt) {
     const std::size_t in_bytes = storage_bytes(c.dtype == DType::tf32 ? DType::fp32 : c.dtype);
     const std::size_t out_bytes = storage_bytes(types_.out);
     a_ = harness::DeviceBuffer(in_bytes * c.k * c.m);
@@ -81,7 +100,7 @@ class Gemm {
     d_ = harness::DeviceBuffer(out_bytes * c.m * c.n);
     ws_ = harness::DeviceBuffer(kWorkspaceBytes);
     seed_ = std::random_device{}();
-    cudaStream_t s = harness::Device::get().stream();
+    cudaStream_t s = dev_.stream();
     kernels::fill_uniform(a_.get(), c.k * c.m, c.dtype, seed_, -1.f, 1.f, s);
     kernels::fill_uniform(b_.get(), c.k * c.n, c.dtype, seed_ + 1, -1.f, 1.f, s);
 
@@ -102,12 +121,12 @@ class Gemm {
     std::size_t ws = kWorkspaceBytes;
     GPUCHECK_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
     int found = 0;
-    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt_handle(), op_, la_, lb_, ld_, ld_, pref, 1, &heur_, &found);
+    cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt_, op_, la_, lb_, ld_, ld_, pref, 1, &heur_, &found);
     cublasLtMatmulPreferenceDestroy(pref);
     GPUCHECK_CUBLAS(st);
     if (found == 0) throw GpuError("matmul: cuBLASLt found no algorithm for " + c.name());
   }
-  ~Gemm() {
+  ~Gemm() override {
     if (ld_) cublasLtMatrixLayoutDestroy(ld_);
     if (lb_) cublasLtMatrixLayoutDestroy(lb_);
     if (la_) cublasLtMatrixLayoutDestroy(la_);
@@ -116,16 +135,16 @@ class Gemm {
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
 
-  void run(cudaStream_t s) const {
+  void run(cudaStream_t s) override {
     const float alpha = 1.f, beta = 0.f;
-    GPUCHECK_CUBLAS(cublasLtMatmul(lt_handle(), op_, &alpha, a_.get(), la_, b_.get(), lb_, &beta, d_.get(), ld_,
+    GPUCHECK_CUBLAS(cublasLtMatmul(lt_, op_, &alpha, a_.get(), la_, b_.get(), lb_, &beta, d_.get(), ld_,
                                    d_.get(), ld_, &heur_.algo, ws_.get(), kWorkspaceBytes, s));
   }
 
   // Poisons D, runs once, and checks 16 x 16 sampled outputs against a double reference
   // computed from the stored inputs.
-  void verify_or_throw() const {
-    cudaStream_t s = harness::Device::get().stream();
+  void verify() override {
+    cudaStream_t s = dev_.stream();
     kernels::poison(d_.get(), d_.bytes(), s);
     run(s);
     std::mt19937_64 rng(seed_);
@@ -166,7 +185,7 @@ class Gemm {
 
   // "algo=<id> tile=<id> stages=<id> splitk=<n> ws=<bytes>": traces a regression to an
   // algorithm change.
-  std::string label() const {
+  std::string label() const override {
     int id = -1, tile = -1, stages = -1, splitk = -1;
     std::size_t w = 0;
     cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof id, &w);
@@ -177,9 +196,19 @@ class Gemm {
            " splitk=" + std::to_string(splitk) + " ws=" + std::to_string(heur_.workspaceSize);
   }
 
+  void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
+    if (auto peak = dev_.peak_tflops(c_.dtype)) state.counters["pct_of_peak"] = 100.0 * c_.flops() / m.per_call_s / 1e12 / *peak;
+  }
+
+ protected:
+  const harness::DeviceBuffer& d() const { return d_; }
+  harness::Device& device() const { return dev_; }
+
  private:
   GemmCase c_;
   LtTypes types_;
+  harness::Device& dev_;
+  cublasLtHandle_t lt_;
   harness::DeviceBuffer a_, b_, d_, ws_;
   std::uint64_t seed_ = 0;
   cublasLtMatmulDesc_t op_ = nullptr;
@@ -187,48 +216,148 @@ class Gemm {
   cublasLtMatmulHeuristicResult_t heur_{};
 };
 
-void matmul(benchmark::State& state, const GemmCase& c) {
-  Gemm gemm(c);
-  gemm.verify_or_throw();
-  harness::TimingOptions opt;
-  opt.warmup_calls = 5;
-  opt.warmup_ms = c.sustained ? 1000 : 0;
-  const harness::Timing t = harness::time_on_stream(state, [&](cudaStream_t s) { gemm.run(s); }, opt);
-  state.counters["TFLOPS"] = harness::tflops(c.flops(), t);
-  if (auto peak = harness::Device::get().peak_tflops(c.dtype))
-    state.counters["pct_of_peak"] = 100.0 * harness::tflops(c.flops(), t) / *peak;
-  state.SetLabel(gemm.label());
+// Burn: every call's result is compared, on the device and without a sync, with the first
+// verified result; a single differing word makes the case an error. Clocks and temperature
+// are the engine's readings plus a full telemetry read between samples (at most once a second).
+class BurnGemm final : public Gemm {
+ public:
+  BurnGemm(const GemmCase& c, harness::Device& dev, cublasLtHandle_t lt)
+      : Gemm(c, dev, lt), reference_(d().bytes()), mismatches_(sizeof(unsigned long long)) {}
+
+  void verify() override {
+    Gemm::verify();  // against the host reference; d() now holds a checked result
+    GPUCHECK_CUDA(cudaMemcpyAsync(reference_.get(), d().get(), d().bytes(), cudaMemcpyDeviceToDevice, device().stream()));
+    GPUCHECK_CUDA(cudaMemsetAsync(mismatches_.get(), 0, mismatches_.bytes(), device().stream()));
+    GPUCHECK_CUDA(cudaStreamSynchronize(device().stream()));
+  }
+  void run(cudaStream_t s) override {
+    Gemm::run(s);
+    kernels::add_differing_words(d().get(), reference_.get(), d().bytes(), mismatches_.as<unsigned long long>(), s);
+    ++calls_;
+  }
+  void verify_after() override {
+    unsigned long long bad = 0;
+    GPUCHECK_CUDA(cudaMemcpy(&bad, mismatches_.get(), sizeof bad, cudaMemcpyDeviceToHost));
+    if (bad != 0)
+      throw VerificationError("burn: " + std::to_string(bad) + " 16-byte words of the result differed from the "
+                              "verified one over " + std::to_string(calls_) + " GEMMs (silent corruption under load)");
+  }
+  void watch() {  // between samples: temperature, at most once a second
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_watch_ < std::chrono::seconds(1)) return;
+    last_watch_ = now;
+    const Telemetry t = device().refresh_telemetry();
+    if (t.temperature_C && (!temperature_max_ || *t.temperature_C > *temperature_max_)) temperature_max_ = t.temperature_C;
+  }
+  void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
+    Gemm::add_counters(state, m);
+    state.counters["iterations"] = static_cast<double>(calls_);
+    state.counters["mismatches"] = 0;  // verify_after threw otherwise
+    if (m.sampled.sm_clock_MHz) state.counters["sm_clock_min_MHz"] = *m.sampled.sm_clock_MHz;
+    if (temperature_max_) state.counters["temperature_max_C"] = *temperature_max_;
+  }
+
+ private:
+  harness::DeviceBuffer reference_, mismatches_;
+  std::uint64_t calls_ = 0;
+  std::optional<unsigned> temperature_max_;
+  std::chrono::steady_clock::time_point last_watch_{};
+};
+
+// How each load is measured: a burst stays ahead of the power limiter; sustained and burn
+// load the GPU first and then measure for a fixed time.
+harness::MeasureOptions measure_for(Load load, const harness::Registry& r, double burn_seconds) {
+  harness::MeasureOptions o = r.defaults();
+  o.plan.warmup_calls = 5;
+  switch (load) {
+    case Load::burst:
+      o.plan.warmup_s = 0;
+      o.plan.stop.min_samples = 20;
+      o.plan.stop.max_time_s = 0.1;
+      break;
+    case Load::sustained:
+      o.plan.warmup_s = 1.0;
+      o.plan.stop.min_time_s = 1.0;
+      o.plan.stop.max_time_s = 1.0;
+      o.plan.stop.target_cv = o.plan.stop.target_rel_ci = 0;  // the whole second, whatever the noise
+      break;
+    case Load::burn:
+      o.plan.warmup_s = 0.5;
+      o.plan.stop.min_time_s = burn_seconds;
+      o.plan.stop.max_time_s = burn_seconds;
+      o.plan.stop.target_cv = o.plan.stop.target_rel_ci = 0;
+      break;
+  }
+  return o;
+}
+
+std::vector<GemmCase> cases_for(Suite suite) {
+  const std::vector<DType> dtypes{DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8e4m3};
+  std::vector<GemmCase> cases;
+  switch (suite) {
+    case Suite::full:
+      for (DType t : dtypes) {
+        for (std::int64_t n : {1024, 2048, 4096, 8192, 16384}) cases.push_back({t, n, n, n});
+        // Transformer shapes (m = tokens): MLP up and down projections of 8B- and 70B-class
+        // models, and a skinny decode step (16 tokens).
+        for (auto [m, n, k] : {std::array<std::int64_t, 3>{4096, 14336, 4096}, {4096, 4096, 14336},
+                               {8192, 28672, 8192}, {8192, 8192, 28672}, {16, 28672, 8192}})
+          cases.push_back({t, m, n, k});
+      }
+      cases.push_back({DType::bf16, 8192, 8192, 8192, Load::sustained});
+      break;
+    case Suite::quick:
+      for (DType t : dtypes) cases.push_back({t, 8192, 8192, 8192});
+      cases.push_back({DType::bf16, 4096, 14336, 4096});
+      cases.push_back({DType::bf16, 16, 28672, 8192});
+      cases.push_back({DType::bf16, 8192, 8192, 8192, Load::sustained});
+      break;
+    case Suite::accept:
+      for (DType t : {DType::tf32, DType::fp16, DType::bf16, DType::fp8e4m3}) cases.push_back({t, 8192, 8192, 8192});
+      break;
+    case Suite::burn:
+      cases.push_back({DType::bf16, 8192, 8192, 8192, Load::burn});
+      break;
+  }
+  return cases;
+}
+
+void register_cases(harness::Registry& r) {
+  harness::record_cublas_version();
+  harness::Device& dev = r.device();
+  const LtHandle& lt = r.keep<LtHandle>();
+  const double burn_seconds = dev.options().burn_seconds;
+  for (const GemmCase& c : cases_for(dev.suite())) {
+    if (c.dtype == DType::fp8e4m3 && dev.compute_capability() < 89) {
+      r.add_unsupported(c.name(), "fp8 GEMMs need compute capability 8.9 or newer (this GPU is " +
+                                      std::to_string(dev.compute_capability() / 10) + "." +
+                                      std::to_string(dev.compute_capability() % 10) + ")");
+      continue;
+    }
+    harness::Case hc;
+    hc.name = c.name();
+    hc.rates = {harness::tflops(c.flops())};
+    hc.measure = measure_for(c.load, r, burn_seconds);
+    if (c.load == Load::burn) {
+      auto burn = std::make_shared<BurnGemm*>(nullptr);  // the op of this case, for the watch
+      hc.setup = [c, &dev, &lt, burn] {
+        auto op = std::make_unique<BurnGemm>(c, dev, lt.get());
+        *burn = op.get();
+        return std::unique_ptr<harness::Op>(std::move(op));
+      };
+      hc.measure.between_samples = [burn] {
+        if (*burn) (*burn)->watch();
+      };
+    } else {
+      hc.setup = [c, &dev, &lt] { return std::make_unique<Gemm>(c, dev, lt.get()); };
+    }
+    r.add(std::move(hc));
+  }
 }
 
 }  // namespace
-
-void harness::register_benchmarks(Device& device) {
-  std::vector<DType> dtypes{DType::fp32, DType::tf32, DType::fp16, DType::bf16};
-  if (device.compute_capability() >= 89) dtypes.push_back(DType::fp8e4m3);  // Ada, Hopper and later
-
-  std::vector<GemmCase> cases;
-  for (DType t : dtypes) {
-    if (device.full()) {
-      for (std::int64_t n : {1024, 2048, 4096, 8192, 16384}) cases.push_back({t, n, n, n});
-      // Transformer shapes (m = tokens): MLP up and down projections of 8B- and 70B-class
-      // models, and a skinny decode step (16 tokens).
-      for (auto [m, n, k] : {std::array<std::int64_t, 3>{4096, 14336, 4096}, {4096, 4096, 14336},
-                             {8192, 28672, 8192}, {8192, 8192, 28672}, {16, 28672, 8192}})
-        cases.push_back({t, m, n, k});
-    } else {
-      cases.push_back({t, 8192, 8192, 8192});
-    }
-  }
-  if (!device.full()) {
-    cases.push_back({DType::bf16, 4096, 14336, 4096});
-    cases.push_back({DType::bf16, 16, 28672, 8192});
-  }
-  cases.push_back({DType::bf16, 8192, 8192, 8192, true});
-  for (const GemmCase& c : cases) {
-    auto* b = register_case(c.name(), [c](benchmark::State& s) { matmul(s, c); });
-    if (c.sustained) b->MinTime(1.0);
-    else b->Iterations(20);
-  }
-}
-
 }  // namespace gpucheck
+
+int main(int argc, char** argv) {
+  return gpucheck::harness::run_family(argc, argv, {"matmul", gpucheck::register_cases, {}, {}});
+}

@@ -1,4 +1,6 @@
 #include <cmath>
+#include <cstdint>
+#include <stdexcept>
 
 #include "dtype_traits.cuh"
 #include "gpucheck/check_cuda.hpp"
@@ -59,6 +61,16 @@ __global__ void pattern_kernel(const std::uint8_t* data, std::size_t n, std::uin
        i += std::size_t{gridDim.x} * blockDim.x)
     local += data[i] != detail::pattern_byte(seed, i);
   if (local) atomicAdd(bad, local);
+}
+
+__global__ void differing_words_kernel(const uint4* a, const uint4* b, std::size_t words, unsigned long long* count) {
+  unsigned long long local = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < words;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    const uint4 x = a[i], y = b[i];
+    local += (x.x != y.x) | (x.y != y.y) | (x.z != y.z) | (x.w != y.w);
+  }
+  if (local) atomicAdd(count, local);
 }
 
 template <typename T>
@@ -135,6 +147,16 @@ std::uint64_t count_pattern_mismatches(const void* data, std::size_t bytes, std:
   GPUCHECK_CUDA(cudaMemcpyAsync(&host, bad.p, sizeof host, cudaMemcpyDeviceToHost, stream));
   GPUCHECK_CUDA(cudaStreamSynchronize(stream));
   return host;
+}
+
+void add_differing_words(const void* a, const void* b, std::size_t bytes, unsigned long long* count,
+                         cudaStream_t stream) {
+  if (bytes % 16 != 0 || reinterpret_cast<std::uintptr_t>(a) % 16 != 0 || reinterpret_cast<std::uintptr_t>(b) % 16 != 0)
+    throw std::invalid_argument("add_differing_words: buffers must be 16-byte aligned and sized");
+  if (bytes == 0) return;
+  differing_words_kernel<<<blocks_for(bytes / 16, 2048), kThreads, 0, stream>>>(
+      static_cast<const uint4*>(a), static_cast<const uint4*>(b), bytes / 16, count);
+  GPUCHECK_CUDA_LAUNCH("differing_words_kernel");
 }
 
 std::vector<double> to_host_double(const void* src, std::size_t n, DType t, cudaStream_t stream) {

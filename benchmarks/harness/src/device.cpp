@@ -1,11 +1,8 @@
 #include "gpucheck/harness/device.hpp"
 
-#include <cublasLt.h>
-#include <cudnn.h>
-#include <nccl.h>
-
 #include <array>
 #include <cstdio>
+#include <stdexcept>
 
 #ifndef GPUCHECK_GIT_COMMIT
 #define GPUCHECK_GIT_COMMIT "unknown"
@@ -13,11 +10,6 @@
 
 namespace gpucheck::harness {
 namespace {
-std::unique_ptr<Device>& instance() {
-  static std::unique_ptr<Device> d;
-  return d;
-}
-
 std::string version_triplet(int v, int major_div, int minor_div) {
   // CUDA encodes 13000 as 13.0 (major*1000 + minor*10); cuDNN 91400 as 9.14.0.
   return std::to_string(v / major_div) + "." + std::to_string((v % major_div) / minor_div);
@@ -31,47 +23,41 @@ std::string or_unknown(const std::optional<T>& v) {
 }
 }  // namespace
 
-Device& Device::init(const Options& options) {
-  auto d = std::unique_ptr<Device>(new Device());
-  d->options_ = options;
-  d->index_ = options.device;
-  GPUCHECK_CUDA(cudaSetDevice(d->index_));
-  GPUCHECK_CUDA(cudaGetDeviceProperties(&d->props_, d->index_));
-  d->stream_ = Stream();
+Device::Device(const Options& options) : index_(options.device), options_(options) {
+  GPUCHECK_CUDA(cudaSetDevice(index_));
+  GPUCHECK_CUDA(cudaGetDeviceProperties(&props_, index_));
+  stream_ = Stream();
 
   std::array<char, 32> bus{};
-  GPUCHECK_CUDA(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), d->index_));
-  d->pci_bus_id_ = normalize_pci_bus_id(bus.data());
+  GPUCHECK_CUDA(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), index_));
+  pci_bus_id_ = normalize_pci_bus_id(bus.data());
 
   std::string err;
   const std::string specs_path = resolve_specs_path(options);
-  if (SpecDb::load(specs_path, &d->specs_, &err)) {
-    d->spec_ = d->specs_.lookup(d->props_.name);
-    if (!d->spec_) d->spec_note_ = std::string("no entry for '") + d->props_.name + "' in " + specs_path;
+  if (SpecDb::load(specs_path, &specs_, &err)) {
+    spec_ = specs_.lookup(props_.name);
+    if (!spec_) spec_note_ = std::string("no entry for '") + props_.name + "' in " + specs_path;
+  } else if (!options.specs_path.empty()) {
+    throw std::invalid_argument(err);  // asked for by name: a typo must not pass silently
   } else {
-    d->spec_note_ = err;
+    spec_note_ = err;
   }
-  if (!d->spec_) std::fprintf(stderr, "gpucheck: pct_of_peak unavailable: %s\n", d->spec_note_.c_str());
+  if (!spec_) std::fprintf(stderr, "gpucheck: pct_of_peak unavailable: %s\n", spec_note_.c_str());
 
-  d->nvml_ = load_nvml(&err);
-  d->telemetry_ = read_telemetry(d->pci_bus_id_, d->nvml_.get(), RealFileReader());
+  nvml_ = load_nvml(&nvml_note_);
+  telemetry_ = read_telemetry(pci_bus_id_, nvml_.get(), RealFileReader());
 
-  d->flag_buffer_ = PinnedBuffer(sizeof(int), cudaHostAllocMapped);
-  d->host_flag_ = d->flag_buffer_.as<int>();
-  *d->host_flag_ = 1;
+  // Portable and mapped: spin kernels on every device of the process poll the same flag.
+  flag_buffer_ = PinnedBuffer(2 * sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable);
+  int* flags = flag_buffer_.as<int>();
+  flags[0] = 1;  // released
+  flags[1] = 0;  // no timeout
   void* dev_ptr = nullptr;
-  GPUCHECK_CUDA(cudaHostGetDevicePointer(&dev_ptr, d->flag_buffer_.get(), 0));
-  d->dev_flag_ = static_cast<volatile int*>(dev_ptr);
-  d->timed_out_ = DeviceBuffer(sizeof(int));
-  GPUCHECK_CUDA(cudaMemset(d->timed_out_.get(), 0, sizeof(int)));
-
-  instance() = std::move(d);
-  return *instance();
-}
-
-Device& Device::get() {
-  if (!instance()) throw GpuError("gpucheck: Device::get() before Device::init()");
-  return *instance();
+  GPUCHECK_CUDA(cudaHostGetDevicePointer(&dev_ptr, flag_buffer_.get(), 0));
+  hold_.host = flags;
+  hold_.host_timed_out = flags + 1;
+  hold_.device_view = static_cast<volatile int*>(dev_ptr);
+  hold_.device_timed_out = static_cast<int*>(dev_ptr) + 1;
 }
 
 std::optional<double> Device::peak_tflops(DType t) const {
@@ -81,6 +67,14 @@ std::optional<double> Device::peak_tflops(DType t) const {
 
 Telemetry Device::refresh_telemetry() const {
   return read_telemetry(pci_bus_id_, nvml_.get(), RealFileReader());
+}
+
+std::optional<ClockReading> Device::read_clock() const {
+  if (!nvml_) return std::nullopt;
+  Telemetry t;
+  nvml_->query_clock(pci_bus_id_, &t);
+  if (!t.sm_clock_MHz && !t.clock_event_reasons) return std::nullopt;
+  return ClockReading{t.sm_clock_MHz.value_or(0), t.clock_event_reasons.value_or(0)};
 }
 
 void Device::flush_l2(cudaStream_t s) {
@@ -115,17 +109,6 @@ std::map<std::string, std::string> Device::context() const {
   int v = 0;
   c["cuda_driver_api"] = cudaDriverGetVersion(&v) == cudaSuccess ? version_triplet(v, 1000, 10) : "unknown";
   c["cuda_runtime"] = cudaRuntimeGetVersion(&v) == cudaSuccess ? version_triplet(v, 1000, 10) : "unknown";
-  const std::size_t lt = cublasLtGetVersion();  // e.g. 130100 -> 13.1.0
-  c["cublas_version"] = std::to_string(lt / 10000) + "." + std::to_string((lt / 100) % 100) + "." +
-                        std::to_string(lt % 100);
-  const std::size_t dnn = cudnnGetVersion();  // 91400 -> 9.14.0
-  c["cudnn_version"] = std::to_string(dnn / 10000) + "." + std::to_string((dnn / 100) % 100) + "." +
-                       std::to_string(dnn % 100);
-  int nccl = 0;
-  c["nccl_version"] = ncclGetVersion(&nccl) == ncclSuccess
-                          ? std::to_string(nccl / 10000) + "." + std::to_string((nccl / 100) % 100) + "." +
-                                std::to_string(nccl % 100)
-                          : "unknown";
   c["sm_clock_MHz"] = or_unknown(t.sm_clock_MHz);
   c["sm_clock_max_MHz"] = or_unknown(t.sm_clock_max_MHz);
   c["mem_clock_MHz"] = or_unknown(t.mem_clock_MHz);
@@ -155,6 +138,7 @@ std::map<std::string, std::string> Device::context() const {
   c["gpucheck_commit"] = GPUCHECK_GIT_COMMIT;
   c["gpucheck_suite"] = std::string(to_string(options_.suite));
   c["gpucheck_device_index"] = std::to_string(index_);
+  c["nvml"] = nvml_ ? "loaded" : "unavailable: " + nvml_note_;
   return c;
 }
 

@@ -1,24 +1,82 @@
+#include "gpucheck/harness/main.hpp"
+
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "gpucheck/core/options.hpp"
-#include "gpucheck/harness/main.hpp"
+#include "gpucheck/harness/device.hpp"
 #include "gpucheck/harness/registry.hpp"
 
-int main(int argc, char** argv) {
-  using namespace gpucheck;
+namespace gpucheck::harness {
+namespace {
+
+// Console output for processes that should print nothing (MPI ranks other than 0).
+class NullReporter final : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+
+// Google Benchmark writes --benchmark_out as it goes; a killed run would leave a truncated
+// file that a later compare trips on. It writes to FILE.partial-PID instead, renamed to FILE
+// once every case ran.
+class AtomicOut {
+ public:
+  AtomicOut(int argc, char** argv) {
+    constexpr std::string_view flag = "--benchmark_out=";
+    for (int i = 1; i < argc; ++i) {
+      const std::string_view a = argv[i];
+      if (a.substr(0, flag.size()) != flag || a.size() == flag.size()) continue;
+      final_ = std::string(a.substr(flag.size()));
+      partial_ = final_ + ".partial-" + std::to_string(::getpid());
+      arg_ = std::string(flag) + partial_;
+      argv[i] = arg_.data();
+    }
+  }
+  ~AtomicOut() {
+    if (!committed_ && !partial_.empty()) std::remove(partial_.c_str());
+  }
+  AtomicOut(const AtomicOut&) = delete;
+  AtomicOut& operator=(const AtomicOut&) = delete;
+  // Returns false with a reason when the file could not be put in place.
+  bool commit(std::string* err) {
+    if (final_.empty()) return true;
+    if (std::rename(partial_.c_str(), final_.c_str()) != 0) {
+      *err = "cannot write " + final_ + ": " + std::strerror(errno);
+      return false;
+    }
+    committed_ = true;
+    return true;
+  }
+
+ private:
+  std::string final_, partial_, arg_;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+int run_family(int argc, char** argv, const Family& family) {
   Options options;
   std::string err;
   if (!parse_options(&argc, argv, &options, &err)) {
     std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
     return 2;
   }
+  if (family.take_args && !family.take_args(&argc, argv, &err)) {
+    std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
+    return 2;
+  }
   if (options.help) std::fputs(options_help(argv[0]).c_str(), stdout);  // gbench adds its own
-  if (harness::preprocess_args) harness::preprocess_args(&argc, argv);
 
   int count = 0;
   if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
@@ -33,20 +91,36 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  AtomicOut out(argc, argv);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
+  int failed = 0;
+  std::size_t ran = 0;
   try {
-    harness::Device& device = harness::Device::init(options);
+    Device device(options);
     for (const auto& [key, value] : device.context()) benchmark::AddCustomContext(key, value);
-    harness::register_benchmarks(device);
+    Registry registry(device);
+    family.register_cases(registry);
+    const bool prints = !family.prints || family.prints();
+    NullReporter quiet;
+    ran = prints ? benchmark::RunSpecifiedBenchmarks() : benchmark::RunSpecifiedBenchmarks(&quiet);
+    failed = registry.failed();
+    benchmark::ClearRegisteredBenchmarks();  // their bodies refer to the registry
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpucheck: %s\n", e.what());
     return 2;
   }
-  benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  const int failed = harness::failed_cases();
+  if (ran == 0) {
+    std::fprintf(stderr, "gpucheck: no %s case matches --benchmark_filter in the %s suite\n",
+                 std::string(family.name).c_str(), std::string(to_string(options.suite)).c_str());
+    return 2;
+  }
+  if (!out.commit(&err)) {
+    std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
+    return 2;
+  }
   if (failed > 0) {
     std::fprintf(stderr, "gpucheck: %d case%s failed (see error_message in the output)\n", failed,
                  failed == 1 ? "" : "s");
@@ -54,3 +128,5 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace gpucheck::harness

@@ -14,6 +14,13 @@ class GpuError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A case this device, driver or library cannot run (fp8 on an A100, no cuDNN engine for the
+// shape, fewer GPUs than asked): the case is reported as skipped with this reason, not failed.
+class Unsupported : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // A result that does not match its reference: an error, never a figure.
 class VerificationError : public GpuError {
  public:

@@ -146,6 +146,15 @@ class DlNvml final : public NvmlApi {
     if (f_.reasons && f_.reasons(dev, &mask) == kNvmlSuccess) t->clock_event_reasons = mask;
   }
 
+  void query_clock(const std::string& bus_id, Telemetry* t) const override {
+    nvmlDevice_t dev = nullptr;
+    if (!f_.by_bus_id || f_.by_bus_id(bus_id.c_str(), &dev) != kNvmlSuccess) return;
+    unsigned v = 0;
+    if (f_.clock && f_.clock(dev, kClockSm, &v) == kNvmlSuccess) t->sm_clock_MHz = v;
+    unsigned long long mask = 0;
+    if (f_.reasons && f_.reasons(dev, &mask) == kNvmlSuccess) t->clock_event_reasons = mask;
+  }
+
   std::vector<GpuActivity> activity() const override {
     std::vector<GpuActivity> out;
     unsigned n = 0;

@@ -29,6 +29,12 @@ DiffStats compare_arrays(const void* got, const void* want, std::size_t n, DType
 std::uint64_t count_pattern_mismatches(const void* data, std::size_t bytes, std::uint32_t seed,
                                        cudaStream_t stream);
 
+// Adds to *count (device memory) the number of 16-byte words in which a and b differ, without
+// synchronising: a check that rides along sustained load (bitwise: the same GEMM on the same
+// inputs with the same algorithm gives the same bits). bytes a multiple of 16, both aligned.
+void add_differing_words(const void* a, const void* b, std::size_t bytes, unsigned long long* count,
+                         cudaStream_t stream);
+
 // Copies n elements of dtype t to the host as doubles (synchronous), for host references.
 std::vector<double> to_host_double(const void* src, std::size_t n, DType t, cudaStream_t stream);
 // Reads selected elements only (strided gathers for sampled GEMM checks).

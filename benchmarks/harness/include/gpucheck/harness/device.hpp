@@ -1,6 +1,7 @@
-// The device a binary measures: chosen once by the shared main (--device N), with its
-// properties, its SKU's datasheet figures, a stream, an L2 flush buffer and what the driver
-// reports (clocks, link, ECC). Benchmarks read it; nothing here changes a card's settings.
+// The device a binary measures: made once by the shared main (--device N) and passed to the
+// family (no global), with its properties, its SKU's datasheet figures, a stream, an L2 flush
+// buffer, the host flag that holds streams, and what the driver reports (clocks, link, ECC).
+// Benchmarks read it; nothing here changes a card's settings.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -9,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "gpucheck/core/measure.hpp"
 #include "gpucheck/core/options.hpp"
 #include "gpucheck/core/specs.hpp"
 #include "gpucheck/core/telemetry.hpp"
@@ -16,12 +18,24 @@
 
 namespace gpucheck::harness {
 
+// A host flag in mapped, portable pinned memory that spin kernels on any device poll: set to
+// 0 while a sample's work is queued behind them, to 1 to release them; `timed_out` is set by
+// a spin kernel that gave up (the host never released it).
+struct HoldFlags {
+  volatile int* host = nullptr;            // the flag, as the host writes it
+  volatile int* device_view = nullptr;     // the flag, as spin kernels read it
+  volatile int* host_timed_out = nullptr;  // the timeout mark, read by the host after a sync
+  int* device_timed_out = nullptr;         // the timeout mark, as spin kernels write it
+};
+
 class Device {
  public:
   // Selects the device and gathers everything above. Throws GpuError on CUDA failures; a
-  // missing specs file or NVML is not an error (the fields read "unknown").
-  static Device& init(const Options& options);
-  static Device& get();  // after init
+  // missing specs file or NVML is not an error (the fields read "unknown"), but a specs file
+  // named on the command line that does not load is (std::invalid_argument).
+  explicit Device(const Options& options);
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
 
   int index() const { return index_; }
   const cudaDeviceProp& props() const { return props_; }
@@ -32,8 +46,12 @@ class Device {
   std::optional<double> peak_tflops(DType t) const;
   const std::string& spec_note() const { return spec_note_; }  // why spec() is null
   const Telemetry& telemetry() const { return telemetry_; }
-  // Re-reads clocks and throttle reasons (e.g. after a run).
+  // Re-reads everything the driver reports (e.g. during a copy, for the link under load).
   Telemetry refresh_telemetry() const;
+  // The SM clock and throttle reasons now (two NVML calls); nullopt without NVML.
+  std::optional<ClockReading> read_clock() const;
+  bool nvml_loaded() const { return nvml_ != nullptr; }
+  const std::string& nvml_note() const { return nvml_note_; }  // why NVML is not loaded
   int compute_capability() const { return props_.major * 10 + props_.minor; }
   std::string pci_bus_id() const { return pci_bus_id_; }
 
@@ -44,13 +62,9 @@ class Device {
   // Everything recorded in the results' context, as key -> value strings.
   std::map<std::string, std::string> context() const;
 
-  // Host flag + device timeout flag used by the timing loop's spin kernel.
-  volatile int* host_flag() const { return host_flag_; }
-  volatile int* device_view_of_flag() const { return dev_flag_; }
-  int* spin_timed_out() const { return timed_out_.as<int>(); }
+  const HoldFlags& hold_flags() const { return hold_; }
 
  private:
-  Device() = default;
   int index_ = 0;
   cudaDeviceProp props_{};
   Options options_;
@@ -59,14 +73,13 @@ class Device {
   std::string spec_note_;
   Telemetry telemetry_;
   std::unique_ptr<NvmlApi> nvml_;
+  std::string nvml_note_;
   std::string pci_bus_id_;
   Stream stream_;
   DeviceBuffer l2_buffer_;
   int l2_flushes_ = 0;
   PinnedBuffer flag_buffer_;
-  volatile int* host_flag_ = nullptr;
-  volatile int* dev_flag_ = nullptr;
-  DeviceBuffer timed_out_;
+  HoldFlags hold_;
 };
 
 }  // namespace gpucheck::harness

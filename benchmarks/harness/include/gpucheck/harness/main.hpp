@@ -1,13 +1,28 @@
-// Each benchmark binary defines register_benchmarks(); the shared main selects the device,
-// records the context and runs Google Benchmark. Exit status: 0 all cases ran, 1 a case
-// failed (error or wrong result), 2 bad usage or no CUDA device.
+// The shared main of every benchmark binary: parses the common flags, selects the device,
+// records the context, lets the family register its table of cases, runs Google Benchmark,
+// writes the results file atomically and turns the outcome into the runner contract's exit
+// status (DESIGN.md): 0 every case ran (or was skipped as unsupported), 1 a case failed (its
+// entry says why), 2 bad usage, no CUDA device, or nothing could run (one line on stderr).
+// A binary's own main() is one line: `return harness::run_family(argc, argv, family);`.
 #pragma once
-#include "gpucheck/harness/device.hpp"
+#include <functional>
+#include <string>
+#include <string_view>
 
 namespace gpucheck::harness {
-void register_benchmarks(Device& device);
 
-// Optional: a binary that takes flags of its own (bench_nccl's --mpi) defines this; the
-// shared main calls it after removing the common flags and before Google Benchmark parses.
-[[gnu::weak]] void preprocess_args(int* argc, char** argv);
-}
+class Registry;
+
+struct Family {
+  std::string_view name;                       // "matmul": every case name starts "matmul/"
+  std::function<void(Registry&)> register_cases;
+  // Optional: removes the family's own flags from argv before Google Benchmark parses it
+  // (bench_nccl's --mpi). Returns false with a one-line reason on bad input.
+  std::function<bool(int* argc, char** argv, std::string* err)> take_args;
+  // Optional: false on processes whose console output is not wanted (MPI ranks other than 0).
+  std::function<bool()> prints;
+};
+
+int run_family(int argc, char** argv, const Family& family);
+
+}  // namespace gpucheck::harness

@@ -1,19 +1,108 @@
-// Registration of benchmark cases: manual time, and an exception in a case (a CUDA error, a
-// failed verification) becomes SkipWithError for that case only and is counted, so the
-// binary's exit status says that something was wrong.
+// A family is a table of cases. A case is a name (the baseline's key), a set-up that returns
+// the prepared work (an Op: buffers, handles, the chosen algorithm), the rates its figure
+// turns into (FLOPs or bytes per call) and how the engine measures it. The Registry turns
+// each case into a Google Benchmark with manual time; the body is the same for every case
+// of every family: set up (once per case, reused across repetitions), verify, measure,
+// report. A family file never times anything and never reaches for a global device.
 #pragma once
 #include <benchmark/benchmark.h>
 
 #include <functional>
+#include <memory>
 #include <string>
+#include <vector>
+
+#include "gpucheck/harness/engine.hpp"
 
 namespace gpucheck::harness {
 
-using CaseBody = std::function<void(benchmark::State&)>;
+class Device;
 
-benchmark::internal::Benchmark* register_case(const std::string& name, CaseBody body);
+// One case's prepared work.
+class Op {
+ public:
+  virtual ~Op() = default;
+  // Enqueues one call on `s` (asynchronous).
+  virtual void run(cudaStream_t s) = 0;
+  // Checks the result against a reference before any figure is reported; throws
+  // VerificationError (an error, never a figure).
+  virtual void verify() = 0;
+  // After timing, for work whose timed calls can be checked too (e.g. the copies carried the
+  // same bytes). Throws like verify().
+  virtual void verify_after() {}
+  // What the label says of the chosen algorithm, the link, the path.
+  virtual std::string label() const { return {}; }
+  // Counters beyond the rates (e.g. the link a copy ran on, latency).
+  virtual void add_counters(benchmark::State& /*state*/, const Measurement& /*m*/) const {}
+};
 
-// How many cases ended in an error so far.
-int failed_cases();
+// A figure derived from the per-call time: counter = amount / seconds / unit.
+struct Rate {
+  std::string counter;  // "TFLOPS", "GBps", "busbw_GBps", ...
+  double amount = 0;    // per call: FLOPs, bytes
+  double unit = 1;      // 1e12 for TFLOPS, 1e9 for GBps
+};
+inline Rate tflops(double flops) { return {"TFLOPS", flops, 1e12}; }
+inline Rate gbps(double bytes) { return {"GBps", bytes, 1e9}; }
+
+struct Case {
+  std::string name;
+  std::function<std::unique_ptr<Op>()> setup;
+  std::vector<Rate> rates;
+  MeasureOptions measure;
+};
+
+class Registry {
+ public:
+  explicit Registry(Device& device);
+  ~Registry();
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  Device& device() { return device_; }
+  // The engine's defaults for this device and suite; families start from them.
+  MeasureOptions defaults() const;
+
+  // Registers a case (manual time, one measurement per repetition).
+  void add(Case c);
+  // Registers a case that cannot run here: it appears in the results as skipped with the
+  // reason (not an error, not absent).
+  void add_unsupported(const std::string& name, const std::string& reason);
+
+  // State a family shares between its cases (handles, caches), owned until the run ends
+  // (destroyed before the device).
+  template <typename T, typename... Args>
+  T& keep(Args&&... args) {
+    auto p = std::make_shared<T>(std::forward<Args>(args)...);
+    T& ref = *p;
+    kept_.push_back(std::move(p));
+    return ref;
+  }
+
+  // Cases that ended in an error so far (verification failures, CUDA errors).
+  int failed() const { return failed_; }
+  // Registered cases.
+  int size() const { return registered_; }
+
+  // Drops the current case's prepared work (frees its memory).
+  void release_current();
+
+ private:
+  void run_case(benchmark::State& state, const Case& c);
+  Op& prepare(const Case& c);
+
+  Device& device_;
+  std::vector<std::shared_ptr<void>> kept_;
+  std::string current_name_;
+  std::unique_ptr<Op> current_;
+  int failed_ = 0;
+  int registered_ = 0;
+};
+
+// Marks a case skipped with a reason: Google Benchmark 1.8's SkipWithMessage where the
+// library has it; with 1.7, SkipWithError with the message prefixed "unsupported: ", which
+// the compare tool reads as skipped (docs/ARCHITECTURE.md).
+void skip_case(benchmark::State& state, const std::string& reason);
+inline constexpr const char* kUnsupportedPrefix = "unsupported: ";
 
 }  // namespace gpucheck::harness

@@ -1,19 +1,25 @@
 // The flags every benchmark binary shares, parsed before Google Benchmark sees argv.
 #pragma once
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace gpucheck {
 
-enum class Suite { quick, full };
+// quick: the gate's representative handful; full: the sweeps; accept: the figures
+// `gpucheck accept` judges (link, copy, GEMM rates); burn: sustained checked load.
+enum class Suite { quick, full, accept, burn };
 
 struct Options {
   int device = 0;             // --device N
   Suite suite = Suite::quick; // --suite quick|full
-  std::string specs_path;     // --specs FILE (default: GPUCHECK_SPECS or the source tree's)
+  std::string specs_path;     // --specs FILE (default: GPUCHECK_SPECS or the one beside the build)
+  double burn_seconds = 60;   // --burn-seconds S (suite burn)
   bool help = false;          // --help / -h: ours, then Google Benchmark's
 };
 
 std::string_view to_string(Suite s);
+std::optional<Suite> parse_suite(std::string_view s);
 
 // Removes our flags from argv (leaving Google Benchmark's and unknown ones in place, in
 // order). Accepts `--flag value` and `--flag=value`. On bad input returns false with a
@@ -23,7 +29,10 @@ bool parse_options(int* argc, char** argv, Options* out, std::string* err);
 // Help text for our flags.
 std::string options_help(std::string_view program);
 
-// The specs file to read: the flag, then $GPUCHECK_SPECS, then the source tree's.
+// The specs file to read: the flag, then $GPUCHECK_SPECS, then share/gpucheck/specs.json
+// next to the binary's folder (CMake puts a copy there: bin/../share/gpucheck/specs.json).
 std::string resolve_specs_path(const Options& o);
+// The folder of the running executable ("" when /proc/self/exe cannot be read).
+std::string executable_dir();
 
 }  // namespace gpucheck

@@ -72,6 +72,8 @@ class NvmlApi {
   virtual void query(const std::string& pci_bus_id, Telemetry* t) const = 0;
   // Every GPU NVML sees, with its utilisation and compute processes.
   virtual std::vector<GpuActivity> activity() const = 0;
+  // The SM clock and throttle reasons only: cheap enough to read during a measurement.
+  virtual void query_clock(const std::string& pci_bus_id, Telemetry* t) const { query(pci_bus_id, t); }
 };
 
 // dlopen("libnvidia-ml.so.1"); nullptr with a reason in *err when NVML is not there.

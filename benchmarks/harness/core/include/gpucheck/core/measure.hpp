@@ -1,0 +1,152 @@
+// The measurement engine's pure half: how many calls make a sample, when to stop sampling,
+// which samples ran on a slowed card, and the statistics every case reports. The GPU modes
+// (benchmarks/harness/src/engine.cpp) only produce samples; the loop that warms up, batches,
+// samples and stops lives here, driven by a Clock so that tests run it on a fake clock.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucheck {
+
+// How a sample is timed (docs/ARCHITECTURE.md):
+//   held      device time: the stream is held by a spin kernel until the batch is queued,
+//             CUDA events around the batch (no host launch gaps);
+//   per_call  events around the batch on an idle stream: host dispatch included, as a
+//             framework user sees one call;
+//   host      CPU time of the calls themselves (steady_clock), the device drained between
+//             samples: launch and instantiate costs;
+//   cold      held, with L2 flushed before every sample and one call per sample.
+enum class TimingMode { held, per_call, host, cold };
+std::string_view to_string(TimingMode m);
+
+// When sampling stops. After at least min_samples samples and min_time_s of sampling, it
+// stops as soon as the figure is known well enough: the samples' coefficient of variation
+// is at or under target_cv, or the 95% confidence half-width of their mean relative to it
+// (1.96 cv / sqrt(n)) is at or under target_rel_ci. Otherwise it stops at max_time_s
+// (reason time_limit: the case reports the noise it has) or at max_samples.
+struct StopRule {
+  int min_samples = 10;
+  int max_samples = 1 << 20;
+  double min_time_s = 0.02;
+  double max_time_s = 0.5;
+  double target_cv = 0.005;
+  double target_rel_ci = 0.005;
+};
+
+enum class StopReason { converged, time_limit, sample_limit };
+std::string_view to_string(StopReason r);
+
+// Running mean and variance (Welford), so the stop check is O(1) per sample.
+class RunningStats {
+ public:
+  void add(double x);
+  int count() const { return n_; }
+  double mean() const { return mean_; }
+  double variance() const;  // sample variance (n - 1); 0 below two values
+  // Coefficient of variation (stddev / mean); 0 below two values or for a zero mean.
+  double cv() const;
+
+ private:
+  int n_ = 0;
+  double mean_ = 0, m2_ = 0;
+};
+
+// nullopt: keep sampling.
+std::optional<StopReason> should_stop(const StopRule& rule, const RunningStats& stats, double elapsed_s);
+
+// Calls per sample: enough that one sample spans min_sample_s, within [min_batch, max_batch].
+// A call that measured no time (or a negative one) gets max_batch.
+int choose_batch(double one_call_s, double min_sample_s, int min_batch, int max_batch);
+
+// What the driver said about the SM clock while a sample ran.
+struct ClockReading {
+  unsigned sm_clock_MHz = 0;
+  std::uint64_t reasons = 0;  // NVML clocks-event (throttle) reason mask
+};
+
+// A sample on a slowed card: the SM clock under 75% of its maximum, or a hardware slowdown,
+// thermal or power-brake reason. Power capping alone (sw_power_cap) is how a GPU runs under
+// sustained load and is not counted. Such samples are counted and reported, not discarded
+// (a card that throttles is what acceptance must see; docs/ARCHITECTURE.md).
+bool is_slowed(const ClockReading& r, std::optional<unsigned> sm_clock_max_MHz);
+inline constexpr std::uint64_t kSlowingReasons = 0x8 | 0x20 | 0x40 | 0x80;
+
+struct SampleStats {
+  int n = 0;
+  double median = 0, mean = 0, min = 0, max = 0;
+  double cv = 0;  // fraction; 0 below two values
+};
+SampleStats summarize(std::span<const double> xs);
+
+// The clock behind the sampling loop (a fake one in tests).
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual double now_s() const = 0;
+};
+class SteadyClock final : public Clock {
+ public:
+  double now_s() const override;
+};
+
+// What a timing mode provides to the loop.
+class SampleSource {
+ public:
+  struct Sample {
+    double seconds = 0;                 // for the whole batch
+    std::optional<ClockReading> clock;  // when asked for, read while the batch ran
+  };
+  virtual ~SampleSource() = default;
+  // One untimed call, complete when it returns.
+  virtual void warm_up() = 0;
+  // One timed sample of `batch` calls.
+  virtual Sample sample(int batch, bool read_clock) = 0;
+  // Between samples, untimed (e.g. destroy what a host-timed call created).
+  virtual void between_samples() {}
+};
+
+// Several processes measuring in lockstep (MPI ranks): the sample's time is the slowest
+// rank's and every rank takes the same stop decision. Identity for one process.
+class Agreement {
+ public:
+  virtual ~Agreement() = default;
+  virtual double max(double v) = 0;
+  virtual bool all(bool v) = 0;
+};
+
+struct SamplingPlan {
+  StopRule stop;
+  int warmup_calls = 3;      // at least this many untimed calls...
+  double warmup_s = 0.02;    // ...and this long (a bound of 1000 calls or 10 s stops it)
+  double min_sample_s = 5e-4;
+  int min_batch = 1;
+  int max_batch = 64;
+  double clock_read_interval_s = 0.01;  // telemetry at most this often
+  std::optional<unsigned> sm_clock_max_MHz;
+};
+
+struct Sampled {
+  std::vector<double> per_call_s;  // one per sample
+  SampleStats stats;               // of per_call_s
+  int batch = 1;
+  StopReason reason = StopReason::converged;
+  double elapsed_s = 0;            // sampling wall time
+  int slowed_samples = 0;          // samples whose clock reading (the latest at or before them) is_slowed
+  std::optional<unsigned> sm_clock_MHz;      // the lowest reading during sampling
+  std::optional<unsigned> sm_clock_max_seen_MHz;
+  std::uint64_t clock_event_reasons = 0;     // OR of every reading
+  bool clock_read = false;
+};
+
+// Warm-up, one calibration sample to choose the batch, then samples until the stop rule
+// (agreed across ranks when `agree` is given). Exceptions from the source propagate.
+Sampled run_sampling(SampleSource& src, const SamplingPlan& plan, const Clock& clock, Agreement* agree = nullptr);
+
+// "stop=time_limit cv=3.2%" when the noise target was not met, else "".
+std::string noise_note(const Sampled& s);
+
+}  // namespace gpucheck

@@ -1,0 +1,163 @@
+#include "gpucheck/core/measure.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace gpucheck {
+
+std::string_view to_string(TimingMode m) {
+  switch (m) {
+    case TimingMode::held: return "held";
+    case TimingMode::per_call: return "per_call";
+    case TimingMode::host: return "host";
+    case TimingMode::cold: return "cold";
+  }
+  return "?";
+}
+
+std::string_view to_string(StopReason r) {
+  switch (r) {
+    case StopReason::converged: return "converged";
+    case StopReason::time_limit: return "time_limit";
+    case StopReason::sample_limit: return "sample_limit";
+  }
+  return "?";
+}
+
+void RunningStats::add(double x) {
+  ++n_;
+  const double d = x - mean_;
+  mean_ += d / n_;
+  m2_ += d * (x - mean_);
+}
+
+double RunningStats::variance() const { return n_ < 2 ? 0.0 : std::max(0.0, m2_ / (n_ - 1)); }
+
+double RunningStats::cv() const {
+  if (n_ < 2 || mean_ == 0) return 0.0;
+  return std::sqrt(variance()) / std::fabs(mean_);
+}
+
+std::optional<StopReason> should_stop(const StopRule& rule, const RunningStats& stats, double elapsed_s) {
+  const int n = stats.count();
+  if (n >= rule.max_samples) return StopReason::sample_limit;
+  if (n >= rule.min_samples && elapsed_s >= rule.min_time_s) {
+    const double cv = stats.cv();
+    const double rel_ci = 1.96 * cv / std::sqrt(static_cast<double>(n));
+    if (cv <= rule.target_cv || rel_ci <= rule.target_rel_ci) return StopReason::converged;
+  }
+  if (elapsed_s >= rule.max_time_s && n >= std::min(rule.min_samples, rule.max_samples)) return StopReason::time_limit;
+  // Past the time limit with fewer samples than the minimum: keep going, but not forever
+  // (a call that takes longer than the limit still gets its minimum of samples).
+  return std::nullopt;
+}
+
+int choose_batch(double one_call_s, double min_sample_s, int min_batch, int max_batch) {
+  max_batch = std::max(max_batch, 1);
+  min_batch = std::clamp(min_batch, 1, max_batch);
+  if (!(one_call_s > 0) || !std::isfinite(one_call_s)) return max_batch;
+  const double want = std::ceil(min_sample_s / one_call_s);
+  if (want >= max_batch) return max_batch;
+  return std::clamp(static_cast<int>(want), min_batch, max_batch);
+}
+
+bool is_slowed(const ClockReading& r, std::optional<unsigned> sm_clock_max_MHz) {
+  if (r.reasons & kSlowingReasons) return true;
+  return sm_clock_max_MHz && *sm_clock_max_MHz > 0 && r.sm_clock_MHz > 0 &&
+         r.sm_clock_MHz * 4u < *sm_clock_max_MHz * 3u;
+}
+
+SampleStats summarize(std::span<const double> xs) {
+  SampleStats s;
+  s.n = static_cast<int>(xs.size());
+  if (xs.empty()) return s;
+  std::vector<double> v(xs.begin(), xs.end());
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  s.min = v.front();
+  s.max = v.back();
+  RunningStats r;
+  for (double x : xs) r.add(x);
+  s.mean = r.mean();
+  s.cv = r.cv();
+  return s;
+}
+
+double SteadyClock::now_s() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+namespace {
+bool everyone(Agreement* agree, bool v) { return agree ? agree->all(v) : v; }
+}  // namespace
+
+Sampled run_sampling(SampleSource& src, const SamplingPlan& plan, const Clock& clock, Agreement* agree) {
+  // Warm-up: module load, handles, workspaces, clocks ramping up. Bounded so that a slow
+  // call cannot stretch it without end; ranks in lockstep stop warming up together.
+  constexpr int kMaxWarmupCalls = 1000;
+  constexpr double kMaxWarmupS = 10.0;
+  const double w0 = clock.now_s();
+  for (int i = 0;; ++i) {
+    const double t = clock.now_s() - w0;
+    const bool done = (i >= plan.warmup_calls && t >= plan.warmup_s) || i >= kMaxWarmupCalls ||
+                      (i >= plan.warmup_calls && t >= kMaxWarmupS);
+    if (everyone(agree, done)) break;
+    src.warm_up();
+  }
+
+  // One timed call decides the batch (the same on every rank: the slowest rank's call).
+  double one = src.sample(1, false).seconds;
+  if (agree) one = agree->max(one);
+  Sampled out;
+  out.batch = choose_batch(one, plan.min_sample_s, plan.min_batch, plan.max_batch);
+  src.between_samples();
+
+  RunningStats stats;
+  const double start = clock.now_s();
+  double last_read = -1e300;
+  bool slowed_now = false;
+  for (;;) {
+    const double now = clock.now_s();
+    const bool read = now - last_read >= plan.clock_read_interval_s;
+    SampleSource::Sample s = src.sample(out.batch, read);
+    double seconds = s.seconds;
+    if (agree) seconds = agree->max(seconds);
+    if (read) last_read = now;
+    if (s.clock) {
+      out.clock_read = true;
+      out.clock_event_reasons |= s.clock->reasons;
+      if (s.clock->sm_clock_MHz > 0) {
+        if (!out.sm_clock_MHz || s.clock->sm_clock_MHz < *out.sm_clock_MHz) out.sm_clock_MHz = s.clock->sm_clock_MHz;
+        if (!out.sm_clock_max_seen_MHz || s.clock->sm_clock_MHz > *out.sm_clock_max_seen_MHz)
+          out.sm_clock_max_seen_MHz = s.clock->sm_clock_MHz;
+      }
+      slowed_now = is_slowed(*s.clock, plan.sm_clock_max_MHz);
+    }
+    if (slowed_now) ++out.slowed_samples;
+    const double per_call = seconds / out.batch;
+    out.per_call_s.push_back(per_call);
+    stats.add(per_call);
+    src.between_samples();
+    out.elapsed_s = clock.now_s() - start;
+    const std::optional<StopReason> stop = should_stop(plan.stop, stats, out.elapsed_s);
+    if (everyone(agree, stop.has_value())) {
+      // Ranks that agreed to stop for different reasons report their own.
+      out.reason = stop.value_or(StopReason::converged);
+      break;
+    }
+  }
+  out.stats = summarize(out.per_call_s);
+  return out;
+}
+
+std::string noise_note(const Sampled& s) {
+  if (s.reason != StopReason::time_limit) return {};
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "stop=time_limit cv=%.2f%%", 100.0 * s.stats.cv);
+  return buf;
+}
+
+}  // namespace gpucheck

@@ -1,0 +1,68 @@
+// The one place GPU work is timed (docs/ARCHITECTURE.md). A case hands over `work`, a
+// callable that enqueues one call; the engine warms it up, batches calls shorter than the
+// minimum sample, takes samples in the chosen mode until the stop rule says the figure is
+// known (core/measure.hpp), reads the SM clock while the work runs, and returns the
+// samples. Families never time anything themselves.
+#pragma once
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpucheck/core/measure.hpp"
+
+namespace gpucheck::harness {
+
+class Device;
+
+// Where a sample's events are recorded: a stream of a device. Most cases have one lane, the
+// device's stream; bidirectional copies have two on one device; a single-process collective
+// one per GPU. A sample's time is the longest lane's.
+struct Lane {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+};
+
+// Enqueues one call. Its argument is the first lane's stream (the device's own stream unless
+// the case names lanes); a multi-lane work enqueues on every lane itself.
+using Work = std::function<void(cudaStream_t)>;
+
+// Waits until every event has completed (default: cudaEventSynchronize each). A collective
+// supplies a watchdog that turns a hang into an error instead.
+using Waiter = std::function<void(std::span<const cudaEvent_t>)>;
+
+struct MeasureOptions {
+  TimingMode mode = TimingMode::held;
+  SamplingPlan plan;
+  std::vector<Lane> lanes;               // empty: one lane, the device's stream
+  Agreement* agree = nullptr;            // ranks measuring in lockstep (MPI)
+  Waiter wait;                           // empty: cudaEventSynchronize
+  std::function<void()> between_samples; // untimed, after each sample
+};
+
+// The defaults of the device's suite: quick stops sooner than full.
+MeasureOptions default_measure(const Device& d);
+
+struct Measurement {
+  TimingMode mode = TimingMode::held;
+  Sampled sampled;
+  double per_call_s = 0;  // the median sample: what real_time and every rate report
+};
+
+// Times `work`. Throws GpuError on a CUDA failure (a work that throws mid-batch releases a
+// held stream first) and when a held stream stayed held for over 2 s.
+Measurement measure(Device& d, const Work& work, const MeasureOptions& o);
+
+// Writes the measurement into the Google Benchmark state: manual time (the median per call)
+// and the counters every case carries: samples, cv_pct, batch, throttled_samples,
+// clock_event_reasons, sm_clock_MHz and throttled (where the driver told).
+void report(benchmark::State& state, const Measurement& m);
+
+// " timing=per_call stop=time_limit cv=3.2%": the engine's part of a label ("" when held and
+// converged).
+std::string engine_note(const Measurement& m);
+
+}  // namespace gpucheck::harness

@@ -1,0 +1,198 @@
+#include "gpucheck/harness/engine.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "gpucheck/core/telemetry.hpp"
+#include "gpucheck/harness/device.hpp"
+#include "gpucheck/harness/memory.hpp"
+#include "gpucheck/kernels/spin.cuh"
+
+namespace gpucheck::harness {
+namespace {
+
+constexpr unsigned long long kHoldTimeoutNs = 2'000'000'000ull;  // 2 s: a stuck host, not work
+
+// Makes `device` current for a scope and restores the previous one.
+class ScopedDevice {
+ public:
+  explicit ScopedDevice(int device) {
+    GPUCHECK_CUDA(cudaGetDevice(&prev_));
+    if (device != prev_) GPUCHECK_CUDA(cudaSetDevice(device));
+  }
+  ~ScopedDevice() { GPUCHECK_CUDA_NOEXCEPT(cudaSetDevice(prev_)); }
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+ private:
+  int prev_ = 0;
+};
+
+void store_flag(volatile int* f, int v) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  *f = v;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+// Holds every lane with a spin kernel from construction until destruction, so that the host
+// queues a whole batch before any of it starts (host launch gaps stay out of device time).
+// The destructor releases the lanes however the scope is left: a work that throws mid-batch
+// does not leave a stream held until the spin kernel's timeout.
+class StreamHold {
+ public:
+  StreamHold(const HoldFlags& f, std::span<const Lane> lanes) : flags_(f) {
+    store_flag(flags_.host, 0);
+    for (const Lane& l : lanes) {
+      ScopedDevice on(l.device);
+      kernels::spin_until_flag(flags_.device_view, flags_.device_timed_out, kHoldTimeoutNs, l.stream);
+    }
+  }
+  ~StreamHold() { store_flag(flags_.host, 1); }
+  StreamHold(const StreamHold&) = delete;
+  StreamHold& operator=(const StreamHold&) = delete;
+
+ private:
+  const HoldFlags& flags_;
+};
+
+// The GPU modes as a sample source for the core loop.
+class GpuSource final : public SampleSource {
+ public:
+  GpuSource(Device& d, const Work& work, const MeasureOptions& o) : dev_(d), work_(work), o_(o) {
+    if (o.lanes.empty()) lanes_.push_back(Lane{d.index(), d.stream()});
+    else lanes_ = o.lanes;
+    for (const Lane& l : lanes_) {
+      ScopedDevice on(l.device);
+      start_.push_back(std::make_unique<Event>());
+      stop_.push_back(std::make_unique<Event>());
+    }
+  }
+
+  void warm_up() override {
+    work_(lanes_.front().stream);
+    sync_lanes();
+  }
+
+  Sample sample(int batch, bool read_clock) override {
+    Sample s;
+    if (o_.mode == TimingMode::host) {
+      sync_lanes();  // an empty queue: the calls' own cost, not a full queue's back-pressure
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int b = 0; b < batch; ++b) work_(lanes_.front().stream);
+      const auto t1 = std::chrono::steady_clock::now();
+      if (read_clock) s.clock = dev_.read_clock();
+      sync_lanes();
+      s.seconds = std::chrono::duration<double>(t1 - t0).count();
+      return s;
+    }
+    const bool held = o_.mode == TimingMode::held || o_.mode == TimingMode::cold;
+    if (o_.mode == TimingMode::cold) {
+      for (const Lane& l : lanes_) {
+        ScopedDevice on(l.device);
+        dev_.flush_l2(l.stream);
+      }
+    }
+    if (held) *dev_.hold_flags().host_timed_out = 0;
+    {
+      std::unique_ptr<StreamHold> hold;
+      if (held) hold = std::make_unique<StreamHold>(dev_.hold_flags(), lanes_);
+      record(start_);
+      for (int b = 0; b < batch; ++b) work_(lanes_.front().stream);
+      record(stop_);
+    }  // released here, also when the work threw
+    if (read_clock) s.clock = dev_.read_clock();  // the work is running now
+    wait_for(stop_);
+    if (held && *dev_.hold_flags().host_timed_out != 0)
+      throw GpuError("timing: a stream was held for over 2 s while work was queued (the host took that long "
+                     "to enqueue one sample); the sample times are not trustworthy");
+    double ms = 0;
+    for (std::size_t i = 0; i < lanes_.size(); ++i)
+      ms = std::max(ms, static_cast<double>(stop_[i]->elapsed_ms_since(*start_[i])));
+    s.seconds = ms / 1e3;
+    return s;
+  }
+
+  void between_samples() override {
+    if (o_.between_samples) o_.between_samples();
+  }
+
+ private:
+  void record(const std::vector<std::unique_ptr<Event>>& events) {
+    for (std::size_t i = 0; i < lanes_.size(); ++i) {
+      ScopedDevice on(lanes_[i].device);
+      events[i]->record(lanes_[i].stream);
+    }
+  }
+  void wait_for(const std::vector<std::unique_ptr<Event>>& events) {
+    std::vector<cudaEvent_t> raw;
+    for (const auto& e : events) raw.push_back(e->get());
+    if (o_.wait) {
+      o_.wait(raw);
+      return;
+    }
+    for (cudaEvent_t e : raw) GPUCHECK_CUDA(cudaEventSynchronize(e));
+  }
+  void sync_lanes() {
+    for (const Lane& l : lanes_) {
+      ScopedDevice on(l.device);
+      GPUCHECK_CUDA(cudaStreamSynchronize(l.stream));
+    }
+  }
+
+  Device& dev_;
+  const Work& work_;
+  const MeasureOptions& o_;
+  std::vector<Lane> lanes_;
+  std::vector<std::unique_ptr<Event>> start_, stop_;
+};
+
+}  // namespace
+
+MeasureOptions default_measure(const Device& d) {
+  MeasureOptions o;
+  // Quick: a figure known to +-0.5% (95%) or 0.5 s of sampling; full: up to 2 s.
+  o.plan.stop.max_time_s = d.full() ? 2.0 : 0.5;
+  o.plan.sm_clock_max_MHz = d.telemetry().sm_clock_max_MHz;
+  return o;
+}
+
+Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
+  MeasureOptions opt = o;
+  if (opt.mode == TimingMode::cold) opt.plan.max_batch = 1;  // every call sees a flushed L2
+  if (!opt.plan.sm_clock_max_MHz) opt.plan.sm_clock_max_MHz = d.telemetry().sm_clock_max_MHz;
+  GpuSource src(d, work, opt);
+  Measurement m;
+  m.mode = opt.mode;
+  m.sampled = run_sampling(src, opt.plan, SteadyClock(), opt.agree);
+  m.per_call_s = m.sampled.stats.median;
+  if (!(m.per_call_s > 0) || !std::isfinite(m.per_call_s))
+    throw GpuError("timing: the median sample is " + std::to_string(m.per_call_s) + " s; nothing was measured");
+  return m;
+}
+
+void report(benchmark::State& state, const Measurement& m) {
+  const Sampled& s = m.sampled;
+  state.SetIterationTime(m.per_call_s);
+  state.counters["samples"] = s.stats.n;
+  state.counters["cv_pct"] = 100.0 * s.stats.cv;
+  state.counters["batch"] = s.batch;
+  if (s.clock_read) {
+    state.counters["throttled_samples"] = s.slowed_samples;
+    state.counters["clock_event_reasons"] = static_cast<double>(s.clock_event_reasons);
+    state.counters["throttled"] = is_throttling(s.clock_event_reasons) ? 1 : 0;
+    if (s.sm_clock_MHz) state.counters["sm_clock_MHz"] = *s.sm_clock_MHz;
+  }
+}
+
+std::string engine_note(const Measurement& m) {
+  std::string n;
+  if (m.mode != TimingMode::held) n += " timing=" + std::string(to_string(m.mode));
+  if (const std::string noise = noise_note(m.sampled); !noise.empty()) n += " " + noise;
+  return n;
+}
+
+}  // namespace gpucheck::harness

@@ -1,0 +1,276 @@
+// The engine's sampling loop on a fake clock: batching, the stop rule and its reasons,
+// slowed-sample accounting and lockstep agreement, all without a GPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+#include "gpucheck/core/measure.hpp"
+
+namespace gpucheck {
+namespace {
+
+class FakeClock final : public Clock {
+ public:
+  double t = 1000.0;
+  double now_s() const override { return t; }
+};
+
+// Each call "takes" call_s of fake time (plus overhead per sample); sample k of the timed
+// ones returns times[k % times.size()] per call.
+class FakeSource final : public SampleSource {
+ public:
+  FakeClock& clock;
+  std::vector<double> times;  // per-call seconds, cycled
+  double overhead_s = 1e-5;
+  int warmups = 0, samples = 0, betweens = 0;
+  std::vector<int> batches;
+  std::vector<bool> reads;
+  std::optional<ClockReading> reading;
+  int throw_at_sample = -1;
+  explicit FakeSource(FakeClock& c, std::vector<double> t) : clock(c), times(std::move(t)) {}
+
+  void warm_up() override {
+    ++warmups;
+    clock.t += times[0] + overhead_s;
+  }
+  Sample sample(int batch, bool read_clock) override {
+    if (samples == throw_at_sample) throw std::runtime_error("work failed");
+    const double per_call = times[static_cast<std::size_t>(samples) % times.size()];
+    ++samples;
+    batches.push_back(batch);
+    reads.push_back(read_clock);
+    clock.t += per_call * batch + overhead_s;
+    Sample s;
+    s.seconds = per_call * batch;
+    if (read_clock) s.clock = reading;
+    return s;
+  }
+  void between_samples() override { ++betweens; }
+};
+
+TEST(RunningStats, MatchesTheTwoPassFormulas) {
+  RunningStats r;
+  for (double x : {2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0}) r.add(x);
+  EXPECT_DOUBLE_EQ(r.mean(), 5.0);
+  EXPECT_NEAR(r.variance(), 32.0 / 7.0, 1e-12);
+  EXPECT_NEAR(r.cv(), std::sqrt(32.0 / 7.0) / 5.0, 1e-12);
+  RunningStats one;
+  one.add(3.0);
+  EXPECT_EQ(one.cv(), 0.0);  // no spread from one value
+}
+
+TEST(StopRule, NeedsMinimumSamplesAndTimeThenStopsWhenQuiet) {
+  StopRule rule;
+  rule.min_samples = 10;
+  rule.min_time_s = 0.05;
+  RunningStats quiet;
+  for (int i = 0; i < 9; ++i) quiet.add(1.0);
+  EXPECT_FALSE(should_stop(rule, quiet, 1.0).has_value());  // 9 < 10 samples
+  quiet.add(1.0);
+  EXPECT_FALSE(should_stop(rule, quiet, 0.049).has_value());  // not long enough yet
+  EXPECT_EQ(should_stop(rule, quiet, 0.05), StopReason::converged);
+}
+
+TEST(StopRule, NoisyCaseRunsToTheTimeLimitAndSaysSo) {
+  StopRule rule;
+  rule.max_time_s = 0.5;
+  RunningStats noisy;
+  for (int i = 0; i < 20; ++i) noisy.add(i % 2 ? 1.0 : 2.0);  // cv ~ 34%
+  EXPECT_FALSE(should_stop(rule, noisy, 0.49).has_value());
+  EXPECT_EQ(should_stop(rule, noisy, 0.5), StopReason::time_limit);
+}
+
+TEST(StopRule, ConfidenceOfTheMeanEndsAModeratelyNoisyCase) {
+  // cv 2%: over the 0.5% cv target, but with n samples the mean's 95% half-width is
+  // 1.96 * 2% / sqrt(n): under 0.5% from n = 62 on.
+  StopRule rule;
+  rule.min_time_s = 0;
+  RunningStats r;
+  int n = 0;
+  std::optional<StopReason> stop;
+  while (!stop) {
+    r.add(n % 2 ? 0.98 : 1.02);
+    ++n;
+    stop = should_stop(rule, r, 0.1);
+  }
+  EXPECT_EQ(*stop, StopReason::converged);
+  EXPECT_GE(n, 60);
+  EXPECT_LE(n, 66);
+}
+
+TEST(StopRule, FixedSampleCountIsASampleLimit) {
+  StopRule rule;
+  rule.min_samples = 20;
+  rule.max_samples = 20;
+  rule.target_cv = 0;
+  rule.target_rel_ci = 0;
+  RunningStats r;
+  for (int i = 0; i < 19; ++i) r.add(i % 2 ? 1.0 : 1.5);
+  EXPECT_FALSE(should_stop(rule, r, 0.001).has_value());
+  r.add(1.0);
+  EXPECT_EQ(should_stop(rule, r, 0.001), StopReason::sample_limit);
+}
+
+TEST(StopRule, ALongCallStillGetsItsMinimumSamples) {
+  StopRule rule;
+  rule.min_samples = 5;
+  rule.max_time_s = 0.5;
+  RunningStats r;
+  for (int i = 0; i < 3; ++i) r.add(i % 2 ? 1.0 : 3.0);
+  EXPECT_FALSE(should_stop(rule, r, 10.0).has_value());  // past the limit, under the minimum
+  r.add(1.0);
+  r.add(3.0);
+  EXPECT_EQ(should_stop(rule, r, 10.0), StopReason::time_limit);
+}
+
+TEST(Batch, SpansTheMinimumSampleTimeWithinBounds) {
+  EXPECT_EQ(choose_batch(1e-3, 5e-4, 1, 64), 1);     // a long call: one per sample
+  EXPECT_EQ(choose_batch(1e-4, 5e-4, 1, 64), 5);
+  EXPECT_EQ(choose_batch(1.01e-4, 5e-4, 1, 64), 5);  // ceil(4.95)
+  EXPECT_EQ(choose_batch(1e-6, 5e-4, 1, 64), 64);    // capped
+  EXPECT_EQ(choose_batch(1e-3, 5e-4, 20, 64), 20);   // at least min_batch (nccl-tests' 20)
+  EXPECT_EQ(choose_batch(0.0, 5e-4, 1, 64), 64);     // nothing measured: the most
+  EXPECT_EQ(choose_batch(NAN, 5e-4, 1, 64), 64);
+  EXPECT_EQ(choose_batch(1e-6, 5e-4, 1, 1), 1);      // cold mode: one call per sample
+  EXPECT_EQ(choose_batch(1e-6, 5e-4, 5, 0), 1);      // nonsense bounds stay sane
+}
+
+TEST(Slowed, ClockUnderThreeQuartersOrAHardwareReason) {
+  const std::optional<unsigned> max = 1980;
+  EXPECT_FALSE(is_slowed({1980, 0}, max));
+  EXPECT_FALSE(is_slowed({1530, 0x4}, max));  // power capped under load: normal
+  EXPECT_FALSE(is_slowed({1485, 0}, max));    // exactly 75%
+  EXPECT_TRUE(is_slowed({1484, 0}, max));
+  EXPECT_TRUE(is_slowed({1980, 0x8}, max));   // hw_slowdown
+  EXPECT_TRUE(is_slowed({1980, 0x40}, max));  // hw_thermal
+  EXPECT_TRUE(is_slowed({1980, 0x80}, max));  // hw_power_brake
+  EXPECT_FALSE(is_slowed({600, 0}, std::nullopt));  // no maximum known: clock alone says nothing
+}
+
+TEST(Summary, MedianMeanMinMaxCv) {
+  const std::vector<double> v{3, 1, 2, 10};
+  const SampleStats s = summarize(v);
+  EXPECT_EQ(s.n, 4);
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+  EXPECT_DOUBLE_EQ(s.mean, 4.0);
+  EXPECT_DOUBLE_EQ(s.min, 1.0);
+  EXPECT_DOUBLE_EQ(s.max, 10.0);
+  EXPECT_GT(s.cv, 0.9);
+  EXPECT_EQ(summarize(std::vector<double>{}).n, 0);
+}
+
+TEST(Sampling, QuietShortCallsAreBatchedAndStopEarly) {
+  FakeClock clock;
+  FakeSource src(clock, {1e-4});
+  SamplingPlan plan;
+  plan.stop.min_time_s = 0.01;
+  const Sampled s = run_sampling(src, plan, clock);
+  EXPECT_EQ(s.batch, 5);  // 0.5 ms / 0.1 ms
+  EXPECT_EQ(s.reason, StopReason::converged);
+  EXPECT_GE(s.stats.n, plan.stop.min_samples);
+  EXPECT_GE(s.elapsed_s, plan.stop.min_time_s);
+  EXPECT_LT(s.elapsed_s, 0.02);
+  EXPECT_DOUBLE_EQ(s.stats.median, 1e-4);
+  EXPECT_GE(src.warmups, plan.warmup_calls);
+  // Calibration sample first, with one call, then every timed sample with the batch.
+  ASSERT_GE(src.batches.size(), 2u);
+  EXPECT_EQ(src.batches[0], 1);
+  for (std::size_t i = 1; i < src.batches.size(); ++i) EXPECT_EQ(src.batches[i], 5);
+  EXPECT_EQ(src.betweens, static_cast<int>(src.batches.size()));
+  EXPECT_TRUE(noise_note(s).empty());
+}
+
+TEST(Sampling, NoisyCaseHitsTheTimeLimitAndReportsItsNoise) {
+  FakeClock clock;
+  FakeSource src(clock, {1e-3, 2e-3});
+  SamplingPlan plan;
+  plan.stop.max_time_s = 0.5;
+  const Sampled s = run_sampling(src, plan, clock);
+  EXPECT_EQ(s.reason, StopReason::time_limit);
+  EXPECT_GE(s.elapsed_s, 0.5);
+  EXPECT_LT(s.elapsed_s, 0.51);
+  EXPECT_GT(s.stats.cv, 0.3);
+  EXPECT_NE(noise_note(s).find("stop=time_limit cv="), std::string::npos);
+}
+
+TEST(Sampling, WarmUpLastsAtLeastItsTimeAndCalls) {
+  FakeClock clock;
+  FakeSource src(clock, {1e-3});
+  SamplingPlan plan;
+  plan.warmup_calls = 5;
+  plan.warmup_s = 0.05;
+  run_sampling(src, plan, clock);
+  EXPECT_GE(src.warmups, 50);  // 50 ms of 1 ms calls
+  EXPECT_LE(src.warmups, 51);
+  FakeClock c2;
+  FakeSource slow(c2, {1.0});  // 1 s calls: the call count decides
+  run_sampling(slow, plan, c2);
+  EXPECT_EQ(slow.warmups, 5);
+}
+
+TEST(Sampling, ClockIsReadAtMostEveryIntervalAndSlowedSamplesAreCounted) {
+  FakeClock clock;
+  FakeSource src(clock, {2e-3});
+  src.reading = ClockReading{1200, 0x40};  // hw_thermal at 1200 MHz
+  SamplingPlan plan;
+  plan.sm_clock_max_MHz = 1980;
+  plan.clock_read_interval_s = 0.01;
+  plan.stop.min_samples = 20;
+  plan.stop.max_samples = 20;
+  const Sampled s = run_sampling(src, plan, clock);
+  // 2 ms samples, a read every 10 ms: about one sample in five reads the clock.
+  int reads = 0;
+  for (bool r : src.reads) reads += r;
+  EXPECT_GE(reads, 4);
+  EXPECT_LE(reads, 6);
+  EXPECT_FALSE(src.reads[0]);  // the calibration sample never reads
+  EXPECT_EQ(s.slowed_samples, 20);  // every sample after the first (slowed) reading
+  EXPECT_EQ(s.sm_clock_MHz, 1200u);
+  EXPECT_EQ(s.clock_event_reasons, 0x40u);
+  EXPECT_EQ(s.reason, StopReason::sample_limit);
+}
+
+TEST(Sampling, AnExceptionFromTheWorkPropagates) {
+  FakeClock clock;
+  FakeSource src(clock, {1e-3});
+  src.throw_at_sample = 3;
+  EXPECT_THROW(run_sampling(src, SamplingPlan{}, clock), std::runtime_error);
+}
+
+// Two "ranks" in one process: rank 0 samples, the agreement also carries rank 1's view.
+class FakeAgreement final : public Agreement {
+ public:
+  double other_time = 0;
+  int other_refuses_from_call = 1 << 30;  // from this all() call on, the other rank says "not yet"
+  int calls = 0;
+  double max(double v) override { return std::max(v, other_time); }
+  bool all(bool v) override {
+    const bool other = calls++ < other_refuses_from_call;
+    return v && other;
+  }
+};
+
+TEST(Sampling, LockstepRanksTakeTheSlowestTimeAndStopTogether) {
+  FakeClock clock;
+  FakeSource src(clock, {1e-3});
+  FakeAgreement agree;
+  agree.other_time = 4e-3;  // the other rank is slower
+  SamplingPlan plan;
+  plan.warmup_s = 0;
+  const Sampled s = run_sampling(src, plan, clock, &agree);
+  EXPECT_DOUBLE_EQ(s.stats.median, 4e-3);  // its time, not ours
+  EXPECT_GT(agree.calls, 0);
+
+  FakeClock c2;
+  FakeSource src2(c2, {1e-3});
+  FakeAgreement never;
+  never.other_refuses_from_call = 4;  // agrees to end the warm-up (its 4th call), never to stop: nobody stops...
+  src2.throw_at_sample = 200;  // ...until the test's guard ends it
+  EXPECT_THROW(run_sampling(src2, plan, c2, &never), std::runtime_error);
+  EXPECT_EQ(src2.samples, 200);
+}
+
+}  // namespace
+}  // namespace gpucheck
