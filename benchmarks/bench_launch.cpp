@@ -7,8 +7,12 @@
 //                           async launches, no sync inside, then sync); us_per_launch = that.
 //   host_graph_launch/empty/N        host time of one cudaGraphLaunch of an N-node graph (10
 //                           launches per sample); us_per_launch = µs per cudaGraphLaunch call.
-//   graph_instantiate/empty/N        cudaGraphInstantiate of an N-node graph; us_per_launch =
-//                           instantiate time / N (per node), counter us_total = the whole call.
+//   graph_instantiate/empty/N        cudaGraphInstantiate of an N-node graph (one per sample,
+//                           destroyed between samples); us_per_launch = instantiate time / N
+//                           (per node), counter us_total = the whole call.
+// The host-timed cases take many samples (at least 100) and report the median: one sample in
+// a few lands on a host hiccup (scheduling, page faults in the driver), which moves a mean by
+// tens of percent; the median does not move with them.
 // How to read the GPU-side figures: the stream is NOT held by the harness's spin kernel here.
 // A held stream would let the host queue the whole chain first and then show only the GPU's
 // drain rate, hiding the cost eager launching really has. Unheld, the start event fires as soon
@@ -20,51 +24,27 @@
 // The small kernel (one block of 256 threads adding 1 to 1024 uint32 = 4 KiB) is checked: after
 // a chain (or a replay) every element equals N, and after the timed chains, chains x N.
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "gpucheck/core/launch_model.hpp"
 #include "gpucheck/core/names.hpp"
+#include "gpucheck/harness/device.hpp"
 #include "gpucheck/harness/main.hpp"
 #include "gpucheck/harness/memory.hpp"
 #include "gpucheck/harness/registry.hpp"
-#include "gpucheck/harness/timing.hpp"
 #include "gpucheck/kernels/launch.cuh"
 
 namespace gpucheck {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-enum class Mode { eager, graph, host_launch, host_graph_launch, graph_instantiate };
 enum class Kernel { empty, small };
 
-constexpr int kSmallElems = 1024;          // 4 KiB of uint32
+constexpr int kSmallElems = 1024;            // 4 KiB of uint32
 constexpr int kHostLaunchesPerSample = 100;  // far below the launch queue's depth
 constexpr int kGraphLaunchesPerSample = 10;
-
-std::string_view mode_name(Mode m) {
-  switch (m) {
-    case Mode::eager: return "eager";
-    case Mode::graph: return "graph";
-    case Mode::host_launch: return "host_launch";
-    case Mode::host_graph_launch: return "host_graph_launch";
-    case Mode::graph_instantiate: return "graph_instantiate";
-  }
-  return "unknown";
-}
-
-struct LaunchCase {
-  Mode mode;
-  Kernel kernel;
-  std::int64_t n;  // chain length / graph nodes (1 for host_launch)
-  std::string name() const {
-    return bench_name({"launch", mode_name(mode), kernel == Kernel::empty ? "empty" : "small", std::to_string(n)});
-  }
-};
 
 class Graph {
  public:
@@ -86,6 +66,7 @@ class GraphExec {
   GraphExec() = default;
   GraphExec(const GraphExec&) = delete;
   GraphExec& operator=(const GraphExec&) = delete;
+  GraphExec(GraphExec&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
   ~GraphExec() { reset(); }
   void reset() noexcept {
     if (e_) GPUCHECK_CUDA_NOEXCEPT(cudaGraphExecDestroy(e_));
@@ -152,178 +133,217 @@ class Chain {
   harness::DeviceBuffer counter_;
 };
 
-void warm_up(const std::function<void()>& once, cudaStream_t s) {
-  const auto t0 = Clock::now();
-  for (int i = 0;; ++i) {
-    once();
+// What every launch case shares: a chain (and its graph where the mode uses one), the count
+// of calls since the counter was reset (so the counter can be checked after timing too), and
+// how a per-call time becomes us_per_launch.
+class LaunchOp : public harness::Op {
+ public:
+  LaunchOp(std::string name, Kernel k, std::int64_t n, harness::Device& dev, std::int64_t launches_per_call,
+           std::int64_t per_launch_divisor)
+      : dev_(dev), chain_(k, n), name_(std::move(name)), launches_per_call_(launches_per_call),
+        divisor_(per_launch_divisor) {}
+
+  // One call from zero leaves every counter at its launches; then counting starts afresh.
+  void verify() override {
+    cudaStream_t s = dev_.stream();
+    chain_.reset_counter(s);
+    run(s);
+    chain_.check_counter(expected_counter(1, static_cast<std::uint64_t>(launches_per_call_)), name_, s);
+    chain_.reset_counter(s);
     GPUCHECK_CUDA(cudaStreamSynchronize(s));
-    if (i + 1 >= 3 && std::chrono::duration<double, std::milli>(Clock::now() - t0).count() >= 20) break;
+    calls_ = 0;
   }
-}
-
-void set_per_launch(benchmark::State& state, double total_s, std::int64_t samples, std::int64_t per_sample,
-                    const std::string& name) {
-  if (samples <= 0) throw GpuError(name + ": no iterations were run");
-  const double us = us_per_launch(total_s / static_cast<double>(samples), per_sample);
-  if (!(us > 0)) throw GpuError(name + ": us_per_launch is not positive");
-  state.counters["us_per_launch"] = us;
-}
-
-// GPU-side time of chains (eager) or replays (graph): events around each, stream not held.
-void gpu_chain(benchmark::State& state, const LaunchCase& c) {
-  cudaStream_t s = harness::Device::get().stream();
-  Chain chain(c.kernel, c.n);
-  Graph graph;
-  GraphExec exec;
-  const bool as_graph = c.mode == Mode::graph;
-  if (as_graph) {
-    chain.capture(s, graph);
-    GPUCHECK_CUDA(cudaGraphInstantiateWithFlags(exec.out(), graph.get(), 0));
-    GPUCHECK_CUDA(cudaGraphUpload(exec.get(), s));
+  void verify_after() override {
+    chain_.check_counter(expected_counter(calls_, static_cast<std::uint64_t>(launches_per_call_)),
+                         name_ + " (after the timed calls)", dev_.stream());
   }
-  const auto once = [&] {
-    if (as_graph) GPUCHECK_CUDA(cudaGraphLaunch(exec.get(), s));
-    else chain.enqueue(s);
+  void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
+    const double us = us_per_launch(m.per_call_s, divisor_);
+    if (!(us > 0)) throw GpuError(name_ + ": us_per_launch is not positive");
+    state.counters["us_per_launch"] = us;
+  }
+
+ protected:
+  harness::Device& dev_;
+  Chain chain_;
+  std::uint64_t calls_ = 0;
+
+ private:
+  std::string name_;
+  std::int64_t launches_per_call_, divisor_;
+};
+
+// eager: the chain launched kernel by kernel; graph: captured once, one cudaGraphLaunch.
+// Timed per call (events around the chain, stream not held): see the top of the file.
+class ChainOp final : public LaunchOp {
+ public:
+  ChainOp(std::string name, Kernel k, std::int64_t n, harness::Device& dev, bool as_graph)
+      : LaunchOp(std::move(name), k, n, dev, n, n), as_graph_(as_graph) {
+    if (as_graph_) {
+      chain_.capture(dev_.stream(), graph_);
+      GPUCHECK_CUDA(cudaGraphInstantiateWithFlags(exec_.out(), graph_.get(), 0));
+      GPUCHECK_CUDA(cudaGraphUpload(exec_.get(), dev_.stream()));
+    }
+  }
+  void run(cudaStream_t s) override {
+    if (as_graph_) GPUCHECK_CUDA(cudaGraphLaunch(exec_.get(), s));
+    else chain_.enqueue(s);
+    ++calls_;
+  }
+  std::string label() const override {
+    return as_graph_ ? "events around one cudaGraphLaunch, stream not held" : "events around the chain, stream not held";
+  }
+
+ private:
+  bool as_graph_;
+  Graph graph_;
+  GraphExec exec_;
+};
+
+// Host cost of one cudaLaunchKernel of the empty kernel.
+class HostLaunchOp final : public LaunchOp {
+ public:
+  HostLaunchOp(std::string name, harness::Device& dev) : LaunchOp(std::move(name), Kernel::empty, 1, dev, 1, 1) {}
+  void run(cudaStream_t s) override {
+    static const dim3 one(1);
+    GPUCHECK_CUDA(cudaLaunchKernel(kernels::empty_kernel_fn(), one, one, nullptr, 0, s));
+    ++calls_;
+  }
+  std::string label() const override {
+    return "steady_clock over " + std::to_string(kHostLaunchesPerSample) + " async cudaLaunchKernel calls";
+  }
+};
+
+// Host cost of one cudaGraphLaunch of an N-node graph (us_per_launch is per call, not per node).
+class HostGraphLaunchOp final : public LaunchOp {
+ public:
+  HostGraphLaunchOp(std::string name, std::int64_t n, harness::Device& dev)
+      : LaunchOp(std::move(name), Kernel::empty, n, dev, n, 1), n_(n) {
+    chain_.capture(dev_.stream(), graph_);
+    GPUCHECK_CUDA(cudaGraphInstantiateWithFlags(exec_.out(), graph_.get(), 0));
+    GPUCHECK_CUDA(cudaGraphUpload(exec_.get(), dev_.stream()));
+  }
+  void run(cudaStream_t s) override {
+    GPUCHECK_CUDA(cudaGraphLaunch(exec_.get(), s));
+    ++calls_;
+  }
+  void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
+    LaunchOp::add_counters(state, m);
+    state.counters["us_per_node"] = m.per_call_s * 1e6 / static_cast<double>(n_);
+  }
+  std::string label() const override {
+    return "steady_clock over " + std::to_string(kGraphLaunchesPerSample) +
+           " async cudaGraphLaunch calls; us_per_launch is per call";
+  }
+
+ private:
+  std::int64_t n_;
+  Graph graph_;
+  GraphExec exec_;
+};
+
+// cudaGraphInstantiate of an N-node graph (captured once); each sample's executable graph is
+// destroyed between samples, outside the timed region.
+class InstantiateOp final : public LaunchOp {
+ public:
+  InstantiateOp(std::string name, std::int64_t n, harness::Device& dev)
+      : LaunchOp(std::move(name), Kernel::empty, n, dev, 0, n) {
+    chain_.capture(dev_.stream(), graph_);
+  }
+  void verify() override {
+    GraphExec e;
+    GPUCHECK_CUDA(cudaGraphInstantiateWithFlags(e.out(), graph_.get(), 0));
+    if (!e.get()) throw VerificationError("cudaGraphInstantiate returned no executable graph");
+  }
+  void verify_after() override {}
+  void run(cudaStream_t) override {
+    execs_.emplace_back();
+    GPUCHECK_CUDA(cudaGraphInstantiateWithFlags(execs_.back().out(), graph_.get(), 0));
+  }
+  void between_samples() override { execs_.clear(); }
+  void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
+    LaunchOp::add_counters(state, m);  // per node
+    state.counters["us_total"] = m.per_call_s * 1e6;
+  }
+  std::string label() const override { return "us_per_launch = instantiate time per node"; }
+
+ private:
+  Graph graph_;
+  std::vector<GraphExec> execs_;
+};
+
+// The family's table: mode name, how it is timed, and how to make its op.
+struct Mode {
+  const char* name;
+  TimingMode timing;
+  int batch;  // calls per sample; 0: the engine's choice
+  std::function<std::unique_ptr<harness::Op>(const std::string&, Kernel, std::int64_t, harness::Device&)> make;
+};
+
+const std::vector<Mode>& modes() {
+  static const std::vector<Mode> m{
+      {"eager", TimingMode::per_call, 1,
+       [](const std::string& n, Kernel k, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
+         return std::make_unique<ChainOp>(n, k, len, d, false);
+       }},
+      {"graph", TimingMode::per_call, 1,
+       [](const std::string& n, Kernel k, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
+         return std::make_unique<ChainOp>(n, k, len, d, true);
+       }},
+      {"host_launch", TimingMode::host, kHostLaunchesPerSample,
+       [](const std::string& n, Kernel, std::int64_t, harness::Device& d) -> std::unique_ptr<harness::Op> {
+         return std::make_unique<HostLaunchOp>(n, d);
+       }},
+      {"host_graph_launch", TimingMode::host, kGraphLaunchesPerSample,
+       [](const std::string& n, Kernel, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
+         return std::make_unique<HostGraphLaunchOp>(n, len, d);
+       }},
+      {"graph_instantiate", TimingMode::host, 1,
+       [](const std::string& n, Kernel, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
+         return std::make_unique<InstantiateOp>(n, len, d);
+       }},
   };
-  // Correctness first: one chain from zero leaves every counter at N.
-  chain.reset_counter(s);
-  once();
-  chain.check_counter(expected_counter(1, static_cast<std::uint64_t>(c.n)), c.name(), s);
-
-  warm_up(once, s);
-  chain.reset_counter(s);
-  GPUCHECK_CUDA(cudaStreamSynchronize(s));
-  harness::Event start, stop;
-  double total = 0;
-  std::int64_t chains = 0;
-  for ([[maybe_unused]] auto _ : state) {
-    start.record(s);
-    once();
-    stop.record(s);
-    const double sec = stop.elapsed_ms_since(start) / 1e3;  // waits for stop, outside the chain
-    state.SetIterationTime(sec);
-    total += sec;
-    ++chains;
-  }
-  chain.check_counter(expected_counter(static_cast<std::uint64_t>(chains), static_cast<std::uint64_t>(c.n)),
-                      c.name() + " (after the timed chains)", s);
-  set_per_launch(state, total, chains, c.n, c.name());
-  state.SetLabel(as_graph ? "events around one cudaGraphLaunch, stream not held"
-                          : "events around the chain, stream not held");
+  return m;
 }
 
-// Host-side cost per call: warms up, then times `batch` (calls_per_sample async calls) with
-// steady_clock, syncing after the clock stops; sets us_per_launch per call.
-void time_host_calls(benchmark::State& state, const std::function<void()>& batch, int calls_per_sample,
-                     cudaStream_t s, const std::string& name) {
-  warm_up(batch, s);
-  double total = 0;
-  std::int64_t samples = 0;
-  for ([[maybe_unused]] auto _ : state) {
-    const auto t0 = Clock::now();
-    batch();
-    const auto t1 = Clock::now();
-    GPUCHECK_CUDA(cudaStreamSynchronize(s));
-    const double per_call = std::chrono::duration<double>(t1 - t0).count() / calls_per_sample;
-    state.SetIterationTime(per_call);
-    total += per_call;
-    ++samples;
-  }
-  set_per_launch(state, total, samples, 1, name);
-}
-
-// Host-side cost of one cudaLaunchKernel: steady_clock around 100 async launches (no sync
-// inside), then a sync outside the timed region.
-void host_launch(benchmark::State& state, const LaunchCase& c) {
-  cudaStream_t s = harness::Device::get().stream();
-  const void* fn = kernels::empty_kernel_fn();  // no parameters: kernelParams may be null
-  const dim3 one(1);
-  const auto batch = [&] {
-    for (int i = 0; i < kHostLaunchesPerSample; ++i) GPUCHECK_CUDA(cudaLaunchKernel(fn, one, one, nullptr, 0, s));
+void register_cases(harness::Registry& r) {
+  harness::Device& dev = r.device();
+  if (dev.suite() == Suite::accept || dev.suite() == Suite::burn) return;
+  const std::vector<std::int64_t> ns = dev.full() ? std::vector<std::int64_t>{1, 10, 100, 1000}
+                                                  : std::vector<std::int64_t>{100};
+  struct Row {
+    const Mode* mode;
+    Kernel kernel;
+    std::int64_t n;
   };
-  time_host_calls(state, batch, kHostLaunchesPerSample, s, c.name());
-  state.SetLabel("steady_clock over " + std::to_string(kHostLaunchesPerSample) + " async cudaLaunchKernel calls");
-}
-
-// Host-side cost of one cudaGraphLaunch of an N-node graph.
-void host_graph_launch(benchmark::State& state, const LaunchCase& c) {
-  cudaStream_t s = harness::Device::get().stream();
-  Chain chain(c.kernel, c.n);
-  Graph graph;
-  GraphExec exec;
-  chain.capture(s, graph);
-  GPUCHECK_CUDA(cudaGraphInstantiateWithFlags(exec.out(), graph.get(), 0));
-  GPUCHECK_CUDA(cudaGraphUpload(exec.get(), s));
-  const auto batch = [&] {
-    for (int i = 0; i < kGraphLaunchesPerSample; ++i) GPUCHECK_CUDA(cudaGraphLaunch(exec.get(), s));
-  };
-  chain.reset_counter(s);
-  batch();
-  chain.check_counter(expected_counter(kGraphLaunchesPerSample, static_cast<std::uint64_t>(c.n)), c.name(), s);
-  time_host_calls(state, batch, kGraphLaunchesPerSample, s, c.name());  // per cudaGraphLaunch call, not per node
-  state.counters["us_per_node"] = state.counters["us_per_launch"].value / static_cast<double>(c.n);
-  state.SetLabel("steady_clock over " + std::to_string(kGraphLaunchesPerSample) +
-                 " async cudaGraphLaunch calls; us_per_launch is per call");
-}
-
-// cudaGraphInstantiate of an N-node graph (captured once); destroy outside the timed region.
-void graph_instantiate(benchmark::State& state, const LaunchCase& c) {
-  cudaStream_t s = harness::Device::get().stream();
-  Chain chain(c.kernel, c.n);
-  Graph graph;
-  chain.capture(s, graph);
-  GraphExec exec;
-  for (int i = 0; i < 3; ++i) {  // warm-up
-    GPUCHECK_CUDA(cudaGraphInstantiateWithFlags(exec.out(), graph.get(), 0));
-    exec.reset();
+  std::vector<Row> rows;
+  for (std::int64_t n : ns)
+    for (const Mode& m : modes())
+      if (m.timing == TimingMode::per_call)
+        for (Kernel k : {Kernel::empty, Kernel::small}) rows.push_back({&m, k, n});
+  for (const Mode& m : modes()) {
+    if (std::string_view(m.name) == "host_launch") rows.push_back({&m, Kernel::empty, 1});
+    else if (m.timing == TimingMode::host)
+      for (std::int64_t n : ns) rows.push_back({&m, Kernel::empty, n});
   }
-  double total = 0;
-  std::int64_t samples = 0;
-  for ([[maybe_unused]] auto _ : state) {
-    const auto t0 = Clock::now();
-    const cudaError_t st = cudaGraphInstantiateWithFlags(exec.out(), graph.get(), 0);
-    const auto t1 = Clock::now();
-    GPUCHECK_CUDA(st);
-    exec.reset();
-    const double sec = std::chrono::duration<double>(t1 - t0).count();
-    state.SetIterationTime(sec);
-    total += sec;
-    ++samples;
-  }
-  set_per_launch(state, total, samples, c.n, c.name());  // per node
-  state.counters["us_total"] = total / static_cast<double>(samples) * 1e6;
-  state.SetLabel("us_per_launch = instantiate time per node");
-}
-
-void run_case(benchmark::State& state, const LaunchCase& c) {
-  switch (c.mode) {
-    case Mode::eager:
-    case Mode::graph: gpu_chain(state, c); return;
-    case Mode::host_launch: host_launch(state, c); return;
-    case Mode::host_graph_launch: host_graph_launch(state, c); return;
-    case Mode::graph_instantiate: graph_instantiate(state, c); return;
+  for (const Row& row : rows) {
+    harness::Case c;
+    c.name = bench_name({"launch", row.mode->name, row.kernel == Kernel::empty ? "empty" : "small", std::to_string(row.n)});
+    c.measure = r.defaults();
+    c.measure.mode = row.mode->timing;
+    if (row.mode->batch > 0) c.measure.plan.min_batch = c.measure.plan.max_batch = row.mode->batch;
+    if (row.mode->timing == TimingMode::host) {
+      // A robust figure for host time: many samples and their median (see the top of the file).
+      c.measure.plan.stop.min_samples = 100;
+    }
+    c.setup = [mode = row.mode, name = c.name, k = row.kernel, n = row.n, &dev] { return mode->make(name, k, n, dev); };
+    r.add(std::move(c));
   }
 }
 
 }  // namespace
-
-void harness::register_benchmarks(Device& device) {
-  std::vector<LaunchCase> cases;
-  const std::vector<std::int64_t> ns = device.full() ? std::vector<std::int64_t>{1, 10, 100, 1000}
-                                                     : std::vector<std::int64_t>{100};
-  for (std::int64_t n : ns)
-    for (Mode m : {Mode::eager, Mode::graph})
-      for (Kernel k : {Kernel::empty, Kernel::small}) cases.push_back({m, k, n});
-  cases.push_back({Mode::host_launch, Kernel::empty, 1});
-  for (std::int64_t n : ns) cases.push_back({Mode::host_graph_launch, Kernel::empty, n});
-  for (std::int64_t n : ns) cases.push_back({Mode::graph_instantiate, Kernel::empty, n});
-  for (const LaunchCase& c : cases) {
-    benchmark::internal::Benchmark* b = register_case(c.name(), [c](benchmark::State& s) { run_case(s, c); });
-    // Fixed sample counts: Google Benchmark's min_time counts manual time only, so a case whose
-    // figure is far below its wall time per iteration (host-side, per-launch) would run for
-    // minutes; these keep every case to well under a second.
-    b->Iterations(launch_chain_iterations(c.n));
-  }
-}
-
 }  // namespace gpucheck
+
+int main(int argc, char** argv) {
+  return gpucheck::harness::run_family(argc, argv, {"launch", gpucheck::register_cases, {}, {}});
+}

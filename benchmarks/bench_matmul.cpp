@@ -242,7 +242,7 @@ class BurnGemm final : public Gemm {
       throw VerificationError("burn: " + std::to_string(bad) + " 16-byte words of the result differed from the "
                               "verified one over " + std::to_string(calls_) + " GEMMs (silent corruption under load)");
   }
-  void watch() {  // between samples: temperature, at most once a second
+  void between_samples() override {  // temperature, at most once a second
     const auto now = std::chrono::steady_clock::now();
     if (now - last_watch_ < std::chrono::seconds(1)) return;
     last_watch_ = now;
@@ -338,19 +338,8 @@ void register_cases(harness::Registry& r) {
     hc.name = c.name();
     hc.rates = {harness::tflops(c.flops())};
     hc.measure = measure_for(c.load, r, burn_seconds);
-    if (c.load == Load::burn) {
-      auto burn = std::make_shared<BurnGemm*>(nullptr);  // the op of this case, for the watch
-      hc.setup = [c, &dev, &lt, burn] {
-        auto op = std::make_unique<BurnGemm>(c, dev, lt.get());
-        *burn = op.get();
-        return std::unique_ptr<harness::Op>(std::move(op));
-      };
-      hc.measure.between_samples = [burn] {
-        if (*burn) (*burn)->watch();
-      };
-    } else {
-      hc.setup = [c, &dev, &lt] { return std::make_unique<Gemm>(c, dev, lt.get()); };
-    }
+    if (c.load == Load::burn) hc.setup = [c, &dev, &lt] { return std::make_unique<BurnGemm>(c, dev, lt.get()); };
+    else hc.setup = [c, &dev, &lt] { return std::make_unique<Gemm>(c, dev, lt.get()); };
     r.add(std::move(hc));
   }
 }

@@ -6,6 +6,8 @@
 #include <cublas_v2.h>
 
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -13,9 +15,10 @@
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check.hpp"
+#include "gpucheck/harness/device.hpp"
+#include "gpucheck/harness/libraries.hpp"
 #include "gpucheck/harness/main.hpp"
 #include "gpucheck/harness/registry.hpp"
-#include "gpucheck/harness/timing.hpp"
 #include "gpucheck/kernels/fill.cuh"
 #include "gpucheck/kernels/stream.cuh"
 #include "gpucheck/kernels/verify.cuh"
@@ -25,144 +28,194 @@ namespace {
 
 using harness::DeviceBuffer;
 
-enum class Op { memcpy, copy_kernel, copy_kernel_strided, triad, read_sum };
+// Copies: src filled with a byte pattern, dst poisoned, every byte checked before and after
+// timing (the timed calls wrote the same bytes).
+class Copy final : public harness::Op {
+ public:
+  using Enqueue = std::function<void(void* dst, const void* src, std::size_t bytes, cudaStream_t s)>;
+  Copy(std::string name, std::size_t bytes, harness::Device& dev, Enqueue enqueue, std::string label)
+      : name_(std::move(name)), dev_(dev), src_(bytes), dst_(bytes), enqueue_(std::move(enqueue)),
+        label_(std::move(label)), seed_(static_cast<std::uint32_t>(std::random_device{}())) {
+    kernels::fill_pattern_u8(src_.get(), bytes, seed_, dev_.stream());
+  }
+  void run(cudaStream_t s) override { enqueue_(dst_.get(), src_.get(), src_.bytes(), s); }
+  void verify() override {
+    kernels::poison(dst_.get(), dst_.bytes(), dev_.stream());
+    run(dev_.stream());
+    verify_after();
+  }
+  void verify_after() override {
+    if (auto bad = kernels::count_pattern_mismatches(dst_.get(), dst_.bytes(), seed_, dev_.stream()); bad != 0)
+      throw VerificationError(name_ + ": " + std::to_string(bad) + " of " + std::to_string(dst_.bytes()) +
+                              " bytes differ from the source");
+  }
+  std::string label() const override { return label_; }
 
-struct MemCase {
-  Op op;
-  std::size_t bytes;  // per array
-  std::string name() const {
-    switch (op) {
-      case Op::memcpy: return bench_name({"memory", "memcpy_d2d", "u8", bytes_label(bytes)});
-      case Op::copy_kernel: return bench_name({"memory", "copy_kernel", "u8", bytes_label(bytes)});
-      case Op::copy_kernel_strided: return bench_name({"memory", "copy_kernel_persistent", "u8", bytes_label(bytes)});
-      case Op::triad: return bench_name({"memory", "triad", "fp32", bytes_label(bytes)});
-      case Op::read_sum: return bench_name({"memory", "read_sum", "fp32", bytes_label(bytes)});
-    }
-    return {};
-  }
-  // Bytes moved through HBM per call: read plus written.
-  double traffic() const {
-    const double b = static_cast<double>(bytes);
-    switch (op) {
-      case Op::memcpy:
-      case Op::copy_kernel:
-      case Op::copy_kernel_strided: return 2 * b;
-      case Op::triad: return 3 * b;
-      case Op::read_sum: return b;
-    }
-    return 0;
-  }
+ private:
+  std::string name_;
+  harness::Device& dev_;
+  DeviceBuffer src_, dst_;
+  Enqueue enqueue_;
+  std::string label_;
+  std::uint32_t seed_;
 };
 
-void verify_copy(const DeviceBuffer& dst, std::uint32_t seed, const std::string& name, cudaStream_t s) {
-  if (auto bad = kernels::count_pattern_mismatches(dst.get(), dst.bytes(), seed, s); bad != 0)
-    throw VerificationError(name + ": " + std::to_string(bad) + " of " + std::to_string(dst.bytes()) +
-                            " bytes differ from the source");
-}
-
-void copy_case(benchmark::State& state, const MemCase& c) {
-  cudaStream_t s = harness::Device::get().stream();
-  DeviceBuffer src(c.bytes), dst(c.bytes);
-  const auto seed = static_cast<std::uint32_t>(std::random_device{}());
-  kernels::fill_pattern_u8(src.get(), c.bytes, seed, s);
-  const kernels::StreamLaunch l = kernels::stream_launch_for_device(harness::Device::get().index());
-  harness::Work work;
-  if (c.op == Op::memcpy)
-    work = [&](cudaStream_t st) { GPUCHECK_CUDA(cudaMemcpyAsync(dst.get(), src.get(), c.bytes, cudaMemcpyDeviceToDevice, st)); };
-  else {
-    const auto v = c.op == Op::copy_kernel ? kernels::CopyVariant::flat : kernels::CopyVariant::strided;
-    work = [&, v](cudaStream_t st) { kernels::copy_vec16(dst.get(), src.get(), c.bytes, l, st, v); };
+// STREAM triad a = b + s*c: every element written (the poison would show as non-finite),
+// 4096 sampled elements against the host twin of the generator.
+class Triad final : public harness::Op {
+ public:
+  Triad(std::string name, std::size_t bytes, harness::Device& dev)
+      : name_(std::move(name)), dev_(dev), n_(bytes / sizeof(float)), a_(bytes), b_(bytes), c_(bytes),
+        seed_(std::random_device{}()), launch_(kernels::stream_launch_for_device(dev.index())) {
+    kernels::fill_uniform(b_.get(), n_, DType::fp32, seed_, -1.f, 1.f, dev_.stream());
+    kernels::fill_uniform(c_.get(), n_, DType::fp32, seed_ + 1, -1.f, 1.f, dev_.stream());
   }
-  kernels::poison(dst.get(), c.bytes, s);
-  work(s);
-  verify_copy(dst, seed, c.name(), s);
-  const harness::Timing t = harness::time_on_stream(state, work);
-  verify_copy(dst, seed, c.name(), s);  // the timed calls wrote the same bytes
-  state.counters["GBps"] = harness::gbps(c.traffic(), t);
-  if (c.op == Op::copy_kernel_strided) state.SetLabel("grid=" + std::to_string(l.blocks) + "x" + std::to_string(l.threads));
-}
-
-void triad_case(benchmark::State& state, const MemCase& c) {
-  cudaStream_t s = harness::Device::get().stream();
-  const std::size_t n = c.bytes / sizeof(float);
-  DeviceBuffer a(c.bytes), b(c.bytes), cc(c.bytes);
-  const std::uint64_t seed = std::random_device{}();
-  const float scalar = 3.0f;
-  kernels::fill_uniform(b.get(), n, DType::fp32, seed, -1.f, 1.f, s);
-  kernels::fill_uniform(cc.get(), n, DType::fp32, seed + 1, -1.f, 1.f, s);
-  kernels::poison(a.get(), c.bytes, s);
-  const kernels::StreamLaunch l = kernels::stream_launch_for_device(harness::Device::get().index());
-  auto work = [&](cudaStream_t st) { kernels::triad_f32(a.as<float>(), b.as<float>(), cc.as<float>(), scalar, n, l, st); };
-  work(s);
-  // Every element written: a NaN left by the poison shows up as non-finite against b.
-  const auto written = kernels::compare_arrays(a.get(), b.get(), n, DType::fp32, INFINITY, INFINITY, s);
-  if (written.nonfinite != 0)
-    throw VerificationError(c.name() + ": " + std::to_string(written.nonfinite) + " elements not written");
-  // Values: 4096 sampled elements against the host twin of the generator.
-  std::mt19937_64 rng(seed);
-  std::vector<std::size_t> idx(4096);
-  for (auto& i : idx) i = rng() % n;
-  idx[0] = n - 1;
-  const auto got = kernels::gather_to_host_double(a.get(), idx, DType::fp32, s);
-  SampleChecker check(Tolerance{0x1p-23, 0x1p-23, 1e-6});
-  for (std::size_t j = 0; j < idx.size(); ++j) {
-    const double bv = kernels::uniform_at(seed, idx[j], -1.f, 1.f);
-    const double cv = kernels::uniform_at(seed + 1, idx[j], -1.f, 1.f);
-    check.add(idx[j], bv + scalar * cv, got[j], std::fabs(bv) + std::fabs(scalar * cv));
+  void run(cudaStream_t s) override {
+    kernels::triad_f32(a_.as<float>(), b_.as<float>(), c_.as<float>(), kScalar, n_, launch_, s);
   }
-  if (const CheckReport r = check.report(); !r.ok()) throw VerificationError(c.name() + ": wrong result: " + r.describe());
-  const harness::Timing t = harness::time_on_stream(state, work);
-  state.counters["GBps"] = harness::gbps(c.traffic(), t);
+  void verify() override {
+    cudaStream_t s = dev_.stream();
+    kernels::poison(a_.get(), a_.bytes(), s);
+    run(s);
+    const auto written = kernels::compare_arrays(a_.get(), b_.get(), n_, DType::fp32, INFINITY, INFINITY, s);
+    if (written.nonfinite != 0)
+      throw VerificationError(name_ + ": " + std::to_string(written.nonfinite) + " elements not written");
+    std::mt19937_64 rng(seed_);
+    std::vector<std::size_t> idx(4096);
+    for (auto& i : idx) i = rng() % n_;
+    idx[0] = n_ - 1;
+    const auto got = kernels::gather_to_host_double(a_.get(), idx, DType::fp32, s);
+    SampleChecker check(Tolerance{0x1p-23, 0x1p-23, 1e-6});
+    for (std::size_t j = 0; j < idx.size(); ++j) {
+      const double bv = kernels::uniform_at(seed_, idx[j], -1.f, 1.f);
+      const double cv = kernels::uniform_at(seed_ + 1, idx[j], -1.f, 1.f);
+      check.add(idx[j], bv + kScalar * cv, got[j], std::fabs(bv) + std::fabs(kScalar * cv));
+    }
+    if (const CheckReport r = check.report(); !r.ok()) throw VerificationError(name_ + ": wrong result: " + r.describe());
+  }
+
+ private:
+  static constexpr float kScalar = 3.0f;
+  std::string name_;
+  harness::Device& dev_;
+  std::size_t n_;
+  DeviceBuffer a_, b_, c_;
+  std::uint64_t seed_;
+  kernels::StreamLaunch launch_;
+};
+
+// Read-only sum, checked against cuBLAS's own reduction (the values are non-negative, so
+// asum is the sum).
+class ReadSum final : public harness::Op {
+ public:
+  ReadSum(std::string name, std::size_t bytes, harness::Device& dev)
+      : name_(std::move(name)), dev_(dev), n_(bytes / sizeof(float)), launch_(kernels::stream_launch_for_device(dev.index())),
+        src_(bytes), partial_(sizeof(double) * static_cast<std::size_t>(launch_.blocks)) {
+    kernels::fill_uniform(src_.get(), n_, DType::fp32, std::random_device{}(), 0.f, 1.f, dev_.stream());
+  }
+  void run(cudaStream_t s) override { kernels::read_sum_f32(src_.as<float>(), n_, partial_.as<double>(), launch_, s); }
+  void verify() override {
+    cudaStream_t s = dev_.stream();
+    run(s);
+    std::vector<double> parts(static_cast<std::size_t>(launch_.blocks));
+    GPUCHECK_CUDA(cudaMemcpyAsync(parts.data(), partial_.get(), partial_.bytes(), cudaMemcpyDeviceToHost, s));
+    GPUCHECK_CUDA(cudaStreamSynchronize(s));
+    double sum = 0;
+    for (double p : parts) sum += p;
+    cublasHandle_t h = nullptr;
+    GPUCHECK_CUBLAS(cublasCreate(&h));
+    float ref = 0;
+    cublasStatus_t st = cublasSetStream(h, s);
+    if (st == CUBLAS_STATUS_SUCCESS) st = cublasSasum(h, static_cast<int>(n_), src_.as<float>(), 1, &ref);
+    cublasDestroy(h);
+    GPUCHECK_CUBLAS(st);
+    if (!(std::fabs(sum - ref) <= 1e-4 * std::fabs(ref)))
+      throw VerificationError(name_ + ": sum " + std::to_string(sum) + " differs from cuBLAS's " + std::to_string(ref));
+  }
+
+ private:
+  std::string name_;
+  harness::Device& dev_;
+  std::size_t n_;
+  kernels::StreamLaunch launch_;
+  DeviceBuffer src_, partial_;
+};
+
+// The family's table: variant, dtype in the name, bytes through HBM per call (read + written)
+// per array byte, the suites that run it, and how to make its op.
+struct Variant {
+  const char* name;
+  const char* dtype;
+  double traffic;  // bytes moved per byte of one array
+  bool quick;      // in the quick (gate) suite
+  bool accept;     // in the acceptance suite
+  std::function<std::unique_ptr<harness::Op>(const std::string& name, std::size_t bytes, harness::Device&)> make;
+};
+
+std::unique_ptr<harness::Op> make_copy(const std::string& name, std::size_t bytes, harness::Device& dev,
+                                       kernels::CopyVariant v, bool with_label) {
+  const kernels::StreamLaunch l = kernels::stream_launch_for_device(dev.index());
+  return std::make_unique<Copy>(
+      name, bytes, dev, [l, v](void* d, const void* s, std::size_t b, cudaStream_t st) { kernels::copy_vec16(d, s, b, l, st, v); },
+      with_label ? "grid=" + std::to_string(l.blocks) + "x" + std::to_string(l.threads) : std::string());
 }
 
-void read_sum_case(benchmark::State& state, const MemCase& c) {
-  cudaStream_t s = harness::Device::get().stream();
-  const std::size_t n = c.bytes / sizeof(float);
-  const kernels::StreamLaunch l = kernels::stream_launch_for_device(harness::Device::get().index());
-  DeviceBuffer src(c.bytes), partial(sizeof(double) * static_cast<std::size_t>(l.blocks));
-  kernels::fill_uniform(src.get(), n, DType::fp32, std::random_device{}(), 0.f, 1.f, s);
-  auto work = [&](cudaStream_t st) { kernels::read_sum_f32(src.as<float>(), n, partial.as<double>(), l, st); };
-  work(s);
-  std::vector<double> parts(static_cast<std::size_t>(l.blocks));
-  GPUCHECK_CUDA(cudaMemcpyAsync(parts.data(), partial.get(), partial.bytes(), cudaMemcpyDeviceToHost, s));
-  GPUCHECK_CUDA(cudaStreamSynchronize(s));
-  double sum = 0;
-  for (double p : parts) sum += p;
-  // Reference: cuBLAS's own reduction (the values are non-negative, so asum is the sum).
-  cublasHandle_t h = nullptr;
-  GPUCHECK_CUBLAS(cublasCreate(&h));
-  float ref = 0;
-  cublasStatus_t st = cublasSetStream(h, s);
-  if (st == CUBLAS_STATUS_SUCCESS) st = cublasSasum(h, static_cast<int>(n), src.as<float>(), 1, &ref);
-  cublasDestroy(h);
-  GPUCHECK_CUBLAS(st);
-  if (!(std::fabs(sum - ref) <= 1e-4 * std::fabs(ref)))
-    throw VerificationError(c.name() + ": sum " + std::to_string(sum) + " differs from cuBLAS's " + std::to_string(ref));
-  const harness::Timing t = harness::time_on_stream(state, work);
-  state.counters["GBps"] = harness::gbps(c.traffic(), t);
+const std::vector<Variant>& variants() {
+  static const std::vector<Variant> v{
+      {"memcpy_d2d", "u8", 2, true, true,
+       [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
+         return std::make_unique<Copy>(n, b, d, [](void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
+           GPUCHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+         }, std::string());
+       }},
+      {"copy_kernel", "u8", 2, true, true,
+       [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::flat, false); }},
+      // The persistent SM-sized grid, measured slower on the H200: the layout comparison.
+      {"copy_kernel_persistent", "u8", 2, false, false,
+       [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::strided, true); }},
+      {"triad", "fp32", 3, true, false,
+       [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
+         return std::make_unique<Triad>(n, b, d);
+       }},
+      {"read_sum", "fp32", 1, true, false,
+       [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
+         return std::make_unique<ReadSum>(n, b, d);
+       }},
+  };
+  return v;
+}
+
+void register_cases(harness::Registry& r) {
+  harness::record_cublas_version();
+  harness::Device& dev = r.device();
+  const Suite suite = dev.suite();
+  if (suite == Suite::burn) return;
+  // At least 4x L2 so that nothing is served from cache.
+  const std::size_t l2 = static_cast<std::size_t>(dev.props().l2CacheSize);
+  std::vector<std::size_t> sizes{std::size_t{2} << 30};
+  if (suite == Suite::full) sizes = {std::size_t{256} << 20, std::size_t{1} << 30, std::size_t{2} << 30, std::size_t{4} << 30};
+  for (std::size_t bytes : sizes) {
+    if (bytes < 4 * l2) continue;
+    for (const Variant& v : variants()) {
+      if ((suite == Suite::quick && !v.quick) || (suite == Suite::accept && !v.accept)) continue;
+      const std::string name = bench_name({"memory", v.name, v.dtype, bytes_label(bytes)});
+      if (std::string_view(v.name) == "read_sum" && bytes / sizeof(float) > 0x7fffffffu) {
+        r.add_unsupported(name, "cuBLAS's reference sum takes an int count: over 2^31 floats");
+        continue;
+      }
+      harness::Case c;
+      c.name = name;
+      c.rates = {harness::gbps(v.traffic * static_cast<double>(bytes))};
+      c.measure = r.defaults();
+      c.setup = [&v, name, bytes, &dev] { return v.make(name, bytes, dev); };
+      r.add(std::move(c));
+    }
+  }
 }
 
 }  // namespace
-
-void harness::register_benchmarks(Device& device) {
-  // At least 4x L2 so that nothing is served from cache.
-  const std::size_t l2 = static_cast<std::size_t>(device.props().l2CacheSize);
-  std::vector<std::size_t> sizes;
-  if (device.full()) sizes = {std::size_t{256} << 20, std::size_t{1} << 30, std::size_t{2} << 30, std::size_t{4} << 30};
-  else sizes = {std::size_t{2} << 30};
-  for (std::size_t bytes : sizes) {
-    if (bytes < 4 * l2) continue;
-    for (Op op : {Op::memcpy, Op::copy_kernel, Op::copy_kernel_strided, Op::triad, Op::read_sum}) {
-      if (op == Op::copy_kernel_strided && !device.full()) continue;  // the layout comparison
-      if (op == Op::read_sum && bytes / sizeof(float) > 0x7fffffffu) continue;  // cuBLAS's int n
-      const MemCase c{op, bytes};
-      register_case(c.name(), [c](benchmark::State& st) {
-        if (c.op == Op::memcpy || c.op == Op::copy_kernel || c.op == Op::copy_kernel_strided) copy_case(st, c);
-        else if (c.op == Op::triad) triad_case(st, c);
-        else read_sum_case(st, c);
-      });
-    }
-  }
-}
-
 }  // namespace gpucheck
+
+int main(int argc, char** argv) {
+  return gpucheck::harness::run_family(argc, argv, {"memory", gpucheck::register_cases, {}, {}});
+}

@@ -3,22 +3,25 @@
 // from pinned (cudaHostAlloc) and pageable (malloc'd, touched first) host memory, 4 KiB to
 // 1 GiB. Small copies also report latency_us: the GPU-side time of one copy.
 //
-// How to read the numbers: pinned one-way copies go through the harness's timer (spin kernel
-// holds the stream, events around back-to-back copies), which is what PyTorch's
-// event-timed tensor.to() measures at 256 MiB. Pageable copies block the host inside
-// cudaMemcpyAsync (the driver stages them through its own pinned buffer), so they cannot sit
-// behind a held stream: they are timed with events recorded on the stream around the copies
-// while the host waits in the call; that includes the staging, which is the point. pct_of_link
-// is over the trained link's theoretical one-way rate (twice that for bidirectional).
-// Every copy moves a byte pattern that is checked after it lands, before and after timing.
+// How to read the numbers: pinned copies are timed held (the engine's spin kernel holds the
+// stream, events around back-to-back copies), which is what PyTorch's event-timed
+// tensor.to() measures at 256 MiB; bidirectional pinned copies hold two streams, one per
+// direction, released together. Pageable copies block the host inside cudaMemcpyAsync (the
+// driver stages them through its own pinned buffer), so they cannot sit behind a held
+// stream: they are timed per call (events around the copies while the host waits in the
+// call); that includes the staging, which is the point. The pageable buffer is written (and
+// so faulted in) before timing and reused by every call: the figure is the staging path, not
+// page-fault cost. pct_of_link is over the link's theoretical one-way rate (twice that for
+// bidirectional), the link being the one read WHILE the copies ran (counters
+// pcie_gen_load / pcie_width_load: links drop to a low generation at idle to save power, so
+// the context's idle reading can be low on a healthy card). Every copy moves a byte pattern
+// that is checked after it lands, before and after timing.
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <cmath>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -27,18 +30,16 @@
 #include "gpucheck/core/collectives.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/pcie.hpp"
+#include "gpucheck/harness/device.hpp"
 #include "gpucheck/harness/main.hpp"
 #include "gpucheck/harness/registry.hpp"
-#include "gpucheck/harness/timing.hpp"
 #include "gpucheck/kernels/fill.cuh"
-#include "gpucheck/kernels/spin.cuh"
 #include "gpucheck/kernels/verify.cuh"
 
 namespace gpucheck {
 namespace {
 
 using harness::DeviceBuffer;
-using harness::Event;
 using harness::PinnedBuffer;
 
 enum class Dir { h2d, d2h, bidir };
@@ -89,36 +90,31 @@ class HostBuffer {
 };
 
 // One direction of traffic: a device buffer, a host buffer and the pattern they carry.
-class Lane {
+class Direction {
  public:
-  Lane(bool to_device, std::size_t bytes, Mem mem, cudaStream_t s)
+  Direction(bool to_device, std::size_t bytes, Mem mem, cudaStream_t s)
       : to_device_(to_device), dev_(bytes), host_(bytes, mem),
         seed_(static_cast<std::uint32_t>(std::random_device{}())) {
+    kernels::fill_pattern_u8(dev_.get(), bytes, seed_, s);
     if (to_device_) {
       // The source pattern reaches the host through the device (the generator lives there),
       // then the H2D copy brings it back: a round trip checked in verify().
-      kernels::fill_pattern_u8(dev_.get(), bytes, seed_, s);
       GPUCHECK_CUDA(cudaMemcpyAsync(host_.get(), dev_.get(), bytes, cudaMemcpyDeviceToHost, s));
-      GPUCHECK_CUDA(cudaStreamSynchronize(s));
     } else {
-      kernels::fill_pattern_u8(dev_.get(), bytes, seed_, s);
       check_ = DeviceBuffer(bytes);
-      GPUCHECK_CUDA(cudaStreamSynchronize(s));
     }
+    GPUCHECK_CUDA(cudaStreamSynchronize(s));
   }
   // The timed copy.
-  cudaError_t copy(cudaStream_t s) const {
-    return to_device_ ? cudaMemcpyAsync(dev_.get(), host_.get(), host_.bytes(), cudaMemcpyHostToDevice, s)
-                      : cudaMemcpyAsync(host_.get(), dev_.get(), host_.bytes(), cudaMemcpyDeviceToHost, s);
+  void copy(cudaStream_t s) const {
+    if (to_device_) GPUCHECK_CUDA(cudaMemcpyAsync(dev_.get(), host_.get(), host_.bytes(), cudaMemcpyHostToDevice, s));
+    else GPUCHECK_CUDA(cudaMemcpyAsync(host_.get(), dev_.get(), host_.bytes(), cudaMemcpyDeviceToHost, s));
   }
   // Overwrites the destination so that a copy that did not happen cannot pass.
   void clobber_destination(cudaStream_t s) {
-    if (to_device_) {
-      kernels::poison(dev_.get(), dev_.bytes(), s);
-    } else {
-      GPUCHECK_CUDA(cudaStreamSynchronize(s));
-      std::memset(host_.get(), 0xFF, host_.bytes());
-    }
+    GPUCHECK_CUDA(cudaStreamSynchronize(s));
+    if (to_device_) kernels::poison(dev_.get(), dev_.bytes(), s);
+    else std::memset(host_.get(), 0xFF, host_.bytes());
     GPUCHECK_CUDA(cudaStreamSynchronize(s));
   }
   // Counts bytes at the destination that differ from the pattern (after a sync of `s`).
@@ -147,165 +143,193 @@ class Lane {
   std::uint32_t seed_;
 };
 
-void set_flag(volatile int* f, int v) {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  *f = v;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-}
-
-// Our own sample loop (pageable and bidirectional copies): `sample(batch)` enqueues `batch`
-// calls between events and returns the elapsed milliseconds. Warm-up first; small calls are
-// batched like the harness does. Returns the mean time per call.
-double time_samples(benchmark::State& state, const std::function<double(int)>& sample) {
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0;; ++i) {
-    sample(1);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (i + 1 >= 3 && ms >= 50) break;
-  }
-  const double one_ms = sample(1);
-  int batch = 1;
-  if (one_ms > 0 && one_ms < 0.5) batch = std::clamp(static_cast<int>(std::ceil(0.5 / one_ms)), 1, 64);
-  double total_s = 0;
-  std::int64_t calls = 0;
-  while (state.KeepRunningBatch(batch)) {
-    const double s = sample(batch) / 1e3;
-    state.SetIterationTime(s);
-    total_s += s;
-    calls += batch;
-  }
-  if (calls == 0) throw GpuError("timing: no iterations were run");
-  return total_s / static_cast<double>(calls);
-}
-
-// Pageable one-way copies: events on the stream around copies that block the host.
-double time_pageable(benchmark::State& state, const Lane& lane, cudaStream_t s) {
-  Event start, stop;
-  return time_samples(state, [&](int batch) {
-    start.record(s);
-    for (int b = 0; b < batch; ++b) GPUCHECK_CUDA(lane.copy(s));
-    stop.record(s);
-    return static_cast<double>(stop.elapsed_ms_since(start));
-  });
-}
-
-// Both directions at once: H2D on s1, D2H on s2, between one start event (s2 waits for it)
-// and one stop event (s1 waits for s2's end). Pinned: the spin kernel holds s1 while the host
-// queues everything, so neither copy starts late. Pageable: each copy blocks the host thread
-// that issues it, so the D2H copies are issued from a second thread.
-double time_bidir(benchmark::State& state, const Lane& up, const Lane& down, Mem mem, cudaStream_t s1,
-                  cudaStream_t s2) {
-  harness::Device& dev = harness::Device::get();
-  Event start, mid, stop;
-  GPUCHECK_CUDA(cudaMemsetAsync(dev.spin_timed_out(), 0, sizeof(int), s1));
-  const double per_call = time_samples(state, [&](int batch) {
-    if (mem == Mem::pinned) {
-      set_flag(dev.host_flag(), 0);
-      kernels::spin_until_flag(dev.device_view_of_flag(), dev.spin_timed_out(), 2'000'000'000ull, s1);
+// Issues D2H copies from a second host thread, one per call of issue(): a pageable copy
+// blocks the thread that issues it, so both directions at once need two threads.
+class CopyThread {
+ public:
+  CopyThread(int device, const Direction& lane, cudaStream_t s) : device_(device), lane_(lane), s_(s), t_([this] { loop(); }) {}
+  ~CopyThread() {
+    {
+      std::lock_guard<std::mutex> l(m_);
+      quit_ = true;
     }
-    start.record(s1);
-    GPUCHECK_CUDA(cudaStreamWaitEvent(s2, start.get(), 0));
-    if (mem == Mem::pinned) {
-      for (int b = 0; b < batch; ++b) {
-        GPUCHECK_CUDA(up.copy(s1));
-        GPUCHECK_CUDA(down.copy(s2));
+    cv_.notify_all();
+    t_.join();
+  }
+  CopyThread(const CopyThread&) = delete;
+  CopyThread& operator=(const CopyThread&) = delete;
+  void start() {
+    {
+      std::lock_guard<std::mutex> l(m_);
+      ++requested_;
+    }
+    cv_.notify_all();
+  }
+  // Waits until the copy asked for by start() was issued (for a pageable D2H: completed).
+  void wait() {
+    std::unique_lock<std::mutex> l(m_);
+    cv_.wait(l, [this] { return done_ == requested_; });
+    if (!error_.empty()) {
+      std::string e = std::move(error_);
+      error_.clear();
+      throw GpuError(e);
+    }
+  }
+
+ private:
+  void loop() {
+    cudaError_t set = cudaSetDevice(device_);
+    std::unique_lock<std::mutex> l(m_);
+    for (;;) {
+      cv_.wait(l, [this] { return quit_ || done_ < requested_; });
+      if (quit_) return;
+      l.unlock();
+      std::string err;
+      try {
+        if (set != cudaSuccess) GPUCHECK_CUDA(set);
+        lane_.copy(s_);
+      } catch (const std::exception& e) {
+        err = e.what();
       }
-    } else {
-      cudaError_t down_err = cudaSuccess;
-      const int device = dev.index();
-      std::thread t([&] {
-        down_err = cudaSetDevice(device);
-        for (int b = 0; b < batch && down_err == cudaSuccess; ++b) down_err = down.copy(s2);
-      });
-      cudaError_t up_err = cudaSuccess;
-      for (int b = 0; b < batch && up_err == cudaSuccess; ++b) up_err = up.copy(s1);
-      t.join();
-      GPUCHECK_CUDA(up_err);
-      GPUCHECK_CUDA(down_err);
+      l.lock();
+      if (!err.empty()) error_ = err;
+      ++done_;
+      cv_.notify_all();
     }
-    mid.record(s2);
-    GPUCHECK_CUDA(cudaStreamWaitEvent(s1, mid.get(), 0));
-    stop.record(s1);
-    if (mem == Mem::pinned) set_flag(dev.host_flag(), 1);
-    return static_cast<double>(stop.elapsed_ms_since(start));
-  });
-  int timed_out = 0;
-  GPUCHECK_CUDA(cudaMemcpyAsync(&timed_out, dev.spin_timed_out(), sizeof(int), cudaMemcpyDeviceToHost, s1));
-  GPUCHECK_CUDA(cudaStreamSynchronize(s1));
-  if (timed_out) throw GpuError("timing: the stream was held for over 2 s while copies were queued");
-  return per_call;
-}
-
-struct LinkInfo {
-  std::string label;  // "link=Gen5 x16 (max Gen5 x16)"
-  double GBps = 0;    // current link, one direction; 0 when unknown
+  }
+  int device_;
+  const Direction& lane_;
+  cudaStream_t s_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::uint64_t requested_ = 0, done_ = 0;
+  bool quit_ = false;
+  std::string error_;
+  std::thread t_;  // last: starts after the members it uses
 };
 
-LinkInfo link_info(const harness::Device& device) {
-  const Telemetry& t = device.telemetry();
-  const PcieLink cur{t.pcie_gen_current.value_or(0), t.pcie_width_current.value_or(0)};
-  const PcieLink max{t.pcie_gen_max.value_or(0), t.pcie_width_max.value_or(0)};
-  return {"link=" + to_string(cur) + " (max " + to_string(max) + ")", pcie_link_GBps(cur)};
+// One case: one lane (h2d, d2h) or two on two streams (bidir: H2D on the device's stream,
+// D2H on a second one).
+class PcieOp final : public harness::Op {
+ public:
+  PcieOp(const PcieCase& c, harness::Device& dev) : c_(c), dev_(dev) {
+    cudaStream_t s = dev_.stream();
+    if (c.dir != Dir::d2h) up_ = std::make_unique<Direction>(true, c.bytes, c.mem, s);
+    if (c.dir != Dir::h2d) down_ = std::make_unique<Direction>(false, c.bytes, c.mem, s);
+    if (c.dir == Dir::bidir && c.mem == Mem::pageable) thread_ = std::make_unique<CopyThread>(dev.index(), *down_, second_.get());
+  }
+  // Bidirectional: both streams are lanes (held and released together, the sample spans both).
+  std::vector<harness::Lane> lanes() const override {
+    if (c_.dir != Dir::bidir) return {};
+    return {{dev_.index(), dev_.stream()}, {dev_.index(), second_.get()}};
+  }
+
+  void run(cudaStream_t s) override {
+    switch (c_.dir) {
+      case Dir::h2d: up_->copy(s); return;
+      case Dir::d2h: down_->copy(s); return;
+      case Dir::bidir:
+        if (thread_) {
+          thread_->start();
+          up_->copy(s);
+          thread_->wait();
+        } else {
+          up_->copy(s);
+          down_->copy(second_.get());
+        }
+        return;
+    }
+  }
+  void verify() override {
+    cudaStream_t s = dev_.stream();
+    for (Direction* l : directions()) l->clobber_destination(s);
+    run(s);
+    second_.sync();
+    verify_after();
+  }
+  void verify_after() override {  // the timed copies carried the same bytes
+    second_.sync();
+    for (Direction* l : directions()) l->verify(c_.name(), dev_.stream());
+  }
+  void during_sample() override {
+    const Telemetry t = dev_.refresh_telemetry();
+    if (t.pcie_gen_current) gen_load_ = std::max(gen_load_, *t.pcie_gen_current);
+    if (t.pcie_width_current) width_load_ = std::max(width_load_, *t.pcie_width_current);
+  }
+  void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
+    const Telemetry& idle = dev_.telemetry();
+    if (gen_load_ > 0) state.counters["pcie_gen_load"] = gen_load_;
+    if (width_load_ > 0) state.counters["pcie_width_load"] = width_load_;
+    const PcieLink link = gen_load_ > 0 && width_load_ > 0
+                              ? PcieLink{gen_load_, width_load_}
+                              : PcieLink{idle.pcie_gen_current.value_or(0), idle.pcie_width_current.value_or(0)};
+    const double directions = c_.dir == Dir::bidir ? 2.0 : 1.0;
+    const double GBps = directions * static_cast<double>(c_.bytes) / m.per_call_s / 1e9;
+    if (const double link_GBps = pcie_link_GBps(link); link_GBps > 0)
+      state.counters["pct_of_link"] = 100.0 * GBps / (directions * link_GBps);
+    if (c_.bytes <= kLatencyMaxBytes) state.counters["latency_us"] = m.per_call_s * 1e6;
+  }
+  std::string label() const override {
+    const Telemetry& t = dev_.telemetry();
+    const PcieLink max{t.pcie_gen_max.value_or(0), t.pcie_width_max.value_or(0)};
+    const PcieLink load{gen_load_, width_load_};
+    return "link=" + (gen_load_ > 0 ? to_string(load) + " under load" : to_string(PcieLink{t.pcie_gen_current.value_or(0), t.pcie_width_current.value_or(0)}) + " idle") +
+           " (max " + to_string(max) + ")";
+  }
+
+ private:
+  std::vector<Direction*> directions() const {
+    std::vector<Direction*> v;
+    if (up_) v.push_back(up_.get());
+    if (down_) v.push_back(down_.get());
+    return v;
+  }
+  PcieCase c_;
+  harness::Device& dev_;
+  harness::Stream second_;
+  std::unique_ptr<Direction> up_, down_;
+  std::unique_ptr<CopyThread> thread_;
+  int gen_load_ = 0, width_load_ = 0;
+};
+
+std::vector<PcieCase> cases_for(Suite suite) {
+  const std::size_t quick = std::size_t{256} << 20;
+  switch (suite) {
+    case Suite::full: {
+      std::vector<PcieCase> cases;
+      for (Dir d : {Dir::h2d, Dir::d2h, Dir::bidir})
+        for (Mem m : {Mem::pinned, Mem::pageable})
+          for (std::uint64_t b : geometric_sizes(std::uint64_t{4} << 10, std::uint64_t{1} << 30, 4))
+            cases.push_back({d, m, static_cast<std::size_t>(b)});
+      return cases;
+    }
+    case Suite::quick:
+      return {{Dir::h2d, Mem::pinned, quick},   {Dir::h2d, Mem::pageable, quick}, {Dir::d2h, Mem::pinned, quick},
+              {Dir::d2h, Mem::pageable, quick}, {Dir::bidir, Mem::pinned, quick}, {Dir::h2d, Mem::pinned, 4096}};
+    case Suite::accept:
+      return {{Dir::h2d, Mem::pinned, quick}, {Dir::d2h, Mem::pinned, quick}, {Dir::bidir, Mem::pinned, quick}};
+    case Suite::burn: return {};
+  }
+  return {};
 }
 
-void pcie_case(benchmark::State& state, const PcieCase& c, const LinkInfo& link) {
-  harness::Device& dev = harness::Device::get();
-  const cudaStream_t s = dev.stream();
-  const std::string name = c.name();
-  double per_call_s = 0;
-  if (c.dir == Dir::bidir) {
-    harness::Stream second;
-    Lane up(true, c.bytes, c.mem, s), down(false, c.bytes, c.mem, s);
-    up.clobber_destination(s);
-    down.clobber_destination(s);
-    GPUCHECK_CUDA(up.copy(s));
-    GPUCHECK_CUDA(down.copy(second.get()));
-    second.sync();
-    up.verify(name, s);
-    down.verify(name, s);
-    per_call_s = time_bidir(state, up, down, c.mem, s, second.get());
-    second.sync();
-    up.verify(name, s);  // the timed copies carried the same bytes
-    down.verify(name, s);
-  } else {
-    Lane lane(c.dir == Dir::h2d, c.bytes, c.mem, s);
-    lane.clobber_destination(s);
-    GPUCHECK_CUDA(lane.copy(s));
-    lane.verify(name, s);
-    if (c.mem == Mem::pinned) {
-      const harness::Timing t =
-          harness::time_on_stream(state, [&](cudaStream_t st) { GPUCHECK_CUDA(lane.copy(st)); });
-      per_call_s = t.mean_s;
-    } else {
-      per_call_s = time_pageable(state, lane, s);
-    }
-    lane.verify(name, s);
+void register_cases(harness::Registry& r) {
+  harness::Device& dev = r.device();
+  for (const PcieCase& pc : cases_for(dev.suite())) {
+    harness::Case c;
+    c.name = pc.name();
+    c.rates = {harness::gbps((pc.dir == Dir::bidir ? 2.0 : 1.0) * static_cast<double>(pc.bytes))};
+    c.measure = r.defaults();
+    // Pageable copies block the host in the call: they cannot be queued behind a hold.
+    c.measure.mode = pc.mem == Mem::pinned ? TimingMode::held : TimingMode::per_call;
+    c.setup = [pc, &dev] { return std::make_unique<PcieOp>(pc, dev); };
+    r.add(std::move(c));
   }
-  const double directions = c.dir == Dir::bidir ? 2.0 : 1.0;
-  const double GBps = directions * static_cast<double>(c.bytes) / per_call_s / 1e9;
-  state.counters["GBps"] = GBps;
-  if (link.GBps > 0) state.counters["pct_of_link"] = 100.0 * GBps / (directions * link.GBps);
-  if (c.bytes <= kLatencyMaxBytes) state.counters["latency_us"] = per_call_s * 1e6;
-  state.SetLabel(link.label);
 }
 
 }  // namespace
-
-void harness::register_benchmarks(Device& device) {
-  const LinkInfo link = link_info(device);
-  std::vector<PcieCase> cases;
-  const std::size_t quick = std::size_t{256} << 20;
-  if (device.full()) {
-    for (Dir d : {Dir::h2d, Dir::d2h, Dir::bidir})
-      for (Mem m : {Mem::pinned, Mem::pageable})
-        for (std::uint64_t b : geometric_sizes(std::uint64_t{4} << 10, std::uint64_t{1} << 30, 4))
-          cases.push_back({d, m, static_cast<std::size_t>(b)});
-  } else {
-    cases = {{Dir::h2d, Mem::pinned, quick},   {Dir::h2d, Mem::pageable, quick}, {Dir::d2h, Mem::pinned, quick},
-             {Dir::d2h, Mem::pageable, quick}, {Dir::bidir, Mem::pinned, quick}, {Dir::h2d, Mem::pinned, 4096}};
-  }
-  for (const PcieCase& c : cases)
-    register_case(c.name(), [c, link](benchmark::State& st) { pcie_case(st, c, link); });
-}
-
 }  // namespace gpucheck
+
+int main(int argc, char** argv) {
+  return gpucheck::harness::run_family(argc, argv, {"pcie", gpucheck::register_cases, {}, {}});
+}

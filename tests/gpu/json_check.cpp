@@ -1,9 +1,13 @@
 // Checks a benchmark binary's Google Benchmark JSON: every case named family/variant/dtype/
 // shape under the expected family, no errors, the listed counters present, finite and
-// positive, and the device context filled. Usage:
-//   gpu_json_check FILE --family NAME [--counter C]... [--min-cases N]
+// positive, the listed context keys known, and the device context's VALUES plausible: NVML
+// loaded, clocks, power limit, PCIe link and temperature numbers in the ranges a real GPU
+// reports (a broken NVML binding writes "unknown" and fails here). Usage:
+//   gpu_json_check FILE --family NAME [--counter C]... [--context KEY]... [--min-cases N]
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <cstdio>
 #include <fstream>
@@ -18,12 +22,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::string file = argv[1], family;
-  std::vector<std::string> counters;
+  std::vector<std::string> counters, context_keys;
   long min_cases = 1;
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string f = argv[i];
     if (f == "--family") family = argv[i + 1];
     else if (f == "--counter") counters.emplace_back(argv[i + 1]);
+    else if (f == "--context") context_keys.emplace_back(argv[i + 1]);
     else if (f == "--min-cases") min_cases = std::stol(argv[i + 1]);
     else {
       std::fprintf(stderr, "gpu_json_check: unknown flag %s\n", f.c_str());
@@ -58,15 +63,38 @@ int main(int argc, char** argv) {
     ++failures;
   };
   const auto& ctx = j.value("context", nlohmann::json::object());
-  for (const char* key : {"gpu_name", "gpu_uuid", "gpu_cc", "gpu_sms", "gpu_memory_MiB", "gpu_l2_MiB", "driver_version",
-                          "cuda_runtime", "cuda_driver_api", "cublas_version", "cudnn_version", "nccl_version",
-                          "gpucheck_commit", "gpucheck_suite"}) {
+  std::vector<std::string> known{"gpu_name",    "gpu_uuid",        "gpu_cc",          "gpu_sms",       "gpu_memory_MiB",
+                                 "gpu_l2_MiB",  "driver_version",  "cuda_runtime",    "cuda_driver_api", "gpucheck_commit",
+                                 "gpucheck_suite", "host_cpu",     "ecc",             "throttle_reasons"};
+  known.insert(known.end(), context_keys.begin(), context_keys.end());
+  for (const auto& key : known) {
     if (!ctx.contains(key) || !ctx[key].is_string() || ctx[key] == "unknown" || ctx[key] == "")
-      fail(std::string("context.") + key + " missing or unknown");
+      fail("context." + key + " missing or unknown");
   }
-  for (const char* key : {"sm_clock_MHz", "mem_clock_MHz", "power_limit_W", "pcie_gen_current", "pcie_width_current",
-                          "ecc", "throttle_reasons"})
-    if (!ctx.contains(key)) fail(std::string("context.") + key + " missing");
+  if (ctx.value("nvml", std::string()) != "loaded") fail("context.nvml: " + ctx.value("nvml", std::string("missing")));
+  // Numbers a real GPU reports, in ranges that catch a broken binding (0, garbage, "unknown").
+  auto in_range = [&](const char* key, double lo, double hi) {
+    const std::string v = ctx.value(key, std::string("missing"));
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || end == v.c_str() || *end != '\0' || !(x >= lo && x <= hi))
+      fail(std::string("context.") + key + " = \"" + v + "\" is not a number in [" + std::to_string(lo) + ", " +
+           std::to_string(hi) + "]");
+  };
+  in_range("sm_clock_MHz", 100, 4000);
+  in_range("sm_clock_max_MHz", 300, 4000);
+  in_range("mem_clock_max_MHz", 300, 20000);
+  in_range("power_limit_W", 20, 2000);
+  in_range("temperature_C", 5, 110);
+  in_range("pcie_gen_current", 1, 6);
+  in_range("pcie_gen_max", 1, 6);
+  in_range("pcie_width_current", 1, 32);
+  in_range("pcie_width_max", 1, 32);
+  {
+    const std::string d = ctx.value("driver_version", std::string());
+    if (d.find('.') == std::string::npos || !std::isdigit(static_cast<unsigned char>(d.empty() ? 'x' : d[0])))
+      fail("context.driver_version = \"" + d + "\" is not a driver version");
+  }
   long cases = 0;
   for (const auto& b : j.value("benchmarks", nlohmann::json::array())) {
     const std::string name = b.value("name", "");
@@ -76,6 +104,10 @@ int main(int argc, char** argv) {
     if (b.value("error_occurred", false) || b.contains("error_message"))
       fail(name + ": " + b.value("error_message", std::string("error")));
     if (b.value("skipped", false)) fail(name + ": skipped");
+    // Every case carries the engine's noise figures.
+    for (const char* k : {"samples", "cv_pct"})
+      if (!b.contains(k) || !b[k].is_number() || !std::isfinite(b[k].get<double>()) || b[k].get<double>() < 0)
+        fail(name + ": counter " + k + " missing or not a finite number >= 0");
     const auto& t = b.value("real_time", nlohmann::json());
     if (!t.is_number() || !(t.get<double>() > 0)) fail(name + ": real_time not positive");
     for (const auto& c : counters) {

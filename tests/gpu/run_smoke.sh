@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one benchmark binary's quick suite and checks its JSON. Exit 77 (CTest: Skipped) with
-# the reason when there is no CUDA device; otherwise the binary must exit 0 and the JSON pass.
+# the reason when there is no CUDA device, unless GPUCHECK_REQUIRE_GPU=1 (a GPU runner): then
+# no device is a failure. Otherwise the binary must exit 0 and the JSON pass.
 # Usage: run_smoke.sh BINARY JSON_CHECK OUT.json CHECK_ARGS... -- EXTRA_BINARY_ARGS...
 set -uo pipefail
 bin=$1 check=$2 out=$3
@@ -15,6 +16,10 @@ rc=$?
 wait
 end=$(date +%s.%N)
 if ((rc == 2)) && grep -q "no CUDA device found" "$out.stderr"; then
+  if [[ ${GPUCHECK_REQUIRE_GPU:-0} == 1 ]]; then
+    echo "FAIL: GPUCHECK_REQUIRE_GPU=1 but $(grep -m1 'no CUDA device found' "$out.stderr")"
+    exit 1
+  fi
   echo "SKIPPED: $(grep -m1 'no CUDA device found' "$out.stderr")"
   exit 77
 fi

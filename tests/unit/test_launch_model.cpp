@@ -7,16 +7,6 @@
 namespace gpucheck {
 namespace {
 
-TEST(LaunchModel, ChainIterations) {
-  EXPECT_EQ(launch_chain_iterations(1), 2000);
-  EXPECT_EQ(launch_chain_iterations(10), 2000);
-  EXPECT_EQ(launch_chain_iterations(100), 200);
-  EXPECT_EQ(launch_chain_iterations(1000), 100);
-  EXPECT_EQ(launch_chain_iterations(1000000), 100);
-  EXPECT_THROW(launch_chain_iterations(0), std::invalid_argument);
-  EXPECT_THROW(launch_chain_iterations(-5), std::invalid_argument);
-}
-
 TEST(LaunchModel, UsPerLaunch) {
   EXPECT_DOUBLE_EQ(us_per_launch(200e-6, 100), 2.0);
   EXPECT_DOUBLE_EQ(us_per_launch(3e-6, 1), 3.0);

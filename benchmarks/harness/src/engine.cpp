@@ -84,7 +84,7 @@ class GpuSource final : public SampleSource {
       const auto t0 = std::chrono::steady_clock::now();
       for (int b = 0; b < batch; ++b) work_(lanes_.front().stream);
       const auto t1 = std::chrono::steady_clock::now();
-      if (read_clock) s.clock = dev_.read_clock();
+      if (read_clock) read_while_running(s);
       sync_lanes();
       s.seconds = std::chrono::duration<double>(t1 - t0).count();
       return s;
@@ -104,7 +104,7 @@ class GpuSource final : public SampleSource {
       for (int b = 0; b < batch; ++b) work_(lanes_.front().stream);
       record(stop_);
     }  // released here, also when the work threw
-    if (read_clock) s.clock = dev_.read_clock();  // the work is running now
+    if (read_clock) read_while_running(s);  // the work is running now
     wait_for(stop_);
     if (held && *dev_.hold_flags().host_timed_out != 0)
       throw GpuError("timing: a stream was held for over 2 s while work was queued (the host took that long "
@@ -121,6 +121,10 @@ class GpuSource final : public SampleSource {
   }
 
  private:
+  void read_while_running(Sample& s) {
+    s.clock = dev_.read_clock();
+    if (o_.during_sample) o_.during_sample();
+  }
   void record(const std::vector<std::unique_ptr<Event>>& events) {
     for (std::size_t i = 0; i < lanes_.size(); ++i) {
       ScopedDevice on(lanes_[i].device);

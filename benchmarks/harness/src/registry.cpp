@@ -68,7 +68,17 @@ void Registry::run_case(benchmark::State& state, const Case& c) {
   for ([[maybe_unused]] auto _ : state) {
     try {
       Op& op = prepare(c);
-      const Measurement m = measure(device_, [&op](cudaStream_t s) { op.run(s); }, c.measure);
+      MeasureOptions o = c.measure;
+      if (std::vector<Lane> lanes = op.lanes(); !lanes.empty()) o.lanes = std::move(lanes);
+      o.between_samples = [&op, &c] {
+        if (c.measure.between_samples) c.measure.between_samples();
+        op.between_samples();
+      };
+      o.during_sample = [&op, &c] {
+        if (c.measure.during_sample) c.measure.during_sample();
+        op.during_sample();
+      };
+      const Measurement m = measure(device_, [&op](cudaStream_t s) { op.run(s); }, o);
       op.verify_after();
       report(state, m);
       for (const Rate& r : c.rates) state.counters[r.counter] = r.amount / m.per_call_s / r.unit;

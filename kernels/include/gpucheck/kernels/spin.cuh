@@ -10,4 +10,8 @@ namespace gpucheck::kernels {
 void spin_until_flag(volatile int* flag, int* timed_out, unsigned long long timeout_ns,
                      cudaStream_t s);
 
+// One thread busy-waits `ns` nanoseconds of global time: work of a known duration, for tests
+// of the measurement engine.
+void busy_wait(unsigned long long ns, cudaStream_t s);
+
 }  // namespace gpucheck::kernels

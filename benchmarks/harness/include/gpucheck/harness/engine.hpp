@@ -41,6 +41,7 @@ struct MeasureOptions {
   Agreement* agree = nullptr;            // ranks measuring in lockstep (MPI)
   Waiter wait;                           // empty: cudaEventSynchronize
   std::function<void()> between_samples; // untimed, after each sample
+  std::function<void()> during_sample;   // when the clock is read: while the work runs
 };
 
 // The defaults of the device's suite: quick stops sooner than full.

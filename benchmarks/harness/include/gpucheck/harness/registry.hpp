@@ -30,6 +30,12 @@ class Op {
   // After timing, for work whose timed calls can be checked too (e.g. the copies carried the
   // same bytes). Throws like verify().
   virtual void verify_after() {}
+  // The lanes the work runs on when it is more than the device's stream (MeasureOptions::lanes).
+  virtual std::vector<Lane> lanes() const { return {}; }
+  // Untimed, between the engine's samples (e.g. destroy what a host-timed call created).
+  virtual void between_samples() {}
+  // While a sample's work runs, when the engine reads the clock (e.g. the PCIe link under load).
+  virtual void during_sample() {}
   // What the label says of the chosen algorithm, the link, the path.
   virtual std::string label() const { return {}; }
   // Counters beyond the rates (e.g. the link a copy ran on, latency).

@@ -1,0 +1,152 @@
+// The measurement engine on the device: each mode measures work of a known duration; a work
+// that throws mid-batch releases the held stream at once (not after the spin kernel's 2 s
+// timeout) and fails that case only; every case reports samples and cv_pct.
+#include <benchmark/benchmark.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+#include "gpucheck/harness/device.hpp"
+#include "gpucheck/harness/engine.hpp"
+#include "gpucheck/harness/registry.hpp"
+#include "gpucheck/kernels/spin.cuh"
+
+namespace gpucheck {
+namespace {
+
+constexpr unsigned long long kWorkNs = 200'000;  // 200 us per call
+
+harness::MeasureOptions quick_plan(const harness::Device& dev, TimingMode mode) {
+  harness::MeasureOptions o = harness::default_measure(dev);
+  o.mode = mode;
+  o.plan.warmup_calls = 2;
+  o.plan.warmup_s = 0;
+  o.plan.stop.max_time_s = 0.2;
+  return o;
+}
+
+TEST(Engine, HeldPerCallAndColdMeasureWorkOfKnownDuration) {
+  GPUCHECK_REQUIRE_DEVICE();
+  harness::Device dev(Options{});
+  const harness::Work work = [](cudaStream_t s) { kernels::busy_wait(kWorkNs, s); };
+  for (TimingMode mode : {TimingMode::held, TimingMode::per_call, TimingMode::cold}) {
+    const harness::Measurement m = harness::measure(dev, work, quick_plan(dev, mode));
+    SCOPED_TRACE(std::string(to_string(mode)));
+    EXPECT_GE(m.per_call_s, 0.95 * kWorkNs * 1e-9);
+    EXPECT_LE(m.per_call_s, 1.20 * kWorkNs * 1e-9);
+    EXPECT_GE(m.sampled.stats.n, 10);
+    EXPECT_LT(m.sampled.stats.cv, 0.05);
+    if (mode == TimingMode::cold) EXPECT_EQ(m.sampled.batch, 1);
+    else EXPECT_EQ(m.sampled.batch, 3);  // 0.5 ms of 0.2 ms calls
+  }
+}
+
+TEST(Engine, HostModeTimesTheCallsNotTheDevice) {
+  GPUCHECK_REQUIRE_DEVICE();
+  harness::Device dev(Options{});
+  const harness::Work work = [](cudaStream_t s) { kernels::busy_wait(kWorkNs, s); };
+  const harness::Measurement m = harness::measure(dev, work, quick_plan(dev, TimingMode::host));
+  EXPECT_LT(m.per_call_s, 50e-6);  // a launch, not the 200 us the kernel runs
+  EXPECT_GT(m.per_call_s, 0.0);
+}
+
+TEST(Engine, WorkThatThrowsMidBatchReleasesTheHeldStream) {
+  GPUCHECK_REQUIRE_DEVICE();
+  harness::Device dev(Options{});
+  harness::MeasureOptions o = quick_plan(dev, TimingMode::held);
+  o.plan.min_batch = o.plan.max_batch = 8;
+  int calls = 0;
+  const int throw_at = 2 /*warm-up*/ + 1 /*calibration*/ + 3;  // the 4th call of the first held batch
+  const harness::Work work = [&](cudaStream_t s) {
+    if (++calls == throw_at) throw std::runtime_error("work failed mid-batch");
+    kernels::busy_wait(1000, s);
+  };
+  EXPECT_THROW(harness::measure(dev, work, o), std::runtime_error);
+  EXPECT_EQ(*dev.hold_flags().host, 1) << "the hold flag was left set";
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(cudaStreamSynchronize(dev.stream()), cudaSuccess);
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(waited, 0.5) << "the stream stayed held (the spin kernel's timeout is 2 s)";
+  EXPECT_EQ(*dev.hold_flags().host_timed_out, 0);
+  // The device is usable: the next measurement works.
+  const harness::Measurement m = harness::measure(dev, [](cudaStream_t s) { kernels::busy_wait(kWorkNs, s); }, o);
+  EXPECT_GT(m.per_call_s, 0.0);
+}
+
+// Google Benchmark 1.7 marks errors with error_occurred; 1.8 replaced it with `skipped`.
+#ifdef GPUCHECK_HAVE_SKIP_WITH_MESSAGE
+bool errored(const benchmark::BenchmarkReporter::Run& r) { return r.skipped == benchmark::internal::SkippedWithError; }
+const std::string& message(const benchmark::BenchmarkReporter::Run& r) { return r.skip_message; }
+#else
+bool errored(const benchmark::BenchmarkReporter::Run& r) { return r.error_occurred; }
+const std::string& message(const benchmark::BenchmarkReporter::Run& r) { return r.error_message; }
+#endif
+
+class Collect final : public benchmark::BenchmarkReporter {
+ public:
+  std::vector<Run> runs;
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>& r) override { runs.insert(runs.end(), r.begin(), r.end()); }
+};
+
+class WaitOp final : public harness::Op {
+ public:
+  explicit WaitOp(int throw_at) : throw_at_(throw_at) {}
+  void run(cudaStream_t s) override {
+    if (++calls_ == throw_at_) throw std::runtime_error("case failed on purpose");
+    kernels::busy_wait(kWorkNs, s);
+  }
+  void verify() override {}
+
+ private:
+  int throw_at_, calls_ = 0;
+};
+
+TEST(Engine, RegistryCountsOneFailedCaseAndTheOthersStillRun) {
+  GPUCHECK_REQUIRE_DEVICE();
+  int argc = 1;
+  char name[] = "gpu_tests";
+  char* argv[] = {name, nullptr};
+  benchmark::Initialize(&argc, argv);
+  harness::Device dev(Options{});
+  Collect rep;
+  {
+    harness::Registry r(dev);
+    for (int throw_at : {-1, 4, -1}) {
+      harness::Case c;
+      c.name = "engine/test/fp32/case" + std::to_string(r.size());
+      c.measure = quick_plan(dev, TimingMode::held);
+      c.rates = {harness::gbps(1e6)};
+      c.setup = [throw_at] { return std::make_unique<WaitOp>(throw_at); };
+      r.add(std::move(c));
+    }
+    r.add_unsupported("engine/test/fp32/unsupported", "not on this device");
+    benchmark::RunSpecifiedBenchmarks(&rep);
+    benchmark::ClearRegisteredBenchmarks();
+    EXPECT_EQ(r.failed(), 1);
+  }
+  ASSERT_EQ(rep.runs.size(), 4u);
+  EXPECT_FALSE(errored(rep.runs[0]));
+  EXPECT_TRUE(errored(rep.runs[1]));
+  EXPECT_NE(message(rep.runs[1]).find("case failed on purpose"), std::string::npos);
+  EXPECT_FALSE(errored(rep.runs[2]));
+  for (int i : {0, 2}) {
+    const auto& run = rep.runs[static_cast<std::size_t>(i)];
+    EXPECT_GE(run.counters.at("samples").value, 10);
+    EXPECT_GE(run.counters.at("cv_pct").value, 0);
+    EXPECT_NEAR(run.GetAdjustedRealTime(), kWorkNs / 1000.0, 0.2 * kWorkNs / 1000.0);  // microseconds
+    EXPECT_GT(run.counters.at("GBps").value, 0);
+  }
+  // Skipped, not failed: 1.7 marks it an error with the "unsupported: " prefix, 1.8 skips it.
+  EXPECT_NE(message(rep.runs[3]).find("not on this device"), std::string::npos);
+#ifdef GPUCHECK_HAVE_SKIP_WITH_MESSAGE
+  EXPECT_EQ(rep.runs[3].skipped, benchmark::internal::SkippedWithMessage);
+#endif
+}
+
+}  // namespace
+}  // namespace gpucheck
