@@ -418,13 +418,14 @@ std::string unsupported_reason(const Spec& s, std::size_t cudnn_version, int cc_
   if (s.data != CUDNN_DATA_HALF && s.data != CUDNN_DATA_BFLOAT16)
     return "cuDNN fused attention runs on fp16 or bf16 data only";
   if (cudnn_version < kMinCudnnVersion) return "cuDNN " + ver + " is older than 9.0.0";
-  // cudnn-frontend refuses these two: known wrong results in the fp16/bf16 forward.
+  // cudnn-frontend refuses the fp16/bf16 forward on these two for known bugs.
   if (cudnn_version == 91000 || cudnn_version == 91001)
     return "cuDNN " + ver + " has known fused-attention bugs (fixed in 9.10.2)";
   if (cc_major < 8) return "cuDNN fused attention needs compute capability 8.0 or newer, this GPU is " + cc;
   if (s.head_dim % 8 != 0) return "head dim " + std::to_string(s.head_dim) + " is not a multiple of 8";
   std::int64_t max_d = 256;
-  if ((cc_major == 8 && cudnn_version < 91000) || (cc_major == 10 && cudnn_version < 90900)) max_d = 128;
+  // The frontend's limits: Ampere and Ada up to 9.9.0, Blackwell before 9.9.0, stop at 128.
+  if ((cc_major == 8 && cudnn_version <= 90900) || (cc_major == 10 && cudnn_version < 90900)) max_d = 128;
   if (s.head_dim > max_d)
     return "head dim " + std::to_string(s.head_dim) + " above " + std::to_string(max_d) + " on compute capability " +
            cc + " with cuDNN " + ver;
