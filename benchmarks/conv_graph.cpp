@@ -49,6 +49,37 @@ const char* note_name(cudnnBackendNumericalNote_t n) {
   }
 }
 
+// Each direction's operation descriptor and the attributes that name its tensors: x (dx), w
+// (dw), y (dy), the convolution descriptor and the scaling. A wrong name here does not stop
+// the benchmark: finalize fails, every case of the direction falls back to the legacy search
+// and its label says "graph_plans=none(<the cuDNN error>)".
+struct OpAttributes {
+  ConvDir dir;
+  cudnnBackendDescriptorType_t type;
+  cudnnBackendAttributeName_t x, w, y, conv, alpha, beta;
+};
+constexpr std::array<OpAttributes, 3> kOpAttributes{{
+    {ConvDir::fwd, CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA},
+    {ConvDir::bwd_data, CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA},
+    {ConvDir::bwd_filter, CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC,
+     CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA},
+}};
+static_assert(kOpAttributes.size() == kConvDirs.size(), "one row per direction");
+
+const OpAttributes& op_attributes(ConvDir d) {
+  for (const OpAttributes& a : kOpAttributes)
+    if (a.dir == d) return a;
+  throw GpuError("conv_graph: no operation for direction " + std::string(to_string(d)));
+}
+
 // The op graph of one convolution; the tensor and convolution descriptors it refers to stay
 // alive with it.
 struct Graph {
@@ -74,35 +105,14 @@ Graph make_graph(cudnnHandle_t h, const ConvSpec& s) {
   GPUCHECK_CUDNN(cudnnBackendFinalize(g.conv->get()));
 
   const float alpha = 1.f, beta = 0.f;
-  switch (s.op) {
-    case Op::fwd:
-      g.op = std::make_unique<Descriptor>(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
-      set_desc(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, *g.x);
-      set_desc(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, *g.w);
-      set_desc(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, *g.y);
-      set_desc(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, *g.conv);
-      set(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
-      set(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
-      break;
-    case Op::bwd_data:
-      g.op = std::make_unique<Descriptor>(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR);
-      set_desc(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, *g.x);
-      set_desc(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W, *g.w);
-      set_desc(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, *g.y);
-      set_desc(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC, *g.conv);
-      set(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
-      set(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
-      break;
-    case Op::bwd_filter:
-      g.op = std::make_unique<Descriptor>(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR);
-      set_desc(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW, *g.w);
-      set_desc(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, *g.x);
-      set_desc(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY, *g.y);
-      set_desc(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC, *g.conv);
-      set(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
-      set(*g.op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
-      break;
-  }
+  const OpAttributes& a = op_attributes(s.dir);
+  g.op = std::make_unique<Descriptor>(a.type);
+  set_desc(*g.op, a.x, *g.x);
+  set_desc(*g.op, a.w, *g.w);
+  set_desc(*g.op, a.y, *g.y);
+  set_desc(*g.op, a.conv, *g.conv);
+  set(*g.op, a.alpha, CUDNN_TYPE_FLOAT, 1, &alpha);
+  set(*g.op, a.beta, CUDNN_TYPE_FLOAT, 1, &beta);
   GPUCHECK_CUDNN(cudnnBackendFinalize(g.op->get()));
 
   g.graph = std::make_unique<Descriptor>(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
@@ -153,7 +163,8 @@ EngineInfo engine_info(const Descriptor& cfg) {
   n = 0;
   GPUCHECK_CUDNN(cudnnBackendGetAttribute(engine.get(), CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
                                           static_cast<std::int64_t>(notes.size()), &n, notes.data()));
-  info.notes.assign(notes.begin(), notes.begin() + std::clamp<std::int64_t>(n, 0, static_cast<std::int64_t>(notes.size())));
+  info.notes.assign(notes.begin(),
+                    notes.begin() + std::clamp<std::int64_t>(n, 0, static_cast<std::int64_t>(notes.size())));
   return info;
 }
 

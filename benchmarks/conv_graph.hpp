@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-namespace gpucheck::conv_graph {
+#include "gpucheck/core/conv_model.hpp"
 
-enum class Op { fwd, bwd_data, bwd_filter };
+namespace gpucheck::conv_graph {
 
 // Logical NCHW extents (filters KCRS) with the strides of the layout in memory.
 struct TensorSpec {
@@ -23,7 +23,7 @@ struct TensorSpec {
 };
 
 struct ConvSpec {
-  Op op = Op::fwd;
+  ConvDir dir = ConvDir::fwd;
   cudnnDataType_t data = CUDNN_DATA_FLOAT;  // x, w and y; compute is always float
   TensorSpec x, w, y;
   std::array<std::int64_t, 2> pad{}, stride{1, 1}, dilation{1, 1};

@@ -1,9 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #include "gpucheck/core/conv_model.hpp"
@@ -95,6 +98,121 @@ TEST(ConvModel, AlgoNames) {
   EXPECT_EQ(conv_algo_name(ConvDir::bwd_filter, 3), "ALGO_3");
   EXPECT_EQ(conv_algo_name(ConvDir::bwd_filter, 6), "FFT_TILING");
   EXPECT_EQ(conv_algo_name(ConvDir::bwd_filter, -1), "algo-1");
+}
+
+TEST(ConvModel, AlgoNamesCoverEveryDirection) {
+  for (ConvDir d : kConvDirs) EXPECT_NE(conv_algo_name(d, 0), "algo0") << to_string(d);
+  EXPECT_EQ(conv_algo_name(ConvDir::bwd_data, 6), "algo6");
+  EXPECT_EQ(conv_algo_name(ConvDir::bwd_filter, 7), "algo7");
+  EXPECT_THROW(conv_algo_name(static_cast<ConvDir>(3), 0), std::invalid_argument);
+}
+
+TEST(ConvModel, DimsAndElems) {
+  const ConvShape s = shape(2, 3, 8, 5, 3, 2);  // p = q = 4
+  EXPECT_EQ(conv_dims(s, ConvTensor::x), (std::array<std::int64_t, 4>{2, 3, 8, 8}));
+  EXPECT_EQ(conv_dims(s, ConvTensor::w), (std::array<std::int64_t, 4>{5, 3, 3, 3}));
+  EXPECT_EQ(conv_dims(s, ConvTensor::y), (std::array<std::int64_t, 4>{2, 5, 4, 4}));
+  EXPECT_EQ(conv_elems(s, ConvTensor::x), conv_x_elems(s));
+  EXPECT_EQ(conv_elems(s, ConvTensor::w), conv_w_elems(s));
+  EXPECT_EQ(conv_elems(s, ConvTensor::y), conv_y_elems(s));
+  EXPECT_EQ(conv_x_elems(s), 2u * 3 * 8 * 8);
+  EXPECT_EQ(conv_y_elems(s), 2u * 5 * 4 * 4);
+  EXPECT_EQ(conv_out_elems(s, ConvDir::fwd), conv_y_elems(s));
+  EXPECT_EQ(conv_out_elems(s, ConvDir::bwd_data), conv_x_elems(s));
+  EXPECT_EQ(conv_out_elems(s, ConvDir::bwd_filter), conv_w_elems(s));
+}
+
+// The roles must be the tensors conv_terms indexes: with stride 1 and "same" padding every
+// element of both operands takes part in some output, so the largest index of each operand
+// over all outputs is exactly its last element; a swapped role would overrun or fall short.
+TEST(ConvModel, RolesMatchTheTermsIndexes) {
+  const ConvShape s = shape(2, 3, 5, 4, 3);
+  for (ConvDir d : kConvDirs) {
+    SCOPED_TRACE(std::string(to_string(d)));
+    const ConvRoles r = conv_roles(d);
+    EXPECT_NE(r.out, r.a);
+    EXPECT_NE(r.out, r.b);
+    EXPECT_NE(r.a, r.b);
+    std::size_t max_a = 0, max_b = 0;
+    const std::size_t n_out = conv_elems(s, r.out);
+    for (std::size_t i = 0; i < n_out; ++i)
+      for (const auto& [ia, ib] : conv_terms(s, d, i)) {
+        max_a = std::max(max_a, ia);
+        max_b = std::max(max_b, ib);
+      }
+    EXPECT_EQ(max_a, conv_elems(s, r.a) - 1);
+    EXPECT_EQ(max_b, conv_elems(s, r.b) - 1);
+    EXPECT_THROW(conv_terms(s, d, n_out), std::out_of_range);
+  }
+  EXPECT_EQ(conv_roles(ConvDir::fwd).out, ConvTensor::y);
+  EXPECT_EQ(conv_roles(ConvDir::bwd_data).out, ConvTensor::x);
+  EXPECT_EQ(conv_roles(ConvDir::bwd_filter).out, ConvTensor::w);
+  EXPECT_THROW(conv_roles(static_cast<ConvDir>(7)), std::invalid_argument);
+}
+
+TEST(ConvModel, LayoutStrides) {
+  const std::array<std::int64_t, 4> d{2, 3, 4, 5};
+  EXPECT_EQ(conv_strides(ConvLayout::nchw, d), (std::array<std::int64_t, 4>{60, 20, 5, 1}));
+  EXPECT_EQ(conv_strides(ConvLayout::nhwc, d), (std::array<std::int64_t, 4>{60, 1, 15, 3}));
+  // NHWC: element (n, c, h, w) at ((n H + h) W + w) C + c; the strides map the logical
+  // indices one to one onto [0, count).
+  std::vector<int> hits(2 * 3 * 4 * 5, 0);
+  const auto st = conv_strides(ConvLayout::nhwc, d);
+  for (std::int64_t n = 0; n < 2; ++n)
+    for (std::int64_t c = 0; c < 3; ++c)
+      for (std::int64_t h = 0; h < 4; ++h)
+        for (std::int64_t w = 0; w < 5; ++w) {
+          const std::int64_t off = n * st[0] + c * st[1] + h * st[2] + w * st[3];
+          ASSERT_EQ(off, ((n * 4 + h) * 5 + w) * 3 + c);
+          ++hits[static_cast<std::size_t>(off)];
+        }
+  EXPECT_TRUE(std::all_of(hits.begin(), hits.end(), [](int x) { return x == 1; }));
+  // A filter k c r s in NHWC is KRSC.
+  EXPECT_EQ(conv_strides(ConvLayout::nhwc, {64, 16, 3, 3}), (std::array<std::int64_t, 4>{144, 1, 48, 16}));
+}
+
+ConvFound found(int algo, bool ran, float ms, std::size_t ws, bool tensor_op = false) {
+  ConvFound f;
+  f.algo = algo;
+  f.ran = ran;
+  f.status = ran ? "CUDNN_STATUS_SUCCESS" : "CUDNN_STATUS_NOT_SUPPORTED";
+  f.time_ms = ms;
+  f.workspace = ws;
+  f.tensor_op = tensor_op;
+  return f;
+}
+
+TEST(ConvModel, UsableFindResults) {
+  const std::vector<ConvFound> all{found(7, true, 0.1f, 0, true),  found(6, false, -1, 0),
+                                   found(1, true, 0.2f, 1 << 20),  found(5, true, 0.3f, 2u << 30),
+                                   found(0, true, -1.f, 0),        found(2, true, 0.4f, 0),
+                                   found(3, true, std::numeric_limits<float>::quiet_NaN(), 0)};
+  auto algos = [](const std::vector<ConvFound>& v) {
+    std::vector<int> out;
+    for (const auto& f : v) out.push_back(f.algo);
+    return out;
+  };
+  // Not run, negative or NaN time, over the workspace: out; Find's order kept.
+  EXPECT_EQ(algos(conv_usable(all, DType::tf32, 1u << 30, 6)), (std::vector<int>{7, 1, 2}));
+  EXPECT_EQ(algos(conv_usable(all, DType::fp16, 1u << 30, 2)), (std::vector<int>{7, 1}));
+  // Strict fp32 leaves out the tensor-op (TF32) kernel.
+  EXPECT_EQ(algos(conv_usable(all, DType::fp32, 1u << 30, 6)), (std::vector<int>{1, 2}));
+  EXPECT_EQ(algos(conv_usable(all, DType::fp32, 0, 6)), (std::vector<int>{2}));
+  EXPECT_TRUE(conv_usable(all, DType::fp32, 1u << 30, 0).empty());
+  EXPECT_TRUE(conv_usable({}, DType::fp16, 1u << 30, 6).empty());
+  EXPECT_EQ(conv_describe_found(std::vector<ConvFound>{found(7, true, 0.1f, 0), found(6, false, -1, 0)}, ConvDir::fwd),
+            " WINOGRAD_NONFUSED:CUDNN_STATUS_SUCCESS WINOGRAD:CUDNN_STATUS_NOT_SUPPORTED");
+  EXPECT_EQ(conv_describe_found({}, ConvDir::bwd_data), "");
+}
+
+TEST(ConvModel, FastestCandidate) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(conv_fastest(std::vector<double>{3e-4, 1e-4, 2e-4}), 1u);
+  EXPECT_EQ(conv_fastest(std::vector<double>{2e-4, 1e-4, 1e-4}), 1u) << "a tie goes to the earlier";
+  EXPECT_EQ(conv_fastest(std::vector<double>{inf, 5e-4, nan, 4e-4}), 3u) << "stalled ones are left out";
+  EXPECT_EQ(conv_fastest(std::vector<double>{inf, nan}), std::nullopt);
+  EXPECT_EQ(conv_fastest(std::vector<double>{}), std::nullopt);
+  EXPECT_EQ(conv_fastest(std::vector<double>{7e-3}), 0u);
 }
 
 // Brute-force convolutions over integer-valued arrays: the terms must reproduce them

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <span>
 #include <stdexcept>
 
 #include "gpucheck/core/names.hpp"
@@ -108,27 +109,53 @@ std::string conv_case_name(ConvLayout l, ConvDir d, DType t, const ConvShape& sh
   return bench_name({"conv", conv_variant(l, d), to_string(t), shape.name()});
 }
 
-std::string conv_algo_name(ConvDir d, int algo) {
-  static constexpr std::array<std::string_view, 8> kFwd{
-      "IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING", "WINOGRAD",
-      "WINOGRAD_NONFUSED"};
-  static constexpr std::array<std::string_view, 6> kBwdData{
-      "ALGO_0", "ALGO_1", "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
-  static constexpr std::array<std::string_view, 7> kBwdFilter{
-      "ALGO_0", "ALGO_1", "FFT", "ALGO_3", "WINOGRAD", "WINOGRAD_NONFUSED", "FFT_TILING"};
-  auto pick = [&](const auto& table) -> std::string {
-    if (algo >= 0 && static_cast<std::size_t>(algo) < table.size()) return std::string(table[static_cast<std::size_t>(algo)]);
-    std::string fallback("algo");
-    fallback.append(std::to_string(algo));
-    return fallback;
-  };
-  switch (d) {
-    case ConvDir::fwd: return pick(kFwd);
-    case ConvDir::bwd_data: return pick(kBwdData);
-    case ConvDir::bwd_filter: return pick(kBwdFilter);
-  }
-  return pick(kFwd);
+namespace {
+// Rows in kConvDirs order (checked where a row is looked up).
+template <typename Row, std::size_t N>
+const Row& row_of(const std::array<Row, N>& table, ConvDir d) {
+  static_assert(N == kConvDirs.size(), "one row per direction");
+  const auto i = static_cast<std::size_t>(d);
+  if (i >= N || table[i].dir != d) throw std::invalid_argument("conv: no table row for the direction");
+  return table[i];
 }
+
+struct AlgoNames {
+  ConvDir dir;
+  std::span<const std::string_view> names;
+};
+constexpr std::array<std::string_view, 8> kFwdAlgos{
+    "IMPLICIT_GEMM", "IMPLICIT_PRECOMP_GEMM", "GEMM", "DIRECT", "FFT", "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+constexpr std::array<std::string_view, 6> kBwdDataAlgos{"ALGO_0",   "ALGO_1",   "FFT",
+                                                        "FFT_TILING", "WINOGRAD", "WINOGRAD_NONFUSED"};
+constexpr std::array<std::string_view, 7> kBwdFilterAlgos{"ALGO_0",   "ALGO_1",           "FFT",       "ALGO_3",
+                                                          "WINOGRAD", "WINOGRAD_NONFUSED", "FFT_TILING"};
+constexpr std::array<AlgoNames, 3> kAlgoNames{{
+    {ConvDir::fwd, kFwdAlgos},
+    {ConvDir::bwd_data, kBwdDataAlgos},
+    {ConvDir::bwd_filter, kBwdFilterAlgos},
+}};
+
+struct RolesRow {
+  ConvDir dir;
+  ConvRoles roles;
+};
+constexpr std::array<RolesRow, 3> kRoles{{
+    {ConvDir::fwd, {ConvTensor::y, ConvTensor::x, ConvTensor::w}},
+    {ConvDir::bwd_data, {ConvTensor::x, ConvTensor::y, ConvTensor::w}},
+    {ConvDir::bwd_filter, {ConvTensor::w, ConvTensor::y, ConvTensor::x}},
+}};
+}  // namespace
+
+std::string conv_algo_name(ConvDir d, int algo) {
+  const auto names = row_of(kAlgoNames, d).names;
+  if (algo >= 0 && static_cast<std::size_t>(algo) < names.size())
+    return std::string(names[static_cast<std::size_t>(algo)]);
+  std::string fallback("algo");
+  fallback.append(std::to_string(algo));
+  return fallback;
+}
+
+ConvRoles conv_roles(ConvDir d) { return row_of(kRoles, d).roles; }
 
 namespace {
 std::size_t prod(std::initializer_list<std::int64_t> v) {
@@ -138,17 +165,62 @@ std::size_t prod(std::initializer_list<std::int64_t> v) {
 }
 }  // namespace
 
-std::size_t conv_x_elems(const ConvShape& s) { return prod({s.n, s.c, s.h, s.w}); }
-std::size_t conv_w_elems(const ConvShape& s) { return prod({s.k, s.c, s.r, s.s}); }
-std::size_t conv_y_elems(const ConvShape& s) { return prod({s.n, s.k, s.p(), s.q()}); }
+std::size_t conv_x_elems(const ConvShape& s) { return conv_elems(s, ConvTensor::x); }
+std::size_t conv_w_elems(const ConvShape& s) { return conv_elems(s, ConvTensor::w); }
+std::size_t conv_y_elems(const ConvShape& s) { return conv_elems(s, ConvTensor::y); }
 
-std::size_t conv_out_elems(const ConvShape& s, ConvDir d) {
-  switch (d) {
-    case ConvDir::fwd: return conv_y_elems(s);
-    case ConvDir::bwd_data: return conv_x_elems(s);
-    case ConvDir::bwd_filter: return conv_w_elems(s);
+std::array<std::int64_t, 4> conv_dims(const ConvShape& s, ConvTensor t) {
+  switch (t) {
+    case ConvTensor::x: return {s.n, s.c, s.h, s.w};
+    case ConvTensor::w: return {s.k, s.c, s.r, s.s};
+    case ConvTensor::y: return {s.n, s.k, s.p(), s.q()};
   }
-  return 0;
+  throw std::invalid_argument("conv_dims: unknown tensor");
+}
+
+std::size_t conv_elems(const ConvShape& s, ConvTensor t) {
+  const auto d = conv_dims(s, t);
+  return prod({d[0], d[1], d[2], d[3]});
+}
+
+std::size_t conv_out_elems(const ConvShape& s, ConvDir d) { return conv_elems(s, conv_roles(d).out); }
+
+std::array<std::int64_t, 4> conv_strides(ConvLayout l, const std::array<std::int64_t, 4>& dims) {
+  const std::int64_t c = dims[1], h = dims[2], w = dims[3];
+  if (l == ConvLayout::nchw) return {c * h * w, h * w, w, 1};
+  return {h * w * c, 1, w * c, c};
+}
+
+std::vector<ConvFound> conv_usable(std::span<const ConvFound> found, DType t, std::size_t max_workspace,
+                                   std::size_t max_n) {
+  std::vector<ConvFound> out;
+  for (const ConvFound& f : found) {
+    if (out.size() >= max_n) break;
+    if (!f.ran || !(f.time_ms >= 0) || f.workspace > max_workspace) continue;
+    if (t == DType::fp32 && f.tensor_op) continue;  // strict fp32: no TF32 kernels
+    out.push_back(f);
+  }
+  return out;
+}
+
+std::string conv_describe_found(std::span<const ConvFound> found, ConvDir d) {
+  std::string out;
+  for (const ConvFound& f : found) {
+    out.push_back(' ');
+    out.append(conv_algo_name(d, f.algo));
+    out.push_back(':');
+    out.append(f.status);
+  }
+  return out;
+}
+
+std::optional<std::size_t> conv_fastest(std::span<const double> median_s) {
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < median_s.size(); ++i) {
+    if (!std::isfinite(median_s[i])) continue;  // stalled
+    if (!best || median_s[i] < median_s[*best]) best = i;
+  }
+  return best;
 }
 
 std::vector<std::pair<std::size_t, std::size_t>> conv_terms(const ConvShape& s, ConvDir d,

@@ -1,10 +1,15 @@
 // The pure side of bench_conv: ResNet-50's convolution layers, output-shape and FLOP math,
-// the names the cases go by, cuDNN algorithm names, the index math of a direct host
-// reference (which input elements meet in one output element, for each direction) and the
-// tolerance a convolution result is held to. No CUDA or cuDNN headers here.
+// the names the cases go by, what each direction does with the three tensors, their extents
+// and strides per layout, cuDNN algorithm names, which of Find's results a case may time and
+// which timed candidate wins, the index math of a direct host reference (which input
+// elements meet in one output element, for each direction) and the tolerance a convolution
+// result is held to. No CUDA or cuDNN headers here.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +46,23 @@ std::vector<ConvShape> resnet50_convs(std::int64_t batch);
 
 enum class ConvDir { fwd, bwd_data, bwd_filter };
 enum class ConvLayout { nchw, nhwc };
+// Every direction, in enum order: tables keyed by direction have one row per entry.
+inline constexpr std::array<ConvDir, 3> kConvDirs{ConvDir::fwd, ConvDir::bwd_data, ConvDir::bwd_filter};
+
+// The three tensors of a convolution: the input x (dx), the filter w (dw), the output y (dy).
+enum class ConvTensor { x, w, y };
+// What a direction does with them: the tensor it writes, and the operands (A, B) of
+// conv_terms: (x, w) for fwd, (dy, w) for bwd_data, (dy, x) for bwd_filter.
+struct ConvRoles {
+  ConvTensor out, a, b;
+};
+ConvRoles conv_roles(ConvDir d);
+// A tensor's logical NCHW extents (the filter's KCRS) and element count.
+std::array<std::int64_t, 4> conv_dims(const ConvShape& s, ConvTensor t);
+std::size_t conv_elems(const ConvShape& s, ConvTensor t);
+// The strides, in elements, of a tensor with logical NCHW extents `dims` stored in layout
+// l: NCHW (filters KCRS) or NHWC (filters KRSC, channels innermost).
+std::array<std::int64_t, 4> conv_strides(ConvLayout l, const std::array<std::int64_t, 4>& dims);
 
 std::string_view to_string(ConvDir d);
 std::string_view to_string(ConvLayout l);
@@ -52,6 +74,28 @@ std::string conv_case_name(ConvLayout l, ConvDir d, DType t, const ConvShape& sh
 // cuDNN's legacy algorithm enums by value, for labels: fwd 0..7, bwd_data 0..5, bwd_filter
 // 0..6 ("IMPLICIT_PRECOMP_GEMM", "ALGO_1", "WINOGRAD_NONFUSED", ...); "algo<i>" otherwise.
 std::string conv_algo_name(ConvDir d, int algo);
+
+// One result of cuDNN's Find (cudnnConvolution*AlgoPerf_t) in library-neutral terms.
+struct ConvFound {
+  int algo = -1;
+  bool ran = false;         // status CUDNN_STATUS_SUCCESS
+  std::string status;       // cuDNN's status text
+  float time_ms = -1;       // cuDNN's own time for it
+  std::size_t workspace = 0;
+  int math = 0;             // cudnnMathType_t, carried to the choice
+  bool tensor_op = false;   // a tensor-op math type (TF32 on float data)
+};
+// Find's results a case may time, in Find's order (fastest first), at most max_n: those that
+// ran, with a non-negative time, a workspace within max_workspace and, for strict fp32, not
+// on tensor cores (TF32).
+std::vector<ConvFound> conv_usable(std::span<const ConvFound> found, DType t, std::size_t max_workspace,
+                                   std::size_t max_n);
+// " IMPLICIT_GEMM:CUDNN_STATUS_SUCCESS FFT:CUDNN_STATUS_NOT_SUPPORTED ...": every result, for
+// the error when none is usable.
+std::string conv_describe_found(std::span<const ConvFound> found, ConvDir d);
+// The candidate with the lowest median time; a stalled candidate (infinite or NaN median) is
+// left out, a tie goes to the earlier one. nullopt when every candidate stalled (or none).
+std::optional<std::size_t> conv_fastest(std::span<const double> median_s);
 
 // Element counts of the NCHW tensors: x (n c h w), filter (k c r s), y (n k p q).
 std::size_t conv_x_elems(const ConvShape& s);
