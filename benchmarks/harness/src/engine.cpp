@@ -107,7 +107,7 @@ class GpuSource final : public SampleSource {
     if (read_clock) read_while_running(s);  // the work is running now
     wait_for(stop_);
     if (held && *dev_.hold_flags().host_timed_out != 0)
-      throw GpuError("timing: a stream was held for over 2 s while work was queued (the host took that long "
+      throw HoldTimeout("timing: a stream was held for over 2 s while work was queued (the host took that long "
                      "to enqueue one sample); the sample times are not trustworthy");
     double ms = 0;
     for (std::size_t i = 0; i < lanes_.size(); ++i)

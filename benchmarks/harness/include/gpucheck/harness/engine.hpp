@@ -12,11 +12,19 @@
 #include <string>
 #include <vector>
 
+#include "gpucheck/check_cuda.hpp"
 #include "gpucheck/core/measure.hpp"
 
 namespace gpucheck::harness {
 
 class Device;
+
+// A held stream stayed held past the spin kernel's 2 s limit: queuing one sample's work took
+// the host that long (the work waits on the host), so the sample times are not trustworthy.
+class HoldTimeout : public GpuError {
+ public:
+  using GpuError::GpuError;
+};
 
 // Where a sample's events are recorded: a stream of a device. Most cases have one lane, the
 // device's stream; bidirectional copies have two on one device; a single-process collective
@@ -54,7 +62,7 @@ struct Measurement {
 };
 
 // Times `work`. Throws GpuError on a CUDA failure (a work that throws mid-batch releases a
-// held stream first) and when a held stream stayed held for over 2 s.
+// held stream first) and HoldTimeout when a held stream stayed held for over 2 s.
 Measurement measure(Device& d, const Work& work, const MeasureOptions& o);
 
 // Writes the measurement into the Google Benchmark state: manual time (the median per call)
