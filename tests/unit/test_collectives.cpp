@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "gpucheck/core/collectives.hpp"
 
@@ -114,22 +117,6 @@ TEST(Collectives, Names) {
             "nccl/reducescatter_inplace/fp32/8B/g2");
 }
 
-TEST(Collectives, PlanIsFixedAndBounded) {
-  for (std::uint64_t b : geometric_sizes(8, 8 * GiB, 2)) {
-    const CollectivePlan p = collective_plan(b);
-    EXPECT_GE(p.samples, 5) << b;
-    EXPECT_GE(p.batch, 1) << b;
-    EXPECT_LE(p.batch, 20) << b;
-    EXPECT_GE(p.warmup, 2) << b;
-  }
-  EXPECT_EQ(collective_plan(8).batch, 20);
-  EXPECT_EQ(collective_plan(64 * MiB).batch, 1);
-  EXPECT_EQ(collective_plan(16 * MiB).batch, 4);
-  EXPECT_EQ(collective_plan(GiB).samples, 10);
-  EXPECT_EQ(collective_plan(8 * GiB).samples, 5);
-  EXPECT_EQ(collective_plan(0).batch, 20);
-}
-
 TEST(Collectives, PatternIsSmallIntegersRankAndSegmentDependent) {
   std::set<float> values;
   int rank_differs = 0, segment_differs = 0;
@@ -154,23 +141,214 @@ TEST(Collectives, PatternIsSmallIntegersRankAndSegmentDependent) {
 }
 
 TEST(Collectives, ExpectedPeriods) {
-  const auto ar1 = collective_expected_period(Collective::all_reduce, 0, 1);
+  const auto ar1 = collective_expected_period(Collective::all_reduce, 0, 0, 1);
   ASSERT_EQ(ar1.size(), kCollectivePatternPeriod);
   EXPECT_EQ(ar1[5], collective_pattern(0, 0, 5));
-  const auto ar8 = collective_expected_period(Collective::all_reduce, 5, 8);
+  const auto ar8 = collective_expected_period(Collective::all_reduce, 5, 0, 8);
   for (std::size_t j : {std::size_t{0}, std::size_t{1}, kCollectivePatternPeriod - 1}) {
     float sum = 0;
     for (int q = 0; q < 8; ++q) sum += collective_pattern(q, 0, j);  // exact: small integers
     EXPECT_EQ(ar8[j], sum);
     EXPECT_LE(ar8[j], 120.0f);
   }
-  const auto ag = collective_expected_period(Collective::all_gather, 6, 8);
+  // All-gather: output segment s is rank s's input, whichever rank holds it.
+  const auto ag = collective_expected_period(Collective::all_gather, 2, 6, 8);
   EXPECT_EQ(ag[9], collective_pattern(6, 0, 9));
-  const auto rs = collective_expected_period(Collective::reduce_scatter, 2, 3);
+  EXPECT_EQ(ag, collective_expected_period(Collective::all_gather, 7, 6, 8));
+  EXPECT_NE(ag, collective_expected_period(Collective::all_gather, 2, 5, 8));
+  const auto rs = collective_expected_period(Collective::reduce_scatter, 2, 0, 3);
   EXPECT_EQ(rs[11], collective_pattern(0, 2, 11) + collective_pattern(1, 2, 11) + collective_pattern(2, 2, 11));
   // Reduce-scatter with one rank is the identity on segment 0.
-  const auto rs1 = collective_expected_period(Collective::reduce_scatter, 0, 1);
+  const auto rs1 = collective_expected_period(Collective::reduce_scatter, 0, 0, 1);
   EXPECT_EQ(rs1[100], collective_pattern(0, 0, 100));
+}
+
+TEST(Collectives, TableHasOneRowPerCollective) {
+  const auto rows = collective_table();
+  ASSERT_EQ(rows.size(), 3u);
+  std::set<std::string_view> variants;
+  for (const CollectiveSpec& r : rows) {
+    EXPECT_EQ(&collective_spec(r.id), &r);
+    variants.insert(r.variant);
+    ASSERT_NE(r.bus_factor, nullptr);
+    ASSERT_NE(r.expected, nullptr);
+    EXPECT_GT(r.bus_factor(2), 0.0);
+  }
+  EXPECT_EQ(variants.size(), rows.size());  // names must not collide
+  // The suites list the rows in table order: all-reduce first.
+  EXPECT_EQ(rows[0].id, Collective::all_reduce);
+  EXPECT_THROW(collective_spec(static_cast<Collective>(99)), std::invalid_argument);
+}
+
+TEST(Collectives, Segments) {
+  // Reduce-scatter: n input segments (one per destination), one output segment.
+  CollectiveCounts k = collective_counts(Collective::reduce_scatter, 64 * MiB, 4, 4);
+  EXPECT_EQ(k.send_segments, 4);
+  EXPECT_EQ(k.recv_segments, 1);
+  EXPECT_EQ(k.send_segment_elems(), k.per_rank);
+  EXPECT_EQ(k.recv_segment_elems(), k.per_rank);
+  // All-gather: one input segment, n output segments (one per source rank).
+  k = collective_counts(Collective::all_gather, 64 * MiB, 4, 4);
+  EXPECT_EQ(k.send_segments, 1);
+  EXPECT_EQ(k.recv_segments, 4);
+  EXPECT_EQ(k.recv_segment_elems(), k.per_rank);
+  // All-reduce: the whole buffer is one segment on both sides.
+  k = collective_counts(Collective::all_reduce, 64 * MiB, 4, 4);
+  EXPECT_EQ(k.send_segments, 1);
+  EXPECT_EQ(k.recv_segments, 1);
+  EXPECT_EQ(k.recv_segment_elems(), 16 * MiB);
+  // Not runnable: no segments, no division by zero.
+  k = collective_counts(Collective::all_gather, 4, 4, 8);
+  EXPECT_EQ(k.send_segments, 0);
+  EXPECT_EQ(k.recv_segment_elems(), 0u);
+}
+
+TEST(Collectives, PlacementOutOfPlace) {
+  const CollectiveCounts k = collective_counts(Collective::all_gather, MiB, 4, 4);
+  const CollectivePlacement p = collective_placement(Collective::all_gather, k, 3, false);
+  EXPECT_EQ(p.a_elems, k.send_elems);
+  EXPECT_EQ(p.b_elems, k.recv_elems);
+  EXPECT_EQ(p.send_offset, 0u);
+  EXPECT_EQ(p.recv_offset, 0u);
+}
+
+TEST(Collectives, PlacementInPlaceLikeNccl) {
+  // All-gather in place: the input sits at this rank's share of the output.
+  CollectiveCounts k = collective_counts(Collective::all_gather, MiB, 4, 4);
+  CollectivePlacement p = collective_placement(Collective::all_gather, k, 3, true);
+  EXPECT_EQ(p.a_elems, k.recv_elems);
+  EXPECT_EQ(p.b_elems, 0u);
+  EXPECT_EQ(p.send_offset, 3 * k.per_rank);
+  EXPECT_EQ(p.recv_offset, 0u);
+  EXPECT_LE(p.send_offset + k.send_elems, p.a_elems);
+  // Reduce-scatter in place: the output sits at this rank's share of the input.
+  k = collective_counts(Collective::reduce_scatter, MiB, 4, 4);
+  p = collective_placement(Collective::reduce_scatter, k, 2, true);
+  EXPECT_EQ(p.a_elems, k.send_elems);
+  EXPECT_EQ(p.send_offset, 0u);
+  EXPECT_EQ(p.recv_offset, 2 * k.per_rank);
+  EXPECT_LE(p.recv_offset + k.recv_elems, p.a_elems);
+  // All-reduce in place: one buffer, both at 0.
+  k = collective_counts(Collective::all_reduce, MiB, 4, 4);
+  p = collective_placement(Collective::all_reduce, k, 2, true);
+  EXPECT_EQ(p.a_elems, k.send_elems);
+  EXPECT_EQ(p.send_offset, 0u);
+  EXPECT_EQ(p.recv_offset, 0u);
+  // Rank 0 of any collective starts at 0.
+  EXPECT_EQ(collective_placement(Collective::all_gather, k, 0, true).send_offset, 0u);
+}
+
+TEST(Collectives, MemoryPerCase) {
+  // 1 GiB all-reduce out of place: 2 GiB of buffers, 64 MiB of tile and one period.
+  const std::uint64_t scratch = (kCollectivePatternPeriod * 256 + kCollectivePatternPeriod) * 4;
+  EXPECT_EQ(collective_case_bytes(Collective::all_reduce, false, GiB, 4, 2), 2 * GiB + scratch);
+  // Small cases: the tile shrinks to the output segment.
+  const CollectiveCounts small = collective_counts(Collective::all_gather, 4 * KiB, 4, 4);
+  EXPECT_EQ(collective_verify_scratch_elems(small), small.per_rank + kCollectivePatternPeriod);
+  EXPECT_EQ(collective_memory_budget(0), 0u);
+  EXPECT_EQ(collective_memory_budget(2 * GiB), 0u);  // 90% of 2 GiB is under the reserve
+  EXPECT_EQ(collective_memory_budget(100 * GiB), 100 * GiB / 10 * 9 - 2 * GiB);
+  EXPECT_EQ(collective_memory_budget(~std::uint64_t{0}), ~std::uint64_t{0} / 10 * 9 - 2 * GiB);  // no overflow
+}
+
+TEST(Collectives, WhatMovesAndWhatCanBeCheckedTwice) {
+  EXPECT_TRUE(collective_moves_data(false, 1));
+  EXPECT_FALSE(collective_moves_data(true, 1));
+  EXPECT_TRUE(collective_moves_data(true, 2));
+  for (const CollectiveSpec& r : collective_table()) EXPECT_TRUE(collective_repeatable(r.id, false));
+  EXPECT_FALSE(collective_repeatable(Collective::all_reduce, true));
+  EXPECT_FALSE(collective_repeatable(Collective::reduce_scatter, true));
+  EXPECT_TRUE(collective_repeatable(Collective::all_gather, true));
+}
+
+std::vector<std::string> names_of(Suite s, int nranks) {
+  std::vector<std::string> out;
+  for (const CollectiveCase& c : collective_cases(s, nranks))
+    out.push_back(collective_case_name(c.coll, c.in_place, DType::fp32, c.bytes, nranks));
+  return out;
+}
+
+TEST(Collectives, QuickSuiteNamesAreTheBaselineKeys) {
+  const std::vector<std::string> g2 = {
+      "nccl/allreduce/fp32/1MiB/g2",           "nccl/allreduce_inplace/fp32/1MiB/g2",
+      "nccl/allreduce/fp32/64MiB/g2",          "nccl/allreduce_inplace/fp32/64MiB/g2",
+      "nccl/allreduce/fp32/1GiB/g2",           "nccl/allreduce_inplace/fp32/1GiB/g2",
+      "nccl/allgather/fp32/64MiB/g2",          "nccl/allgather_inplace/fp32/64MiB/g2",
+      "nccl/reducescatter/fp32/64MiB/g2",      "nccl/reducescatter_inplace/fp32/64MiB/g2"};
+  EXPECT_EQ(names_of(Suite::quick, 2), g2);
+  const std::vector<std::string> g1 = {"nccl/allreduce/fp32/1MiB/g1", "nccl/allreduce/fp32/64MiB/g1",
+                                       "nccl/allreduce/fp32/1GiB/g1", "nccl/allgather/fp32/64MiB/g1",
+                                       "nccl/reducescatter/fp32/64MiB/g1"};
+  EXPECT_EQ(names_of(Suite::quick, 1), g1);
+}
+
+TEST(Collectives, OtherSuites) {
+  EXPECT_EQ(names_of(Suite::accept, 8), std::vector<std::string>{"nccl/allreduce/fp32/1GiB/g8"});
+  EXPECT_TRUE(collective_cases(Suite::burn, 8).empty());
+  const auto full = names_of(Suite::full, 2);
+  EXPECT_EQ(full.size(), 3u * 31u * 2u);
+  EXPECT_EQ(full.front(), "nccl/allreduce/fp32/8B/g2");
+  EXPECT_EQ(full[1], "nccl/allreduce_inplace/fp32/8B/g2");
+  EXPECT_EQ(full.back(), "nccl/reducescatter_inplace/fp32/8GiB/g2");
+  EXPECT_EQ(std::set<std::string>(full.begin(), full.end()).size(), full.size());  // unique keys
+  // The full suite keeps one rank's in-place cases (as nccl-tests does).
+  EXPECT_EQ(names_of(Suite::full, 1).size(), full.size());
+}
+
+TEST(Collectives, TimingLikeNcclTestsWithSeveralRanks) {
+  SamplingPlan d;  // the engine's defaults
+  const CollectiveTiming t = collective_timing({Collective::all_reduce, false, MiB}, 2, d);
+  EXPECT_EQ(t.mode, TimingMode::per_call);
+  EXPECT_EQ(t.plan.min_batch, 20);  // nccl-tests -n 20
+  EXPECT_GE(t.plan.max_batch, t.plan.min_batch);
+  EXPECT_GE(t.plan.warmup_calls, 5);  // -w 5
+  EXPECT_EQ(t.plan.stop.min_samples, d.stop.min_samples);
+  EXPECT_EQ(choose_batch(26e-6, t.plan.min_sample_s, t.plan.min_batch, t.plan.max_batch), 20);
+  EXPECT_EQ(choose_batch(25e-3, t.plan.min_sample_s, t.plan.min_batch, t.plan.max_batch), 20);  // 8 GiB
+  // Large sizes: 5 samples of 20 calls are enough.
+  const CollectiveTiming big = collective_timing({Collective::all_gather, true, 256 * MiB}, 8, d);
+  EXPECT_EQ(big.plan.stop.min_samples, 5);
+  EXPECT_EQ(collective_timing({Collective::all_gather, true, 128 * MiB}, 8, d).plan.stop.min_samples,
+            d.stop.min_samples);
+  // A larger engine default is kept.
+  SamplingPlan wide = d;
+  wide.max_batch = 200;
+  wide.warmup_calls = 9;
+  const CollectiveTiming w = collective_timing({Collective::all_reduce, false, 8}, 2, wide);
+  EXPECT_EQ(w.plan.max_batch, 200);
+  EXPECT_EQ(w.plan.warmup_calls, 9);
+  // An engine default below 20 calls is raised so the batch floor holds.
+  SamplingPlan narrow = d;
+  narrow.max_batch = 4;
+  EXPECT_EQ(collective_timing({Collective::all_reduce, false, 8}, 2, narrow).plan.max_batch, 20);
+}
+
+TEST(Collectives, TimingOneRankIsDeviceTime) {
+  SamplingPlan d;
+  const CollectiveTiming t = collective_timing({Collective::all_reduce, false, MiB}, 1, d);
+  EXPECT_EQ(t.mode, TimingMode::held);
+  EXPECT_EQ(t.plan.min_batch, d.min_batch);  // batched to the minimum sample time
+  EXPECT_EQ(t.plan.max_batch, d.max_batch);
+  EXPECT_GE(t.plan.warmup_calls, 5);
+  // In place with one rank nothing runs on the GPU: per call (the launch cost).
+  EXPECT_EQ(collective_timing({Collective::all_reduce, true, MiB}, 1, d).mode, TimingMode::per_call);
+  EXPECT_EQ(collective_timing({Collective::all_reduce, false, GiB}, 1, d).plan.stop.min_samples, 5);
+}
+
+TEST(Collectives, ParseEnvInt) {
+  EXPECT_EQ(parse_env_int("60", 1, 1 << 20), 60);
+  EXPECT_EQ(parse_env_int("0", 0, 10), 0);
+  EXPECT_EQ(parse_env_int("10", 0, 10), 10);
+  EXPECT_FALSE(parse_env_int("0", 1, 10));
+  EXPECT_FALSE(parse_env_int("11", 0, 10));
+  EXPECT_FALSE(parse_env_int("", 0, 10));
+  EXPECT_FALSE(parse_env_int("-1", -5, 10));  // digits only
+  EXPECT_FALSE(parse_env_int("+1", 0, 10));
+  EXPECT_FALSE(parse_env_int(" 1", 0, 10));
+  EXPECT_FALSE(parse_env_int("1 ", 0, 10));
+  EXPECT_FALSE(parse_env_int("1.5", 0, 10));
+  EXPECT_FALSE(parse_env_int("1e3", 0, 10000));
+  EXPECT_FALSE(parse_env_int("99999999999999999999999", 0, 10));  // overflow
 }
 
 }  // namespace

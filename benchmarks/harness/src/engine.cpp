@@ -74,7 +74,12 @@ class GpuSource final : public SampleSource {
 
   void warm_up() override {
     work_(lanes_.front().stream);
-    sync_lanes();
+    if (o_.wait) {  // a watchdog waits: a collective that hangs in warm-up is an error too
+      record(stop_);
+      wait_for(stop_);
+    } else {
+      sync_lanes();
+    }
   }
 
   Sample sample(int batch, bool read_clock) override {

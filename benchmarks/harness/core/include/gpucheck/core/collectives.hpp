@@ -1,6 +1,8 @@
-// The bandwidth model of NCCL collectives, as nccl-tests defines it, and the case plan of
-// bench_nccl: element counts per rank, sweep sizes, names, fixed iteration counts, and the
-// verification pattern. Pure: no CUDA or NCCL headers.
+// The pure half of bench_nccl: one row per collective (its name, nccl-tests' bandwidth model,
+// how its buffers split among ranks, what its output must hold), and what follows from the
+// rows: element counts, buffer placement, names, the suites' case lists, how each case is
+// sampled, the memory it needs and the verification pattern. No CUDA or NCCL headers; the
+// NCCL call of each row lives in benchmarks/bench_nccl.cpp.
 //
 // A case's size S is nccl-tests' "size" column: the all-reduce buffer, the all-gather output
 // and the reduce-scatter input. algbw = S / time; busbw = algbw x factor, where the factor
@@ -10,15 +12,40 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gpucheck/core/dtype.hpp"
+#include "gpucheck/core/measure.hpp"
+#include "gpucheck/core/options.hpp"
 
 namespace gpucheck {
 
 enum class Collective { all_reduce, all_gather, reduce_scatter };
+
+// How much of a collective's data a buffer holds: one rank's share, or every rank's share
+// in rank order.
+enum class Extent { share, all_shares };
+
+// One row per collective. Adding a collective is a row here and its NCCL call in bench_nccl.
+struct CollectiveSpec {
+  Collective id;
+  std::string_view variant;  // the name's variant: "allreduce"
+  Extent send, recv;         // all-reduce: share and share (a "share" is then the whole buffer)
+  bool reduces;              // combines values: in place, a second call changes the result
+  // busbw / algbw for n >= 2 ranks (nccl-tests' factors).
+  double (*bus_factor)(int nranks);
+  // The value at element j of output segment `segment` on rank `rank`, when every rank q's
+  // input segment s holds collective_pattern(q, s, j) (segments restart the pattern).
+  float (*expected)(int rank, int segment, std::size_t j, int nranks);
+};
+
+// Every row, in the order the suites list them.
+std::span<const CollectiveSpec> collective_table();
+const CollectiveSpec& collective_spec(Collective c);
 
 // "allreduce", "allgather", "reducescatter"; with in_place, "_inplace" is appended.
 std::string collective_variant(Collective c, bool in_place);
@@ -34,18 +61,54 @@ struct CollectiveCounts {
   std::size_t recv_elems = 0;   // per rank
   std::size_t per_rank = 0;     // one rank's share (all-gather input, reduce-scatter output)
   std::uint64_t bytes = 0;      // S actually moved: what algbw divides by time
+  int send_segments = 0;        // the input in pattern segments: n for reduce-scatter, else 1
+  int recv_segments = 0;        // the output in expected segments: n for all-gather, else 1
   bool runnable() const { return count > 0; }
+  std::size_t send_segment_elems() const { return send_segments > 0 ? send_elems / send_segments : 0; }
+  std::size_t recv_segment_elems() const { return recv_segments > 0 ? recv_elems / recv_segments : 0; }
 };
 CollectiveCounts collective_counts(Collective c, std::uint64_t nominal_bytes, std::size_t elem_size, int nranks);
+
+// Where one rank's data lie. Out of place: the input at the start of buffer A, the output at
+// the start of buffer B. In place (nccl-tests' layout, the one NCCL defines): one buffer A
+// of the larger size, the smaller side at this rank's share of it (all-gather: the input at
+// share `rank` of the output; reduce-scatter: the output at share `rank` of the input).
+struct CollectivePlacement {
+  std::size_t a_elems = 0;      // buffer A: the input (in place: the only buffer)
+  std::size_t b_elems = 0;      // buffer B: the output; 0 in place
+  std::size_t send_offset = 0;  // in A
+  std::size_t recv_offset = 0;  // in B, or in A in place
+};
+CollectivePlacement collective_placement(Collective c, const CollectiveCounts& k, int rank, bool in_place);
 
 // Rates in GB/s (1e9 bytes/s); 0 when seconds <= 0.
 double algbw_GBps(std::uint64_t bytes, double seconds);
 double busbw_GBps(Collective c, std::uint64_t bytes, double seconds, int nranks);
 
-// Device memory one rank needs for a case: its send and receive buffers (one buffer in place),
+// Device memory one rank needs for a case's send and receive buffers (one buffer in place),
 // not counting NCCL's own buffers or the verification scratch.
 std::uint64_t collective_buffer_bytes(Collective c, bool in_place, std::uint64_t nominal_bytes,
                                       std::size_t elem_size, int nranks);
+
+// Verification compares the output with the expected values tiled into a scratch buffer of
+// at most this many elements (a whole number of pattern periods), plus one period.
+std::size_t collective_verify_scratch_elems(const CollectiveCounts& k);
+
+// Everything a case allocates per GPU: buffers and verification scratch.
+std::uint64_t collective_case_bytes(Collective c, bool in_place, std::uint64_t nominal_bytes, std::size_t elem_size,
+                                    int nranks);
+
+// What a case may allocate per GPU given the least free memory over the job's GPUs: 90% of
+// it, less 2 GiB left to NCCL's own buffers and the CUDA contexts; 0 when that is negative.
+std::uint64_t collective_memory_budget(std::uint64_t free_bytes);
+
+// Whether the call moves any data: with one rank an in-place collective is a no-op that
+// NCCL returns from after the launch (its time is host dispatch only).
+bool collective_moves_data(bool in_place, int nranks);
+
+// Whether the output can be checked again after many calls: out of place every call writes
+// the same result; in place only a collective that copies (all-gather) does.
+bool collective_repeatable(Collective c, bool in_place);
 
 // lo, lo*factor, ... up to and including hi (lo > 0, factor >= 2); empty if lo > hi.
 std::vector<std::uint64_t> geometric_sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t factor);
@@ -53,15 +116,38 @@ std::vector<std::uint64_t> geometric_sizes(std::uint64_t lo, std::uint64_t hi, s
 // "nccl/allreduce/fp32/1GiB/g8", "nccl/allgather_inplace/fp32/64MiB/g1".
 std::string collective_case_name(Collective c, bool in_place, DType t, std::uint64_t nominal_bytes, int nranks);
 
-// Fixed iteration plan. Every rank of an MPI run must enqueue the same collectives, so the
-// number of samples cannot adapt to measured time (Google Benchmark's default would);
-// it is decided from the size alone. A sample is `batch` back-to-back collectives.
-struct CollectivePlan {
-  int samples = 0;  // Google Benchmark iterations
-  int batch = 0;    // collectives per sample (small sizes: amortise the launch)
-  int warmup = 0;   // untimed collectives before the first sample
+// A suite's cases (names are baseline keys: this list must not change by accident).
+//  quick:  all-reduce 1 MiB, 64 MiB, 1 GiB; all-gather and reduce-scatter 64 MiB; out of
+//          place and, with two ranks or more, in place (one rank in place moves nothing);
+//  full:   every collective from 8 B to 8 GiB by factors of 2, out of and in place;
+//  accept: all-reduce 1 GiB out of place (the link's figure `gpucheck accept` judges);
+//  burn:   none (the NCCL family has no sustained-load case).
+struct CollectiveCase {
+  Collective coll;
+  bool in_place;
+  std::uint64_t bytes;  // nominal size S
 };
-CollectivePlan collective_plan(std::uint64_t bytes);
+std::vector<CollectiveCase> collective_cases(Suite s, int nranks);
+
+// How a case is sampled. With two ranks or more like nccl-tests (`-w 5 -n 20`): per call
+// (events around a batch on idle streams, host dispatch included), at least 20 back-to-back
+// calls per sample and at least 5 warm-up calls. One rank alone is a device-time case like
+// any other: held and batched; one rank in place moves nothing and is timed per call (its
+// launch cost). From 256 MiB up, 5 samples are enough (each is 20 calls of milliseconds).
+inline constexpr int kCollectiveMinBatch = 20;
+inline constexpr int kCollectiveWarmupCalls = 5;
+inline constexpr int kCollectiveLargeMinSamples = 5;
+inline constexpr std::uint64_t kCollectiveLargeBytes = std::uint64_t{256} << 20;
+struct CollectiveTiming {
+  TimingMode mode = TimingMode::held;
+  SamplingPlan plan;
+};
+CollectiveTiming collective_timing(const CollectiveCase& c, int nranks, const SamplingPlan& defaults);
+
+// A decimal whole number in [lo, hi], digits only ("60"); nullopt for anything else (empty,
+// sign, spaces, trailing text, out of range). For environment variables such as
+// GPUCHECK_NCCL_TIMEOUT_S and the launchers' local-rank variables.
+std::optional<int> parse_env_int(std::string_view s, int lo, int hi);
 
 // Verification pattern: the value rank `rank` puts at element j (0 <= j < pattern period) of
 // segment `segment` of its input. Small integers 1..15, so that any sum over up to 2^20
@@ -70,11 +156,11 @@ CollectivePlan collective_plan(std::uint64_t bytes);
 inline constexpr std::size_t kCollectivePatternPeriod = 65521;
 float collective_pattern(int rank, int segment, std::size_t j);
 
-// One period of what a rank's output holds, given that every rank q filled segment s of its
-// input with pattern(q, s, j mod period) (segments restart the period):
+// One period of what output segment `segment` on rank `rank` holds (the row's expected rule
+// over j = 0 .. period-1):
 //  - all_reduce:     out[j]              = sum over q of pattern(q, 0, j)
-//  - all_gather:     output segment s[j] = pattern(s, 0, j)      (pass the segment as `rank`)
+//  - all_gather:     output segment s[j] = pattern(s, 0, j)
 //  - reduce_scatter: out[j] on rank r    = sum over q of pattern(q, r, j)
-std::vector<float> collective_expected_period(Collective c, int rank, int nranks);
+std::vector<float> collective_expected_period(Collective c, int rank, int segment, int nranks);
 
 }  // namespace gpucheck
