@@ -1,57 +1,120 @@
 #!/usr/bin/env bash
-# One call on a GPU machine: configure, build, run every test (unit + gpu) and each binary's
-# quick suite (the CTest smoke runs), then the PyTorch anchors if a script is given, and
-# leave logs and JSON under $OUT (default ./out), packed into $OUT/session.tgz. Used for the figures in docs/PERFORMANCE.md.
-# Usage: ci/gpu_session.sh [SOURCE_DIR] [ANCHORS_SCRIPT]
-# Where PyTorch is installed it also runs ci/torch_reference.py beside gpucheck's bmm and conv
-# cases (about two minutes; GPUCHECK_TORCH_REFERENCE=0 skips it). BUILD_DIR sets the build.
+# One call on a GPU machine (the figures in docs/ come from it): runs the steps named in
+# GPUCHECK_STEPS (comma-separated, in this order) and leaves logs and JSON under $OUT
+# (default ./out), packed into $OUT/session.tgz (the device tool brings back few files).
+#   test       the README's test command, GPUCHECK_REQUIRE_GPU=1 ci/test.sh (every GPU test
+#              must run, none may skip); its smoke runs' JSON is the "after" quick suite
+#   before     the quick suite of an older tree ($GPUCHECK_OLD_TREE, an exported checkout),
+#              built and run on this same machine, then `gpucheck compare --threshold 3`
+#              against the after run (per case real_time and rate)
+#   baseline   the quick suite with --benchmark_repetitions=$REPS (default 5), stored with
+#              `gpucheck baseline update --suite quick` under $OUT/baselines
+#   attention  bench_attention's full suite
+#   torch      ci/torch_reference.py (held timing, filter $TORCH_FILTER) and the PyTorch
+#              anchors ($GPUCHECK_ANCHORS, a copy of ../shared/anchors/torch_anchors.py)
+#   extra      $GPUCHECK_EXTRA, a command run with the build's bin folder as $BIN
+# Usage: GPUCHECK_STEPS=test,before OUT=... ci/gpu_session.sh
 set -uo pipefail
-src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
-anchors=${2:-}
+src=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$PWD/out}
 build=${BUILD_DIR:-/tmp/gpucheck-build}
+steps=",${GPUCHECK_STEPS:-test},"
 mkdir -p "$out/results"
 export NCCL_NVLS_ENABLE=0
+has() { [[ $steps == *",$1,"* ]]; }
+stamp() { date -u +%H:%M:%S; }
+summary="$out/summary.log"
+note() { echo "[$(stamp)] $*" | tee -a "$summary"; }
 {
   date -u +"date %Y-%m-%dT%H:%M:%SZ"
-  nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
+  nvidia-smi --query-gpu=index,name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.max.sm,power.limit,temperature.gpu --format=csv
+  nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv
+  nproc; grep -m1 "model name" /proc/cpuinfo
 } > "$out/env.log" 2>&1
-t0=$(date +%s)
-if ! { cmake -S "$src" -B "$build" -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUCHECK_WERROR=${GPUCHECK_WERROR:-ON} \
-         ${GPUCHECK_GIT_COMMIT:+-DGPUCHECK_GIT_COMMIT=$GPUCHECK_GIT_COMMIT} &&
-       cmake --build "$build" -j"$(nproc)"; } > "$out/build.log" 2>&1; then
-  tail -60 "$out/build.log"
-  exit 1
+note "session in $src, steps ${steps//,/ }"
+bin=$build/bin
+rc=0
+
+if has test; then
+  t0=$(date +%s)
+  GPUCHECK_REQUIRE_GPU=1 BUILD_DIR=$build bash "$src/ci/test.sh" -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/test.log" 2>&1
+  trc=$?
+  note "test (GPUCHECK_REQUIRE_GPU=1 ci/test.sh): exit $trc in $(( $(date +%s) - t0 )) s"
+  grep -E "tests passed|tests failed|\(Failed\)|\(Skipped\)|\*\*\*Failed|Not Run" "$out/test.log" | tail -40 | tee -a "$summary"
+  grep -E "^wall|Build files|build:" "$out/test.log" | head -20 >> "$summary"
+  ((trc == 0)) || rc=1
+  mkdir -p "$out/results/after"
+  cp "$build"/benchmarks/bench_*.quick.json "$out/results/after/" 2>/dev/null
+  for f in "$out"/results/after/*.quick.json; do [[ -f $f ]] && mv "$f" "${f%.quick.json}.json"; done
 fi
-echo "build: $(( $(date +%s) - t0 )) s"
-ctest --test-dir "$build" --output-on-failure -j1 > "$out/ctest.log" 2>&1
-rc=$?
-grep -E "tests passed|tests failed|Failed|\*\*\*|SKIPPED|wall|PASS:|FAIL" "$out/ctest.log" | tail -60
-cp "$build"/benchmarks/*.quick.json "$out/results/" 2>/dev/null
-if [[ -n $anchors ]]; then
-  PYTHONUNBUFFERED=1 python3 "$anchors" --json "$out/results/torch_anchors.json" > "$out/anchors.log" 2>&1
-  cat "$out/anchors.log"
+
+if has before && [[ -n ${GPUCHECK_OLD_TREE:-} ]]; then
+  old=/tmp/gpucheck-old
+  t0=$(date +%s)
+  if cmake -S "$GPUCHECK_OLD_TREE" -B "$old" -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUCHECK_BUILD_TESTS=OFF > "$out/old-build.log" 2>&1 &&
+     cmake --build "$old" -j"$(nproc)" >> "$out/old-build.log" 2>&1; then
+    note "old tree built in $(( $(date +%s) - t0 )) s"
+    mkdir -p "$out/results/before"
+    t0=$(date +%s)
+    for b in "$old"/bin/bench_*; do
+      n=$(basename "$b")
+      "$b" --suite quick --benchmark_out="$out/results/before/$n.json" --benchmark_out_format=json > "$out/before-$n.log" 2>&1 ||
+        note "before: $n exited $?"
+    done
+    note "before: quick suites in $(( $(date +%s) - t0 )) s"
+    "$bin/gpucheck" compare "$out/results/before" "$out/results/after" --threshold 3 --no-thresholds --color never \
+      --format markdown --out "$out/before_after.md" > "$out/before_after.txt" 2>&1
+    note "before/after real_time at 3%: exit $?"
+    tail -5 "$out/before_after.txt" | tee -a "$summary"
+  else
+    note "old tree did not build (old-build.log)"
+  fi
 fi
-# PyTorch on the same bmm and convolution cases, timed both ways (ci/torch_reference.py), and
-# gpucheck's full-suite runs of those cases, lined up by `gpucheck compare` (TFLOPS, 5%).
-if [[ ${GPUCHECK_TORCH_REFERENCE:-1} == 1 ]] && python3 -c "import torch" 2>/dev/null; then
-  mkdir -p "$out/reference"
-  PYTHONUNBUFFERED=1 python3 "$src/ci/torch_reference.py" --json "$out/results/torch_reference.json" \
-    > "$out/torch_reference.log" 2>&1 || echo "torch_reference.py failed (see torch_reference.log)"
-  shapes='n64c(64h56w56k64r3s3|256h56w56k64r1s1|128h28w28k128r3s3)/'
-  "$build/bin/bench_bmm" --suite full --benchmark_filter='^bmm/strided(_mbk)?/' \
-    --benchmark_out="$out/reference/bench_bmm.json" --benchmark_out_format=json > "$out/reference_runs.log" 2>&1
-  "$build/bin/bench_conv" --suite full --benchmark_filter="^conv/.*/$shapes" \
-    --benchmark_out="$out/reference/bench_conv.json" --benchmark_out_format=json >> "$out/reference_runs.log" 2>&1
-  "$build/bin/gpucheck" compare "$out/results/torch_reference.json" "$out/reference" --metric TFLOPS --threshold 5 \
-    --no-thresholds --color never --format markdown --out "$out/reference.md" > "$out/reference.log" 2>&1
-  echo "gpucheck vs PyTorch on bmm and conv (device time, 5%): exit $?"
-  cat "$out/reference.log"
+
+if has baseline; then
+  reps=${REPS:-5}
+  mkdir -p "$out/results/base"
+  t0=$(date +%s)
+  while read -r n; do
+    [[ -n $n ]] || continue
+    "$bin/$n" --suite quick --benchmark_repetitions="$reps" --benchmark_out="$out/results/base/$n.json" \
+      --benchmark_out_format=json > "$out/base-$n.log" 2>&1 || note "baseline: $n exited $?"
+  done < "$bin/gpucheck-benchmarks.txt"
+  note "baseline: quick suite x$reps in $(( $(date +%s) - t0 )) s"
+  "$bin/gpucheck" baseline update --suite quick --root "$out/baselines" "$out/results/base" 2>&1 | tee -a "$summary"
 fi
+
+if has attention && [[ -x $bin/bench_attention ]]; then
+  t0=$(date +%s)
+  "$bin/bench_attention" --suite full --benchmark_out="$out/results/attention_full.json" --benchmark_out_format=json \
+    > "$out/attention.log" 2>&1
+  note "attention full suite: exit $? in $(( $(date +%s) - t0 )) s"
+  grep -E "^attention/" "$out/attention.log" | cut -c1-200 >> "$summary"
+fi
+
+if has torch && python3 -c "import torch" 2>/dev/null; then
+  t0=$(date +%s)
+  PYTHONUNBUFFERED=1 python3 "$src/ci/torch_reference.py" --filter "${TORCH_FILTER:-^attention/}" \
+    --json "$out/results/torch_reference.json" > "$out/torch_reference.log" 2>&1
+  note "torch_reference: exit $? in $(( $(date +%s) - t0 )) s"
+  if [[ -n ${GPUCHECK_ANCHORS:-} ]]; then
+    PYTHONUNBUFFERED=1 python3 "$GPUCHECK_ANCHORS" --json "$out/results/torch_anchors.json" > "$out/anchors.log" 2>&1
+    note "anchors: exit $?"
+  fi
+fi
+
+if [[ -n ${GPUCHECK_EXTRA:-} ]]; then
+  t0=$(date +%s)
+  BIN=$bin OUT=$out bash -c "$GPUCHECK_EXTRA" > "$out/extra.log" 2>&1
+  note "extra: exit $? in $(( $(date +%s) - t0 )) s"
+  tail -60 "$out/extra.log" >> "$summary"
+fi
+
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,clocks_event_reasons.active --format=csv >> "$out/env.log" 2>&1
 # Everything in one archive (the device tool brings back at most 8 files).
 pack=$(mktemp --suffix=.tgz)
-if tar czf "$pack" -C "$out" --exclude=./session.tgz .; then
-  find "$out" -mindepth 1 -delete && mv "$pack" "$out/session.tgz"
+if tar czf "$pack" -C "$out" --exclude=./session.tgz --exclude=./summary.log .; then
+  find "$out" -mindepth 1 ! -name summary.log -delete && mv "$pack" "$out/session.tgz"
 fi
+cat "$summary"
 exit $rc

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch's figures for gpucheck's bmm and convolution cases, timed both ways.
+"""PyTorch's figures for gpucheck's bmm, convolution and attention cases, timed both ways.
 
 Why: a short op (bmm b64 512^3 takes ~35 us, a ResNet-50 convolution at batch 64 30-150 us)
 timed one call at a time (`start.record(); fn(); end.record(); sync`, the method of
@@ -21,6 +21,7 @@ Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX]
 """
 import argparse
 import json
+import math
 import re
 import statistics
 import time
@@ -188,6 +189,64 @@ def conv_cases():
             yield setup, flops
 
 
+ATTN_SHAPES = ((8, 16, 1024, 64), (4, 16, 4096, 64), (4, 16, 4096, 128), (1, 32, 16384, 128), (16, 16, 512, 64))
+
+
+def attention_cases():
+    """bench_attention's cases in PyTorch: naive (matmul, softmax, matmul with S and P in HBM,
+    as gpucheck's naive path), and SDPA's FLASH_ATTENTION (FlashAttention-2: our fused
+    kernel's yardstick, under the name attention/flash/...) and CUDNN_ATTENTION backends."""
+    from torch.nn.attention import sdpa_kernel, SDPBackend
+    for tag in ("fp16", "bf16"):
+        for b, h, s, d in ATTN_SHAPES:
+            for causal in (False, True):
+                shape = f"b{b}h{h}s{s}d{d}" + ("/causal" if causal else "")
+                flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
+
+                def setup(tag=tag, b=b, h=h, s=s, d=d, causal=causal, shape=shape):
+                    dt = DT[tag]
+                    q = torch.rand(b, h, s, d, device="cuda", dtype=dt) * 2 - 1
+                    k = torch.rand(b, h, s, d, device="cuda", dtype=dt) * 2 - 1
+                    v = torch.rand(b, h, s, d, device="cuda", dtype=dt) * 2 - 1
+                    scale = 1.0 / math.sqrt(d)
+                    mask = torch.ones(s, s, device="cuda", dtype=torch.bool).triu(1) if causal else None
+
+                    def naive():
+                        sc = torch.matmul(q, k.transpose(-2, -1)) * scale
+                        if mask is not None:
+                            sc = sc.masked_fill(mask, float("-inf"))
+                        return torch.matmul(torch.softmax(sc, -1), v)
+
+                    def sdpa(backend):
+                        def run():
+                            with sdpa_kernel(backend):
+                                return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                        return run
+
+                    cases = {}
+                    ref = None
+                    for name, what, fn in ((f"attention/naive/{tag}/{shape}", "matmul, softmax, matmul", naive),
+                                           (f"attention/flash/{tag}/{shape}", "SDPA FLASH_ATTENTION (FA2)",
+                                            sdpa(SDPBackend.FLASH_ATTENTION)),
+                                           (f"attention/cudnn/{tag}/{shape}", "SDPA CUDNN_ATTENTION",
+                                            sdpa(SDPBackend.CUDNN_ATTENTION))):
+                        if s * s * b * h > 2 ** 33 and fn is naive:
+                            continue  # S and P would not fit beside the rest
+                        try:
+                            out = fn()
+                        except RuntimeError as e:
+                            print(f"{name}: unavailable ({e.__class__.__name__})")
+                            continue
+                        if ref is None:
+                            ref = out
+                        else:
+                            check_close(name, out, ref, 2e-2, 2e-2)
+                        cases[name] = (what, fn)
+                    return cases
+
+                yield setup, flops
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write Google Benchmark JSON here")
@@ -211,7 +270,7 @@ def main():
         "benchmarks": [],
     }
     print(f"{'name':48s} {'held TFLOP/s':>13s} {'per-call':>9s} {'dispatch us':>12s}  call")
-    for gen in (bmm_cases(), conv_cases()):
+    for gen in (bmm_cases(), conv_cases(), attention_cases()):
         for setup, flops in gen:
             cases = setup()  # operands, and the outputs checked against the reference
             for name, (what, fn) in cases.items():
