@@ -57,5 +57,12 @@ TEST(Names, Split) {
   EXPECT_EQ(split_name("a//b").size(), 3u);
 }
 
+TEST(Names, DottedLibraryVersions) {
+  EXPECT_EQ(dotted_version(130100), "13.1.0");  // cuBLASLt
+  EXPECT_EQ(dotted_version(91400), "9.14.0");   // cuDNN
+  EXPECT_EQ(dotted_version(22803), "2.28.3");   // NCCL
+  EXPECT_EQ(dotted_version(0), "0.0.0");
+}
+
 }  // namespace
 }  // namespace gpucheck

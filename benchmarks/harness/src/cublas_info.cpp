@@ -3,12 +3,9 @@
 
 #include <string>
 
+#include "gpucheck/core/names.hpp"
 #include "gpucheck/harness/libraries.hpp"
 
 namespace gpucheck::harness {
-void record_cublas_version() {
-  const std::size_t v = cublasLtGetVersion();  // 130100 -> 13.1.0
-  benchmark::AddCustomContext("cublas_version", std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) +
-                                                    "." + std::to_string(v % 100));
-}
+void record_cublas_version() { benchmark::AddCustomContext("cublas_version", dotted_version(cublasLtGetVersion())); }
 }  // namespace gpucheck::harness

@@ -3,12 +3,9 @@
 
 #include <string>
 
+#include "gpucheck/core/names.hpp"
 #include "gpucheck/harness/libraries.hpp"
 
 namespace gpucheck::harness {
-void record_cudnn_version() {
-  const std::size_t v = cudnnGetVersion();  // 91400 -> 9.14.0
-  benchmark::AddCustomContext("cudnn_version", std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) +
-                                                   "." + std::to_string(v % 100));
-}
+void record_cudnn_version() { benchmark::AddCustomContext("cudnn_version", dotted_version(cudnnGetVersion())); }
 }  // namespace gpucheck::harness

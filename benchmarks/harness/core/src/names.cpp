@@ -65,4 +65,8 @@ std::vector<std::string> split_name(std::string_view name) {
   return out;
 }
 
+std::string dotted_version(std::uint64_t v) {
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
+}
+
 }  // namespace gpucheck

@@ -22,6 +22,10 @@ std::string bytes_label(std::uint64_t bytes);
 // Inverse of bytes_label; returns false on anything it did not write.
 bool parse_bytes_label(std::string_view s, std::uint64_t* bytes);
 
+// A library version encoded as major*10000 + minor*100 + patch (cuBLAS 130100, cuDNN 91400,
+// NCCL 22803) as "13.1.0", "9.14.0", "2.28.3".
+std::string dotted_version(std::uint64_t encoded);
+
 // Splits a name at '/'.
 std::vector<std::string> split_name(std::string_view name);
 
