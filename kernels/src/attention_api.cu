@@ -48,6 +48,7 @@ const char* to_string(AttentionKernel k) {
     case AttentionKernel::automatic: return "automatic";
     case AttentionKernel::mma_sync: return "mma_sync";
     case AttentionKernel::hopper: return "hopper";
+    case AttentionKernel::hopper_serial: return "hopper_serial";
   }
   return "unknown";
 }
@@ -57,7 +58,8 @@ bool attention_kernel_available(AttentionKernel k, int device) {
   switch (k) {
     case AttentionKernel::automatic:
     case AttentionKernel::mma_sync: return cc >= 80;
-    case AttentionKernel::hopper: return cc == 90 && detail::hopper_kernel_loadable(device);
+    case AttentionKernel::hopper:
+    case AttentionKernel::hopper_serial: return cc == 90 && detail::hopper_kernel_loadable(device);
   }
   return false;
 }
@@ -82,8 +84,8 @@ void flash_attention_fwd(const AttentionProblem& p, const void* q, const void* k
     fail(std::string("kernel ") + to_string(chosen) + " is not available on device " + std::to_string(device) +
          " (mma_sync needs cc >= 8.0; hopper needs cc 9.0 and a build with sm_90a)");
   const detail::FlashParams fp{q, k, v, o, lse, p.heads, p.seq_q, p.seq_k, p.scale * detail::kLog2e};
-  if (chosen == AttentionKernel::hopper)
-    detail::launch_flash_hopper(p, fp, stream);
+  if (chosen == AttentionKernel::hopper || chosen == AttentionKernel::hopper_serial)
+    detail::launch_flash_hopper(p, fp, chosen == AttentionKernel::hopper, stream);
   else
     detail::launch_flash_mma(p, fp, stream);
 }
@@ -92,7 +94,7 @@ void flash_attention_fwd(const AttentionProblem& p, const void* q, const void* k
 // Built without sm_90a: the hopper kernel does not exist.
 namespace detail {
 bool hopper_kernel_loadable(int) { return false; }
-void launch_flash_hopper(const AttentionProblem&, const FlashParams&, cudaStream_t) {
+void launch_flash_hopper(const AttentionProblem&, const FlashParams&, bool, cudaStream_t) {
   throw std::invalid_argument("attention: the hopper kernel is not in this build (no sm_90a target)");
 }
 }  // namespace detail

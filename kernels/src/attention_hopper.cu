@@ -92,7 +92,10 @@ __device__ __forceinline__ std::uint64_t smem_desc_sw128(std::uint32_t addr, std
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
 
 // Pins register values in program order around the asynchronous wgmma (no read of an
 // accumulator may move above its wait, no write of an operand below the fence).
@@ -109,7 +112,9 @@ __device__ __forceinline__ void pin(std::uint32_t (&r)[N][4]) {
     for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[i][e])::"memory");
 }
 
-template <typename T, int D, bool CAUSAL>
+// kOverlap: the FlashAttention-3 schedule (intra-warpgroup overlap of softmax and P V,
+// ping-pong between the consumers); false: each warpgroup runs its steps serially.
+template <typename T, int D, bool CAUSAL, bool kOverlap>
 __global__ void __launch_bounds__(kThreads, 1)
     flash_fwd_hopper_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                             const __grid_constant__ CUtensorMap tm_v, FlashParams p) {
@@ -188,15 +193,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   float row_sum[2] = {0.f, 0.f};
   const float sl2 = p.scale_log2;
 
-  mbar_wait(q_full, 0);
-  for (int j = 0; j < n_tiles; ++j) {
+  // The steps of one tile. issue_*: wgmma into sc (S) or o (O); the caller fences, commits
+  // and waits. softmax(): mask, new running max, P = exp2(...) in sc, corr for O.
+  auto issue_s = [&](int j) {  // S = Q K[j]^T: m64 n128, k over the head dim in 32-byte steps
     const int s = j % kStages;
-    const std::uint32_t ph = static_cast<std::uint32_t>(j / kStages) & 1u;
-
-    // S = Q K[j]^T: m64 n128, k over the head dim in steps of 16 (32 bytes inside a row).
-    mbar_wait(k_full(s), ph);
-    pin(sc);
-    wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < D / 16; ++ks) {
       const int db = ks / 4;
@@ -205,15 +205,20 @@ __global__ void __launch_bounds__(kThreads, 1)
       const std::uint64_t dk = smem_desc_sw128(sK + s * L::kKVBytes + db * kBN * 128 + kin, 16, 1024);
       wgmma_ss<T, kBN>(sc, da, dk, ks > 0 ? 1 : 0);
     }
-    wgmma_commit();
-    wgmma_wait_all();
-    pin(sc);
-    __syncwarp();
-    if (lane == 0) mbar_arrive(k_empty(s));
-
-    // Mask keys past the end and, on tiles crossing the diagonal, above it.
+  };
+  std::uint32_t pa[kBN / 16][4];
+  auto issue_pv = [&](int j) {  // O += P V[j]: m64 nD, k over the keys in 16-row (2048-byte) steps
+    const int s = j % kStages;
+#pragma unroll
+    for (int kk = 0; kk < kBN / 16; ++kk) {
+      const std::uint64_t dv = smem_desc_sw128(sV + s * L::kKVBytes + kk * 16 * 128, kBN * 128, 1024);
+      wgmma_rs<T, D>(o, pa[kk], dv);
+    }
+  };
+  float corr[2];
+  auto softmax = [&](int j) {
     const int key_end = (j + 1) * kBN;
-    if (key_end > p.seq_k || (CAUSAL && key_end - 1 > m0 + off)) {
+    if (key_end > p.seq_k || (CAUSAL && key_end - 1 > m0 + off)) {  // tail or diagonal tile
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int row = m0 + row_base + 8 * h;
@@ -225,18 +230,16 @@ __global__ void __launch_bounds__(kThreads, 1)
             if (j * kBN + i * 8 + 2 * t + e >= limit) sc[4 * i + 2 * h + e] = -INFINITY;
       }
     }
-
-    // Online softmax over this lane's two rows (quad-reduced max; the sum stays per lane).
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
+    for (int h = 0; h < 2; ++h) {  // quad-reduced max; the sum stays per lane until the end
       float mx = -INFINITY;
 #pragma unroll
       for (int i = 0; i < kBN / 8; ++i) mx = fmaxf(mx, fmaxf(sc[4 * i + 2 * h], sc[4 * i + 2 * h + 1]));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       const float m_new = fmaxf(row_max[h], mx * sl2);
-      const float m_use = m_new == -INFINITY ? 0.f : m_new;
-      const float corr = fast_exp2(row_max[h] - m_use);
+      const float m_use = m_new == -INFINITY ? 0.f : m_new;  // no key seen yet: avoid inf - inf
+      corr[h] = fast_exp2(row_max[h] - m_use);
       row_max[h] = m_new;
       float sum = 0.f;
 #pragma unroll
@@ -247,16 +250,19 @@ __global__ void __launch_bounds__(kThreads, 1)
           sc[4 * i + 2 * h + e] = pv;
           sum += pv;
         }
-      row_sum[h] = row_sum[h] * corr + sum;
-#pragma unroll
-      for (int i = 0; i < D / 8; ++i) {
-        o[4 * i + 2 * h] *= corr;
-        o[4 * i + 2 * h + 1] *= corr;
-      }
+      row_sum[h] = row_sum[h] * corr[h] + sum;
     }
-
-    // P as the register A operand: k-step kk takes S n-blocks 2kk and 2kk+1.
-    std::uint32_t pa[kBN / 16][4];
+  };
+  auto rescale_o = [&] {
+#pragma unroll
+    for (int i = 0; i < D / 8; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        o[4 * i + 2 * h] *= corr[h];
+        o[4 * i + 2 * h + 1] *= corr[h];
+      }
+  };
+  auto make_p = [&] {  // P as the register A operand: k-step kk takes S n-blocks 2kk, 2kk+1
 #pragma unroll
     for (int kk = 0; kk < kBN / 16; ++kk) {
       pa[kk][0] = pack2<T>(sc[8 * kk + 0], sc[8 * kk + 1]);
@@ -264,22 +270,111 @@ __global__ void __launch_bounds__(kThreads, 1)
       pa[kk][2] = pack2<T>(sc[8 * kk + 4], sc[8 * kk + 5]);
       pa[kk][3] = pack2<T>(sc[8 * kk + 6], sc[8 * kk + 7]);
     }
+  };
+  auto release = [&](std::uint32_t bar) {  // this warp is done reading a K or V stage
+    __syncwarp();
+    if (lane == 0) mbar_arrive(bar);
+  };
 
-    // O += P V[j]: m64 nD, k over the 128 keys in steps of 16 rows (2048 bytes).
-    mbar_wait(v_full(s), ph);
+  mbar_wait(q_full, 0);
+  if constexpr (!kOverlap) {
+    // Serial: each warpgroup waits for its GEMM before the softmax; overlap comes only from
+    // the other warpgroup.
+    for (int j = 0; j < n_tiles; ++j) {
+      const int s = j % kStages;
+      const std::uint32_t ph = static_cast<std::uint32_t>(j / kStages) & 1u;
+      mbar_wait(k_full(s), ph);
+      pin(sc);
+      wgmma_fence();
+      issue_s(j);
+      wgmma_commit();
+      wgmma_wait<0>();
+      pin(sc);
+      release(k_empty(s));
+      softmax(j);
+      rescale_o();
+      make_p();
+      mbar_wait(v_full(s), ph);
+      pin(o);
+      pin(pa);
+      wgmma_fence();
+      issue_pv(j);
+      wgmma_commit();
+      wgmma_wait<0>();
+      pin(o);
+      release(v_empty(s));
+    }
+  } else {
+    // FlashAttention-3 schedule. Within a warpgroup: S[j] = Q K[j]^T and O += P[j-1] V[j-1]
+    // are issued together and the softmax of S[j] runs while P V is on the tensor cores.
+    // Between the two warpgroups: named barriers hand the right to issue GEMMs back and
+    // forth (ping-pong), so one warpgroup's softmax hides behind the other's GEMMs.
+    // Issue phases per warpgroup: n_tiles + 1. Consumer c syncs on barrier 1 + c (its turn)
+    // and arrives on the other's; consumer 1 grants consumer 0 the first turn and skips
+    // its arrival after its last phase, so every barrier sees as many arrivals as syncs.
+    auto turn_begin = [&] {
+      if (cw == 0)
+        asm volatile("bar.sync 1, 256;\n" ::: "memory");
+      else
+        asm volatile("bar.sync 2, 256;\n" ::: "memory");
+    };
+    auto turn_end = [&](bool last) {
+      if (cw == 0)
+        asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+      else if (!last)
+        asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+    };
+    if (cw == 1) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+
+    mbar_wait(k_full(0), 0);
+    turn_begin();
+    pin(sc);
+    wgmma_fence();
+    issue_s(0);
+    wgmma_commit();
+    turn_end(false);
+    wgmma_wait<0>();
+    pin(sc);
+    release(k_empty(0));
+    softmax(0);  // O is still 0: no rescale
+    make_p();
+    for (int j = 1; j < n_tiles; ++j) {
+      const int s = j % kStages;
+      const int sp = (j - 1) % kStages;
+      mbar_wait(k_full(s), static_cast<std::uint32_t>(j / kStages) & 1u);
+      mbar_wait(v_full(sp), static_cast<std::uint32_t>((j - 1) / kStages) & 1u);
+      turn_begin();
+      pin(sc);
+      pin(o);
+      pin(pa);
+      wgmma_fence();
+      issue_s(j);
+      wgmma_commit();
+      issue_pv(j - 1);
+      wgmma_commit();
+      turn_end(false);
+      wgmma_wait<1>();  // S[j] done; P[j-1] V[j-1] may still run: leave o and pa alone
+      pin(sc);
+      release(k_empty(s));
+      softmax(j);
+      wgmma_wait<0>();
+      pin(o);
+      release(v_empty(sp));
+      rescale_o();
+      make_p();
+    }
+    const int last = n_tiles - 1;
+    mbar_wait(v_full(last % kStages), static_cast<std::uint32_t>(last / kStages) & 1u);
+    turn_begin();
     pin(o);
     pin(pa);
     wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < kBN / 16; ++kk) {
-      const std::uint64_t dv = smem_desc_sw128(sV + s * L::kKVBytes + kk * 16 * 128, kBN * 128, 1024);
-      wgmma_rs<T, D>(o, pa[kk], dv);
-    }
+    issue_pv(last);
     wgmma_commit();
-    wgmma_wait_all();
+    turn_end(true);
+    wgmma_wait<0>();
     pin(o);
-    __syncwarp();
-    if (lane == 0) mbar_arrive(v_empty(s));
+    release(v_empty(last % kStages));
   }
 
   // Epilogue: O /= sum, staged through this warp's own 16 rows of the Q tile (swizzled like
@@ -350,13 +445,13 @@ CUtensorMap make_map(const void* ptr, DType t, int d, int seq, int bh, int rows)
   return map;
 }
 
-template <typename T, int D, bool CAUSAL>
+template <typename T, int D, bool CAUSAL, bool kOverlap>
 void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream) {
   const int bh = pr.batch * pr.heads;
   const CUtensorMap tq = make_map(fp.q, pr.dtype, D, pr.seq_q, bh, kBM);
   const CUtensorMap tk = make_map(fp.k, pr.dtype, D, pr.seq_k, bh, kBN);
   const CUtensorMap tv = make_map(fp.v, pr.dtype, D, pr.seq_k, bh, kBN);
-  auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL>;
+  auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap>;
   GPUCHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Smem<D>::kBytes));
   const dim3 grid(static_cast<unsigned>((pr.seq_q + kBM - 1) / kBM), static_cast<unsigned>(pr.heads),
                   static_cast<unsigned>(pr.batch));
@@ -364,12 +459,12 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
   GPUCHECK_CUDA_LAUNCH("flash_fwd_hopper_kernel");
 }
 
-template <typename T>
+template <typename T, bool kOverlap>
 void launch_dtype(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream) {
   if (pr.head_dim == 64) {
-    pr.causal ? launch<T, 64, true>(pr, fp, stream) : launch<T, 64, false>(pr, fp, stream);
+    pr.causal ? launch<T, 64, true, kOverlap>(pr, fp, stream) : launch<T, 64, false, kOverlap>(pr, fp, stream);
   } else {
-    pr.causal ? launch<T, 128, true>(pr, fp, stream) : launch<T, 128, false>(pr, fp, stream);
+    pr.causal ? launch<T, 128, true, kOverlap>(pr, fp, stream) : launch<T, 128, false, kOverlap>(pr, fp, stream);
   }
 }
 
@@ -381,7 +476,7 @@ bool hopper_kernel_loadable(int device) {
   GPUCHECK_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
   if (major != 9 || minor != 0) return false;
   cudaFuncAttributes attr{};
-  const cudaError_t e = cudaFuncGetAttributes(&attr, flash_fwd_hopper_kernel<__half, 128, false>);
+  const cudaError_t e = cudaFuncGetAttributes(&attr, flash_fwd_hopper_kernel<__half, 128, false, true>);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();  // clear: a missing image is an answer here, not an error
     return false;
@@ -389,16 +484,16 @@ bool hopper_kernel_loadable(int device) {
   return true;
 }
 
-void launch_flash_hopper(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream) {
+void launch_flash_hopper(const AttentionProblem& pr, const FlashParams& fp, bool overlap, cudaStream_t stream) {
   if (pr.head_dim != 64 && pr.head_dim != 128)
     throw std::invalid_argument("flash_attention_fwd: head_dim " + std::to_string(pr.head_dim) +
                                 " is not supported by the hopper kernel (64 or 128)");
   if (static_cast<long long>(pr.batch) * pr.heads > 0x7fffffffLL)
     throw std::invalid_argument("flash_attention_fwd: batch * heads too large for the hopper kernel");
   if (pr.dtype == DType::fp16)
-    launch_dtype<__half>(pr, fp, stream);
+    overlap ? launch_dtype<__half, true>(pr, fp, stream) : launch_dtype<__half, false>(pr, fp, stream);
   else
-    launch_dtype<__nv_bfloat16>(pr, fp, stream);
+    overlap ? launch_dtype<__nv_bfloat16, true>(pr, fp, stream) : launch_dtype<__nv_bfloat16, false>(pr, fp, stream);
 }
 
 }  // namespace gpucheck::kernels::detail

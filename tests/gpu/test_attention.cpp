@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <functional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -391,6 +393,10 @@ INSTANTIATE_TEST_SUITE_P(Kernels, Flash,
                                          FlashConfig{AttentionKernel::hopper, DType::fp16, 128},
                                          FlashConfig{AttentionKernel::hopper, DType::bf16, 64},
                                          FlashConfig{AttentionKernel::hopper, DType::bf16, 128},
+                                         FlashConfig{AttentionKernel::hopper_serial, DType::fp16, 64},
+                                         FlashConfig{AttentionKernel::hopper_serial, DType::fp16, 128},
+                                         FlashConfig{AttentionKernel::hopper_serial, DType::bf16, 64},
+                                         FlashConfig{AttentionKernel::hopper_serial, DType::bf16, 128},
                                          FlashConfig{AttentionKernel::automatic, DType::bf16, 128}),
                          config_name);
 
@@ -428,11 +434,82 @@ TEST(FlashArgs, RejectsInvalidProblems) {
   if (!kernels::attention_kernel_available(AttentionKernel::hopper, dev)) {
     EXPECT_THROW(kernels::flash_attention_fwd(ok, b, b, b, b, nullptr, nullptr, AttentionKernel::hopper),
                  std::invalid_argument);
+    EXPECT_THROW(kernels::flash_attention_fwd(ok, b, b, b, b, nullptr, nullptr, AttentionKernel::hopper_serial),
+                 std::invalid_argument);
     EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev), AttentionKernel::mma_sync);
   } else {
     EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev), AttentionKernel::hopper);
   }
   EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::mma_sync, dev), AttentionKernel::mma_sync);
+}
+
+}  // namespace
+}  // namespace gpucheck
+
+namespace gpucheck {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Timing of the kernels on the anchor shapes (disabled by default: run with
+// --gtest_also_run_disabled_tests --gtest_filter='*AttentionTiming*'). Median of 20 event-
+// timed launches after 3 warm-ups; FLOPs = 4 b h s^2 d, halved for causal (the anchors'
+// convention). Prints one line per case; the benchmark binary is the real measurement.
+struct TimedShape {
+  int b, h, s, d;
+};
+
+float median_ms(const std::function<void()>& fn) {
+  for (int i = 0; i < 3; ++i) fn();
+  std::vector<float> ms;
+  harness::Event start, stop;
+  for (int i = 0; i < 20; ++i) {
+    start.record(nullptr);
+    fn();
+    stop.record(nullptr);
+    ms.push_back(stop.elapsed_ms_since(start));
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+TEST(AttentionTiming, DISABLED_AnchorShapes) {
+  GPUCHECK_REQUIRE_DEVICE();
+  int dev = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  const TimedShape shapes[] = {{4, 16, 4096, 128}, {4, 16, 4096, 64}, {1, 32, 16384, 128}, {8, 16, 1024, 64},
+                               {16, 16, 512, 64}};
+  for (AttentionKernel k : {AttentionKernel::mma_sync, AttentionKernel::hopper, AttentionKernel::hopper_serial}) {
+    if (!kernels::attention_kernel_available(k, dev)) continue;
+    for (DType t : {DType::fp16, DType::bf16})
+      for (const TimedShape& sh : shapes)
+        for (bool causal : {false, true}) {
+          const AttentionProblem p{sh.b, sh.h, sh.s, sh.s, sh.d, t, 1.f / std::sqrt(static_cast<float>(sh.d)), causal};
+          Inputs in(p, 1.f);
+          kernels::poison(in.o.get(), in.o.bytes(), nullptr);
+          const float ms = median_ms([&] {
+            kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), nullptr, nullptr, k);
+          });
+          const double flops = 4.0 * sh.b * sh.h * static_cast<double>(sh.s) * sh.s * sh.d * (causal ? 0.5 : 1.0);
+          const auto c = kernels::check_attention_rows(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(),
+                                                       kernels::sample_attention_rows(p, 64, 3), nullptr);
+          std::printf("timing %-8s %s b%d h%d s%d d%d %-6s %9.3f ms %7.1f TFLOP/s  rel_l2 %.2e\n",
+                      kernels::to_string(k), std::string(to_string(t)).c_str(), sh.b, sh.h, sh.s, sh.d,
+                      causal ? "causal" : "full", ms, flops / (ms * 1e-3) / 1e12, c.rel_l2);
+          EXPECT_LT(c.rel_l2, 1e-2);
+        }
+  }
+  // The naive path's softmax: bytes moved over time against the ~4.2 TB/s copy ceiling.
+  for (DType sd : {DType::fp32, DType::bf16})
+    for (bool causal : {false, true}) {
+      const SoftmaxProblem sp{64, 4096, 4096, sd, DType::bf16, 0.125f, causal};
+      const std::size_t n = static_cast<std::size_t>(sp.matrices) * sp.seq_q * sp.seq_k;
+      DeviceBuffer s(n * storage_bytes(sd)), out(n * 2);
+      kernels::fill_uniform(s.get(), n, sd, next_seed(), -8.f, 8.f, nullptr);
+      const float ms = median_ms([&] { kernels::softmax_rows(sp, s.get(), out.get(), nullptr); });
+      std::printf("timing softmax S %s P bf16 64x4096x4096 %-6s %9.3f ms %7.1f GB/s\n",
+                  std::string(to_string(sd)).c_str(), causal ? "causal" : "full", ms,
+                  static_cast<double>(kernels::softmax_traffic_bytes(sp)) / (ms * 1e-3) / 1e9);
+    }
 }
 
 }  // namespace

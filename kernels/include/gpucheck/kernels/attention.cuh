@@ -43,12 +43,15 @@ struct AttentionProblem {
 // fused kernels (the reference and the softmax take any head_dim in [1, 1024]).
 void validate_attention(const AttentionProblem& p);
 
-// The fused kernels. `automatic` picks `hopper` on a cc 9.0 device whose build carries
-// sm_90a code, else `mma_sync`.
-enum class AttentionKernel { automatic, mma_sync, hopper };
+// The fused kernels. mma_sync: FlashAttention-2 style, sm_80 and later. hopper: FlashAttention-3
+// style (TMA producer, wgmma consumers overlapping softmax with P.V, ping-pong between
+// them), sm_90a. hopper_serial: the same kernel without the two overlaps (each consumer
+// waits for its GEMMs), kept to measure what the schedule buys. `automatic` picks `hopper`
+// on a cc 9.0 device whose build carries sm_90a code, else `mma_sync`.
+enum class AttentionKernel { automatic, mma_sync, hopper, hopper_serial };
 const char* to_string(AttentionKernel k);
-// Whether `k` can run on `device` with this build (automatic and mma_sync: cc >= 8.0;
-// hopper: cc 9.0 and the library built with sm_90a).
+// Whether `k` can run on `device` (the current device) with this build (automatic and
+// mma_sync: cc >= 8.0; hopper, hopper_serial: cc 9.0 and the library built with sm_90a).
 bool attention_kernel_available(AttentionKernel k, int device);
 // What `automatic` resolves to on `device` (never `automatic`).
 AttentionKernel resolve_attention_kernel(AttentionKernel k, int device);
