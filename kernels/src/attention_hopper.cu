@@ -18,6 +18,8 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -33,8 +35,8 @@ constexpr int kBN = 128;            // keys per K/V tile
 constexpr int kStages = 2;          // K/V ring depth
 constexpr int kConsumers = 2;       // consumer warpgroups
 constexpr int kThreads = 128 * (1 + kConsumers);
-constexpr int kProducerRegs = 40;   // setmaxnreg targets: 128 * 40 + 256 * 232 <= 65536
-constexpr int kConsumerRegs = 232;
+constexpr int kProducerRegs = 24;   // setmaxnreg targets: 128 * 24 + 256 * 240 <= 65536
+constexpr int kConsumerRegs = 240;
 
 // Shared memory, from a 1024-byte aligned base (the 128-byte swizzle repeats every 1024
 // bytes and TMA and wgmma both apply it to absolute address bits). Each tile is stored as
@@ -60,18 +62,38 @@ __device__ __forceinline__ void mbar_expect_tx(std::uint32_t bar, std::uint32_t 
 __device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
 }
-// Waits until the phase of `bar` with this parity has completed (a fresh barrier counts its
-// phase "-1", parity 1, as completed).
-__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
+__device__ __forceinline__ bool mbar_try_wait(std::uint32_t bar, std::uint32_t parity) {
+  std::uint32_t done;
   asm volatile(
       "{\n"
-      ".reg .pred done;\n"
-      "WAIT:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT;\n"
-      "}\n" ::"r"(bar),
-      "r"(parity)
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
       : "memory");
+  return done != 0;
+}
+// Waits until the phase of `bar` with this parity has completed (a fresh barrier counts its
+// phase "-1", parity 1, as completed). The consumers' waits are bare: their registers are
+// all taken (any clock or counter here makes ptxas spill and serialize the wgmma, C7512).
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
+  while (!mbar_try_wait(bar, parity)) {
+  }
+}
+// The producer's waits give up after ~4 s, which only a protocol bug can take: trap, so the
+// launch fails with an error instead of hanging the process. The producer waits until the
+// consumers have released the last stages, so a hang anywhere in the block ends here.
+__device__ __forceinline__ void mbar_wait_or_trap(std::uint32_t bar, std::uint32_t parity) {
+  if (mbar_try_wait(bar, parity)) return;
+  std::uint64_t t0;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t0));
+  while (!mbar_try_wait(bar, parity)) {
+    std::uint64_t now;
+    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
+    if (now - t0 > 4000000000ull) __trap();
+  }
 }
 
 __device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int c0,
@@ -161,14 +183,20 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int j = 0; j < n_tiles; ++j) {
         const int s = j % kStages;
         const std::uint32_t ph = static_cast<std::uint32_t>(j / kStages) & 1u;
-        mbar_wait(k_empty(s), ph ^ 1u);
+        mbar_wait_or_trap(k_empty(s), ph ^ 1u);
         mbar_expect_tx(k_full(s), L::kKVBytes);
         for (int db = 0; db < kDB; ++db)
           tma_load_3d(sK + s * L::kKVBytes + db * kBN * 128, &tm_k, k_full(s), db * 64, j * kBN, bh);
-        mbar_wait(v_empty(s), ph ^ 1u);
+        mbar_wait_or_trap(v_empty(s), ph ^ 1u);
         mbar_expect_tx(v_full(s), L::kKVBytes);
         for (int db = 0; db < kDB; ++db)
           tma_load_3d(sV + s * L::kKVBytes + db * kBN * 128, &tm_v, v_full(s), db * 64, j * kBN, bh);
+      }
+      // Tail: the consumers release the last tiles only at their end.
+      for (int j = max(0, n_tiles - kStages); j < n_tiles; ++j) {
+        const std::uint32_t ph = static_cast<std::uint32_t>(j / kStages) & 1u;
+        mbar_wait_or_trap(k_empty(j % kStages), ph);
+        mbar_wait_or_trap(v_empty(j % kStages), ph);
       }
     }
     return;
@@ -471,17 +499,24 @@ void launch_dtype(const AttentionProblem& pr, const FlashParams& fp, cudaStream_
 }  // namespace
 
 bool hopper_kernel_loadable(int device) {
+  // Asked on every launch: answer once per device.
+  static std::mutex mu;
+  static std::map<int, bool> known;
+  const std::lock_guard<std::mutex> lock(mu);
+  if (const auto it = known.find(device); it != known.end()) return it->second;
   int major = 0, minor = 0;
   GPUCHECK_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   GPUCHECK_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  if (major != 9 || minor != 0) return false;
-  cudaFuncAttributes attr{};
-  const cudaError_t e = cudaFuncGetAttributes(&attr, flash_fwd_hopper_kernel<__half, 128, false, true>);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();  // clear: a missing image is an answer here, not an error
-    return false;
+  bool ok = major == 9 && minor == 0;
+  if (ok) {
+    cudaFuncAttributes attr{};
+    if (cudaFuncGetAttributes(&attr, flash_fwd_hopper_kernel<__half, 128, false, true>) != cudaSuccess) {
+      (void)cudaGetLastError();  // clear: a missing image is an answer here, not an error
+      ok = false;
+    }
   }
-  return true;
+  known[device] = ok;
+  return ok;
 }
 
 void launch_flash_hopper(const AttentionProblem& pr, const FlashParams& fp, bool overlap, cudaStream_t stream) {
