@@ -1,0 +1,21 @@
+// Launchers of the fused attention kernels, one per translation unit, called by the host
+// API (attention_api.cu) after it has validated the problem.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "attention_common.cuh"
+#include "gpucheck/kernels/attention.cuh"
+
+namespace gpucheck::kernels::detail {
+
+// mma.sync (sm_80+) FlashAttention-2 style kernel; head_dim 64 or 128.
+void launch_flash_mma(const AttentionProblem& p, const FlashParams& fp, cudaStream_t stream);
+
+// wgmma (sm_90a) kernel; defined only when the build carries sm_90a code
+// (GPUCHECK_ATTENTION_SM90A), head_dim 64 or 128. overlap: the FlashAttention-3 schedule
+// (AttentionKernel::hopper); false: the serial one (AttentionKernel::hopper_serial).
+void launch_flash_hopper(const AttentionProblem& p, const FlashParams& fp, bool overlap, cudaStream_t stream);
+// Whether the hopper kernel has machine code loadable on `device` (cc 9.0 and sm_90a built).
+bool hopper_kernel_loadable(int device);
+
+}  // namespace gpucheck::kernels::detail

@@ -1,0 +1,520 @@
+// Attention kernels against references: softmax_rows against a host float64 softmax of the
+// stored S, the device reference against a host float64 attention, and every fused kernel
+// variant against the device reference on all rows of small problems (odd lengths, tails,
+// seq_q != seq_k, causal, large logits), with poisoned outputs and a repeat-run race check.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+#include "gpucheck/harness/memory.hpp"
+#include "gpucheck/kernels/attention.cuh"
+#include "gpucheck/kernels/fill.cuh"
+#include "gpucheck/kernels/verify.cuh"
+
+namespace gpucheck {
+namespace {
+
+using harness::DeviceBuffer;
+using kernels::AttentionKernel;
+using kernels::AttentionProblem;
+using kernels::SoftmaxProblem;
+
+std::uint64_t g_seed = 0x5eed0001;
+std::uint64_t next_seed() { return g_seed += 0x9E3779B97F4A7C15ull; }
+
+// ---------------------------------------------------------------------------------------
+// softmax_rows
+
+struct SoftmaxCase {
+  long long matrices;
+  int seq_q, seq_k;
+};
+
+// Host float64 softmax of the stored S with the bottom-right causal mask.
+std::vector<double> host_softmax(const std::vector<double>& s, const SoftmaxProblem& p) {
+  std::vector<double> out(s.size());
+  const auto sk = static_cast<std::size_t>(p.seq_k);
+  for (long long m = 0; m < p.matrices; ++m)
+    for (int i = 0; i < p.seq_q; ++i) {
+      const std::size_t base = (static_cast<std::size_t>(m) * p.seq_q + i) * sk;
+      const int limit = p.causal ? std::min(i + p.seq_k - p.seq_q + 1, p.seq_k) : p.seq_k;
+      double mx = -INFINITY;
+      for (int j = 0; j < limit; ++j) mx = std::max(mx, s[base + j] * p.scale);
+      double sum = 0;
+      for (int j = 0; j < limit; ++j) sum += std::exp(s[base + j] * p.scale - mx);
+      for (int j = 0; j < p.seq_k; ++j) out[base + j] = j < limit ? std::exp(s[base + j] * p.scale - mx) / sum : 0.0;
+    }
+  return out;
+}
+
+// Runs softmax_rows at byte offsets (s_off, p_off) into its buffers and checks every entry.
+void check_softmax(const SoftmaxProblem& p, float lo, float hi, std::size_t s_off = 0, std::size_t p_off = 0) {
+  SCOPED_TRACE("softmax m" + std::to_string(p.matrices) + " sq" + std::to_string(p.seq_q) + " sk" +
+               std::to_string(p.seq_k) + " S " + std::string(to_string(p.s_dtype)) + " P " +
+               std::string(to_string(p.p_dtype)) + (p.causal ? " causal" : "") + " range " + std::to_string(hi) +
+               " offsets " + std::to_string(s_off) + "/" + std::to_string(p_off));
+  const std::size_t n = static_cast<std::size_t>(p.matrices) * p.seq_q * p.seq_k;
+  DeviceBuffer s(n * storage_bytes(p.s_dtype) + s_off), out(n * storage_bytes(p.p_dtype) + p_off);
+  void* sp = static_cast<char*>(s.get()) + s_off;
+  void* pp = static_cast<char*>(out.get()) + p_off;
+  kernels::fill_uniform(sp, n, p.s_dtype, next_seed(), lo, hi, nullptr);
+  kernels::poison(pp, n * storage_bytes(p.p_dtype), nullptr);
+  kernels::softmax_rows(p, sp, pp, nullptr);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_EQ(kernels::count_nonfinite(pp, n, p.p_dtype, nullptr), 0u) << "unwritten or overflowed entries";
+  const std::vector<double> got = kernels::to_host_double(pp, n, p.p_dtype, nullptr);
+  const std::vector<double> want = host_softmax(kernels::to_host_double(sp, n, p.s_dtype, nullptr), p);
+  const double tol = p.p_dtype == DType::bf16 ? 8e-3 : 1e-3;  // a few units of P's rounding near 1
+  double sse = 0, ssr = 0;
+  for (std::size_t r = 0; r < n / p.seq_k; ++r) {
+    double row_sum = 0;
+    const int limit = p.causal ? static_cast<int>(r % p.seq_q) + p.seq_k - p.seq_q + 1 : p.seq_k;
+    for (int j = 0; j < p.seq_k; ++j) {
+      const std::size_t i = r * p.seq_k + j;
+      if (j >= limit) {
+        ASSERT_EQ(got[i], 0.0) << "masked entry row " << r << " col " << j << " not exactly 0";
+      }
+      ASSERT_NEAR(got[i], want[i], tol) << "row " << r << " col " << j;
+      row_sum += got[i];
+      sse += (got[i] - want[i]) * (got[i] - want[i]);
+      ssr += want[i] * want[i];
+    }
+    // P is rounded per entry: the row sum is 1 to within the rounding of its entries.
+    ASSERT_NEAR(row_sum, 1.0, p.p_dtype == DType::bf16 ? 2e-2 : 4e-3) << "row " << r;
+  }
+  EXPECT_LT(std::sqrt(sse / ssr), 1e-2);
+}
+
+TEST(Softmax, OddSizesAllDtypesCausalAndNot) {
+  GPUCHECK_REQUIRE_DEVICE();
+  const SoftmaxCase cases[] = {{3, 1, 1}, {2, 17, 17}, {2, 129, 129}, {1, 1000, 1000}, {2, 17, 129},
+                               {1, 1, 1000}, {2, 129, 17}};
+  for (const SoftmaxCase& c : cases)
+    for (DType sd : {DType::fp32, DType::fp16, DType::bf16})
+      for (DType pd : {DType::fp16, DType::bf16})
+        for (bool causal : {false, true}) {
+          if (causal && c.seq_q > c.seq_k) continue;
+          check_softmax({c.matrices, c.seq_q, c.seq_k, sd, pd, 0.125f, causal}, -4.f, 4.f);
+        }
+}
+
+TEST(Softmax, LargeLogitsStayFinite) {
+  GPUCHECK_REQUIRE_DEVICE();
+  // exp(200) overflows fp32: without the max subtraction every row would be Inf/NaN.
+  for (bool causal : {false, true}) {
+    check_softmax({2, 129, 129, DType::fp32, DType::fp16, 1.0f, causal}, -200.f, 200.f);
+    check_softmax({1, 1000, 1000, DType::fp32, DType::bf16, 1.0f, causal}, -200.f, 200.f);
+    check_softmax({2, 17, 1000, DType::fp16, DType::fp16, 1.0f, causal}, -300.f, 300.f);
+  }
+}
+
+TEST(Softmax, LongRowsTakeTheBlockAndTwoPassKernels) {
+  GPUCHECK_REQUIRE_DEVICE();
+  for (bool causal : {false, true}) {
+    check_softmax({1, 3, 4000, DType::fp32, DType::fp16, 0.125f, causal}, -8.f, 8.f);   // block per row, vector
+    check_softmax({1, 3, 16384, DType::fp16, DType::fp16, 0.125f, causal}, -8.f, 8.f);  // 512 threads x 4 x 8
+    check_softmax({1, 2, 20000, DType::fp32, DType::bf16, 0.125f, causal}, -8.f, 8.f);  // two-pass
+    check_softmax({1, 2, 20001, DType::bf16, DType::bf16, 0.125f, causal}, -8.f, 8.f);  // two-pass, scalar
+    check_softmax({1, 2, 3001, DType::fp32, DType::fp16, 0.125f, causal}, -8.f, 8.f);   // block per row, scalar
+  }
+}
+
+TEST(Softmax, MisalignedPointersUseTheScalarPath) {
+  GPUCHECK_REQUIRE_DEVICE();
+  check_softmax({2, 33, 64, DType::fp32, DType::fp16, 0.125f, false}, -4.f, 4.f, 4, 0);
+  check_softmax({2, 33, 64, DType::fp16, DType::fp16, 0.125f, true}, -4.f, 4.f, 2, 2);
+  check_softmax({2, 33, 64, DType::bf16, DType::bf16, 0.125f, false}, -4.f, 4.f, 0, 6);
+}
+
+TEST(Softmax, RejectsInvalidProblems) {
+  const SoftmaxProblem ok{1, 4, 4, DType::fp32, DType::fp16, 1.f, false};
+  EXPECT_NO_THROW(kernels::validate_softmax(ok));
+  auto bad = [&](auto edit) {
+    SoftmaxProblem p = ok;
+    edit(p);
+    EXPECT_THROW(kernels::validate_softmax(p), std::invalid_argument);
+    EXPECT_THROW(kernels::softmax_rows(p, nullptr, nullptr, nullptr), std::invalid_argument);
+  };
+  bad([](SoftmaxProblem& p) { p.matrices = 0; });
+  bad([](SoftmaxProblem& p) { p.seq_q = 0; });
+  bad([](SoftmaxProblem& p) { p.seq_k = -1; });
+  bad([](SoftmaxProblem& p) { p.s_dtype = DType::fp64; });
+  bad([](SoftmaxProblem& p) { p.p_dtype = DType::fp32; });
+  bad([](SoftmaxProblem& p) { p.scale = 0.f; });
+  bad([](SoftmaxProblem& p) { p.scale = NAN; });
+  bad([](SoftmaxProblem& p) {
+    p.causal = true;
+    p.seq_q = 5;
+  });
+}
+
+TEST(Softmax, TrafficCountsVisibleReadsAndAllWrites) {
+  // 2 matrices of 3 x 5, fp32 S, fp16 P: 2 * (15 * 4 + 15 * 2) = 180 bytes.
+  EXPECT_EQ(kernels::softmax_traffic_bytes({2, 3, 5, DType::fp32, DType::fp16, 1.f, false}), 180u);
+  // Causal, off = 2: rows see 3, 4, 5 keys = 12 reads: 2 * (12 * 4 + 15 * 2) = 156.
+  EXPECT_EQ(kernels::softmax_traffic_bytes({2, 3, 5, DType::fp32, DType::fp16, 1.f, true}), 156u);
+  // Square causal s: s(s+1)/2 reads.
+  EXPECT_EQ(kernels::softmax_traffic_bytes({1, 4, 4, DType::bf16, DType::bf16, 1.f, true}), (10u + 16u) * 2u);
+}
+
+// ---------------------------------------------------------------------------------------
+// Reference
+
+struct Inputs {
+  AttentionProblem p;
+  DeviceBuffer q, k, v, o;
+  Inputs(const AttentionProblem& prob, float qk_range, float v_range = 1.f)
+      : p(prob),
+        q(prob.q_elems() * storage_bytes(prob.dtype)),
+        k(prob.kv_elems() * storage_bytes(prob.dtype)),
+        v(prob.kv_elems() * storage_bytes(prob.dtype)),
+        o(prob.q_elems() * storage_bytes(prob.dtype)) {
+    kernels::fill_uniform(q.get(), p.q_elems(), p.dtype, next_seed(), -qk_range, qk_range, nullptr);
+    kernels::fill_uniform(k.get(), p.kv_elems(), p.dtype, next_seed(), -qk_range, qk_range, nullptr);
+    kernels::fill_uniform(v.get(), p.kv_elems(), p.dtype, next_seed(), -v_range, v_range, nullptr);
+  }
+};
+
+// Host float64 attention for one row from host copies of Q, K, V; also the row's lse.
+std::vector<double> host_attention_row(const AttentionProblem& p, const std::vector<double>& q,
+                                       const std::vector<double>& k, const std::vector<double>& v,
+                                       const kernels::AttentionRow& r, double* lse) {
+  const auto d = static_cast<std::size_t>(p.head_dim);
+  const std::size_t bh = static_cast<std::size_t>(r.batch) * p.heads + r.head;
+  const double* qr = &q[(bh * p.seq_q + r.query) * d];
+  const int limit = p.causal ? r.query + p.seq_k - p.seq_q + 1 : p.seq_k;
+  std::vector<double> logit(limit);
+  double mx = -INFINITY;
+  for (int j = 0; j < limit; ++j) {
+    const double* kr = &k[(bh * p.seq_k + j) * d];
+    double acc = 0;
+    for (std::size_t i = 0; i < d; ++i) acc += qr[i] * kr[i];
+    logit[j] = acc * p.scale;
+    mx = std::max(mx, logit[j]);
+  }
+  std::vector<double> out(d, 0.0);
+  double sum = 0;
+  for (int j = 0; j < limit; ++j) {
+    const double w = std::exp(logit[j] - mx);
+    sum += w;
+    for (std::size_t i = 0; i < d; ++i) out[i] += w * v[(bh * p.seq_k + j) * d + i];
+  }
+  for (double& x : out) x /= sum;
+  *lse = mx + std::log(sum);
+  return out;
+}
+
+TEST(AttentionReference, MatchesHostFloat64) {
+  GPUCHECK_REQUIRE_DEVICE();
+  for (bool causal : {false, true})
+    for (int d : {64, 100}) {  // the reference takes any head_dim
+      const AttentionProblem p{2, 3, 9, 13, d, DType::bf16, 1.f / std::sqrt(static_cast<float>(d)), causal};
+      Inputs in(p, 3.f);
+      const auto rows = kernels::all_attention_rows(p);
+      DeviceBuffer d_rows(rows.size() * sizeof(kernels::AttentionRow)), d_out(rows.size() * d * sizeof(float)),
+          d_lse(rows.size() * sizeof(float));
+      ASSERT_EQ(cudaMemcpy(d_rows.get(), rows.data(), d_rows.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+      kernels::attention_reference_rows(p, in.q.get(), in.k.get(), in.v.get(), d_rows.as<kernels::AttentionRow>(),
+                                        rows.size(), d_out.as<float>(), d_lse.as<float>(), nullptr);
+      std::vector<float> out(rows.size() * d), lse(rows.size());
+      ASSERT_EQ(cudaMemcpy(out.data(), d_out.get(), d_out.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(lse.data(), d_lse.get(), d_lse.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+      const auto hq = kernels::to_host_double(in.q.get(), p.q_elems(), p.dtype, nullptr);
+      const auto hk = kernels::to_host_double(in.k.get(), p.kv_elems(), p.dtype, nullptr);
+      const auto hv = kernels::to_host_double(in.v.get(), p.kv_elems(), p.dtype, nullptr);
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        double want_lse = 0;
+        const auto want = host_attention_row(p, hq, hk, hv, rows[i], &want_lse);
+        EXPECT_NEAR(lse[i], want_lse, 1e-5 * std::max(1.0, std::fabs(want_lse))) << "row " << i;
+        for (int j = 0; j < d; ++j) ASSERT_NEAR(out[i * d + j], want[j], 1e-5) << "row " << i << " dim " << j;
+      }
+    }
+}
+
+TEST(AttentionReference, SampledRowsIncludeCornersAndStayInside) {
+  const AttentionProblem p{3, 5, 100, 100, 64, DType::fp16, 0.125f, false};
+  const auto rows = kernels::sample_attention_rows(p, 64, 7);
+  ASSERT_EQ(rows.size(), 64u);
+  for (const auto& r : rows) {
+    EXPECT_TRUE(r.batch >= 0 && r.batch < 3 && r.head >= 0 && r.head < 5 && r.query >= 0 && r.query < 100);
+  }
+  // The corners come first: query 0 and 99 of (batch 0, head 0).
+  EXPECT_TRUE(rows[0].batch == 0 && rows[0].head == 0 && rows[0].query == 0);
+  EXPECT_TRUE(rows[1].batch == 0 && rows[1].head == 0 && rows[1].query == 99);
+  EXPECT_TRUE(rows[7].batch == 2 && rows[7].head == 4 && rows[7].query == 99);
+  EXPECT_EQ(kernels::sample_attention_rows(p, 3, 7).size(), 3u);
+  // Same seed, same rows: a failing sampled check can be reproduced.
+  const auto again = kernels::sample_attention_rows(p, 64, 7);
+  for (std::size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].query, again[i].query);
+  EXPECT_EQ(kernels::all_attention_rows(p).size(), 3u * 5u * 100u);
+}
+
+// ---------------------------------------------------------------------------------------
+// Fused kernels
+
+struct FlashConfig {
+  AttentionKernel kernel;
+  DType dtype;
+  int head_dim;
+};
+
+void PrintTo(const FlashConfig& c, std::ostream* os) {
+  *os << kernels::to_string(c.kernel) << "/" << to_string(c.dtype) << "/d" << c.head_dim;
+}
+
+std::string config_name(const testing::TestParamInfo<FlashConfig>& info) {
+  return std::string(kernels::to_string(info.param.kernel)) + "_" + std::string(to_string(info.param.dtype)) + "_d" +
+         std::to_string(info.param.head_dim);
+}
+
+class Flash : public testing::TestWithParam<FlashConfig> {
+ protected:
+  void SetUp() override {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) GTEST_SKIP() << "no CUDA device found";
+    int dev = 0;
+    ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+    if (!kernels::attention_kernel_available(GetParam().kernel, dev))
+      GTEST_SKIP() << kernels::to_string(GetParam().kernel) << " kernel not available on this device/build";
+  }
+
+  AttentionProblem problem(int b, int h, int sq, int sk, bool causal) const {
+    const int d = GetParam().head_dim;
+    return {b, h, sq, sk, d, GetParam().dtype, 1.f / std::sqrt(static_cast<float>(d)), causal};
+  }
+
+  // Poisons O, runs the kernel, checks every element was written and all rows against the
+  // reference (and the lse output on the first query of each head).
+  void check(const AttentionProblem& p, float qk_range) {
+    SCOPED_TRACE("b" + std::to_string(p.batch) + " h" + std::to_string(p.heads) + " sq" + std::to_string(p.seq_q) +
+                 " sk" + std::to_string(p.seq_k) + (p.causal ? " causal" : "") + " qk range " +
+                 std::to_string(qk_range));
+    Inputs in(p, qk_range);
+    DeviceBuffer lse(p.rows() * sizeof(float));
+    kernels::poison(in.o.get(), in.o.bytes(), nullptr);
+    kernels::poison(lse.get(), lse.bytes(), nullptr);
+    kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), lse.as<float>(), nullptr,
+                                 GetParam().kernel);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(kernels::count_nonfinite(in.o.get(), p.q_elems(), p.dtype, nullptr), 0u) << "O not fully written";
+    ASSERT_EQ(kernels::count_nonfinite(lse.get(), p.rows(), DType::fp32, nullptr), 0u) << "lse not fully written";
+    const auto rows = kernels::all_attention_rows(p);
+    const kernels::AttentionCheck c =
+        kernels::check_attention_rows(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), rows, nullptr);
+    EXPECT_EQ(c.nonfinite, 0u);
+    EXPECT_LT(c.rel_l2, 1e-2) << "max abs err " << c.max_abs_err;
+    // lse against the reference on every row.
+    DeviceBuffer d_rows(rows.size() * sizeof(kernels::AttentionRow)), ref_o(rows.size() * p.head_dim * sizeof(float)),
+        ref_lse(rows.size() * sizeof(float));
+    ASSERT_EQ(cudaMemcpy(d_rows.get(), rows.data(), d_rows.bytes(), cudaMemcpyHostToDevice), cudaSuccess);
+    kernels::attention_reference_rows(p, in.q.get(), in.k.get(), in.v.get(), d_rows.as<kernels::AttentionRow>(),
+                                      rows.size(), ref_o.as<float>(), ref_lse.as<float>(), nullptr);
+    std::vector<float> got(rows.size()), want(rows.size());
+    ASSERT_EQ(cudaMemcpy(got.data(), lse.get(), lse.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(want.data(), ref_lse.get(), ref_lse.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 2e-3 * std::max(1.f, std::fabs(want[i]))) << "lse of row " << i;
+  }
+};
+
+TEST_P(Flash, SquareOddLengths) {
+  for (int s : {1, 17, 129, 1000})
+    for (bool causal : {false, true}) check(problem(s < 1000 ? 2 : 1, s < 1000 ? 3 : 2, s, s, causal), 1.f);
+}
+
+TEST_P(Flash, LargeLogits) {
+  // Q, K in [-6, 6]: scale * q.k reaches tens; an unstable softmax overflows.
+  for (int s : {17, 129, 1000})
+    for (bool causal : {false, true}) check(problem(1, 2, s, s, causal), 6.f);
+}
+
+TEST_P(Flash, DifferentQueryAndKeyLengths) {
+  for (bool causal : {false, true}) {
+    check(problem(2, 2, 17, 129, causal), 2.f);
+    check(problem(1, 2, 129, 1000, causal), 2.f);
+    check(problem(1, 3, 1, 1000, causal), 2.f);  // one query (decode-like): causal sees all keys
+    check(problem(1, 2, 200, 257, causal), 6.f);
+  }
+  check(problem(1, 2, 1000, 129, false), 2.f);
+  check(problem(2, 1, 129, 1, false), 2.f);
+}
+
+TEST_P(Flash, ManyHeadsAndBatches) {
+  for (bool causal : {false, true}) check(problem(3, 7, 300, 300, causal), 2.f);
+}
+
+TEST_P(Flash, RepeatedRunsAreBitwiseEqual) {
+  // A moving result on the same inputs means a race (a missing barrier).
+  for (bool causal : {false, true}) {
+    const AttentionProblem p = problem(2, 4, 1000, 1000, causal);
+    Inputs in(p, 3.f);
+    DeviceBuffer o2(in.o.bytes());
+    kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), nullptr, nullptr,
+                                 GetParam().kernel);
+    for (int rep = 0; rep < 3; ++rep) {
+      kernels::poison(o2.get(), o2.bytes(), nullptr);
+      kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), o2.get(), nullptr, nullptr,
+                                   GetParam().kernel);
+      std::vector<unsigned char> a(in.o.bytes()), b(o2.bytes());
+      ASSERT_EQ(cudaMemcpy(a.data(), in.o.get(), a.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(b.data(), o2.get(), b.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0) << "run " << rep << (causal ? " causal" : "");
+    }
+  }
+}
+
+TEST_P(Flash, SampledCheckOnALargerShape) {
+  // The benchmark's verification path: sampled rows of a shape with many tiles.
+  for (bool causal : {false, true}) {
+    const AttentionProblem p = problem(2, 8, 4096, 4096, causal);
+    Inputs in(p, 6.f);
+    kernels::poison(in.o.get(), in.o.bytes(), nullptr);
+    kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), nullptr, nullptr,
+                                 GetParam().kernel);
+    ASSERT_EQ(kernels::count_nonfinite(in.o.get(), p.q_elems(), p.dtype, nullptr), 0u);
+    const auto c = kernels::check_attention_rows(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(),
+                                                 kernels::sample_attention_rows(p, 512, 11), nullptr);
+    EXPECT_LT(c.rel_l2, 1e-2) << (causal ? "causal" : "");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, Flash,
+                         testing::Values(FlashConfig{AttentionKernel::mma_sync, DType::fp16, 64},
+                                         FlashConfig{AttentionKernel::mma_sync, DType::fp16, 128},
+                                         FlashConfig{AttentionKernel::mma_sync, DType::bf16, 64},
+                                         FlashConfig{AttentionKernel::mma_sync, DType::bf16, 128},
+                                         FlashConfig{AttentionKernel::hopper, DType::fp16, 64},
+                                         FlashConfig{AttentionKernel::hopper, DType::fp16, 128},
+                                         FlashConfig{AttentionKernel::hopper, DType::bf16, 64},
+                                         FlashConfig{AttentionKernel::hopper, DType::bf16, 128},
+                                         FlashConfig{AttentionKernel::hopper_serial, DType::fp16, 64},
+                                         FlashConfig{AttentionKernel::hopper_serial, DType::fp16, 128},
+                                         FlashConfig{AttentionKernel::hopper_serial, DType::bf16, 64},
+                                         FlashConfig{AttentionKernel::hopper_serial, DType::bf16, 128},
+                                         FlashConfig{AttentionKernel::automatic, DType::bf16, 128}),
+                         config_name);
+
+TEST(FlashArgs, RejectsInvalidProblems) {
+  GPUCHECK_REQUIRE_DEVICE();
+  const AttentionProblem ok{1, 2, 64, 64, 64, DType::fp16, 0.125f, false};
+  DeviceBuffer buf(ok.q_elems() * 2 + 64);
+  void* b = buf.get();
+  EXPECT_NO_THROW(kernels::flash_attention_fwd(ok, b, b, b, b, nullptr, nullptr, AttentionKernel::mma_sync));
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  auto bad = [&](auto edit) {
+    AttentionProblem p = ok;
+    edit(p);
+    EXPECT_THROW(kernels::flash_attention_fwd(p, b, b, b, b, nullptr, nullptr), std::invalid_argument);
+  };
+  bad([](AttentionProblem& p) { p.head_dim = 96; });
+  bad([](AttentionProblem& p) { p.head_dim = 256; });
+  bad([](AttentionProblem& p) { p.dtype = DType::fp32; });
+  bad([](AttentionProblem& p) { p.dtype = DType::fp8e4m3; });
+  bad([](AttentionProblem& p) { p.seq_q = 0; });
+  bad([](AttentionProblem& p) { p.seq_k = 0; });
+  bad([](AttentionProblem& p) { p.batch = 0; });
+  bad([](AttentionProblem& p) { p.heads = 70000; });
+  bad([](AttentionProblem& p) { p.scale = -1.f; });
+  bad([](AttentionProblem& p) { p.scale = INFINITY; });
+  bad([](AttentionProblem& p) {
+    p.causal = true;
+    p.seq_q = 65;
+  });
+  char* mis = static_cast<char*>(b) + 2;
+  EXPECT_THROW(kernels::flash_attention_fwd(ok, mis, b, b, b, nullptr, nullptr), std::invalid_argument);
+  EXPECT_THROW(kernels::flash_attention_fwd(ok, b, b, b, mis, nullptr, nullptr), std::invalid_argument);
+  int dev = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  if (!kernels::attention_kernel_available(AttentionKernel::hopper, dev)) {
+    EXPECT_THROW(kernels::flash_attention_fwd(ok, b, b, b, b, nullptr, nullptr, AttentionKernel::hopper),
+                 std::invalid_argument);
+    EXPECT_THROW(kernels::flash_attention_fwd(ok, b, b, b, b, nullptr, nullptr, AttentionKernel::hopper_serial),
+                 std::invalid_argument);
+    EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev), AttentionKernel::mma_sync);
+  } else {
+    EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev), AttentionKernel::hopper);
+  }
+  EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::mma_sync, dev), AttentionKernel::mma_sync);
+}
+
+}  // namespace
+}  // namespace gpucheck
+
+namespace gpucheck {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Timing of the kernels on the anchor shapes (disabled by default: run with
+// --gtest_also_run_disabled_tests --gtest_filter='*AttentionTiming*'). Median of 20 event-
+// timed launches after 3 warm-ups; FLOPs = 4 b h s^2 d, halved for causal (the anchors'
+// convention). Prints one line per case; the benchmark binary is the real measurement.
+struct TimedShape {
+  int b, h, s, d;
+};
+
+float median_ms(const std::function<void()>& fn) {
+  for (int i = 0; i < 3; ++i) fn();
+  std::vector<float> ms;
+  harness::Event start, stop;
+  for (int i = 0; i < 20; ++i) {
+    start.record(nullptr);
+    fn();
+    stop.record(nullptr);
+    ms.push_back(stop.elapsed_ms_since(start));
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+TEST(AttentionTiming, DISABLED_AnchorShapes) {
+  GPUCHECK_REQUIRE_DEVICE();
+  int dev = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  const TimedShape shapes[] = {{4, 16, 4096, 128}, {4, 16, 4096, 64}, {1, 32, 16384, 128}, {8, 16, 1024, 64},
+                               {16, 16, 512, 64}};
+  for (AttentionKernel k : {AttentionKernel::mma_sync, AttentionKernel::hopper, AttentionKernel::hopper_serial}) {
+    if (!kernels::attention_kernel_available(k, dev)) continue;
+    for (DType t : {DType::fp16, DType::bf16})
+      for (const TimedShape& sh : shapes)
+        for (bool causal : {false, true}) {
+          const AttentionProblem p{sh.b, sh.h, sh.s, sh.s, sh.d, t, 1.f / std::sqrt(static_cast<float>(sh.d)), causal};
+          Inputs in(p, 1.f);
+          kernels::poison(in.o.get(), in.o.bytes(), nullptr);
+          const float ms = median_ms([&] {
+            kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), nullptr, nullptr, k);
+          });
+          const double flops = 4.0 * sh.b * sh.h * static_cast<double>(sh.s) * sh.s * sh.d * (causal ? 0.5 : 1.0);
+          const auto c = kernels::check_attention_rows(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(),
+                                                       kernels::sample_attention_rows(p, 64, 3), nullptr);
+          std::printf("timing %-8s %s b%d h%d s%d d%d %-6s %9.3f ms %7.1f TFLOP/s  rel_l2 %.2e\n",
+                      kernels::to_string(k), std::string(to_string(t)).c_str(), sh.b, sh.h, sh.s, sh.d,
+                      causal ? "causal" : "full", ms, flops / (ms * 1e-3) / 1e12, c.rel_l2);
+          EXPECT_LT(c.rel_l2, 1e-2);
+        }
+  }
+  // The naive path's softmax: bytes moved over time against the ~4.2 TB/s copy ceiling.
+  for (DType sd : {DType::fp32, DType::bf16})
+    for (bool causal : {false, true}) {
+      const SoftmaxProblem sp{64, 4096, 4096, sd, DType::bf16, 0.125f, causal};
+      const std::size_t n = static_cast<std::size_t>(sp.matrices) * sp.seq_q * sp.seq_k;
+      DeviceBuffer s(n * storage_bytes(sd)), out(n * 2);
+      kernels::fill_uniform(s.get(), n, sd, next_seed(), -8.f, 8.f, nullptr);
+      const float ms = median_ms([&] { kernels::softmax_rows(sp, s.get(), out.get(), nullptr); });
+      std::printf("timing softmax S %s P bf16 64x4096x4096 %-6s %9.3f ms %7.1f GB/s\n",
+                  std::string(to_string(sd)).c_str(), causal ? "causal" : "full", ms,
+                  static_cast<double>(kernels::softmax_traffic_bytes(sp)) / (ms * 1e-3) / 1e9);
+    }
+}
+
+}  // namespace
+}  // namespace gpucheck
