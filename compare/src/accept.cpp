@@ -284,7 +284,7 @@ LinkFindings check_pcie_link(const GpuView& g) {
       d.state = target == 0 ? State::Unknown : load_v < target ? State::Short : State::Ok;
     } else if (cap_v > 0 && target > 0 && cap_v < target) {
       d.seen = cap_v;  // the link cannot train higher than this, whatever it reads now
-      d.how = "the most GPU and slot allow";
+      d.how = "";  // the cause (slot, GPU, NVML maximum) says where this comes from
       d.state = State::Short;
     } else if (idle_v > 0) {
       d.seen = idle_v;
@@ -310,24 +310,33 @@ LinkFindings check_pcie_link(const GpuView& g) {
                                                   : "the most GPU and slot allow";
 
   const std::string how = gen.how == width.how || width.how.empty() ? gen.how
-                          : gen.how.empty()                          ? width.how
+                          : gen.how.empty()                          ? "width " + width.how
                                                                      : gen.how + "; width " + width.how;
   if (gen.state == State::Short || width.state == State::Short) {
     c.verdict = AcceptVerdict::Fail;
-    c.note = "PCIe " + c.measured + ", expected " + link_text(want.gen, want.width);
+    // An idle generation below the target proves nothing: leave it out of the verdict's link.
+    const bool gen_doubtful = gen.state == State::IdleLow;
+    c.note = "PCIe " + (gen_doubtful ? "x" + std::to_string(width.seen) : c.measured) + ", expected " +
+             link_text(want.gen, want.width);
     std::vector<std::string> causes;
+    const auto gen_s = [](int n) { return "Gen" + std::to_string(n); };
     if (gen.state == State::Short) {
-      if (slot.gen > 0 && slot.gen < want.gen) causes.push_back("the slot allows Gen" + std::to_string(slot.gen) + " only");
-      else if (gpu_gen > 0 && gpu_gen < want.gen) causes.push_back("the GPU reports Gen" + std::to_string(gpu_gen) + " as its maximum");
-      else if (pair.gen > 0 && pair.gen < want.gen) causes.push_back("the slot allows Gen" + std::to_string(pair.gen) + " only (NVML's maximum for GPU and system)");
+      if (slot.gen > 0 && slot.gen < want.gen) causes.push_back("the slot allows " + gen_s(slot.gen) + " only");
+      else if (gpu_gen > 0 && gpu_gen < want.gen) causes.push_back("the GPU reports " + gen_s(gpu_gen) + " as its maximum");
+      else if (pair.gen > 0 && pair.gen < want.gen && gpu_gen >= want.gen)
+        causes.push_back("the slot allows " + gen_s(pair.gen) + " only");
+      else if (pair.gen > 0 && pair.gen < want.gen)
+        causes.push_back("GPU and slot allow " + gen_s(pair.gen) + " at most (NVML)");
     }
     if (width.state == State::Short) {
       if (slot.width > 0 && slot.width < want.width) causes.push_back("the slot allows x" + std::to_string(slot.width) + " only");
-      else if (pair.width > 0 && pair.width < want.width) causes.push_back("the link allows x" + std::to_string(pair.width) + " only (NVML's maximum for GPU and system)");
+      else if (pair.width > 0 && pair.width < want.width)
+        causes.push_back("GPU and slot allow x" + std::to_string(pair.width) + " at most (NVML)");
       else causes.push_back("trained narrow: reseat the card or riser");
     }
     for (const auto& cause : causes) c.note += "; " + cause;
-    c.note += " (" + how + ")";
+    if (gen_doubtful) c.note += " (width read at idle; the generation, " + gen_s(gen.seen) + " at idle, proves nothing)";
+    else if (!how.empty()) c.note += " (" + how + ")";
   } else if (gen.state == State::Ok && width.state == State::Ok) {
     c.verdict = AcceptVerdict::Pass;
     c.note = how;
@@ -752,7 +761,8 @@ std::map<const GpuView*, std::vector<AcceptCheck>> check_alike(const std::vector
         c.measured = num(*mine) + " " + f.unit;
         c.floor = ">= " + num(*c.limit) + " " + f.unit + " (" + pct(1.0 - allowed) + " of " + num(ref) + ")";
         c.note = "outlier: " + f.label + " " + c.measured + " is " + pct(shortfall) +
-                 " below the median of the other GPUs (" + num(ref) + " " + f.unit + ", GPUs " + list_some(who, 16) +
+                 " below the median of the other GPUs (" + num(ref) + " " + f.unit + (who.size() == 1 ? ", GPU " : ", GPUs ") +
+                 list_some(who, 16) +
                  "), more than the " + pct(allowed) + " allowed";
         out[g].push_back(c);
       }
@@ -816,7 +826,8 @@ std::vector<AcceptCheck> check_nccl(const std::vector<const GpuView*>& node, con
     c.measured = num(*busbw) + " GB/s busbw";
     std::string others;
     if (n > 0 && static_cast<std::size_t>(n) != node.size())
-      others = "; over " + std::to_string(n) + " GPUs, the node's results hold " + std::to_string(node.size());
+      others = "; ran over " + std::to_string(n) + (n == 1 ? " GPU" : " GPUs") + ", the node's results hold " +
+               std::to_string(node.size());
     if (n == 1) {
       c.verdict = AcceptVerdict::Reported;
       c.note = "one rank: busbw is 0 by definition" + others;

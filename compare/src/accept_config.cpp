@@ -137,8 +137,8 @@ Expected<AcceptConfig> parse_accept_config(std::string_view text, const std::str
   json doc;
   try {
     doc = json::parse(text.begin(), text.end());
-  } catch (const json::exception&) {
-    return Error{source, "not valid JSON"};
+  } catch (const json::parse_error& e) {
+    return Error{source, "not valid JSON (at byte " + std::to_string(e.byte) + ")"};
   }
   try {
     AcceptConfig c = parse_document(doc);

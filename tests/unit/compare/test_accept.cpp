@@ -188,12 +188,17 @@ TEST(Accept, Gen4ContextOfQuickResultsFails) {
   json d = quick();
   d["context"]["pcie_gen_current"] = "4";
   d["context"]["pcie_gen_max"] = "4";  // NVML: the most GPU and system allow
-  const auto r = judge({d});
+  auto r = judge({d});
   ASSERT_TRUE(r.failed());
-  const auto* c = find(r, kGpu0, "pcie_link");
-  EXPECT_EQ(c->verdict, AcceptVerdict::Fail);
-  EXPECT_TRUE(c->line().starts_with("GPU 0 0000:00:06.0: pcie_link: PCIe Gen4 x16, expected Gen5 x16; the slot allows Gen4 only"))
-      << c->line();
+  EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Fail);
+  EXPECT_EQ(find(r, kGpu0, "pcie_link")->line(),
+            "GPU 0 0000:00:06.0: pcie_link: PCIe Gen4 x16, expected Gen5 x16; GPU and slot allow Gen4 at most (NVML) "
+            "(width read at idle)");
+  d["context"]["pcie_gen_gpu_max"] = "5";  // the GPU alone could: the slot caps it
+  r = judge({d});
+  EXPECT_EQ(find(r, kGpu0, "pcie_link")->line(),
+            "GPU 0 0000:00:06.0: pcie_link: PCIe Gen4 x16, expected Gen5 x16; the slot allows Gen4 only "
+            "(width read at idle)");
 }
 
 TEST(Accept, LowGenerationReadAtIdleIsNotCheckedNotFailed) {
@@ -221,9 +226,14 @@ TEST(Accept, X8LinkFails) {
   d["context"]["pcie_width_current"] = "8";  // the width is not lowered at idle: a narrow link is real
   auto r = judge({d});
   EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Fail);
-  EXPECT_TRUE(find(r, kGpu0, "pcie_link")->line().starts_with(
-      "GPU 0 0000:00:06.0: pcie_link: PCIe Gen5 x8, expected Gen5 x16; trained narrow"))
-      << find(r, kGpu0, "pcie_link")->line();
+  EXPECT_EQ(find(r, kGpu0, "pcie_link")->line(),
+            "GPU 0 0000:00:06.0: pcie_link: PCIe Gen5 x8, expected Gen5 x16; trained narrow: reseat the card or riser "
+            "(read at idle)");
+  d["context"]["pcie_gen_current"] = "1";  // and idling at Gen1: the generation is left out
+  r = judge({d});
+  EXPECT_EQ(find(r, kGpu0, "pcie_link")->line(),
+            "GPU 0 0000:00:06.0: pcie_link: PCIe x8, expected Gen5 x16; trained narrow: reseat the card or riser "
+            "(width read at idle; the generation, Gen1 at idle, proves nothing)");
 
   json l = accept_fixture();
   entry(l, "pcie/h2d/pinned/256MiB")["pcie_width_load"] = 8;
@@ -507,6 +517,25 @@ TEST(Accept, BurnMismatchErrorOrThrottleFails) {
   EXPECT_NE(find(r, kGpu0, "burn", "bf16")->note.find("sw_thermal_slowdown during the burn"), std::string::npos);
 }
 
+TEST(Accept, NonFiniteOrOddCountersAreNotFigures) {
+  std::string text = source("tests/unit/compare/fixtures/accept/h200_gpu0.json");
+  const std::string h2d = "\"GBps\": 55.32677014092559";
+  ASSERT_NE(text.find(h2d), std::string::npos);
+  text.replace(text.find(h2d), h2d.size(), "\"GBps\": NaN");  // Google Benchmark writes bare NaN
+  json parsed = json::parse(source("tests/unit/compare/fixtures/accept/h200_gpu0.json"));
+  auto r = gc::parse_results(text, "nan.json");
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  auto rep = gc::judge({*r}, specs(), config());
+  ASSERT_TRUE(rep.ok());
+  EXPECT_VERDICT(*rep, kGpu0, "pcie_bandwidth", "h2d", AcceptVerdict::NotChecked);
+  EXPECT_EQ(find(*rep, kGpu0, "pcie_bandwidth", "h2d")->note, "pcie/h2d/pinned/256MiB has no GBps counter");
+
+  entry(parsed, "memory/copy_kernel/u8/2GiB")["clock_event_reasons"] = 8.5;  // not a mask
+  entry(parsed, "memory/memcpy_d2d/u8/2GiB")["clock_event_reasons"] = -8;
+  const auto odd = judge({parsed});
+  EXPECT_VERDICT(odd, kGpu0, "clocks", "", AcceptVerdict::Pass);
+}
+
 // ---- grouping files into GPUs ------------------------------------------------------------
 
 TEST(Accept, SeveralFilesOfOneGpuMerge) {
@@ -661,12 +690,14 @@ TEST(AcceptCli, BadInputIsOneLineAndExitTwo) {
   add_baselines(fs);
   fs.add("bad/gpu0.json", "{\"context\": {}, \"benchmarks\": [");
   fs.add("empty/notes.txt", "no results here");
+  fs.add("blank/gpu0.json", "");
   fs.dirs.insert("void");
   fs.add("cfg.json", "{\"defaults\": {\"alike_fraction\": 2}}");
   fs.add("ok/gpu0.json", accept_fixture().dump());
   const std::pair<std::vector<std::string>, std::string> cases[] = {
       {{"--results", "bad"}, "gpucheck: bad/gpu0.json: not valid JSON"},
       {{"--results", "empty"}, "gpucheck: empty: holds no results files (*.json)"},
+      {{"--results", "blank"}, "gpucheck: blank/gpu0.json: empty file"},
       {{"--results", "void"}, "gpucheck: void: holds no results files (*.json)"},
       {{"--results", "missing"}, "gpucheck: missing: no such file or folder"},
       {{}, "gpucheck: accept: measure mode not wired yet"},
