@@ -92,10 +92,11 @@ struct GpuView {
     const auto it = bench.find(name);
     return it == bench.end() ? nullptr : it->second;
   }
-  [[nodiscard]] const std::vector<std::string>& values(const std::string& k) const {
-    static const std::vector<std::string> none;
+  // A copy, not a reference: callers pass literals, and g++ 13 warns (-Wdangling-reference)
+  // about a reference returned from a call with a temporary argument.
+  [[nodiscard]] std::vector<std::string> values(const std::string& k) const {
     const auto it = ctx.find(k);
-    return it == ctx.end() ? none : it->second;
+    return it == ctx.end() ? std::vector<std::string>{} : it->second;
   }
   [[nodiscard]] std::vector<long long> ints(const std::string& k) const {
     std::vector<long long> out;
@@ -335,7 +336,9 @@ LinkFindings check_pcie_link(const GpuView& g) {
       else causes.push_back("trained narrow: reseat the card or riser");
     }
     for (const auto& cause : causes) c.note += "; " + cause;
-    if (gen_doubtful) c.note += " (width read at idle; the generation, " + gen_s(gen.seen) + " at idle, proves nothing)";
+    if (gen_doubtful)
+      c.note += " (" + (width.how.empty() ? "" : "width " + width.how + "; ") + "the generation, " + gen_s(gen.seen) +
+                " at idle, proves nothing)";
     else if (!how.empty()) c.note += " (" + how + ")";
   } else if (gen.state == State::Ok && width.state == State::Ok) {
     c.verdict = AcceptVerdict::Pass;
@@ -563,7 +566,7 @@ AcceptCheck check_clocks(const GpuView& g) {
 std::vector<AcceptCheck> check_ecc(const GpuView& g, const AcceptConfig& cfg) {
   std::vector<AcceptCheck> out;
   AcceptCheck mode = make(g, "ecc", "mode");
-  const auto& modes = g.values("ecc");
+  const std::vector<std::string> modes = g.values("ecc");
   const std::optional<bool> required = cfg.ecc_for(g.sku_id());
   mode.floor = required.value_or(false) ? "enabled" : "-";
   if (modes.empty()) {
@@ -615,7 +618,7 @@ std::vector<AcceptCheck> check_memory_health(const GpuView& g) {
   for (const Flag& f : {Flag{"remapped_rows_pending", "rows wait for a remap: reset the GPU, then test again"},
                         Flag{"remapped_rows_failure", "a row remap failed: the card needs service"},
                         Flag{"retired_pages_pending", "pages wait for retirement: reset the GPU, then test again"}}) {
-    const auto& vs = g.values(f.key);
+    const std::vector<std::string> vs = g.values(f.key);
     // Cards that remap rows (Ampere on) do not retire pages: NVML leaves that entry unknown.
     if (vs.empty() && remap_known && std::string_view(f.key) == "retired_pages_pending") continue;
     AcceptCheck c = make(g, "memory_health", f.key);
@@ -890,7 +893,8 @@ Expected<AcceptReport> judge(const std::vector<Results>& per_file, const SpecDb&
     }
     for (const GpuView* g : in_node) {
       rep.gpus.push_back(g->info);
-      const AcceptLimits& lim = config.limits_for(g->sku_id());
+      const std::string sku = g->sku_id();
+      const AcceptLimits& lim = config.limits_for(sku);
       auto add = [&rep](std::vector<AcceptCheck> cs) {
         for (auto& c : cs) rep.checks.push_back(std::move(c));
       };

@@ -65,9 +65,11 @@ json as_gpu(json doc, int index) {
   return doc;
 }
 
-json& entry(json& doc, const std::string& key) {
+// The entry of a case (by its key). `const char*`, not a string: no temporary argument for a
+// function returning a reference (g++ 13 -Wdangling-reference).
+json& entry(json& doc, const char* key) {
   for (auto& e : doc["benchmarks"])
-    if (e["name"].get<std::string>().starts_with(key + "/")) return e;
+    if (e["name"].get<std::string>().starts_with(std::string(key) + "/")) return e;
   ADD_FAILURE() << "no " << key;
   return doc["benchmarks"][0];
 }
@@ -585,8 +587,9 @@ TEST(AcceptConfig, ShippedFileMatchesTheBuiltInDefaults) {
   EXPECT_EQ(config().ecc_for("nvidia-geforce-rtx-4090"), std::optional<bool>(false));
   EXPECT_EQ(config().nccl_floor("nvidia-h200", 2), std::optional<double>(260));
   EXPECT_EQ(config().nccl_floor("nvidia-h200", 8), std::nullopt);
-  for (const auto& [id, rules] : config().skus) {  // every rule names a SKU specs.json knows
+  for (const auto& rule : config().skus) {  // every rule names a SKU specs.json knows
     const auto& skus = specs().skus();
+    const std::string& id = rule.first;
     EXPECT_TRUE(std::any_of(skus.begin(), skus.end(), [&](const gpucheck::SkuSpec& s) { return s.id == id; })) << id;
   }
 }
