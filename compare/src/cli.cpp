@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "gpucheck/compare/accept.hpp"
 #include "gpucheck/compare/baseline.hpp"
 #include "gpucheck/compare/compare.hpp"
 #include "gpucheck/compare/render.hpp"
@@ -312,6 +313,8 @@ usage:
   gpucheck baseline show [--root DIR] [--gpu SLUG]
   gpucheck report A [B ...] [--markdown FILE] [--html FILE] [--metric NAME]
       one column per results file; Markdown on stdout when no file is given
+  gpucheck accept [--results PATH ...] [--devices 0,3] [--out DIR] [--format F]  (gpucheck accept --help)
+      new-machine acceptance: exit 0 every check passed, 1 a check failed, 2 bad input
 )";
 }
 
@@ -329,6 +332,7 @@ ExitStatus run_cli(const std::vector<std::string>& args, FileSystem& fs, const C
   if (cmd == "compare") return cmd_compare(args, fs, env, io);
   if (cmd == "baseline") return cmd_baseline(args, fs, io);
   if (cmd == "report") return cmd_report(args, fs, io);
+  if (cmd == "accept") return cmd_accept(args, fs, io);
   return fail(io, Error{"", "unknown command \"" + cmd + "\" (compare, baseline, report; see gpucheck --help)"});
 }
 

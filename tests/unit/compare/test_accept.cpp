@@ -1,0 +1,752 @@
+// The acceptance judge on real H200 results (baselines/nvidia-h200/quick.json, and the accept
+// suite's shape in fixtures/accept/h200_gpu0.json, whose figures are the same run's) and on
+// copies edited here as a sick node would write them: a Gen4 or x8 link, a throttle reason,
+// rows pending a remap, one GPU of two or four 15% low. Each must fail naming the GPU and the
+// check; what the files do not hold is "not checked", never a failure.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fake_fs.hpp"
+#include "gpucheck/compare/accept.hpp"
+#include "gpucheck/core/pcie.hpp"
+#include "gpucheck/core/specs.hpp"
+
+namespace gc = gpucheck::compare;
+using gc::AcceptVerdict;
+using gpucheck::compare::testing::FakeFileSystem;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  EXPECT_TRUE(f.good()) << path;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::string source(const std::string& rel) { return read_file(std::string(GPUCHECK_SOURCE_DIR) + "/" + rel); }
+json quick() { return json::parse(source("baselines/nvidia-h200/quick.json")); }
+json accept_fixture() { return json::parse(source("tests/unit/compare/fixtures/accept/h200_gpu0.json")); }
+
+const gpucheck::SpecDb& specs() {
+  static const gpucheck::SpecDb db = [] {
+    gpucheck::SpecDb d;
+    std::string err;
+    EXPECT_TRUE(gpucheck::SpecDb::parse(source("baselines/specs.json"), "specs.json", &d, &err)) << err;
+    return d;
+  }();
+  return db;
+}
+
+const gc::AcceptConfig& config() {
+  static const gc::AcceptConfig c = [] {
+    auto parsed = gc::parse_accept_config(source("baselines/accept.json"), "baselines/accept.json");
+    EXPECT_TRUE(parsed.ok()) << parsed.error().str();
+    return parsed.ok() ? *parsed : gc::AcceptConfig{};
+  }();
+  return c;
+}
+
+// The same results as if another GPU of the node had written them.
+json as_gpu(json doc, int index) {
+  char pci[32];
+  std::snprintf(pci, sizeof pci, "0000:%02X:00.0", 0x18 + index * 0x10);
+  doc["context"]["gpucheck_device_index"] = std::to_string(index);
+  doc["context"]["gpu_uuid"] = "GPU-3cad92c8-808f-91a7-2da5-c83ef7c7980" + std::to_string(index);
+  doc["context"]["gpu_pci_bus_id"] = pci;
+  return doc;
+}
+
+// The entry of a case (by its key). `const char*`, not a string: no temporary argument for a
+// function returning a reference (g++ 13 -Wdangling-reference).
+json& entry(json& doc, const char* key) {
+  for (auto& e : doc["benchmarks"])
+    if (e["name"].get<std::string>().starts_with(std::string(key) + "/")) return e;
+  ADD_FAILURE() << "no " << key;
+  return doc["benchmarks"][0];
+}
+
+// Every rate of the file (GBps, TFLOPS, busbw) times f: a GPU that lags by 1 - f.
+void scale_rates(json& doc, double f) {
+  for (auto& e : doc["benchmarks"])
+    for (const char* k : {"GBps", "TFLOPS"})
+      if (e.contains(k)) e[k] = e[k].get<double>() * f;
+}
+
+gc::AcceptReport judge(const std::vector<json>& docs) {
+  std::vector<gc::Results> files;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    auto r = gc::parse_results(docs[i].dump(), "gpu" + std::to_string(i) + ".json");
+    EXPECT_TRUE(r.ok()) << r.error().str();
+    if (r.ok()) files.push_back(std::move(*r));
+  }
+  auto rep = gc::judge(files, specs(), config());
+  EXPECT_TRUE(rep.ok()) << (rep.ok() ? "" : rep.error().str());
+  return rep.ok() ? *rep : gc::AcceptReport{};
+}
+
+const gc::AcceptCheck* find(const gc::AcceptReport& r, const std::string& gpu_prefix, const std::string& check,
+                            const std::string& item = "") {
+  for (const auto& c : r.checks)
+    if (c.gpu.starts_with(gpu_prefix) && c.check == check && c.item == item) return &c;
+  return nullptr;
+}
+
+std::vector<std::string> lines_with(const gc::AcceptReport& r, AcceptVerdict v) {
+  std::vector<std::string> out;
+  for (const auto& c : r.checks)
+    if (c.verdict == v) out.push_back(c.line());
+  return out;
+}
+
+std::string all(const std::vector<std::string>& xs) {
+  std::string s;
+  for (const auto& x : xs) s += x + "\n";
+  return s;
+}
+
+bool any_contains(const std::vector<std::string>& xs, const std::string& needle) {
+  return std::any_of(xs.begin(), xs.end(), [&](const std::string& x) { return x.find(needle) != std::string::npos; });
+}
+
+#define EXPECT_VERDICT(report, gpu, check, item, want)                                          \
+  do {                                                                                          \
+    const gc::AcceptCheck* c_ = find(report, gpu, check, item);                                 \
+    ASSERT_NE(c_, nullptr) << gpu << " " << check << " " << item;                               \
+    EXPECT_EQ(c_->verdict, want) << c_->line() << " (measured " << c_->measured << ")";          \
+  } while (false)
+
+constexpr const char* kGpu0 = "GPU 0 0000:00:06.0";
+
+}  // namespace
+
+// ---- real results pass ----------------------------------------------------------------------
+
+TEST(Accept, RealQuickResultsPassAndListWhatTheyLack) {
+  const auto r = judge({quick()});
+  EXPECT_FALSE(r.failed()) << all(lines_with(r, AcceptVerdict::Fail));
+  ASSERT_EQ(r.gpus.size(), 1u);
+  EXPECT_EQ(r.gpus[0].label, kGpu0);
+  EXPECT_EQ(r.gpus[0].sku, "nvidia-h200");
+  EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Pass);  // idle reading at the expected link
+  for (const char* dir : {"h2d", "d2h"}) EXPECT_VERDICT(r, kGpu0, "pcie_bandwidth", dir, AcceptVerdict::Pass);
+  for (const char* m : {"copy_kernel", "memcpy_d2d"}) EXPECT_VERDICT(r, kGpu0, "memory", m, AcceptVerdict::Pass);
+  for (const char* d : {"bf16", "fp16", "tf32", "fp8"}) EXPECT_VERDICT(r, kGpu0, "gemm", d, AcceptVerdict::Pass);
+  EXPECT_VERDICT(r, kGpu0, "clocks", "", AcceptVerdict::Pass);  // sw_power_cap only
+  EXPECT_NE(find(r, kGpu0, "clocks")->note.find("sw_power_cap"), std::string::npos);
+  EXPECT_VERDICT(r, kGpu0, "ecc", "mode", AcceptVerdict::Pass);
+  // Older than the health keys, no burn, one GPU: said, not failed.
+  const auto unchecked = lines_with(r, AcceptVerdict::NotChecked);
+  EXPECT_TRUE(any_contains(unchecked, "ecc uncorrected: ecc_uncorrected_volatile not in the results")) << all(unchecked);
+  EXPECT_TRUE(any_contains(unchecked, "memory_health remapped_rows_pending")) << all(unchecked);
+  EXPECT_TRUE(any_contains(unchecked, "burn bf16: no burn in the results")) << all(unchecked);
+  EXPECT_TRUE(any_contains(unchecked, "alike: the only NVIDIA H200")) << all(unchecked);
+  EXPECT_VERDICT(r, "node vm", "nccl", "allreduce g1", AcceptVerdict::Reported);
+  // The figures against their floors, as the terminal shows them.
+  const auto* h2d = find(r, kGpu0, "pcie_bandwidth", "h2d");
+  EXPECT_EQ(h2d->measured, "55.33 GB/s");
+  EXPECT_EQ(h2d->floor, ">= 50.41 GB/s (80% of Gen5 x16)");
+  EXPECT_EQ(find(r, kGpu0, "pcie_link")->measured, "Gen5 x16");
+}
+
+TEST(Accept, AcceptSuiteShapeOfTheSameRunPasses) {
+  const auto r = judge({accept_fixture()});
+  EXPECT_FALSE(r.failed()) << all(lines_with(r, AcceptVerdict::Fail));
+  EXPECT_EQ(find(r, kGpu0, "pcie_link")->note, "read under load");
+  for (const char* k : {"remapped_rows_pending", "remapped_rows_failure"})
+    EXPECT_VERDICT(r, kGpu0, "memory_health", k, AcceptVerdict::Pass);
+  // Cards that remap rows leave retired_pages_pending unknown: no row for it.
+  EXPECT_EQ(find(r, kGpu0, "memory_health", "retired_pages_pending"), nullptr);
+  EXPECT_VERDICT(r, kGpu0, "ecc", "uncorrected", AcceptVerdict::Pass);
+  EXPECT_VERDICT(r, kGpu0, "burn", "bf16", AcceptVerdict::Pass);
+  EXPECT_NE(find(r, kGpu0, "burn", "bf16")->note.find("36906 iterations, 0 mismatches"), std::string::npos);
+  const auto unchecked = lines_with(r, AcceptVerdict::NotChecked);
+  ASSERT_EQ(unchecked.size(), 1u) << all(unchecked);
+  EXPECT_NE(unchecked[0].find("alike"), std::string::npos);
+}
+
+// ---- 1. PCIe link -------------------------------------------------------------------------
+
+TEST(Accept, Gen4UnderLoadFailsNamingGpuAndNumbers) {
+  json d = accept_fixture();
+  for (const char* k : {"pcie/h2d/pinned/256MiB", "pcie/d2h/pinned/256MiB"}) entry(d, k)["pcie_gen_load"] = 4;
+  const auto r = judge({d});
+  EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Fail);
+  EXPECT_EQ(find(r, kGpu0, "pcie_link")->line(),
+            "GPU 0 0000:00:06.0: pcie_link: PCIe Gen4 x16, expected Gen5 x16 (read under load)");
+  // Bandwidth is judged against the link it ran at: 55 GB/s on Gen4 x16 (31.5) is > 100%.
+  EXPECT_VERDICT(r, kGpu0, "pcie_bandwidth", "h2d", AcceptVerdict::Pass);
+}
+
+TEST(Accept, Gen4ContextOfQuickResultsFails) {
+  json d = quick();
+  d["context"]["pcie_gen_current"] = "4";
+  d["context"]["pcie_gen_max"] = "4";  // NVML: the most GPU and system allow
+  auto r = judge({d});
+  ASSERT_TRUE(r.failed());
+  EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Fail);
+  EXPECT_EQ(find(r, kGpu0, "pcie_link")->line(),
+            "GPU 0 0000:00:06.0: pcie_link: PCIe Gen4 x16, expected Gen5 x16; GPU and slot allow Gen4 at most (NVML) "
+            "(width read at idle)");
+  d["context"]["pcie_gen_gpu_max"] = "5";  // the GPU alone could: the slot caps it
+  r = judge({d});
+  EXPECT_EQ(find(r, kGpu0, "pcie_link")->line(),
+            "GPU 0 0000:00:06.0: pcie_link: PCIe Gen4 x16, expected Gen5 x16; the slot allows Gen4 only "
+            "(width read at idle)");
+}
+
+TEST(Accept, LowGenerationReadAtIdleIsNotCheckedNotFailed) {
+  json d = quick();
+  d["context"]["pcie_gen_current"] = "1";  // links idle at Gen1 to save power
+  const auto r = judge({d});
+  EXPECT_FALSE(r.failed()) << all(lines_with(r, AcceptVerdict::Fail));
+  EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::NotChecked);
+  EXPECT_NE(find(r, kGpu0, "pcie_link")->note.find("read at idle (Gen1)"), std::string::npos);
+  // Bandwidth still checked, against the SKU's link.
+  EXPECT_VERDICT(r, kGpu0, "pcie_bandwidth", "h2d", AcceptVerdict::Pass);
+}
+
+TEST(Accept, SlotThatCapsTheCardIsNamed) {
+  json d = accept_fixture();
+  d["context"]["pcie_gen_slot_max"] = "4";
+  for (const char* k : {"pcie/h2d/pinned/256MiB", "pcie/d2h/pinned/256MiB"}) entry(d, k)["pcie_gen_load"] = 4;
+  const auto r = judge({d});
+  EXPECT_EQ(find(r, kGpu0, "pcie_link")->line(),
+            "GPU 0 0000:00:06.0: pcie_link: PCIe Gen4 x16, expected Gen5 x16; the slot allows Gen4 only (read under load)");
+}
+
+TEST(Accept, X8LinkFails) {
+  json d = quick();
+  d["context"]["pcie_width_current"] = "8";  // the width is not lowered at idle: a narrow link is real
+  auto r = judge({d});
+  EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Fail);
+  EXPECT_EQ(find(r, kGpu0, "pcie_link")->line(),
+            "GPU 0 0000:00:06.0: pcie_link: PCIe Gen5 x8, expected Gen5 x16; trained narrow: reseat the card or riser "
+            "(read at idle)");
+  d["context"]["pcie_gen_current"] = "1";  // and idling at Gen1: the generation is left out
+  r = judge({d});
+  EXPECT_EQ(find(r, kGpu0, "pcie_link")->line(),
+            "GPU 0 0000:00:06.0: pcie_link: PCIe x8, expected Gen5 x16; trained narrow: reseat the card or riser "
+            "(width read at idle; the generation, Gen1 at idle, proves nothing)");
+
+  json l = accept_fixture();
+  entry(l, "pcie/h2d/pinned/256MiB")["pcie_width_load"] = 8;
+  l["context"]["pcie_width_slot_max"] = "8";
+  r = judge({l});
+  EXPECT_EQ(find(r, kGpu0, "pcie_link")->line(),
+            "GPU 0 0000:00:06.0: pcie_link: PCIe Gen5 x8, expected Gen5 x16; the slot allows x8 only (read under load)");
+}
+
+// ---- 2. PCIe bandwidth: the 80% boundary ---------------------------------------------------
+
+TEST(Accept, PcieBandwidthBoundary) {
+  const double link = gpucheck::pcie_link_GBps({5, 16});
+  EXPECT_NEAR(link, 63.015, 0.001);
+  for (const auto& [share, want] : {std::pair{0.799, AcceptVerdict::Fail}, std::pair{0.801, AcceptVerdict::Pass}}) {
+    json d = accept_fixture();
+    entry(d, "pcie/d2h/pinned/256MiB")["GBps"] = share * link;
+    const auto r = judge({d});
+    EXPECT_VERDICT(r, kGpu0, "pcie_bandwidth", "d2h", want);
+    if (want == AcceptVerdict::Fail) {
+      EXPECT_EQ(find(r, kGpu0, "pcie_bandwidth", "d2h")->line(),
+                "GPU 0 0000:00:06.0: pcie_bandwidth d2h: 50.35 GB/s is 79.9% of Gen5 x16 (63.02 GB/s, read under load), "
+                "below the floor of 80%");
+    }
+  }
+}
+
+// ---- 3. HBM and tensor cores ---------------------------------------------------------------
+
+TEST(Accept, HbmAndGemmFloorsOfTheDatasheet) {
+  json d = accept_fixture();
+  entry(d, "memory/copy_kernel/u8/2GiB")["GBps"] = 0.79 * 4800;
+  entry(d, "matmul/cublaslt/tf32/8192x8192x8192")["TFLOPS"] = 0.64 * 494.7;
+  entry(d, "matmul/cublaslt/bf16/8192x8192x8192")["TFLOPS"] = 0.66 * 989.4;
+  const auto r = judge({d});
+  EXPECT_VERDICT(r, kGpu0, "memory", "copy_kernel", AcceptVerdict::Fail);
+  EXPECT_VERDICT(r, kGpu0, "memory", "memcpy_d2d", AcceptVerdict::Pass);
+  EXPECT_VERDICT(r, kGpu0, "gemm", "tf32", AcceptVerdict::Fail);
+  EXPECT_VERDICT(r, kGpu0, "gemm", "bf16", AcceptVerdict::Pass);
+  EXPECT_EQ(find(r, kGpu0, "gemm", "tf32")->line(),
+            "GPU 0 0000:00:06.0: gemm tf32: 316.6 TFLOP/s is 64% of datasheet 494.7 TFLOP/s, below the floor of 65%");
+}
+
+TEST(Accept, ErroredCaseFailsSkippedOrMissingIsNotChecked) {
+  json d = accept_fixture();
+  json& fp8 = entry(d, "matmul/cublaslt/fp8e4m3/8192x8192x8192");
+  fp8 = {{"name", fp8["name"]}, {"run_name", fp8["run_name"]}, {"run_type", "iteration"}, {"skipped", true},
+         {"skip_message", "fp8 needs compute capability 8.9"}};
+  json& fp16 = entry(d, "matmul/cublaslt/fp16/8192x8192x8192");
+  fp16 = {{"name", fp16["name"]}, {"run_type", "iteration"}, {"error_occurred", true},
+          {"error_message", "CUBLAS_STATUS_EXECUTION_FAILED"}};
+  auto& list = d["benchmarks"];
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (list[i]["name"].get<std::string>().starts_with("memory/memcpy_d2d/")) list.erase(i);
+  const auto r = judge({d});
+  EXPECT_VERDICT(r, kGpu0, "gemm", "fp8", AcceptVerdict::NotChecked);
+  EXPECT_VERDICT(r, kGpu0, "gemm", "fp16", AcceptVerdict::Fail);
+  EXPECT_NE(find(r, kGpu0, "gemm", "fp16")->note.find("CUBLAS_STATUS_EXECUTION_FAILED"), std::string::npos);
+  EXPECT_VERDICT(r, kGpu0, "memory", "memcpy_d2d", AcceptVerdict::NotChecked);
+  EXPECT_EQ(find(r, kGpu0, "memory", "memcpy_d2d")->note, "no memory/memcpy_d2d/u8/2GiB in the results");
+}
+
+TEST(Accept, UnknownSkuLeavesDatasheetChecksNotChecked) {
+  json d = quick();
+  d["context"]["gpu_name"] = "NVIDIA Imaginary 9000";
+  d["context"]["gpu_sku"] = "unknown";
+  const auto r = judge({d});
+  EXPECT_FALSE(r.failed()) << all(lines_with(r, AcceptVerdict::Fail));
+  EXPECT_EQ(r.gpus[0].sku, "unknown");
+  EXPECT_VERDICT(r, kGpu0, "memory", "copy_kernel", AcceptVerdict::NotChecked);
+  EXPECT_EQ(find(r, kGpu0, "memory", "copy_kernel")->note, "unknown SKU: no datasheet figure");
+  EXPECT_EQ(find(r, kGpu0, "memory", "copy_kernel")->measured, "4263 GB/s");
+  for (const char* dt : {"bf16", "fp16", "tf32", "fp8"}) EXPECT_VERDICT(r, kGpu0, "gemm", dt, AcceptVerdict::NotChecked);
+  // The link is still held to what GPU and slot report, and bandwidth to that link.
+  EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Pass);
+  EXPECT_VERDICT(r, kGpu0, "pcie_bandwidth", "h2d", AcceptVerdict::Pass);
+  EXPECT_VERDICT(r, kGpu0, "ecc", "mode", AcceptVerdict::Pass);  // on, though no rule asks for it
+
+  d["context"]["ecc"] = "disabled";
+  const auto off = judge({d});
+  EXPECT_VERDICT(off, kGpu0, "ecc", "mode", AcceptVerdict::Reported);  // no ECC rule for an unknown SKU
+  EXPECT_EQ(find(off, kGpu0, "ecc", "mode")->note, "ECC disabled; no ECC rule for unknown");
+}
+
+TEST(Accept, SkuWithoutFp8HasNoFp8Row) {
+  json d = quick();
+  d["context"]["gpu_name"] = "NVIDIA A100-SXM4-80GB";
+  auto& list = d["benchmarks"];
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (list[i]["name"].get<std::string>().starts_with("matmul/cublaslt/fp8e4m3/")) list.erase(i);
+  const auto r = judge({d});
+  EXPECT_EQ(r.gpus[0].sku, "nvidia-a100-sxm4-80gb");
+  EXPECT_EQ(find(r, kGpu0, "gemm", "fp8"), nullptr);
+  EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Pass);  // Gen5 x16 is above A100's Gen4 x16
+}
+
+// ---- 4. clocks and health ----------------------------------------------------------------
+
+TEST(Accept, HwSlowdownInContextFails) {
+  json d = quick();
+  d["context"]["throttle_reasons"] = "hw_slowdown";
+  const auto r = judge({d});
+  EXPECT_VERDICT(r, kGpu0, "clocks", "", AcceptVerdict::Fail);
+  EXPECT_TRUE(find(r, kGpu0, "clocks")->line().starts_with(
+      "GPU 0 0000:00:06.0: clocks: hw_slowdown in the context's throttle_reasons"));
+}
+
+TEST(Accept, ThermalReasonInACaseFailsAndNamesTheCase) {
+  json d = accept_fixture();
+  entry(d, "matmul/cublaslt/bf16/8192x8192x8192")["clock_event_reasons"] = 0x4 | 0x40;
+  const auto r = judge({d});
+  EXPECT_VERDICT(r, kGpu0, "clocks", "", AcceptVerdict::Fail);
+  EXPECT_NE(find(r, kGpu0, "clocks")->note.find("hw_thermal_slowdown during matmul/cublaslt/bf16/8192x8192x8192"),
+            std::string::npos)
+      << find(r, kGpu0, "clocks")->note;
+  EXPECT_VERDICT(r, kGpu0, "burn", "bf16", AcceptVerdict::Pass);  // the burn has its own row
+}
+
+TEST(Accept, PowerCapAloneIsReportedNotFailed) {
+  json d = accept_fixture();
+  for (auto& e : d["benchmarks"]) e["clock_event_reasons"] = 0x4;
+  const auto r = judge({d});
+  EXPECT_VERDICT(r, kGpu0, "clocks", "", AcceptVerdict::Pass);
+  EXPECT_NE(find(r, kGpu0, "clocks")->note.find("sw_power_cap in 9 of 9 cases"), std::string::npos)
+      << find(r, kGpu0, "clocks")->note;
+}
+
+TEST(Accept, RemappedRowsPendingFails) {
+  json d = quick();
+  d["context"]["remapped_rows_pending"] = "yes";
+  d["context"]["remapped_rows_uncorrectable"] = "2";
+  const auto r = judge({d});
+  EXPECT_VERDICT(r, kGpu0, "memory_health", "remapped_rows_pending", AcceptVerdict::Fail);
+  EXPECT_EQ(find(r, kGpu0, "memory_health", "remapped_rows_pending")->line(),
+            "GPU 0 0000:00:06.0: memory_health remapped_rows_pending: rows wait for a remap: reset the GPU, then test "
+            "again; 2 rows remapped for uncorrectable and 0 for correctable errors");
+  // remapped_rows_failure is not in this file: said, not failed.
+  EXPECT_VERDICT(r, kGpu0, "memory_health", "remapped_rows_failure", AcceptVerdict::NotChecked);
+}
+
+TEST(Accept, EccStates) {
+  json d = accept_fixture();
+  d["context"]["ecc"] = "disabled";
+  d["context"]["ecc_uncorrected_volatile"] = "3";
+  d["context"]["ecc_uncorrected_aggregate"] = "7";
+  d["context"]["remapped_rows_failure"] = "yes";
+  auto r = judge({d});
+  EXPECT_VERDICT(r, kGpu0, "ecc", "mode", AcceptVerdict::Fail);
+  EXPECT_VERDICT(r, kGpu0, "ecc", "uncorrected", AcceptVerdict::Fail);
+  EXPECT_VERDICT(r, kGpu0, "memory_health", "remapped_rows_failure", AcceptVerdict::Fail);
+  EXPECT_NE(find(r, kGpu0, "ecc", "uncorrected")->note.find("7 over the card's life"), std::string::npos);
+
+  json u = accept_fixture();  // unknown everywhere: reported as not checked, never failed
+  for (const char* k : {"ecc", "ecc_uncorrected_volatile", "remapped_rows_pending", "remapped_rows_failure"})
+    u["context"][k] = "unknown";
+  r = judge({u});
+  EXPECT_FALSE(r.failed()) << all(lines_with(r, AcceptVerdict::Fail));
+  EXPECT_VERDICT(r, kGpu0, "ecc", "mode", AcceptVerdict::NotChecked);
+  EXPECT_EQ(find(r, kGpu0, "ecc", "mode")->note, "ecc unknown (NVML did not report it)");
+
+  json old = accept_fixture();  // aggregate errors alone are history: reported in the note
+  old["context"]["ecc_uncorrected_aggregate"] = "2";
+  r = judge({old});
+  EXPECT_VERDICT(r, kGpu0, "ecc", "uncorrected", AcceptVerdict::Pass);
+}
+
+// ---- 5. all GPUs alike -------------------------------------------------------------------
+
+TEST(Accept, OneGpuOfFourFifteenPercentLowIsTheOutlier) {
+  std::vector<json> docs;
+  for (int i = 0; i < 4; ++i) docs.push_back(as_gpu(quick(), i));
+  scale_rates(docs[2], 0.85);
+  const auto r = judge(docs);
+  ASSERT_EQ(r.gpus.size(), 4u);
+  const std::string slow = "GPU 2 0000:38:00.0";
+  EXPECT_EQ(r.gpus[2].label, slow);
+  const auto failed = lines_with(r, AcceptVerdict::Fail);
+  EXPECT_TRUE(any_contains(failed, slow + ": alike gemm bf16: outlier: gemm bf16 680.3 TFLOP/s is 15% below the "
+                                          "median of the other GPUs (800.4 TFLOP/s, GPUs 0, 1, 3)"))
+      << all(failed);
+  for (const auto& f : failed) EXPECT_TRUE(f.starts_with(slow)) << f;  // only the slow one
+  for (const char* g : {"GPU 0 ", "GPU 1 ", "GPU 3 "}) EXPECT_VERDICT(r, g, "alike", "", AcceptVerdict::Pass);
+}
+
+TEST(Accept, OneGpuOfTwoFifteenPercentLowIsNamedNotBoth) {
+  json a = as_gpu(accept_fixture(), 0), b = as_gpu(accept_fixture(), 1);
+  scale_rates(b, 0.85);
+  const auto r = judge({a, b});
+  EXPECT_VERDICT(r, "GPU 0 ", "alike", "", AcceptVerdict::Pass);
+  EXPECT_VERDICT(r, "GPU 1 ", "alike", "memory copy_kernel", AcceptVerdict::Fail);
+  EXPECT_VERDICT(r, "GPU 1 ", "alike", "burn bf16", AcceptVerdict::Fail);
+  EXPECT_TRUE(any_contains(lines_with(r, AcceptVerdict::Fail), "GPU 1 0000:28:00.0: alike pcie h2d: outlier"));
+}
+
+TEST(Accept, OutlierBoundaryAtTenPercent) {
+  for (const auto& [factor, want] : {std::pair{0.901, AcceptVerdict::Pass}, std::pair{0.899, AcceptVerdict::Fail}}) {
+    std::vector<json> docs;
+    for (int i = 0; i < 4; ++i) docs.push_back(as_gpu(accept_fixture(), i));
+    auto& bf16 = entry(docs[3], "matmul/cublaslt/bf16/8192x8192x8192");
+    bf16["TFLOPS"] = bf16["TFLOPS"].get<double>() * factor;
+    const auto r = judge(docs);
+    if (want == AcceptVerdict::Pass) {
+      EXPECT_FALSE(r.failed()) << all(lines_with(r, AcceptVerdict::Fail));
+      EXPECT_VERDICT(r, "GPU 3 ", "alike", "", AcceptVerdict::Pass);
+      EXPECT_NE(find(r, "GPU 3 ", "alike")->note.find("lowest: gemm bf16 9.9% below"), std::string::npos);
+    } else {
+      EXPECT_VERDICT(r, "GPU 3 ", "alike", "gemm bf16", AcceptVerdict::Fail);
+      EXPECT_EQ(r.count(AcceptVerdict::Fail), 1);
+    }
+  }
+}
+
+TEST(Accept, FasterGpuIsNotAnOutlier) {
+  std::vector<json> docs;
+  for (int i = 0; i < 3; ++i) docs.push_back(as_gpu(accept_fixture(), i));
+  scale_rates(docs[1], 1.2);  // the others' median is then 1.1x: 9.1% above each normal GPU
+  auto r = judge(docs);
+  EXPECT_FALSE(r.failed()) << all(lines_with(r, AcceptVerdict::Fail));
+  // Of two, the slower is named whichever of them is off: never the faster one.
+  docs.pop_back();
+  r = judge(docs);
+  EXPECT_VERDICT(r, "GPU 1 ", "alike", "", AcceptVerdict::Pass);
+  EXPECT_VERDICT(r, "GPU 0 ", "alike", "gemm bf16", AcceptVerdict::Fail);
+}
+
+TEST(Accept, GpusOfDifferentHostsAreNotComparedWithEachOther) {
+  json a = as_gpu(accept_fixture(), 0), b = as_gpu(accept_fixture(), 0);
+  b["context"]["host_name"] = "node-b";
+  b["context"]["gpu_uuid"] = "GPU-other";
+  scale_rates(b, 0.85);
+  const auto r = judge({a, b});
+  ASSERT_EQ(r.gpus.size(), 2u);
+  EXPECT_EQ(r.gpus[0].label, "node-b GPU 0 0000:18:00.0");  // hosts named once there are several
+  EXPECT_VERDICT(r, "node-b GPU 0", "alike", "", AcceptVerdict::NotChecked);
+}
+
+// ---- 6. NCCL ------------------------------------------------------------------------------
+
+TEST(Accept, NcclFloorOnlyWhereTheConfigSetsOne) {
+  for (const auto& [busbw, ranks, want] : {std::tuple{324.4, 2, AcceptVerdict::Pass}, std::tuple{200.0, 2, AcceptVerdict::Fail},
+                                           std::tuple{200.0, 4, AcceptVerdict::Reported}}) {
+    std::vector<json> docs;
+    for (int i = 0; i < ranks; ++i) docs.push_back(as_gpu(accept_fixture(), i));
+    json& n = entry(docs[0], "nccl/allreduce/fp32/1GiB/g1");
+    const std::string name = "nccl/allreduce/fp32/1GiB/g" + std::to_string(ranks);
+    n["name"] = n["run_name"] = name + "/manual_time";
+    n["busbw_GBps"] = busbw;
+    for (std::size_t i = 1; i < docs.size(); ++i) {
+      auto& list = docs[i]["benchmarks"];
+      for (std::size_t k = 0; k < list.size(); ++k)
+        if (list[k]["name"].get<std::string>().starts_with("nccl/")) list.erase(k);
+    }
+    const auto r = judge(docs);
+    EXPECT_VERDICT(r, "node vm", "nccl", "allreduce g" + std::to_string(ranks), want);
+  }
+}
+
+// ---- 7. burn ------------------------------------------------------------------------------
+
+TEST(Accept, BurnMismatchErrorOrThrottleFails) {
+  json d = accept_fixture();
+  entry(d, "matmul/burn/bf16/8192x8192x8192")["mismatches"] = 2;
+  auto r = judge({d});
+  EXPECT_VERDICT(r, kGpu0, "burn", "bf16", AcceptVerdict::Fail);
+  EXPECT_TRUE(find(r, kGpu0, "burn", "bf16")->line().starts_with(
+      "GPU 0 0000:00:06.0: burn bf16: 2 mismatches: wrong results under sustained load"));
+
+  json e = accept_fixture();
+  json& burn = entry(e, "matmul/burn/bf16/8192x8192x8192");
+  burn = {{"name", burn["name"]}, {"run_type", "iteration"}, {"error_occurred", true},
+          {"error_message", "iteration 812: 3 of 67108864 elements differ from the first iteration's result"}};
+  r = judge({e});
+  EXPECT_VERDICT(r, kGpu0, "burn", "bf16", AcceptVerdict::Fail);
+  EXPECT_NE(find(r, kGpu0, "burn", "bf16")->note.find("iteration 812"), std::string::npos);
+
+  json t = accept_fixture();
+  entry(t, "matmul/burn/bf16/8192x8192x8192")["clock_event_reasons"] = 0x4 | 0x20;
+  r = judge({t});
+  EXPECT_VERDICT(r, kGpu0, "burn", "bf16", AcceptVerdict::Fail);
+  EXPECT_VERDICT(r, kGpu0, "clocks", "", AcceptVerdict::Pass);  // the burn's own row says it
+  EXPECT_NE(find(r, kGpu0, "burn", "bf16")->note.find("sw_thermal_slowdown during the burn"), std::string::npos);
+}
+
+TEST(Accept, NonFiniteOrOddCountersAreNotFigures) {
+  std::string text = source("tests/unit/compare/fixtures/accept/h200_gpu0.json");
+  const std::string h2d = "\"GBps\": 55.32677014092559";
+  ASSERT_NE(text.find(h2d), std::string::npos);
+  text.replace(text.find(h2d), h2d.size(), "\"GBps\": NaN");  // Google Benchmark writes bare NaN
+  json parsed = json::parse(source("tests/unit/compare/fixtures/accept/h200_gpu0.json"));
+  auto r = gc::parse_results(text, "nan.json");
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  auto rep = gc::judge({*r}, specs(), config());
+  ASSERT_TRUE(rep.ok());
+  EXPECT_VERDICT(*rep, kGpu0, "pcie_bandwidth", "h2d", AcceptVerdict::NotChecked);
+  EXPECT_EQ(find(*rep, kGpu0, "pcie_bandwidth", "h2d")->note, "pcie/h2d/pinned/256MiB has no GBps counter");
+
+  entry(parsed, "memory/copy_kernel/u8/2GiB")["clock_event_reasons"] = 8.5;  // not a mask
+  entry(parsed, "memory/memcpy_d2d/u8/2GiB")["clock_event_reasons"] = -8;
+  const auto odd = judge({parsed});
+  EXPECT_VERDICT(odd, kGpu0, "clocks", "", AcceptVerdict::Pass);
+}
+
+// ---- grouping files into GPUs ------------------------------------------------------------
+
+TEST(Accept, SeveralFilesOfOneGpuMerge) {
+  json d = accept_fixture();
+  json pcie = d, rest = d;
+  pcie["benchmarks"] = json::array();
+  rest["benchmarks"] = json::array();
+  for (const auto& e : d["benchmarks"])
+    (e["name"].get<std::string>().starts_with("pcie/") ? pcie : rest)["benchmarks"].push_back(e);
+  pcie["context"]["pcie_gen_current"] = "1";  // bench_pcie's context read the idle link
+  const auto r = judge({pcie, rest});
+  ASSERT_EQ(r.gpus.size(), 1u);
+  EXPECT_EQ(r.gpus[0].files.size(), 2u);
+  EXPECT_FALSE(r.failed()) << all(lines_with(r, AcceptVerdict::Fail));
+  EXPECT_EQ(r.count(AcceptVerdict::Pass), judge({d}).count(AcceptVerdict::Pass));
+}
+
+TEST(Accept, BadGroupingIsAnError) {
+  std::vector<gc::Results> files;
+  for (const char* name : {"a.json", "b.json"}) files.push_back(*gc::parse_results(accept_fixture().dump(), name));
+  auto rep = gc::judge(files, specs(), config());
+  ASSERT_FALSE(rep.ok());
+  EXPECT_EQ(rep.error().where, "b.json");
+  EXPECT_NE(rep.error().message.find("is also in a.json"), std::string::npos) << rep.error().str();
+
+  json mixed = accept_fixture();
+  mixed["context"]["gpu_uuid"] = "GPU-a | GPU-b";
+  files.clear();
+  files.push_back(*gc::parse_results(mixed.dump(), "merged.json"));
+  rep = gc::judge(files, specs(), config());
+  ASSERT_FALSE(rep.ok());
+  EXPECT_EQ(rep.error().str(),
+            "merged.json: holds results of several GPUs (gpu_uuid GPU-a | GPU-b): give each GPU its own files");
+  EXPECT_FALSE(gc::judge({}, specs(), config()).ok());
+}
+
+// ---- the config ---------------------------------------------------------------------------
+
+TEST(AcceptConfig, ShippedFileMatchesTheBuiltInDefaults) {
+  const gc::AcceptLimits built_in;
+  const gc::AcceptLimits& file = config().defaults;
+  EXPECT_EQ(file.pcie_bandwidth_fraction, built_in.pcie_bandwidth_fraction);
+  EXPECT_EQ(file.memory_fraction, built_in.memory_fraction);
+  EXPECT_EQ(file.gemm_fraction, built_in.gemm_fraction);
+  EXPECT_EQ(file.alike_fraction, built_in.alike_fraction);
+  EXPECT_EQ(config().ecc_for("nvidia-h200"), std::optional<bool>(true));
+  EXPECT_EQ(config().ecc_for("nvidia-geforce-rtx-4090"), std::optional<bool>(false));
+  EXPECT_EQ(config().nccl_floor("nvidia-h200", 2), std::optional<double>(260));
+  EXPECT_EQ(config().nccl_floor("nvidia-h200", 8), std::nullopt);
+  for (const auto& rule : config().skus) {  // every rule names a SKU specs.json knows
+    const auto& skus = specs().skus();
+    const std::string& id = rule.first;
+    EXPECT_TRUE(std::any_of(skus.begin(), skus.end(), [&](const gpucheck::SkuSpec& s) { return s.id == id; })) << id;
+  }
+}
+
+TEST(AcceptConfig, OverridesAndStrictness) {
+  auto c = gc::parse_accept_config(
+      R"({"defaults": {"gemm_fraction": {"bf16": 0.7}}, "skus": {"x": {"alike_fraction": 0.05, "_note": "ok"}}})", "c.json");
+  ASSERT_TRUE(c.ok()) << c.error().str();
+  EXPECT_EQ(c->limits_for("x").gemm_fraction.at("bf16"), 0.7);  // defaults flow into the SKU
+  EXPECT_EQ(c->limits_for("x").alike_fraction, 0.05);
+  EXPECT_EQ(c->limits_for("y").alike_fraction, 0.10);
+
+  const std::pair<const char*, const char*> bad[] = {
+      {"{", "c.json: not valid JSON"},
+      {"[]", "c.json: expected an object with \"defaults\" and \"skus\""},
+      {R"({"default": {}})", "c.json: default: unknown key (schema, defaults, skus)"},
+      {R"({"defaults": {"gemm_fraction": {"bf16": 1.5}}})", "c.json: defaults.gemm_fraction.bf16: 1.5 is outside (0, 1]"},
+      {R"({"defaults": {"gemm_fraction": {"fp4": 0.5}}})", "c.json: defaults.gemm_fraction.fp4: unknown key (known: bf16, fp16, fp8, tf32)"},
+      {R"({"defaults": {"alike_fraction": 1}})", "c.json: defaults.alike_fraction: 1 is outside (0, 1)"},
+      {R"({"defaults": {"pcie_bandwidth_fraction": "80%"}})", "c.json: defaults.pcie_bandwidth_fraction: expected a number"},
+      {R"({"skus": {"a": {"ecc": "yes"}}})", "c.json: skus.a.ecc: expected true or false"},
+      {R"({"skus": {"a": {"nccl_allreduce_busbw_GBps": {"eight": 400}}}})",
+       "c.json: skus.a.nccl_allreduce_busbw_GBps: key \"eight\" is not a GPU count"},
+      {R"({"skus": {"a": {"nccl_allreduce_busbw_GBps": {"8": -1}}}})",
+       "c.json: skus.a.nccl_allreduce_busbw_GBps.8: expected a positive number of GB/s"},
+      {R"({"schema": 2})", "c.json: schema: expected 1"},
+  };
+  for (const auto& [text, want] : bad) {
+    auto r = gc::parse_accept_config(text, "c.json");
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.error().str().substr(0, std::string(want).size()), want) << r.error().str();
+  }
+}
+
+// ---- the command line (in process, fake disk) -------------------------------------------
+
+namespace {
+
+struct Run {
+  gc::ExitStatus status;
+  gc::CliOutput io;
+};
+
+Run accept_cli(std::vector<std::string> args, FakeFileSystem& fs) {
+  args.insert(args.begin(), {"gpucheck", "accept"});
+  Run r{gc::ExitStatus::Ok, {}};
+  r.status = gc::run_cli(args, fs, {}, r.io);
+  return r;
+}
+
+// A fake disk with the shipped specs and config where `gpucheck accept` looks first.
+void add_baselines(FakeFileSystem& fs) {
+  fs.add("baselines/specs.json", source("baselines/specs.json"));
+  fs.add("baselines/accept.json", source("baselines/accept.json"));
+}
+
+std::size_t newlines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+TEST(AcceptCli, JudgesAFolderOfGpusAndWritesReports) {
+  FakeFileSystem fs;
+  add_baselines(fs);
+  json slow = as_gpu(accept_fixture(), 1);
+  scale_rates(slow, 0.85);
+  fs.add("results/gpu0/bench_all.json", as_gpu(accept_fixture(), 0).dump());
+  fs.add("results/gpu1/bench_all.json", slow.dump());
+  fs.add("results/gpu1/bench_all.stderr.log", "not json, skipped");
+  fs.add("results/accept.json", "{\"gpucheck_accept\": 1}");  // an earlier verdict: skipped
+  auto r = accept_cli({"--results", "results", "--out", "verdict"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::Regression) << r.io.err;
+  EXPECT_TRUE(r.io.err.empty()) << r.io.err;
+  EXPECT_NE(r.io.out.find("GPU 1 0000:28:00.0: alike gemm bf16: outlier"), std::string::npos) << r.io.out;
+  EXPECT_NE(r.io.out.find("accept: FAIL:"), std::string::npos);
+  ASSERT_TRUE(fs.files.count("verdict/accept.json"));
+  ASSERT_TRUE(fs.files.count("verdict/accept.md"));
+  const json verdict = json::parse(fs.files["verdict/accept.json"]);
+  EXPECT_EQ(verdict["verdict"], "fail");
+  EXPECT_EQ(verdict["gpus"][0]["verdict"], "pass");
+  EXPECT_EQ(verdict["gpus"][1]["verdict"], "fail");
+  EXPECT_NE(fs.files["verdict/accept.md"].find("# gpucheck accept: FAIL"), std::string::npos);
+
+  // --devices 0: the healthy one alone passes (and has nobody to be compared with).
+  r = accept_cli({"--results", "results", "--devices", "0", "--format", "json"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::Ok) << r.io.out << r.io.err;
+  EXPECT_EQ(json::parse(r.io.out)["verdict"], "pass");
+}
+
+TEST(AcceptCli, RealQuickFilePassesWithMarkdown) {
+  FakeFileSystem fs;
+  add_baselines(fs);
+  fs.add("quick.json", quick().dump());
+  auto r = accept_cli({"--results", "quick.json", "--format", "markdown"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::Ok) << r.io.err;
+  EXPECT_NE(r.io.out.find("| pcie\\_link | Gen5 x16 | Gen5 x16 (nvidia-h200) | pass |"), std::string::npos) << r.io.out;
+  EXPECT_NE(r.io.out.find("## Not checked"), std::string::npos);
+}
+
+TEST(AcceptCli, BadInputIsOneLineAndExitTwo) {
+  FakeFileSystem fs;
+  add_baselines(fs);
+  fs.add("bad/gpu0.json", "{\"context\": {}, \"benchmarks\": [");
+  fs.add("empty/notes.txt", "no results here");
+  fs.add("blank/gpu0.json", "");
+  fs.dirs.insert("void");
+  fs.add("cfg.json", "{\"defaults\": {\"alike_fraction\": 2}}");
+  fs.add("ok/gpu0.json", accept_fixture().dump());
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {{"--results", "bad"}, "gpucheck: bad/gpu0.json: not valid JSON"},
+      {{"--results", "empty"}, "gpucheck: empty: holds no results files (*.json)"},
+      {{"--results", "blank"}, "gpucheck: blank/gpu0.json: empty file"},
+      {{"--results", "void"}, "gpucheck: void: holds no results files (*.json)"},
+      {{"--results", "missing"}, "gpucheck: missing: no such file or folder"},
+      {{}, "gpucheck: accept: measure mode not wired yet"},
+      {{"--burn", "60"}, "gpucheck: accept: measure mode not wired yet"},
+      {{"--results", "ok", "--burn", "60"}, "gpucheck: --burn: is for a measuring run"},
+      {{"--results", "ok", "--format", "html"}, "gpucheck: --format: unknown format \"html\""},
+      {{"--results", "ok", "--devices", "0,x"}, "gpucheck: --devices: expected device indices"},
+      {{"--results", "ok", "--devices", "3"}, "gpucheck: --devices: no results of those devices"},
+      {{"--results", "ok", "--config", "cfg.json"}, "gpucheck: cfg.json: defaults.alike_fraction: 2 is outside (0, 1)"},
+      {{"--results", "ok", "--specs", "nope.json"}, "gpucheck: nope.json: cannot open"},
+      {{"--results", "ok", "--timeout", "-1"}, "gpucheck: --timeout: expected seconds"},
+      {{"--results", "ok", "--specs", "a", "--specs", "b"}, "gpucheck: --specs: given twice"},
+      {{"--results", "ok", "--bogus"}, "gpucheck: --bogus: unknown option"},
+      {{"ok"}, "gpucheck: accept: unexpected argument \"ok\""},
+  };
+  for (const auto& [args, want] : cases) {
+    auto r = accept_cli(args, fs);
+    std::string joined;
+    for (const auto& a : args) joined += a + " ";
+    EXPECT_EQ(r.status, gc::ExitStatus::BadInput) << joined << r.io.out;
+    EXPECT_EQ(newlines(r.io.err), 1u) << joined << r.io.err;
+    EXPECT_EQ(r.io.err.substr(0, want.size()), want) << joined << r.io.err;
+    EXPECT_TRUE(r.io.out.empty()) << joined << r.io.out;
+  }
+}
+
+TEST(AcceptCli, MeasureModeFlagsParse) {
+  auto a = gc::parse_accept_args({"gpucheck", "accept", "--devices", "0,3", "--bin-dir=build/bin", "--burn", "60",
+                                  "--timeout", "900", "--out", "acc"},
+                                 2);
+  ASSERT_TRUE(a.ok()) << a.error().str();
+  EXPECT_EQ(a->devices, (std::vector<int>{0, 3}));
+  EXPECT_EQ(a->bin_dir, "build/bin");
+  EXPECT_EQ(a->burn_s, 60.0);
+  EXPECT_EQ(a->timeout_s, 900.0);
+  EXPECT_TRUE(a->results.empty());
+  auto all_devices = gc::parse_accept_args({"gpucheck", "accept", "--devices", "all"}, 2);
+  ASSERT_TRUE(all_devices.ok());
+  EXPECT_FALSE(all_devices->devices.has_value());
+  EXPECT_FALSE(gc::parse_accept_args({"gpucheck", "accept", "--devices", "1,1"}, 2).ok());
+}
+
+TEST(AcceptCli, HelpAndUsage) {
+  FakeFileSystem fs;
+  auto r = accept_cli({"--help"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::Ok);
+  EXPECT_NE(r.io.out.find("gpucheck accept --results PATH"), std::string::npos);
+  EXPECT_NE(gc::usage_text().find("gpucheck accept"), std::string::npos);
+}
