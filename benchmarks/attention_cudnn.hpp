@@ -13,16 +13,16 @@
 #include <stdexcept>
 #include <string>
 
+#include "gpucheck/check_cuda.hpp"
+
 namespace gpucheck::attention_cudnn {
 
 // A configuration this cuDNN or this GPU cannot run (old cuDNN, compute capability below
-// 8.0, head dim or data type outside the fused engine's range, no engine plan finalizes).
-// The benchmark reports the case as SKIPPED with what() as the reason; it is not an error.
-// An error cuDNN returns once a plan is built (execution) stays a GpuError.
-class Unsupported : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// 8.0, head dim or data type outside the fused engine's range, no engine plan finalizes)
+// throws gpucheck::Unsupported (check_cuda.hpp): the benchmark reports the case as SKIPPED
+// with what() as the reason; it is not an error. An error cuDNN returns once a plan is
+// built (execution) stays a GpuError.
+using gpucheck::Unsupported;
 
 // One attention problem. Q, O: [batch, heads, seq_q, head_dim]; K, V: [batch, heads, seq_kv,
 // head_dim]; all four BHSD and contiguous (strides {h*s*d, s*d, d, 1}), device pointers

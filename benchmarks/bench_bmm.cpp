@@ -30,6 +30,7 @@
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check.hpp"
+#include "gpucheck/harness/cublas_handle.hpp"
 #include "gpucheck/harness/device.hpp"
 #include "gpucheck/harness/libraries.hpp"
 #include "gpucheck/harness/main.hpp"
@@ -52,38 +53,7 @@ cudaDataType_t cuda_type(DType t) {
   }
 }
 
-// Like PyTorch: one handle, bound to the stream with a user workspace (cublasSetStream resets
-// the workspace, so it is set again after every rebinding). 32 MiB is PyTorch's Hopper
-// default. Owned by the registry: destroyed before the device.
-class CublasHandle {
- public:
-  static constexpr std::size_t kWorkspaceBytes = 32u << 20;
-  CublasHandle() : ws_(kWorkspaceBytes) {
-    GPUCHECK_CUBLAS(cublasCreate(&h_));
-    GPUCHECK_CUBLAS(cublasSetMathMode(h_, CUBLAS_DEFAULT_MATH));  // fp32 stays fp32: no TF32
-    GPUCHECK_CUBLAS(cublasSetPointerMode(h_, CUBLAS_POINTER_MODE_HOST));
-  }
-  ~CublasHandle() {
-    if (h_) cublasDestroy(h_);
-  }
-  CublasHandle(const CublasHandle&) = delete;
-  CublasHandle& operator=(const CublasHandle&) = delete;
-  cublasHandle_t on(cudaStream_t s) {
-    if (!bound_ || stream_ != s) {
-      GPUCHECK_CUBLAS(cublasSetStream(h_, s));
-      GPUCHECK_CUBLAS(cublasSetWorkspace(h_, ws_.get(), ws_.bytes()));
-      stream_ = s;
-      bound_ = true;
-    }
-    return h_;
-  }
-
- private:
-  cublasHandle_t h_ = nullptr;
-  DeviceBuffer ws_;
-  cudaStream_t stream_ = nullptr;
-  bool bound_ = false;
-};
+using harness::CublasHandle;
 
 class Bmm;
 

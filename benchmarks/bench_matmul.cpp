@@ -5,9 +5,9 @@
 // before it is timed; pct_of_peak is against the SKU's dense datasheet figure. FP16 vs FP32
 // is read off the dtype axis.
 //
-// Two ways to read a rate. `cublaslt` is a burst: 5 warm-up calls, then at least 20 timed
-// (more, up to 0.1 s, while the noise is over target), about what a framework step and
-// PyTorch's own timing see, before the board's power limiter acts. `cublaslt_sustained`
+// Two ways to read a rate. `cublaslt` is a burst: from a card left idle for 0.3 s, 5 warm-up
+// calls, then 20 timed (the median reported), about what a framework step and PyTorch's own
+// timing see, before the board's power limiter acts. `cublaslt_sustained`
 // keeps the tensor cores busy for 1 s first and then measures for 1 s: on an H200 a bf16
 // GEMM draws past the 700 W cap within ~100 ms and the SM clock falls from 1980 to ~1530 MHz
 // (seen on the device; the case's sm_clock_MHz and throttled counters say so). The burst
@@ -271,9 +271,12 @@ harness::MeasureOptions measure_for(Load load, const harness::Registry& r, doubl
   o.plan.warmup_calls = 5;
   switch (load) {
     case Load::burst:
+      // Exactly 20 samples after 5 warm-up calls, from a card left idle for 0.3 s: the same
+      // burst whatever ran before (a longer or later burst meets the power limiter: on the
+      // H200 a bf16 GEMM loses ~15% of its clock within ~100 ms of load).
+      o.settle_s = 0.3;
       o.plan.warmup_s = 0;
-      o.plan.stop.min_samples = 20;
-      o.plan.stop.max_time_s = 0.1;
+      o.plan.stop.min_samples = o.plan.stop.max_samples = 20;
       break;
     case Load::sustained:
       o.plan.warmup_s = 1.0;

@@ -7,21 +7,30 @@
 #   before     the quick suite of an older tree ($GPUCHECK_OLD_TREE, an exported checkout),
 #              built and run on this same machine, then `gpucheck compare --threshold 3`
 #              against the after run (per case real_time and rate)
-#   baseline   the quick suite with --benchmark_repetitions=$REPS (default 5), stored with
-#              `gpucheck baseline update --suite quick` under $OUT/baselines
-#   attention  bench_attention's full suite
+#   attention  bench_attention's full suite ($ATTENTION_FILTER)
 #   torch      ci/torch_reference.py (held timing, filter $TORCH_FILTER) and the PyTorch
 #              anchors ($GPUCHECK_ANCHORS, a copy of ../shared/anchors/torch_anchors.py)
 #   extra      $GPUCHECK_EXTRA, a command run with the build's bin folder as $BIN
+#   baseline   the quick suite with --benchmark_repetitions=$REPS (default 5), stored with
+#              `gpucheck baseline update --suite quick` under $OUT/baselines (last: it is
+#              what a later lease's gate runs against)
 # Usage: GPUCHECK_STEPS=test,before OUT=... ci/gpu_session.sh
 set -uo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$PWD/out}
 build=${BUILD_DIR:-/tmp/gpucheck-build}
-steps=",${GPUCHECK_STEPS:-test},"
+steps=",${GPUCHECK_STEPS:-test},extra,"
 mkdir -p "$out/results"
 export NCCL_NVLS_ENABLE=0
-has() { [[ $steps == *",$1,"* ]]; }
+# GPUCHECK_DEADLINE_S (default 560): a step whose estimate would end past it is skipped, so
+# that the archive is always written inside the device tool's limit.
+t_start=$(date +%s)
+deadline=${GPUCHECK_DEADLINE_S:-560}
+has() {  # has STEP [ESTIMATED_SECONDS]
+  [[ $steps == *",$1,"* ]] || return 1
+  local left=$(( deadline - ($(date +%s) - t_start) ))
+  if (( ${2:-0} > left )); then note "skipping $1: needs ~${2} s, ${left} s left"; return 1; fi
+}
 stamp() { date -u +%H:%M:%S; }
 summary="$out/summary.log"
 note() { echo "[$(stamp)] $*" | tee -a "$summary"; }
@@ -35,7 +44,7 @@ note "session in $src, steps ${steps//,/ }"
 bin=$build/bin
 rc=0
 
-if has test; then
+if has test 150; then
   t0=$(date +%s)
   GPUCHECK_REQUIRE_GPU=1 BUILD_DIR=$build bash "$src/ci/test.sh" -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/test.log" 2>&1
   trc=$?
@@ -48,7 +57,7 @@ if has test; then
   for f in "$out"/results/after/*.quick.json; do [[ -f $f ]] && mv "$f" "${f%.quick.json}.json"; done
 fi
 
-if has before && [[ -n ${GPUCHECK_OLD_TREE:-} ]]; then
+if [[ -n ${GPUCHECK_OLD_TREE:-} ]] && has before 90; then
   old=/tmp/gpucheck-old
   t0=$(date +%s)
   if cmake -S "$GPUCHECK_OLD_TREE" -B "$old" -DCMAKE_CUDA_ARCHITECTURES=90 -DGPUCHECK_BUILD_TESTS=OFF > "$out/old-build.log" 2>&1 &&
@@ -71,28 +80,16 @@ if has before && [[ -n ${GPUCHECK_OLD_TREE:-} ]]; then
   fi
 fi
 
-if has baseline; then
-  reps=${REPS:-5}
-  mkdir -p "$out/results/base"
-  t0=$(date +%s)
-  while read -r n; do
-    [[ -n $n ]] || continue
-    "$bin/$n" --suite quick --benchmark_repetitions="$reps" --benchmark_out="$out/results/base/$n.json" \
-      --benchmark_out_format=json > "$out/base-$n.log" 2>&1 || note "baseline: $n exited $?"
-  done < "$bin/gpucheck-benchmarks.txt"
-  note "baseline: quick suite x$reps in $(( $(date +%s) - t0 )) s"
-  "$bin/gpucheck" baseline update --suite quick --root "$out/baselines" "$out/results/base" 2>&1 | tee -a "$summary"
-fi
 
-if has attention && [[ -x $bin/bench_attention ]]; then
+if [[ -x $bin/bench_attention ]] && has attention 150; then
   t0=$(date +%s)
-  "$bin/bench_attention" --suite full --benchmark_out="$out/results/attention_full.json" --benchmark_out_format=json \
+  "$bin/bench_attention" --suite full --benchmark_filter="${ATTENTION_FILTER:-.}" --benchmark_out="$out/results/attention_full.json" --benchmark_out_format=json \
     > "$out/attention.log" 2>&1
   note "attention full suite: exit $? in $(( $(date +%s) - t0 )) s"
   grep -E "^attention/" "$out/attention.log" | cut -c1-200 >> "$summary"
 fi
 
-if has torch && python3 -c "import torch" 2>/dev/null; then
+if python3 -c "import torch" 2>/dev/null && has torch 150; then
   t0=$(date +%s)
   PYTHONUNBUFFERED=1 python3 "$src/ci/torch_reference.py" --filter "${TORCH_FILTER:-^attention/}" \
     --json "$out/results/torch_reference.json" > "$out/torch_reference.log" 2>&1
@@ -103,11 +100,24 @@ if has torch && python3 -c "import torch" 2>/dev/null; then
   fi
 fi
 
-if [[ -n ${GPUCHECK_EXTRA:-} ]]; then
+if [[ -n ${GPUCHECK_EXTRA:-} ]] && has extra "${EXTRA_ESTIMATE_S:-60}"; then
   t0=$(date +%s)
   BIN=$bin OUT=$out bash -c "$GPUCHECK_EXTRA" > "$out/extra.log" 2>&1
   note "extra: exit $? in $(( $(date +%s) - t0 )) s"
   tail -60 "$out/extra.log" >> "$summary"
+fi
+
+if has baseline 120; then
+  reps=${REPS:-5}
+  mkdir -p "$out/results/base"
+  t0=$(date +%s)
+  while read -r n; do
+    [[ -n $n ]] || continue
+    "$bin/$n" --suite quick --benchmark_repetitions="$reps" --benchmark_out="$out/results/base/$n.json" \
+      --benchmark_out_format=json > "$out/base-$n.log" 2>&1 || note "baseline: $n exited $?"
+  done < "$bin/gpucheck-benchmarks.txt"
+  note "baseline: quick suite x$reps in $(( $(date +%s) - t0 )) s"
+  "$bin/gpucheck" baseline update --suite quick --root "$out/baselines" "$out/results/base" 2>&1 | tee -a "$summary"
 fi
 
 nvidia-smi --query-gpu=clocks.sm,temperature.gpu,clocks_event_reasons.active --format=csv >> "$out/env.log" 2>&1

@@ -232,6 +232,24 @@ TEST(Sampling, ClockIsReadAtMostEveryIntervalAndSlowedSamplesAreCounted) {
   EXPECT_EQ(s.reason, StopReason::sample_limit);
 }
 
+TEST(Sampling, HostReferenceIsTimedEveryNthSample) {
+  FakeClock clock;
+  FakeSource src(clock, {1e-3});
+  SamplingPlan plan;
+  plan.stop.min_samples = plan.stop.max_samples = 30;
+  plan.host_reference_every = 10;
+  const Sampled s = run_sampling(src, plan, clock);
+  EXPECT_EQ(s.host_reference_s.size(), 3u);  // before samples 1, 11 and 21
+  EXPECT_TRUE(run_sampling(src, SamplingPlan{}, clock).host_reference_s.empty());  // off by default
+}
+
+TEST(HostReference, TakesRealTimeOnARealClock) {
+  const SteadyClock clock;
+  const double t = time_host_reference(clock);
+  EXPECT_GT(t, 1e-7);  // tens of microseconds: well above the clock's resolution
+  EXPECT_LT(t, 0.1);
+}
+
 TEST(Sampling, AnExceptionFromTheWorkPropagates) {
   FakeClock clock;
   FakeSource src(clock, {1e-3});

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <thread>
 
 #include "gpucheck/core/telemetry.hpp"
 #include "gpucheck/harness/device.hpp"
@@ -173,7 +174,13 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
   MeasureOptions opt = o;
   if (opt.mode == TimingMode::cold) opt.plan.max_batch = 1;  // every call sees a flushed L2
   if (!opt.plan.sm_clock_max_MHz) opt.plan.sm_clock_max_MHz = d.telemetry().sm_clock_max_MHz;
+  const bool host_bound = opt.mode == TimingMode::host || opt.mode == TimingMode::per_call;
+  if (host_bound && opt.plan.host_reference_every == 0) opt.plan.host_reference_every = 10;
   GpuSource src(d, work, opt);
+  if (opt.settle_s > 0) {
+    GPUCHECK_CUDA(cudaDeviceSynchronize());
+    std::this_thread::sleep_for(std::chrono::duration<double>(opt.settle_s));
+  }
   Measurement m;
   m.mode = opt.mode;
   m.sampled = run_sampling(src, opt.plan, SteadyClock(), opt.agree);
@@ -195,6 +202,7 @@ void report(benchmark::State& state, const Measurement& m) {
     state.counters["throttled"] = is_throttling(s.clock_event_reasons) ? 1 : 0;
     if (s.sm_clock_MHz) state.counters["sm_clock_MHz"] = *s.sm_clock_MHz;
   }
+  if (!s.host_reference_s.empty()) state.counters["host_ref_us"] = summarize(s.host_reference_s).median * 1e6;
 }
 
 std::string engine_note(const Measurement& m) {

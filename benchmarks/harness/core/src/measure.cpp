@@ -92,7 +92,42 @@ double SteadyClock::now_s() const {
 
 namespace {
 bool everyone(Agreement* agree, bool v) { return agree ? agree->all(v) : v; }
+
+// The reference's table: 64 Ki words, a random permutation cycle (each load depends on the
+// last, as a driver's pointer-chasing does).
+const std::vector<std::uint32_t>& reference_table() {
+  static const std::vector<std::uint32_t> t = [] {
+    constexpr std::uint32_t n = 1u << 16;
+    std::vector<std::uint32_t> order(n);
+    for (std::uint32_t i = 0; i < n; ++i) order[i] = i;
+    std::uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (std::uint32_t i = n - 1; i > 0; --i) {  // Fisher-Yates with a fixed xorshift
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      std::swap(order[i], order[static_cast<std::uint32_t>(x % (i + 1))]);
+    }
+    std::vector<std::uint32_t> next(n);
+    for (std::uint32_t i = 0; i < n; ++i) next[order[i]] = order[(i + 1) % n];
+    return next;
+  }();
+  return t;
+}
 }  // namespace
+
+double time_host_reference(const Clock& clock) {
+  const std::vector<std::uint32_t>& t = reference_table();
+  static volatile std::uint32_t sink = 0;
+  std::uint32_t at = 0, h = 0x811C9DC5u;
+  const double t0 = clock.now_s();
+  for (int i = 0; i < 4096; ++i) {
+    at = t[at];
+    for (int j = 0; j < 4; ++j) h = (h ^ (at + static_cast<std::uint32_t>(j))) * 0x01000193u;
+  }
+  const double t1 = clock.now_s();
+  sink = sink + h + at;
+  return t1 - t0;
+}
 
 Sampled run_sampling(SampleSource& src, const SamplingPlan& plan, const Clock& clock, Agreement* agree) {
   // Warm-up: module load, handles, workspaces, clocks ramping up. Bounded so that a slow
@@ -137,6 +172,8 @@ Sampled run_sampling(SampleSource& src, const SamplingPlan& plan, const Clock& c
       slowed_now = is_slowed(*s.clock, plan.sm_clock_max_MHz);
     }
     if (slowed_now) ++out.slowed_samples;
+    if (plan.host_reference_every > 0 && out.per_call_s.size() % static_cast<std::size_t>(plan.host_reference_every) == 0)
+      out.host_reference_s.push_back(time_host_reference(clock));
     const double per_call = seconds / out.batch;
     out.per_call_s.push_back(per_call);
     stats.add(per_call);

@@ -127,6 +127,9 @@ struct SamplingPlan {
   int max_batch = 64;
   double clock_read_interval_s = 0.01;  // telemetry at most this often
   std::optional<unsigned> sm_clock_max_MHz;
+  // Host-bound modes: time the host reference workload (below) every this many samples,
+  // so that the host's own speed during the case is known (0: never).
+  int host_reference_every = 0;
 };
 
 struct Sampled {
@@ -140,7 +143,15 @@ struct Sampled {
   std::optional<unsigned> sm_clock_max_seen_MHz;
   std::uint64_t clock_event_reasons = 0;     // OR of every reading
   bool clock_read = false;
+  std::vector<double> host_reference_s;      // the host reference's times, when asked for
 };
+
+// A fixed piece of host work (integer hashing with dependent loads from a 256 KiB table, so
+// about 20 us on a 2-3 GHz core), timed with `clock`: the host's speed at that moment. A case
+// whose figure is host time (launch, instantiate, per-call issue) moves with the host's
+// speed (frequency, a neighbour on the same core); its ratio to this reference does not,
+// which is what the gate compares for host-bound cases (docs/GATE.md).
+double time_host_reference(const Clock& clock);
 
 // Warm-up, one calibration sample to choose the batch, then samples until the stop rule
 // (agreed across ranks when `agree` is given). Exceptions from the source propagate.

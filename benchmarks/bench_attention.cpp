@@ -1,0 +1,308 @@
+// bench_attention: scaled-dot-product attention forward, O = softmax(scale Q K^T [causal]) V,
+// in TFLOP/s (4*b*h*s^2*d per call, halved for causal: the work a causal kernel must do),
+// three ways, so a user sees what fusion buys on their GPU and catches a regression in the
+// vendor path:
+//   naive   cuBLAS strided-batched GEMM S = Q K^T (fp32 S in HBM), our softmax kernel
+//           (scale, causal mask, max subtraction; P in fp16/bf16 in HBM), cuBLAS GEMM P V.
+//           Also GBps: the bytes S and P cost (written, read back, and the inputs/output).
+//   flash   our fused kernel (kernels/attention.cuh): automatic = the Hopper wgmma/TMA
+//           kernel on cc 9.0, the mma.sync one elsewhere. The full suite also times each of
+//           our kernels by name (flash_mma_sync, flash_hopper_serial, flash_hopper) for the
+//           version log in docs/ATTENTION.md.
+//   cudnn   cuDNN's fused SDPA through its graph (backend) API (attention_cudnn.hpp); where
+//           this cuDNN or GPU lacks it, the case is skipped with the reason.
+// Layout BHSD, seq_q = seq_k. Every case is checked before it is timed, on fresh random
+// inputs with large logits (Q, K uniform in [-4, 4]: scale q.k reaches ~20, where an
+// unstable fp16 softmax overflows): the output is poisoned first and must have no NaN/Inf
+// (every element written), and 256 sampled rows must match a float64-accumulating reference
+// to a relative L2 error under 1e-2. The timed calls run on the same inputs.
+#include <cublas_v2.h>
+#include <cudnn.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "attention_cudnn.hpp"
+#include "gpucheck/core/names.hpp"
+#include "gpucheck/harness/check.hpp"
+#include "gpucheck/harness/check_cudnn.hpp"
+#include "gpucheck/harness/cublas_handle.hpp"
+#include "gpucheck/harness/device.hpp"
+#include "gpucheck/harness/libraries.hpp"
+#include "gpucheck/harness/main.hpp"
+#include "gpucheck/harness/registry.hpp"
+#include "gpucheck/kernels/attention.cuh"
+#include "gpucheck/kernels/fill.cuh"
+#include "gpucheck/kernels/verify.cuh"
+
+namespace gpucheck {
+namespace {
+
+using harness::DeviceBuffer;
+using kernels::AttentionProblem;
+
+constexpr float kLogitRange = 4.0f;  // Q and K uniform in [-4, 4]; V in [-1, 1]
+constexpr std::size_t kCheckedRows = 256;
+constexpr double kMaxRelL2 = 1e-2;
+
+struct Shape {
+  int b, h, s, d;
+};
+
+std::string shape_label(const Shape& s) {
+  char buf[64];  // (snprintf: g++ 12 misreports -Wrestrict on a chain of string + to_string)
+  std::snprintf(buf, sizeof buf, "b%dh%ds%dd%d", s.b, s.h, s.s, s.d);
+  return buf;
+}
+
+double attention_flops(const AttentionProblem& p) {
+  const double full = 4.0 * p.batch * p.heads * static_cast<double>(p.seq_q) * p.seq_k * p.head_dim;
+  return p.causal ? full / 2 : full;
+}
+
+class CudnnHandle {
+ public:
+  CudnnHandle() { GPUCHECK_CUDNN(cudnnCreate(&h_)); }
+  ~CudnnHandle() {
+    if (h_) cudnnDestroy(h_);
+  }
+  CudnnHandle(const CudnnHandle&) = delete;
+  CudnnHandle& operator=(const CudnnHandle&) = delete;
+  cudnnHandle_t get() const { return h_; }
+
+ private:
+  cudnnHandle_t h_ = nullptr;
+};
+
+// What the family's cases share, kept by the registry.
+struct AttentionState {
+  harness::CublasHandle cublas;
+  CudnnHandle cudnn;
+};
+
+// Inputs and output of one problem, and the check every backend passes before timing.
+class Attention : public harness::Op {
+ public:
+  Attention(std::string name, const AttentionProblem& p, harness::Device& dev)
+      : name_(std::move(name)), p_(p), dev_(dev), q_(p.q_elems() * 2), k_(p.kv_elems() * 2), v_(p.kv_elems() * 2),
+        o_(p.q_elems() * 2), seed_(std::random_device{}()) {
+    kernels::validate_attention(p);
+    cudaStream_t s = dev_.stream();
+    kernels::fill_uniform(q_.get(), p.q_elems(), p.dtype, seed_, -kLogitRange, kLogitRange, s);
+    kernels::fill_uniform(k_.get(), p.kv_elems(), p.dtype, seed_ + 1, -kLogitRange, kLogitRange, s);
+    kernels::fill_uniform(v_.get(), p.kv_elems(), p.dtype, seed_ + 2, -1.f, 1.f, s);
+  }
+  void verify() override {
+    cudaStream_t s = dev_.stream();
+    kernels::poison(o_.get(), o_.bytes(), s);
+    run(s);
+    GPUCHECK_CUDA(cudaStreamSynchronize(s));
+    if (const auto bad = kernels::count_nonfinite(o_.get(), p_.q_elems(), p_.dtype, s); bad != 0)
+      throw VerificationError(name_ + ": " + std::to_string(bad) + " of " + std::to_string(p_.q_elems()) +
+                              " output elements are NaN/Inf (not written, or overflowed)");
+    const auto rows = kernels::sample_attention_rows(p_, kCheckedRows, seed_ + 3);
+    const kernels::AttentionCheck c = kernels::check_attention_rows(p_, q_.get(), k_.get(), v_.get(), o_.get(), rows, s);
+    if (c.nonfinite != 0 || !(c.rel_l2 < kMaxRelL2))
+      throw VerificationError(name_ + ": output differs from the float64 reference on " + std::to_string(rows.size()) +
+                              " sampled rows: rel_l2 " + std::to_string(c.rel_l2) + " (limit " +
+                              std::to_string(kMaxRelL2) + "), max abs err " + std::to_string(c.max_abs_err) + ", " +
+                              std::to_string(c.nonfinite) + " non-finite");
+  }
+
+ protected:
+  std::string name_;
+  AttentionProblem p_;
+  harness::Device& dev_;
+  DeviceBuffer q_, k_, v_, o_;
+  std::uint64_t seed_;
+};
+
+cudaDataType_t cuda_type(DType t) { return t == DType::bf16 ? CUDA_R_16BF : CUDA_R_16F; }
+
+// GEMM, softmax, GEMM with S (fp32) and P (the input dtype) in HBM.
+class Naive final : public Attention {
+ public:
+  Naive(std::string name, const AttentionProblem& p, harness::Device& dev, harness::CublasHandle& cublas)
+      : Attention(std::move(name), p, dev), cublas_(cublas),
+        s_(static_cast<std::size_t>(p.batch) * p.heads * static_cast<std::size_t>(p.seq_q) * p.seq_k * sizeof(float)),
+        pm_(static_cast<std::size_t>(p.batch) * p.heads * static_cast<std::size_t>(p.seq_q) * p.seq_k * 2) {
+    sp_.matrices = static_cast<long long>(p.batch) * p.heads;
+    sp_.seq_q = p.seq_q;
+    sp_.seq_k = p.seq_k;
+    sp_.s_dtype = DType::fp32;
+    sp_.p_dtype = p.dtype;
+    sp_.scale = p.scale;
+    sp_.causal = p.causal;
+    kernels::validate_softmax(sp_);
+  }
+  void run(cudaStream_t s) override {
+    const long long mats = sp_.matrices;
+    const int sq = p_.seq_q, sk = p_.seq_k, d = p_.head_dim;
+    const float one = 1.f, zero = 0.f;
+    cublasHandle_t h = cublas_.on(s);
+    // Row-major S[sq, sk] = Q K^T is column-major S^T = K Q^T (m = sk, n = sq, k = d).
+    GPUCHECK_CUBLAS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, sk, sq, d, &one, k_.get(), cuda_type(p_.dtype),
+                                               d, static_cast<long long>(sk) * d, q_.get(), cuda_type(p_.dtype), d,
+                                               static_cast<long long>(sq) * d, &zero, s_.get(), CUDA_R_32F, sk,
+                                               static_cast<long long>(sq) * sk, static_cast<int>(mats),
+                                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    kernels::softmax_rows(sp_, s_.get(), pm_.get(), s);
+    // Row-major O[sq, d] = P V is column-major O^T = V^T P^T (m = d, n = sq, k = sk).
+    GPUCHECK_CUBLAS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, d, sq, sk, &one, v_.get(), cuda_type(p_.dtype),
+                                               d, static_cast<long long>(sk) * d, pm_.get(), cuda_type(p_.dtype), sk,
+                                               static_cast<long long>(sq) * sk, &zero, o_.get(), cuda_type(p_.dtype), d,
+                                               static_cast<long long>(sq) * d, static_cast<int>(mats),
+                                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  }
+  std::string label() const override { return "S=fp32 P=" + std::string(to_string(p_.dtype)) + " in HBM"; }
+  // What S and P cost: S written by the GEMM, read (visible entries) and P written by the
+  // softmax, P read by the second GEMM; plus Q, K, V read and O written once.
+  static double bytes(const AttentionProblem& p) {
+    kernels::SoftmaxProblem sp;
+    sp.matrices = static_cast<long long>(p.batch) * p.heads;
+    sp.seq_q = p.seq_q;
+    sp.seq_k = p.seq_k;
+    sp.s_dtype = DType::fp32;
+    sp.p_dtype = p.dtype;
+    sp.causal = p.causal;
+    const double scores = static_cast<double>(sp.matrices) * p.seq_q * p.seq_k;
+    const double io = 2.0 * (2.0 * static_cast<double>(p.q_elems()) + 2.0 * static_cast<double>(p.kv_elems()));
+    return 4.0 * scores + static_cast<double>(kernels::softmax_traffic_bytes(sp)) + 2.0 * scores + io;
+  }
+
+ private:
+  harness::CublasHandle& cublas_;
+  DeviceBuffer s_, pm_;
+  kernels::SoftmaxProblem sp_;
+};
+
+// Our fused kernel, by name.
+class Fused final : public Attention {
+ public:
+  Fused(std::string name, const AttentionProblem& p, harness::Device& dev, kernels::AttentionKernel kernel)
+      : Attention(std::move(name), p, dev), kernel_(kernels::resolve_attention_kernel(kernel, dev.index())) {
+    if (!kernels::attention_kernel_available(kernel_, dev.index()))
+      throw Unsupported(std::string("our ") + kernels::to_string(kernel_) + " attention kernel needs " +
+                        (kernel_ == kernels::AttentionKernel::mma_sync ? "compute capability 8.0" : "compute capability 9.0 and an sm_90a build"));
+  }
+  void run(cudaStream_t s) override { kernels::flash_attention_fwd(p_, q_.get(), k_.get(), v_.get(), o_.get(), nullptr, s, kernel_); }
+  std::string label() const override { return std::string("kernel=") + kernels::to_string(kernel_); }
+
+ private:
+  kernels::AttentionKernel kernel_;
+};
+
+// cuDNN's fused SDPA.
+class Cudnn final : public Attention {
+ public:
+  Cudnn(std::string name, const AttentionProblem& p, harness::Device& dev, cudnnHandle_t h)
+      : Attention(std::move(name), p, dev), h_(h), sdpa_(h, spec(p), std::size_t{1} << 30), ws_(sdpa_.workspace_bytes()) {}
+  void run(cudaStream_t s) override {
+    GPUCHECK_CUDNN(cudnnSetStream(h_, s));
+    sdpa_.execute(h_, q_.get(), k_.get(), v_.get(), o_.get(), ws_.get());
+  }
+  std::string label() const override { return sdpa_.engine_label(); }
+
+ private:
+  static attention_cudnn::Spec spec(const AttentionProblem& p) {
+    attention_cudnn::Spec s;
+    s.batch = p.batch;
+    s.heads = p.heads;
+    s.seq_q = p.seq_q;
+    s.seq_kv = p.seq_k;
+    s.head_dim = p.head_dim;
+    s.data = p.dtype == DType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    s.causal = p.causal;  // cuDNN's top-left mask equals ours for seq_q == seq_k
+    s.scale = p.scale;
+    return s;
+  }
+  cudnnHandle_t h_;
+  attention_cudnn::Sdpa sdpa_;
+  DeviceBuffer ws_;
+};
+
+// The family's table: one row per backend.
+struct Backend {
+  const char* name;
+  bool quick;  // in the quick suite (with its shapes); the others: full suite only
+  std::function<std::unique_ptr<harness::Op>(const std::string&, const AttentionProblem&, harness::Device&, AttentionState&)> make;
+};
+
+const std::vector<Backend>& backends() {
+  using K = kernels::AttentionKernel;
+  auto fused = [](K k) {
+    return [k](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState&) -> std::unique_ptr<harness::Op> {
+      return std::make_unique<Fused>(n, p, d, k);
+    };
+  };
+  static const std::vector<Backend> b{
+      {"naive", true,
+       [](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState& st) -> std::unique_ptr<harness::Op> {
+         return std::make_unique<Naive>(n, p, d, st.cublas);
+       }},
+      {"flash", true, fused(K::automatic)},
+      {"cudnn", true,
+       [](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState& st) -> std::unique_ptr<harness::Op> {
+         return std::make_unique<Cudnn>(n, p, d, st.cudnn.get());
+       }},
+      {"flash_mma_sync", false, fused(K::mma_sync)},
+      {"flash_hopper_serial", false, fused(K::hopper_serial)},
+      {"flash_hopper", false, fused(K::hopper)},
+  };
+  return b;
+}
+
+void register_cases(harness::Registry& r) {
+  harness::record_cublas_version();
+  harness::record_cudnn_version();
+  harness::Device& dev = r.device();
+  if (dev.suite() == Suite::accept || dev.suite() == Suite::burn) return;
+  AttentionState& state = r.keep<AttentionState>();
+  struct Config {
+    Shape shape;
+    DType dtype;
+    bool causal;
+  };
+  std::vector<Config> configs;
+  if (dev.full()) {
+    for (DType t : {DType::fp16, DType::bf16})
+      for (Shape s : {Shape{8, 16, 1024, 64}, Shape{4, 16, 4096, 64}, Shape{4, 16, 4096, 128}, Shape{1, 32, 16384, 128},
+                      Shape{16, 16, 512, 64}})
+        for (bool causal : {false, true}) configs.push_back({s, t, causal});
+  } else {
+    for (bool causal : {false, true}) configs.push_back({Shape{4, 16, 4096, 128}, DType::fp16, causal});
+    configs.push_back({Shape{4, 16, 4096, 64}, DType::fp16, false});
+  }
+  for (const Config& cfg : configs)
+    for (const Backend& be : backends()) {
+      if (!dev.full() && !be.quick) continue;
+      AttentionProblem p;
+      p.batch = cfg.shape.b;
+      p.heads = cfg.shape.h;
+      p.seq_q = p.seq_k = cfg.shape.s;
+      p.head_dim = cfg.shape.d;
+      p.dtype = cfg.dtype;
+      p.scale = 1.0f / std::sqrt(static_cast<float>(cfg.shape.d));
+      p.causal = cfg.causal;
+      harness::Case c;
+      c.name = cfg.causal ? bench_name({"attention", be.name, to_string(cfg.dtype), shape_label(cfg.shape), "causal"})
+                          : bench_name({"attention", be.name, to_string(cfg.dtype), shape_label(cfg.shape)});
+      c.rates = {harness::tflops(attention_flops(p))};
+      if (std::string_view(be.name) == "naive") c.rates.push_back(harness::gbps(Naive::bytes(p)));
+      c.measure = r.defaults();
+      c.setup = [&be, name = c.name, p, &dev, &state] { return be.make(name, p, dev, state); };
+      r.add(std::move(c));
+    }
+}
+
+}  // namespace
+}  // namespace gpucheck
+
+int main(int argc, char** argv) {
+  return gpucheck::harness::run_family(argc, argv, {"attention", gpucheck::register_cases, {}, {}});
+}
