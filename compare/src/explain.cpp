@@ -8,15 +8,19 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gpucheck/compare/stats.hpp"
 #include "gpucheck/core/telemetry.hpp"
 
 namespace gpucheck::compare {
 namespace {
 
+// The case's figure for a counter; the median of its repetitions when the aggregate the
+// figure came from does not carry it.
 std::optional<double> counter(const Benchmark& b, const std::string& name) {
-  const auto it = b.counters.find(name);
-  if (it == b.counters.end()) return std::nullopt;
-  return it->second;
+  if (const auto it = b.counters.find(name); it != b.counters.end()) return it->second;
+  if (const auto it = b.counter_samples.find(name); it != b.counter_samples.end() && !it->second.empty())
+    return median(it->second);
+  return std::nullopt;
 }
 
 // The largest value over the repetitions (a throttled repetition is not hidden by a median).

@@ -194,7 +194,7 @@ Outcome SuiteRunner::run(const std::string& bin, const std::string& progress, co
   std::string line = seconds_text(o.run.seconds) + " s, ";
   if (o.matched_nothing) line += "no case matches the filter";
   else if (o.run.status == BinaryRun::Status::Errored) line += "ERRORED: " + o.run.reason + " (log " + o.run.log + ")";
-  else line += std::to_string(o.run.cases_ok) + " cases ok";
+  else line += std::to_string(o.run.cases_ok) + (o.run.cases_ok == 1 ? " case ok" : " cases ok");
   if (o.run.status != BinaryRun::Status::Errored && (o.run.cases_errored || o.run.cases_skipped)) {
     if (o.run.cases_errored) line += ", " + std::to_string(o.run.cases_errored) + " errored";
     if (o.run.cases_skipped) line += ", " + std::to_string(o.run.cases_skipped) + " skipped";
@@ -224,7 +224,9 @@ void SuiteRunner::read_json(Outcome& o, const std::string& tmp, const std::strin
   auto text = ctx_.fs.read(tmp, kMaxFileBytes);
   Expected<Results> parsed = text ? parse_results(*text, final_json, keep) : Expected<Results>(text.error());
   if (!parsed) {
-    const bool empty = text && parsed.error().message.find("is empty") != std::string::npos;
+    // Google Benchmark leaves an empty file when its filter matched nothing.
+    const std::string& m = parsed.error().message;
+    const bool empty = text && (m == "empty file" || m.find("list is empty") != std::string::npos);
     if (allow_empty && code == 0 && empty) {
       o.matched_nothing = true;
       (void)ctx_.fs.remove(tmp);

@@ -98,7 +98,7 @@ std::string binary_status(const BinaryRun& b) {
 }
 
 std::string binary_cases(const BinaryRun& b) {
-  std::string s = std::to_string(b.cases_ok) + " cases ok";
+  std::string s = std::to_string(b.cases_ok) + (b.cases_ok == 1 ? " case ok" : " cases ok");
   if (b.cases_errored) s += ", " + std::to_string(b.cases_errored) + " errored";
   if (b.cases_skipped) s += ", " + std::to_string(b.cases_skipped) + " skipped";
   return s;
@@ -234,7 +234,8 @@ std::string render_terminal(const Comparison& c, bool colour) {
   }
   if (c.counts.host_differs) out += host_line(c) + "\n";
   std::size_t bw = 0;
-  for (const auto& b : c.binaries) bw = std::max(bw, b.name.size() + b.pass.size() + 3);
+  for (const auto& b : c.binaries)
+    if (b.status != BinaryRun::Status::Ok) bw = std::max(bw, b.name.size() + b.pass.size() + 3);
   for (const auto& b : c.binaries)
     if (b.status != BinaryRun::Status::Ok)
       out += "binary " + pad(b.name + " (" + b.pass + ")", bw) + "  " + binary_status(b) + ": " + b.reason +

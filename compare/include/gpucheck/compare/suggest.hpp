@@ -9,7 +9,7 @@
 
 namespace gpucheck::compare {
 
-// Levenshtein distance (insertions, deletions, substitutions; a transposition counts two).
+// Edit distance: insertions, deletions, substitutions and swaps of two neighbours.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // The candidate nearest to `word` when it is close enough to be a likely typo (at most a third
