@@ -112,9 +112,12 @@ std::string n_and_p(const Row& r) {
 }
 
 std::string confirmation_detail(const Row& r) {
-  return "first pass " + format_change(r.first_change) + " (n=" + std::to_string(r.base_reps) + "/" +
-         std::to_string(r.first_cur_reps) + "), re-run " + (r.change ? format_change(r.change) : std::string("-")) +
-         " (" + n_and_p(r) + "), limit " + format_pct(r.threshold_pct);
+  const std::string first = "first pass " + format_change(r.first_change) + " (n=" + std::to_string(r.base_reps) + "/" +
+                            std::to_string(r.first_cur_reps) + ")";
+  if (r.confirmation == Confirmation::RerunFailed && r.cur_reps == r.first_cur_reps && r.change == r.first_change)
+    return first + ", no figure from the re-run, limit " + format_pct(r.threshold_pct);
+  return first + ", re-run " + (r.change ? format_change(r.change) : std::string("-")) + " (" + n_and_p(r) +
+         "), limit " + format_pct(r.threshold_pct);
 }
 
 std::string confirmation_head(const Comparison& c, std::size_t n) {
