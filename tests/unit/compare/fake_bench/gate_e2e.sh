@@ -106,7 +106,7 @@ case $case in
     check "timed out" has "ERRORED: timed out after 2.0 s"
     check "the next binary still ran" grep -qE '^\[2/2\] bench_steady \.\.\. .* 2 cases ok$' out.txt
     check "its cases are ERRORED, not missing" grep -qE '^hang/a/fp32/1MiB .* ERRORED .*bench_hang ERRORED: timed out' out.txt
-    check "no process left" none_left "$fake hang"
+    check "no process left" none_left "$fake hang hang "
     ;;
   hang_ignoring_term)
     bench bench_deaf hang_ignoring_term
@@ -115,7 +115,7 @@ case $case in
     check "exit 1" test "$rc" -eq 1
     check "ended after timeout + grace (${elapsed} s)" test "$elapsed" -le 6
     check "killed" has "timed out after 1.0 s (ignored SIGTERM, killed)"
-    check "no process left" none_left "$fake hang_ignoring_term"
+    check "no process left" none_left "$fake hang_ignoring_term deaf "
     ;;
   crash)
     bench bench_crash crash
