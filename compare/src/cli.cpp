@@ -119,7 +119,7 @@ ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
   else rendered = render_junit(c);
 
   if (const auto out = value(*a, "--out")) {
-    if (auto w = ctx.fs.write(*out, rendered); !w) return fail(io, w.error());
+    if (auto w = write_atomic(ctx.fs, *out, rendered); !w) return fail(io, w.error());
     io.out += render_terminal(c, *colour);
   } else {
     io.out += rendered;
@@ -227,10 +227,10 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   const auto md_path = value(*a, "--markdown");
   const auto html_path = value(*a, "--html");
   if (md_path) {
-    if (auto w = ctx.fs.write(*md_path, md); !w) return fail(io, w.error());
+    if (auto w = write_atomic(ctx.fs, *md_path, md); !w) return fail(io, w.error());
   }
   if (html_path) {
-    if (auto w = ctx.fs.write(*html_path, render_report_html(*rep)); !w) return fail(io, w.error());
+    if (auto w = write_atomic(ctx.fs, *html_path, render_report_html(*rep)); !w) return fail(io, w.error());
   }
   if (!md_path && !html_path) {
     io.out += md;

@@ -359,8 +359,9 @@ Comparison compare_results(const Results& baseline, const Results& current, cons
   std::vector<std::string> names;
   names.reserve(c.rows.size());
   for (const Row& r : c.rows) names.push_back(r.name);
-  for (const auto& g : o.thresholds.unmatched_globs(names))
-    c.warnings.push_back(o.thresholds.source + ": " + g + " matches no benchmark in either file");
+  if (o.warn_unmatched_globs)
+    for (const auto& g : o.thresholds.unmatched_globs(names))
+      c.warnings.push_back(o.thresholds.source + ": " + g + " matches no benchmark in either file");
 
   const bool lower_better = o.direction == Direction::LowerIsBetter;
   std::stable_sort(c.rows.begin(), c.rows.end(), [&](const Row& a, const Row& b) {

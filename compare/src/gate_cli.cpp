@@ -516,6 +516,7 @@ Expected<GatePlan> read_gate_plan(const FileSystem& fs, const Args& a, const std
   auto o = read_compare_options(fs, a, search);
   if (!o) return o.error();
   g.compare = std::move(*o);
+  g.compare.warn_unmatched_globs = !g.run.filter;
   return g;
 }
 

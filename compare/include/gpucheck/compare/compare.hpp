@@ -93,6 +93,9 @@ struct CompareOptions {
   double alpha = 0.05;
   int min_repetitions_for_test = 3;
   bool allow_missing = false;
+  // Warn about globs of the thresholds file that match no benchmark (off when a filter chose
+  // a subset of the suite: the other globs are not stale).
+  bool warn_unmatched_globs = true;
 };
 
 struct Counts {
