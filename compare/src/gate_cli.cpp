@@ -480,7 +480,8 @@ void mark_confirmations(Comparison& c, const Confirmations& conf) {
 // A baseline case whose binary errored is not "missing": it is that binary's error.
 void blame_errored_binaries(Comparison& c, const std::vector<Outcome>& outcomes) {
   for (const auto& o : outcomes) {
-    if (o.run.status != BinaryRun::Status::Errored || o.run.name.rfind("bench_", 0) != 0) continue;
+    if (o.run.status != BinaryRun::Status::Errored || o.run.pass != "first" || o.run.name.rfind("bench_", 0) != 0)
+      continue;
     const std::string family = o.run.name.substr(6) + "/";
     for (Row& r : c.rows) {
       if (r.verdict != Verdict::Missing || r.cur || r.name.rfind(family, 0) != 0) continue;
