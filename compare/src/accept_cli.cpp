@@ -6,11 +6,9 @@
 #include <cmath>
 
 #include "gpucheck/compare/accept.hpp"
+#include "gpucheck/core/options.hpp"
 #include "gpucheck/core/specs.hpp"
 
-#ifndef GPUCHECK_SOURCE_BASELINES
-#define GPUCHECK_SOURCE_BASELINES "baselines"
-#endif
 
 namespace gpucheck::compare {
 namespace {
@@ -73,11 +71,13 @@ Status walk(const FileSystem& fs, const std::string& dir, int depth, std::vector
   return Done{};
 }
 
-// An explicit --specs / --config, else ./baselines/NAME, else the source tree's.
+// An explicit --specs / --config, else ./baselines/NAME, else the copy that travels with the
+// binary (bin/../share/gpucheck/NAME, put there by CMake).
 std::optional<std::string> find_file(const FileSystem& fs, const std::optional<std::string>& given,
                                      const std::string& name) {
   if (given) return given;
-  for (const char* dir : {"baselines", GPUCHECK_SOURCE_BASELINES}) {
+  const std::string exe = executable_dir();
+  for (const std::string& dir : {std::string("baselines"), (exe.empty() ? std::string(".") : exe) + "/../share/gpucheck"}) {
     const std::string p = join_path(dir, name);
     if (fs.kind(p) == FileSystem::Kind::File) return p;
   }

@@ -3,8 +3,6 @@
 // any point leaves either the old baseline or the new one, never half of one.
 #include "gpucheck/compare/baseline.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -18,13 +16,53 @@ bool valid_store_name(std::string_view n) {
   });
 }
 
+namespace {
+
+// One value of a context key, or an error when the results mix several (a merged folder).
+Expected<std::string> single_value(const Results& r, const std::string& key, const std::string& what) {
+  const std::string v = r.context_value(key);
+  if (v.find(" | ") != std::string::npos)
+    return Error{r.source, "results mix " + what + "s (" + v + "); store one " + what + " per baseline"};
+  return v;
+}
+
+// What the update says about the baseline it replaces.
+void describe_changes(BaselineUpdate& u, const Results& results, const Results& old, double report_change_pct) {
+  for (const auto& b : results.benchmarks) {
+    const Benchmark* ob = old.find(b.name);
+    if (ob == nullptr) {
+      u.added.push_back(b.name);
+      continue;
+    }
+    ++u.common;
+    if (ob->state == RunState::Ok && b.state == RunState::Ok && ob->real_time_ns > 0) {
+      const double ch = (b.real_time_ns - ob->real_time_ns) / ob->real_time_ns;
+      if (std::fabs(ch) * 100.0 > report_change_pct) u.moved.push_back({b.name, ch});
+    }
+  }
+  for (const auto& ob : old.benchmarks)
+    if (results.find(ob.name) == nullptr) u.removed.push_back(ob.name);
+}
+
+}  // namespace
+
+std::vector<std::string> baseline_candidates(const std::string& root, const std::string& gpu_name,
+                                             const std::string& host_cpu, const std::string& suite) {
+  const std::string dir = join_path(root, gpu_slug(gpu_name));
+  std::vector<std::string> out;
+  if (host_cpu != "unknown" && host_cpu.find(" | ") == std::string::npos)
+    out.push_back(join_path(join_path(dir, host_slug(host_cpu)), suite + ".json"));
+  out.push_back(join_path(dir, suite + ".json"));
+  return out;
+}
+
 Expected<BaselineUpdate> update_baseline(FileSystem& fs, const Results& results, const BaselineUpdateOptions& o) {
   if (!valid_store_name(o.suite))
     return Error{"--suite", "bad suite name \"" + o.suite + "\" (letters, digits, '-', '_', '.')"};
   if (results.raw_entries.empty()) return Error{results.source, "no benchmarks to store"};
-  const std::string gpu_name = results.context_value("gpu_name");
-  if (gpu_name.find(" | ") != std::string::npos)
-    return Error{results.source, "results mix GPU models (" + gpu_name + "); store one model per baseline"};
+  auto gpu = single_value(results, "gpu_name", "GPU model");
+  if (!gpu) return gpu.error();
+  const std::string gpu_name = *gpu;
   std::string slug;
   if (o.gpu_slug) {
     slug = *o.gpu_slug;
@@ -41,16 +79,41 @@ Expected<BaselineUpdate> update_baseline(FileSystem& fs, const Results& results,
   BaselineUpdate u;
   u.slug = slug;
   u.gpu_name = gpu_name;
-  const std::string dir = join_path(o.root, slug);
+  std::string dir = join_path(o.root, slug);
+  if (o.per_host) {
+    auto host = single_value(results, "host_cpu", "host CPU");
+    if (!host) return host.error();
+    if (*host == "unknown") return Error{results.source, "context has no host_cpu: --host cannot name the host's folder"};
+    u.host_slug = host_slug(*host);
+    dir = join_path(dir, u.host_slug);
+  }
   u.path = join_path(dir, o.suite + ".json");
   u.benchmarks = results.benchmarks.size();
   for (const auto& b : results.benchmarks)
     if (b.state != RunState::Ok) ++u.not_ok;
 
+  const std::string text = to_gbench_json(results);
+  // What we store must read back as what we were given, or nothing is written.
+  auto check = parse_results(text, u.path);
+  if (!check) return Error{u.path, "refusing to write a baseline that does not read back: " + check.error().message};
+  if (check->benchmarks.size() != results.benchmarks.size())
+    return Error{u.path, "refusing to write: the stored form lost benchmarks"};
+
+  if (auto made = fs.make_dirs(dir); !made) return made.error();
+  // One update of a folder at a time: the second waits, then sees what the first stored.
+  auto lock = fs.lock(join_path(dir, ".lock"), o.lock_wait_s);
+  if (!lock) return Error{u.path, "baseline not updated: " + lock.error().str()};
+  u.waited_s = (*lock)->waited_s();
+  // Under the lock no other update is writing, so any temporary here was left by a killed one.
+  if (auto names = fs.list(dir)) {
+    for (const auto& n : *names)
+      if (is_stale_temporary(n) && fs.remove(join_path(dir, n))) u.cleaned.push_back(n);
+  }
+
   std::optional<Results> old;
   if (fs.kind(u.path) != FileSystem::Kind::Missing) {
-    auto text = fs.read(u.path, kMaxFileBytes);
-    Expected<Results> parsed = text ? parse_results(*text, u.path) : Expected<Results>(text.error());
+    auto old_text = fs.read(u.path, kMaxFileBytes);
+    Expected<Results> parsed = old_text ? parse_results(*old_text, u.path) : Expected<Results>(old_text.error());
     if (!parsed) {
       if (!o.force) return Error{u.path, "existing baseline does not read (" + parsed.error().message + "); --force replaces it"};
     } else {
@@ -63,40 +126,8 @@ Expected<BaselineUpdate> update_baseline(FileSystem& fs, const Results& results,
     u.replaced = true;
   }
 
-  const std::string text = to_gbench_json(results);
-  // What we store must read back as what we were given, or nothing is written.
-  auto check = parse_results(text, u.path);
-  if (!check) return Error{u.path, "refusing to write a baseline that does not read back: " + check.error().message};
-  if (check->benchmarks.size() != results.benchmarks.size())
-    return Error{u.path, "refusing to write: the stored form lost benchmarks"};
-
-  if (auto made = fs.make_dirs(dir); !made) return made.error();
-  const std::string tmp = join_path(dir, "." + o.suite + ".json.tmp-" + std::to_string(::getpid()));
-  if (auto w = fs.write(tmp, text); !w) {
-    (void)fs.remove(tmp);
-    return Error{u.path, "baseline not updated: " + w.error().str()};
-  }
-  if (auto r = fs.rename(tmp, u.path); !r) {
-    (void)fs.remove(tmp);
-    return Error{u.path, "baseline not updated: " + r.error().str()};
-  }
-
-  if (old) {
-    for (const auto& b : results.benchmarks) {
-      const Benchmark* ob = old->find(b.name);
-      if (ob == nullptr) {
-        u.added.push_back(b.name);
-        continue;
-      }
-      ++u.common;
-      if (ob->state == RunState::Ok && b.state == RunState::Ok && ob->real_time_ns > 0) {
-        const double ch = (b.real_time_ns - ob->real_time_ns) / ob->real_time_ns;
-        if (std::fabs(ch) * 100.0 > o.report_change_pct) u.moved.push_back({b.name, ch});
-      }
-    }
-    for (const auto& ob : old->benchmarks)
-      if (results.find(ob.name) == nullptr) u.removed.push_back(ob.name);
-  }
+  if (auto w = write_atomic(fs, u.path, text); !w) return Error{u.path, "baseline not updated: " + w.error().str()};
+  if (old) describe_changes(u, results, *old, o.report_change_pct);
   return u;
 }
 
@@ -116,14 +147,25 @@ Expected<std::vector<StoredBaseline>> list_baselines(const FileSystem& fs, const
       if (!n.starts_with(".") && fs.kind(join_path(root, n)) == FileSystem::Kind::Directory) slugs.push_back(n);
   }
   std::vector<StoredBaseline> out;
+  // The GPU model's folder, then each host folder in it.
+  std::vector<std::pair<std::string, std::string>> folders;  // slug, host
   for (const auto& s : slugs) {
-    const std::string dir = join_path(root, s);
+    folders.emplace_back(s, "");
+    auto names = fs.list(join_path(root, s));
+    if (!names) return names.error();
+    for (const auto& n : *names)
+      if (!n.starts_with(".") && fs.kind(join_path(join_path(root, s), n)) == FileSystem::Kind::Directory)
+        folders.emplace_back(s, n);
+  }
+  for (const auto& [s, host] : folders) {
+    const std::string dir = host.empty() ? join_path(root, s) : join_path(join_path(root, s), host);
     auto names = fs.list(dir);
     if (!names) return names.error();
     for (const auto& n : *names) {
       if (n.starts_with(".") || !n.ends_with(".json")) continue;
       StoredBaseline b;
       b.slug = s;
+      b.host = host;
       b.suite = n.substr(0, n.size() - 5);
       b.path = join_path(dir, n);
       auto text = fs.read(b.path, kMaxFileBytes);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <unordered_set>
 
 #include "gpucheck/compare/filesystem.hpp"
 #include "gpucheck/compare/results.hpp"
@@ -158,6 +159,28 @@ void read_context(const json& ctx, Results& r, bool keep_raw) {
   }
 }
 
+// A user counter is a number (or the NaN / Infinity gbench writes, which is no value). A
+// string, boolean, object, array or null where a counter belongs, or a negative value, is
+// bad input: treating it as absent would let a broken benchmark pass the gate unseen.
+std::optional<Error> bad_counter(const std::string& src, std::size_t index, const json& e) {
+  for (const auto& [k, v] : e.items()) {
+    if (is_reserved(k)) continue;
+    const auto d = as_double(v);
+    if (!d)
+      return Error{src, entry_ref(index, e) + ": counter \"" + printable(k) + "\" is " + type_name(v) +
+                            ", expected a number"};
+    if (std::isfinite(*d) && *d < 0)
+      return Error{src, entry_ref(index, e) + ": counter \"" + printable(k) + "\" is negative (" + v.dump() +
+                            "): a rate, time or count cannot be"};
+  }
+  return std::nullopt;
+}
+
+std::string label_of(const json& e) {
+  const auto l = e.find("label");
+  return l != e.end() && l->is_string() ? printable(l->get_ref<const std::string&>(), 200) : std::string();
+}
+
 // Drops non-finite counters so a stored baseline is strict JSON any reader accepts.
 std::string raw_entry_text(const json& e) {
   bool marked = false;
@@ -215,6 +238,7 @@ Expected<Benchmark> fold(const std::string& src, Group& g) {
                           "\": only spread aggregates, no run, median or mean to compare"};
   }
   const Entry& unit_from = chosen != nullptr ? *chosen : (g.iterations.empty() ? g.aggregates.begin()->second : g.iterations.front());
+  b.label = label_of(g.iterations.empty() ? *unit_from.j : *g.iterations.front().j);
   if (const auto tu = unit_from.j->find("time_unit"); tu != unit_from.j->end() && tu->is_string())
     b.time_unit = tu->get<std::string>();
   b.repetitions = static_cast<int>(std::max<std::size_t>(1, g.iterations.size()));
@@ -250,6 +274,8 @@ Expected<Results> parse_document(const json& doc, const std::string& src, const 
 
   std::vector<Group> groups;
   std::unordered_map<std::string, std::size_t> by_key;
+  std::vector<std::string> keys;
+  if (opt.keep_raw) keys.reserve(bl->size());
   for (std::size_t i = 0; i < bl->size(); ++i) {
     const json& e = (*bl)[i];
     const std::string ref = "benchmark #" + std::to_string(i + 1);
@@ -285,16 +311,25 @@ Expected<Results> parse_document(const json& doc, const std::string& src, const 
         base.resize(base.size() - suffix.size());
     }
     const std::string key = benchmark_key(base);
+    if (auto bad = bad_counter(src, i, e)) return *bad;
+    if (opt.keep_raw) keys.push_back(key);
     auto [slot, fresh] = by_key.try_emplace(key, groups.size());
     if (fresh) groups.push_back(Group{key, {}, {}, {}, false, false, {}, {}});
     Group& g = groups[slot->second];
 
-    const bool errored = e.contains("error_occurred") && truthy(e["error_occurred"]);
-    const bool skipped = e.contains("skipped") && truthy(e["skipped"]);
+    bool errored = e.contains("error_occurred") && truthy(e["error_occurred"]);
+    bool skipped = e.contains("skipped") && truthy(e["skipped"]);
     if (errored || skipped) {
       const char* msg_key = errored ? "error_message" : "skip_message";
       std::string msg;
       if (const auto m = e.find(msg_key); m != e.end() && m->is_string()) msg = m->get<std::string>();
+      // Google Benchmark 1.7 has no SkipWithMessage: our binaries mark a case the device
+      // cannot run as an error whose message starts "unsupported: " (docs/ARCHITECTURE.md).
+      if (constexpr std::string_view kUnsupported = "unsupported: "; errored && msg.starts_with(kUnsupported)) {
+        errored = false;
+        skipped = true;
+        msg.erase(0, kUnsupported.size());
+      }
       if (!g.errored && !g.skipped) g.message = msg;
       g.errored = g.errored || errored;
       g.skipped = g.skipped || skipped;
@@ -330,6 +365,7 @@ Expected<Results> parse_document(const json& doc, const std::string& src, const 
   if (opt.keep_raw) {
     r.raw_entries.reserve(bl->size());
     for (const json& e : *bl) r.raw_entries.push_back(raw_entry_text(e));
+    r.raw_keys = std::move(keys);
   }
   r.reindex();
   return r;
@@ -510,6 +546,7 @@ Expected<Results> merge_results(std::vector<Results> parts, const std::string& s
       out.benchmarks.push_back(std::move(b));
     }
     for (std::string& e : p.raw_entries) out.raw_entries.push_back(std::move(e));
+    for (std::string& k : p.raw_keys) out.raw_keys.push_back(std::move(k));
   }
   for (const auto& [k, vs] : values) {
     std::string joined;
@@ -549,6 +586,36 @@ Expected<Results> load_results(const FileSystem& fs, const std::string& path, co
   }
   if (parts.empty()) return Error{path, "folder holds no .json results files"};
   return merge_results(std::move(parts), path);
+}
+
+Results replace_benchmarks(const Results& first, const Results& rerun, const std::vector<std::string>& names) {
+  std::unordered_set<std::string> replaced;
+  for (const auto& n : names)
+    if (rerun.find(n) != nullptr && first.find(n) != nullptr) replaced.insert(n);
+  Results out;
+  out.source = first.source;
+  out.context = first.context;
+  out.raw_context = first.raw_context;
+  out.benchmarks.reserve(first.benchmarks.size());
+  for (const Benchmark& b : first.benchmarks)
+    out.benchmarks.push_back(replaced.count(b.name) != 0 ? *rerun.find(b.name) : b);
+  std::unordered_set<std::string> emitted;
+  for (std::size_t i = 0; i < first.raw_entries.size() && i < first.raw_keys.size(); ++i) {
+    const std::string& key = first.raw_keys[i];
+    if (replaced.count(key) == 0) {
+      out.raw_entries.push_back(first.raw_entries[i]);
+      out.raw_keys.push_back(key);
+      continue;
+    }
+    if (!emitted.insert(key).second) continue;
+    for (std::size_t j = 0; j < rerun.raw_entries.size() && j < rerun.raw_keys.size(); ++j) {
+      if (rerun.raw_keys[j] != key) continue;
+      out.raw_entries.push_back(rerun.raw_entries[j]);
+      out.raw_keys.push_back(key);
+    }
+  }
+  out.reindex();
+  return out;
 }
 
 std::string to_gbench_json(const Results& r) {

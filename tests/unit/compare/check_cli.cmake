@@ -24,6 +24,23 @@ expect_status(0 compare ${base} ${FIXTURES}/crafted/same_in_us.json --no-thresho
 expect_status(1 compare ${base} ${FIXTURES}/crafted/missing.json --no-thresholds)
 expect_status(0 compare ${base} ${FIXTURES}/crafted/faster_30pct.json --no-thresholds)
 
+# Issue 9, item 6, on the real binary: help per command, a misspelt metric or option.
+foreach(cmd gate run compare baseline report)
+  expect_status(0 ${cmd} --help)
+endforeach()
+expect_status(2 compare ${base} ${FIXTURES}/crafted/slower_11pct.json --metric TFLOP --higher-is-better)
+string(FIND "${last_err}" "did you mean TFLOPS?" at)
+if(at EQUAL -1)
+  message(SEND_ERROR "a misspelt metric should suggest TFLOPS, got: ${last_err}")
+  math(EXPR failures "${failures} + 1")
+endif()
+expect_status(2 compare ${base} ${base} --threshhold 5)
+string(FIND "${last_err}" "did you mean --threshold?" at)
+if(at EQUAL -1)
+  message(SEND_ERROR "a misspelt option should suggest --threshold, got: ${last_err}")
+  math(EXPR failures "${failures} + 1")
+endif()
+
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/empty_folder)
 file(GLOB bad LIST_DIRECTORIES true ${FIXTURES}/malformed/*)

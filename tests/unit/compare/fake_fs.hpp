@@ -17,7 +17,21 @@ class FakeFileSystem final : public FileSystem {
   std::set<std::string> dirs{"."};
   std::optional<std::size_t> fail_write_after;  // write only this many bytes, then fail
   bool fail_rename = false;
+  bool fail_append = false;
   int writes = 0, renames = 0;
+  std::set<std::string> executables;  // paths is_executable() says yes to
+  std::set<std::string> locked;       // lock files another "process" holds
+
+  class Lock final : public FileLock {
+   public:
+    Lock(std::set<std::string>& held, std::string path) : held_(held), path_(std::move(path)) {}
+    ~Lock() override { held_.erase(path_); }
+    [[nodiscard]] double waited_s() const override { return 0.0; }
+
+   private:
+    std::set<std::string>& held_;
+    std::string path_;
+  };
 
   void add(const std::string& path, const std::string& text) {
     files[path] = text;
@@ -60,6 +74,7 @@ class FakeFileSystem final : public FileSystem {
     return Done{};
   }
   Status append(const std::string& path, std::string_view data) override {
+    if (fail_append) return Error{path, "cannot open for appending: Permission denied"};
     files[path] += std::string(data);
     return Done{};
   }
@@ -79,6 +94,15 @@ class FakeFileSystem final : public FileSystem {
   Status make_dirs(const std::string& path) override {
     for (std::string p = path; p != "." && p != "/"; p = parent_path(p)) dirs.insert(p);
     return Done{};
+  }
+  [[nodiscard]] bool is_executable(const std::string& path) const override {
+    return files.count(path) != 0 && executables.count(path) != 0;
+  }
+  Expected<std::unique_ptr<FileLock>> lock(const std::string& path, double wait_s) override {
+    if (locked.count(path) != 0)
+      return Error{path, "locked by another process (pid 4242) for more than " + std::to_string(static_cast<int>(wait_s)) + " s"};
+    locked.insert(path);
+    return std::unique_ptr<FileLock>(std::make_unique<Lock>(locked, path));
   }
 };
 

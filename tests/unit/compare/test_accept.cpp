@@ -533,9 +533,13 @@ TEST(Accept, NonFiniteOrOddCountersAreNotFigures) {
   EXPECT_EQ(find(*rep, kGpu0, "pcie_bandwidth", "h2d")->note, "pcie/h2d/pinned/256MiB has no GBps counter");
 
   entry(parsed, "memory/copy_kernel/u8/2GiB")["clock_event_reasons"] = 8.5;  // not a mask
-  entry(parsed, "memory/memcpy_d2d/u8/2GiB")["clock_event_reasons"] = -8;
   const auto odd = judge({parsed});
   EXPECT_VERDICT(odd, kGpu0, "clocks", "", AcceptVerdict::Pass);
+  // A negative counter is bad input before any judging (the reader's rule, exit 2).
+  entry(parsed, "memory/memcpy_d2d/u8/2GiB")["clock_event_reasons"] = -8;
+  const auto negative = gc::parse_results(parsed.dump(), "negative.json");
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.error().str().find("negative"), std::string::npos);
 }
 
 // ---- grouping files into GPUs ------------------------------------------------------------

@@ -2,6 +2,8 @@
 // old baseline byte for byte), refusal across GPU models, what changed, listing.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include "fake_fs.hpp"
 #include "gpucheck/compare/baseline.hpp"
 
@@ -148,4 +150,89 @@ TEST(Baseline, ListsWhatIsStored) {
   EXPECT_EQ(h200->size(), 3u);
   EXPECT_FALSE(gc::list_baselines(fs, "baselines", std::string("nvidia-b200")));
   EXPECT_FALSE(gc::list_baselines(fs, "nowhere", std::nullopt));
+}
+
+TEST(Baseline, AConcurrentUpdateHoldingTheLockIsAClearError) {
+  FakeFileSystem fs;
+  fs.locked.insert("baselines/nvidia-h200/.lock");  // another update is writing this folder
+  auto u = gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), opts());
+  ASSERT_FALSE(u);
+  EXPECT_NE(u.error().str().find("baseline not updated: baselines/nvidia-h200/.lock: locked by another process"), std::string::npos)
+      << u.error().str();
+  EXPECT_EQ(fs.files.count("baselines/nvidia-h200/quick.json"), 0u);
+  fs.locked.clear();
+  EXPECT_TRUE(gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), opts()));
+  EXPECT_TRUE(fs.locked.empty());  // released when the update returns
+}
+
+TEST(Baseline, RealLockSecondHolderWaitsThenFails) {
+  char tmpl[] = "/tmp/gpucheck-lock-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string lock_path = std::string(tmpl) + "/.lock";
+  gc::RealFileSystem fs;
+  auto first = fs.lock(lock_path, 0.0);
+  ASSERT_TRUE(first) << first.error().str();
+  auto second = fs.lock(lock_path, 0.2);  // flock: a second open file description conflicts
+  ASSERT_FALSE(second);
+  EXPECT_NE(second.error().message.find("locked by another process (pid " + std::to_string(::getpid()) + ")"), std::string::npos)
+      << second.error().message;
+  first->reset();
+  auto third = fs.lock(lock_path, 0.0);
+  EXPECT_TRUE(third);
+  third->reset();
+  ::unlink(lock_path.c_str());
+  ::rmdir(tmpl);
+}
+
+TEST(Baseline, StaleTemporariesOfKilledUpdatesAreRemoved) {
+  FakeFileSystem fs;
+  fs.add("baselines/nvidia-h200/.quick.json.tmp-12345", "{\"context\": {");  // a killed update's torn write
+  fs.add("baselines/nvidia-h200/.full.json.tmp-7", "x");
+  fs.add("baselines/nvidia-h200/.keep-me", "not ours");
+  auto u = gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), opts());
+  ASSERT_TRUE(u) << u.error().str();
+  EXPECT_EQ(u->cleaned, (std::vector<std::string>{".full.json.tmp-7", ".quick.json.tmp-12345"}));
+  EXPECT_EQ(fs.files.count("baselines/nvidia-h200/.quick.json.tmp-12345"), 0u);
+  EXPECT_EQ(fs.files.count("baselines/nvidia-h200/.keep-me"), 1u);
+  EXPECT_TRUE(gc::is_stale_temporary(".quick.json.tmp-1"));
+  EXPECT_FALSE(gc::is_stale_temporary("quick.json.tmp-1"));
+  EXPECT_FALSE(gc::is_stale_temporary(".quick.json.tmp-"));
+  EXPECT_FALSE(gc::is_stale_temporary(".quick.json.tmp-1x"));
+}
+
+TEST(Baseline, PerHostBaselineUnderTheHostSlug) {
+  FakeFileSystem fs;
+  auto text = results_text("NVIDIA H200", 1.0);
+  text.replace(text.find("\"host_name\""), 0, R"x("host_cpu": "Intel(R) Xeon(R) Platinum 8480+ (family 6 model 143 stepping 8)", )x");
+  auto o = opts();
+  o.per_host = true;
+  auto u = gc::update_baseline(fs, raw(text), o);
+  ASSERT_TRUE(u) << u.error().str();
+  EXPECT_EQ(u->path, "baselines/nvidia-h200/intel-r-xeon-r-platinum-8480-family-6-model-143-stepping-8/quick.json");
+  EXPECT_EQ(gc::baseline_candidates("baselines", "NVIDIA H200", "Intel(R) Xeon(R) Platinum 8480+ (family 6 model 143 stepping 8)", "quick"),
+            (std::vector<std::string>{u->path, "baselines/nvidia-h200/quick.json"}));
+  EXPECT_EQ(gc::baseline_candidates("b", "NVIDIA H200", "unknown", "full"), std::vector<std::string>{"b/nvidia-h200/full.json"});
+  auto listed = gc::list_baselines(fs, "baselines", std::nullopt);
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].host, "intel-r-xeon-r-platinum-8480-family-6-model-143-stepping-8");
+  // Without host_cpu there is no folder to name.
+  auto none = gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), o);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("no host_cpu"), std::string::npos);
+}
+
+TEST(Baseline, KeepsEveryRepetitionSoTheUTestCanRun) {
+  FakeFileSystem fs;
+  std::string s = R"({"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": [)";
+  for (int i = 0; i < 5; ++i)
+    s += std::string(i ? "," : "") + R"({"name": "m/a/manual_time", "run_name": "m/a/manual_time", "run_type": "iteration", "repetitions": 5, "repetition_index": )" +
+         std::to_string(i) + R"(, "real_time": )" + std::to_string(1.0 + 0.01 * i) + R"(, "time_unit": "ms", "cv_pct": 0.4})";
+  s += R"(, {"name": "m/a/manual_time_median", "run_name": "m/a/manual_time", "run_type": "aggregate", "aggregate_name": "median", "repetitions": 5, "real_time": 1.02, "time_unit": "ms"}]})";
+  ASSERT_TRUE(gc::update_baseline(fs, raw(s), opts()));
+  auto back = gc::parse_results(fs.files["baselines/nvidia-h200/quick.json"], "b");
+  ASSERT_TRUE(back) << back.error().str();
+  EXPECT_EQ(back->benchmarks[0].samples_ns.size(), 5u);
+  EXPECT_EQ(back->benchmarks[0].repetitions, 5);
+  EXPECT_DOUBLE_EQ(back->benchmarks[0].real_time_ns, 1.02e6);
 }

@@ -280,3 +280,165 @@ TEST(Cli, ReportWritesHtmlAndMarkdown) {
   EXPECT_NE(fs.files["r.html"].find("<svg"), std::string::npos);
   EXPECT_NE(fs.files["r.md"].find("# gpucheck hardware comparison"), std::string::npos);
 }
+
+// ---- issue 9, item 6: a verdict that cannot pass by accident ------------------------------
+
+namespace {
+
+std::string doc1(const std::string& fields, const std::string& ctx = R"("gpu_name": "NVIDIA H200")") {
+  return R"({"context": {)" + ctx + R"(}, "benchmarks": [{"name": "matmul/cublaslt/bf16/8x8x8/manual_time", "real_time": 1.0, "time_unit": "ms")" +
+         (fields.empty() ? "" : ", " + fields) + "}]}";
+}
+
+}  // namespace
+
+TEST(Cli, EachCommandHasItsHelp) {
+  for (const std::string c : {"compare", "report", "baseline", "gate", "run"}) {
+    for (const std::string h : {"--help", "-h"}) {
+      auto r = cli({c, h});
+      EXPECT_EQ(r.status, gc::ExitStatus::Ok) << c << " " << h << ": " << r.io.err;
+      EXPECT_EQ(r.io.out.rfind("usage:\n  gpucheck " + c, 0), 0u) << r.io.out;
+      EXPECT_TRUE(r.io.err.empty());
+    }
+  }
+  auto sub = cli({"baseline", "update", "--help"});
+  EXPECT_EQ(sub.status, gc::ExitStatus::Ok);
+  EXPECT_NE(sub.io.out.find("--host"), std::string::npos);
+  // After "--" it is a path, not a request for help.
+  EXPECT_EQ(cli({"compare", "--", "--help", "x"}).status, gc::ExitStatus::BadInput);
+}
+
+TEST(Cli, MisspeltOptionsAndCommandsSuggestTheNearest) {
+  auto opt = cli({"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--threshhold", "5"});
+  EXPECT_EQ(opt.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(opt.io.err, "gpucheck: --threshhold: unknown option (did you mean --threshold?)\n");
+  auto far = cli({"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--frobnicate"});
+  EXPECT_EQ(far.io.err, "gpucheck: --frobnicate: unknown option (see gpucheck compare --help)\n");
+  auto cmd = cli({"comapre", "a", "b"});
+  EXPECT_EQ(cmd.status, gc::ExitStatus::BadInput);
+  EXPECT_NE(cmd.io.err.find("unknown command \"comapre\" (did you mean compare?)"), std::string::npos) << cmd.io.err;
+  auto sub = cli({"baseline", "updte"});
+  EXPECT_NE(sub.io.err.find("(did you mean update?)"), std::string::npos) << sub.io.err;
+  auto fmt = cli({"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--format", "jsn"});
+  EXPECT_NE(fmt.io.err.find("did you mean json?"), std::string::npos) << fmt.io.err;
+}
+
+TEST(Cli, MisspeltMetricIsExitTwoNotAPass) {
+  auto r = cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_11pct.json"), "--metric", "TFLOP", "--higher-is-better"});
+  EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(lines(r.io.err), 1u);
+  EXPECT_NE(r.io.err.find("no benchmark in either file carries a counter \"TFLOP\" (did you mean TFLOPS?)"), std::string::npos)
+      << r.io.err;
+  EXPECT_EQ(r.io.out.find("PASS"), std::string::npos);
+}
+
+TEST(Cli, CurrentLackingTheMetricIsMissing) {
+  FakeFileSystem fs;
+  fs.add("base.json", doc1(R"("TFLOPS": 100)"));
+  fs.add("cur.json", doc1(R"("GBps": 3)"));
+  auto r = cli({"compare", "base.json", "cur.json", "--metric", "TFLOPS"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::Regression) << r.io.out << r.io.err;
+  EXPECT_NE(r.io.out.find("MISSING"), std::string::npos);
+  EXPECT_NE(r.io.out.find("current has no TFLOPS counter"), std::string::npos);
+}
+
+TEST(Cli, CountersOfTheWrongTypeOrSignAreExitTwo) {
+  for (const std::string bad : {R"("TFLOPS": "fast")", R"("TFLOPS": true)", R"("TFLOPS": {"v": 1})", R"("TFLOPS": null)",
+                                R"("GBps": -12.5)"}) {
+    FakeFileSystem fs;
+    fs.add("base.json", doc1(R"("TFLOPS": 100)"));
+    fs.add("cur.json", doc1(bad));
+    auto r = cli({"compare", "base.json", "cur.json"}, fs);
+    EXPECT_EQ(r.status, gc::ExitStatus::BadInput) << bad;
+    EXPECT_EQ(lines(r.io.err), 1u) << r.io.err;
+    EXPECT_EQ(r.io.err.rfind("gpucheck: cur.json: benchmark #1", 0), 0u) << r.io.err;
+    EXPECT_TRUE(r.io.out.empty());
+  }
+}
+
+TEST(Cli, UnwritableStepSummaryIsAWarningAndTheVerdictStands) {
+  FakeFileSystem fs;
+  gc::RealFileSystem real;
+  for (const char* f : {"crafted/baseline.json", "crafted/slower_11pct.json", "crafted/slower_9pct.json"})
+    fs.add(f, *real.read(fx(f), 1 << 20));
+  fs.fail_append = true;
+  gc::CliEnvironment env;
+  env.step_summary_path = "/readonly/summary.md";
+  auto failing = cli({"compare", "crafted/baseline.json", "crafted/slower_11pct.json", "--no-thresholds"}, fs, env);
+  EXPECT_EQ(failing.status, gc::ExitStatus::Regression);
+  EXPECT_EQ(failing.io.err,
+            "gpucheck: warning: GITHUB_STEP_SUMMARY not written: /readonly/summary.md: cannot open for appending: "
+            "Permission denied (the verdict stands)\n");
+  auto passing = cli({"compare", "crafted/baseline.json", "crafted/slower_9pct.json", "--no-thresholds"}, fs, env);
+  EXPECT_EQ(passing.status, gc::ExitStatus::Ok);
+  EXPECT_FALSE(passing.io.err.empty());
+}
+
+TEST(Cli, ThresholdsFileProblemsAreExitTwoAndUnmatchedGlobsAWarning) {
+  FakeFileSystem fs;
+  fs.add("b/base.json", doc1(""));
+  fs.add("cur.json", doc1(""));
+  fs.add("b/thresholds.json", R"({"overides": [{"glob": "launch/*", "pct": 15}]})");
+  auto unknown = cli({"compare", "b/base.json", "cur.json"}, fs);
+  EXPECT_EQ(unknown.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(unknown.io.err, "gpucheck: b/thresholds.json: unknown key \"overides\" (did you mean overrides?)\n");
+  fs.add("b/thresholds.json", R"({"default_pct": 10, "default_pct": 30})");
+  auto dup = cli({"compare", "b/base.json", "cur.json"}, fs);
+  EXPECT_EQ(dup.status, gc::ExitStatus::BadInput);
+  EXPECT_NE(dup.io.err.find("given twice"), std::string::npos);
+  fs.add("b/thresholds.json", R"({"overrides": [{"glob": "launch/eager/*", "pct": 100}]})");
+  auto wide = cli({"compare", "b/base.json", "cur.json"}, fs);
+  EXPECT_EQ(wide.status, gc::ExitStatus::BadInput);
+  EXPECT_NE(wide.io.err.find("move it to report_only"), std::string::npos);
+  fs.add("b/thresholds.json", R"({"overrides": [{"glob": "lanch/*", "pct": 15}]})");
+  auto unmatched = cli({"compare", "b/base.json", "cur.json"}, fs);
+  EXPECT_EQ(unmatched.status, gc::ExitStatus::Ok);
+  EXPECT_NE(unmatched.io.out.find("WARNING: b/thresholds.json: overrides glob \"lanch/*\" matches no benchmark in either file"),
+            std::string::npos)
+      << unmatched.io.out;
+}
+
+TEST(Cli, ReportOnlyNeverFailsAndHostBoundNeedsTheSameHost) {
+  auto results = [](double ms, const std::string& host) {
+    return R"({"context": {"gpu_name": "NVIDIA H200", "host_cpu": ")" + host + R"("}, "benchmarks": [
+        {"name": "launch/graph_instantiate/chain/100", "real_time": )" + std::to_string(ms) + R"(, "time_unit": "ms", "cv_pct": 24.0},
+        {"name": "launch/eager/empty/100", "real_time": )" + std::to_string(ms) + R"(, "time_unit": "ms"}]})";
+  };
+  FakeFileSystem fs;
+  fs.add("b/thresholds.json", R"({
+      "report_only": [{"glob": "launch/graph_instantiate/*", "cv_pct": 26, "why": "host CPU time"}],
+      "host_bound": [{"glob": "launch/eager/*", "pct": 8, "why": "the host's launch rate"}]})");
+  fs.add("b/base.json", results(1.0, "CPU A"));
+  fs.add("same.json", results(1.5, "CPU A"));
+  fs.add("other.json", results(1.5, "CPU B"));
+  auto same = cli({"compare", "b/base.json", "same.json"}, fs);
+  EXPECT_EQ(same.status, gc::ExitStatus::Regression) << same.io.out;
+  EXPECT_NE(same.io.out.find("launch/eager/empty/100"), std::string::npos);
+  EXPECT_NE(same.io.out.find("limit 8%"), std::string::npos);
+  EXPECT_NE(same.io.out.find("report only (shown, never gated):\n  launch/graph_instantiate/chain/100"), std::string::npos) << same.io.out;
+  EXPECT_NE(same.io.out.find("cv 26% listed, 24% now"), std::string::npos) << same.io.out;
+  auto other = cli({"compare", "b/base.json", "other.json"}, fs);
+  EXPECT_EQ(other.status, gc::ExitStatus::Ok) << other.io.out;
+  EXPECT_NE(other.io.out.find("host differs"), std::string::npos);
+  EXPECT_NE(other.io.out.find("host CPU differs (baseline CPU A, current CPU B)"), std::string::npos) << other.io.out;
+  for (const std::string fmt : {"markdown", "json", "junit"}) {
+    auto r = cli({"compare", "b/base.json", "other.json", "--format", fmt}, fs);
+    EXPECT_NE(r.io.out.find("instantiate/chain/100"), std::string::npos) << fmt;  // Markdown escapes the _
+    EXPECT_NE(r.io.out.find(fmt == "json" ? "\"listed_cv_pct\": 26" : "26%"), std::string::npos) << fmt << r.io.out;
+  }
+}
+
+TEST(Cli, BaselineUpdateHostAndLock) {
+  FakeFileSystem fs;
+  fs.add("r.json", doc1("", R"("gpu_name": "NVIDIA H200", "host_cpu": "AMD EPYC 9654 96-Core Processor")"));
+  auto host = cli({"baseline", "update", "--suite", "quick", "--host", "r.json"}, fs);
+  EXPECT_EQ(host.status, gc::ExitStatus::Ok) << host.io.err;
+  EXPECT_EQ(fs.files.count("baselines/nvidia-h200/amd-epyc-9654-96-core-processor/quick.json"), 1u);
+  fs.locked.insert("baselines/nvidia-h200/.lock");
+  auto locked = cli({"baseline", "update", "--suite", "quick", "r.json", "--wait", "0"}, fs);
+  EXPECT_EQ(locked.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(lines(locked.io.err), 1u);
+  EXPECT_NE(locked.io.err.find("locked by another process"), std::string::npos) << locked.io.err;
+  auto show = cli({"baseline", "show"}, fs);
+  EXPECT_NE(show.io.out.find("host amd-epyc-9654-96-core-processor"), std::string::npos) << show.io.out;
+}

@@ -115,9 +115,42 @@ TEST(Compare, RateCounterHigherIsBetter) {
   EXPECT_EQ(row(worse, "m/a/fp32/1").verdict, gc::Verdict::Regression);
   auto better = cmp({{"m/a/fp32/1", {1.0}, "ms", R"("TFLOPS": 100)"}}, {{"m/a/fp32/1", {1.0}, "ms", R"("TFLOPS": 130)"}}, o);
   EXPECT_EQ(row(better, "m/a/fp32/1").verdict, gc::Verdict::Improvement);
-  auto none = cmp({{"m/a/fp32/1", {1.0}, "ms", R"("TFLOPS": 100)"}}, {{"m/a/fp32/1", {1.0}, "ms", R"("GBps": 1)"}}, o);
-  EXPECT_EQ(row(none, "m/a/fp32/1").verdict, gc::Verdict::NoMetric);
-  EXPECT_FALSE(none.failed());
+}
+
+TEST(Compare, CurrentLosingTheMetricIsMissing) {
+  // The baseline carries TFLOPS and current does not: no figure to compare is not a pass.
+  gc::CompareOptions o;
+  o.metric = "TFLOPS";
+  o.direction = *gc::direction_for("TFLOPS");
+  auto lost = cmp({{"m/a/fp32/1", {1.0}, "ms", R"("TFLOPS": 100)"}}, {{"m/a/fp32/1", {1.0}, "ms", R"("GBps": 1)"}}, o);
+  EXPECT_EQ(row(lost, "m/a/fp32/1").verdict, gc::Verdict::Missing);
+  EXPECT_TRUE(lost.failed());
+  o.allow_missing = true;
+  auto allowed = cmp({{"m/a/fp32/1", {1.0}, "ms", R"("TFLOPS": 100)"}}, {{"m/a/fp32/1", {1.0}, "ms", R"("GBps": 1)"}}, o);
+  EXPECT_FALSE(allowed.failed());
+  // Neither side has it (a launch case in a TFLOPS compare): not compared, not failed.
+  auto neither = cmp({{"m/a/fp32/1", {1.0}, "ms", R"("TFLOPS": 100)"}, {"l/a/x/1", {1.0}, "ms", R"("GBps": 1)"}},
+                     {{"m/a/fp32/1", {1.0}, "ms", R"("TFLOPS": 100)"}, {"l/a/x/1", {1.0}, "ms", R"("GBps": 1)"}}, o);
+  EXPECT_EQ(row(neither, "l/a/x/1").verdict, gc::Verdict::NoMetric);
+  EXPECT_FALSE(neither.failed());
+  // Only current has it: new, not a failure.
+  auto gained = cmp({{"m/a/fp32/1", {1.0}, "ms", R"("GBps": 1)"}}, {{"m/a/fp32/1", {1.0}, "ms", R"("TFLOPS": 100)"}}, o);
+  EXPECT_EQ(row(gained, "m/a/fp32/1").verdict, gc::Verdict::New);
+  EXPECT_FALSE(gained.failed());
+}
+
+TEST(Compare, MetricNoBenchmarkCarriesIsAnError) {
+  const auto base = res({{"m/a/fp32/1", {1.0}, "ms", R"("TFLOPS": 100)"}});
+  const auto cur = res({{"m/a/fp32/1", {1.0}, "ms", R"("TFLOPS": 90)"}});
+  EXPECT_TRUE(gc::check_metric(base, cur, "TFLOPS"));
+  EXPECT_TRUE(gc::check_metric(base, cur, "real_time"));
+  const auto bad = gc::check_metric(base, cur, "TFLOP");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().where, "--metric");
+  EXPECT_NE(bad.error().message.find("did you mean TFLOPS?"), std::string::npos) << bad.error().message;
+  const auto far = gc::check_metric(base, cur, "wrong_elements");
+  ASSERT_FALSE(far);
+  EXPECT_NE(far.error().message.find("counters there: TFLOPS"), std::string::npos) << far.error().message;
 }
 
 TEST(Compare, LatencyCounterLowerIsBetter) {

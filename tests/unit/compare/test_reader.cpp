@@ -127,6 +127,24 @@ TEST(Reader, Gbench18SkippedAndErrored) {
   EXPECT_EQ(r->context_value("json_schema_version"), "1");
 }
 
+TEST(Reader, Gbench17UnsupportedPrefixIsSkippedNotErrored) {
+  // Google Benchmark 1.7 has no SkipWithMessage: our binaries write the reason as an error
+  // message starting "unsupported: ", which reads as skipped; any other error stays an error.
+  const std::string text = R"json({"benchmarks": [
+    {"name": "matmul/cublaslt/fp8e4m3/8192x8192x8192/iterations:1/manual_time", "run_type": "iteration", "error_occurred": true,
+     "error_message": "unsupported: fp8 GEMMs need compute capability 8.9 or newer (this GPU is 8.0)"},
+    {"name": "matmul/cublaslt/bf16/8192x8192x8192/iterations:1/manual_time", "run_type": "iteration", "error_occurred": true,
+     "error_message": "matmul: wrong result: unsupported: not a prefix here"}]})json";
+  auto r = gc::parse_results(text, "t.json");
+  ASSERT_TRUE(r) << r.error().str();
+  const auto* fp8 = r->find("matmul/cublaslt/fp8e4m3/8192x8192x8192");
+  const auto* bf16 = r->find("matmul/cublaslt/bf16/8192x8192x8192");
+  ASSERT_TRUE(fp8 && bf16);
+  EXPECT_EQ(fp8->state, gc::RunState::Skipped);
+  EXPECT_EQ(fp8->message, "fp8 GEMMs need compute capability 8.9 or newer (this GPU is 8.0)");
+  EXPECT_EQ(bf16->state, gc::RunState::Errored);
+}
+
 TEST(Reader, FolderIsMergedWithContexts) {
   auto r = gc::load_results(gc::RealFileSystem{}, fixture("folder"));
   ASSERT_TRUE(r) << r.error().str();
@@ -180,4 +198,60 @@ TEST(Reader, DuplicateRepetitionIndex) {
   auto r = gc::parse_results(text, "t.json");
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("duplicate benchmark \"a/b\""), std::string::npos);
+}
+
+TEST(Reader, CounterOfTheWrongTypeIsAnError) {
+  // Treating these as absent would let a broken benchmark pass unseen.
+  for (const auto& [value, kind] : std::vector<std::pair<std::string, std::string>>{
+           {R"("12")", "a string"}, {"true", "a boolean"}, {R"({"a": 1})", "an object"}, {"null", "null"}, {"[1]", "an array"}}) {
+    auto r = gc::parse_results(one(R"("real_time": 1.0, "time_unit": "ms", "TFLOPS": )" + value), "t.json");
+    ASSERT_FALSE(r) << value;
+    EXPECT_EQ(r.error().str(), "t.json: benchmark #1 \"matmul/cublaslt/bf16/8x8x8/manual_time\": counter \"TFLOPS\" is " + kind +
+                                   ", expected a number");
+  }
+}
+
+TEST(Reader, NegativeCounterIsAnError) {
+  auto r = gc::parse_results(one(R"("real_time": 1.0, "time_unit": "ms", "GBps": -3.5)"), "t.json");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("counter \"GBps\" is negative (-3.5)"), std::string::npos) << r.error().message;
+  // Zero is a value (throttled_samples, clock_event_reasons), and NaN stays "no value".
+  EXPECT_TRUE(gc::parse_results(one(R"("real_time": 1.0, "time_unit": "ms", "throttled_samples": 0, "x": NaN)"), "t.json"));
+}
+
+TEST(Reader, LabelAndRawKeysAreKept) {
+  gc::ReadOptions keep;
+  keep.keep_raw = true;
+  auto r = gc::parse_results(one(R"("real_time": 1.0, "time_unit": "ms", "label": "timing=held stop=time_limit")"), "t.json", keep);
+  ASSERT_TRUE(r) << r.error().str();
+  EXPECT_EQ(r->benchmarks[0].label, "timing=held stop=time_limit");
+  ASSERT_EQ(r->raw_keys.size(), 1u);
+  EXPECT_EQ(r->raw_keys[0], "matmul/cublaslt/bf16/8x8x8");
+}
+
+TEST(Reader, ReplaceBenchmarksTakesTheRerunsEntries) {
+  gc::ReadOptions keep;
+  keep.keep_raw = true;
+  auto first = gc::parse_results(R"({"context": {"gpu_name": "G"}, "benchmarks": [
+      {"name": "a/x/manual_time", "real_time": 1, "time_unit": "ms"},
+      {"name": "b/x/manual_time", "real_time": 2, "time_unit": "ms"},
+      {"name": "c/x/manual_time", "real_time": 3, "time_unit": "ms"}]})", "first.json", keep);
+  auto rerun = gc::parse_results(R"({"context": {"gpu_name": "G"}, "benchmarks": [
+      {"name": "b/x/manual_time", "run_name": "b/x/manual_time", "repetition_index": 0, "real_time": 2.1, "time_unit": "ms"},
+      {"name": "b/x/manual_time", "run_name": "b/x/manual_time", "repetition_index": 1, "real_time": 2.2, "time_unit": "ms"},
+      {"name": "b/x/manual_time_median", "run_name": "b/x/manual_time", "run_type": "aggregate", "aggregate_name": "median", "real_time": 2.15, "time_unit": "ms"}]})",
+                                 "rerun.json", keep);
+  ASSERT_TRUE(first && rerun);
+  const auto out = gc::replace_benchmarks(*first, *rerun, {"b/x", "c/x"});  // c/x is not in the re-run: kept
+  ASSERT_EQ(out.benchmarks.size(), 3u);
+  EXPECT_EQ(out.benchmarks[1].name, "b/x");
+  EXPECT_EQ(out.benchmarks[1].repetitions, 2);
+  EXPECT_DOUBLE_EQ(out.find("b/x")->real_time_ns, 2.15e6);
+  EXPECT_DOUBLE_EQ(out.find("c/x")->real_time_ns, 3e6);
+  ASSERT_EQ(out.raw_entries.size(), 5u);
+  auto back = gc::parse_results(gc::to_gbench_json(out), "back.json");
+  ASSERT_TRUE(back) << back.error().str();
+  EXPECT_EQ(back->benchmarks[0].name, "a/x");
+  EXPECT_EQ(back->benchmarks[1].samples_ns.size(), 2u);
+  EXPECT_DOUBLE_EQ(back->find("b/x")->real_time_ns, 2.15e6);
 }

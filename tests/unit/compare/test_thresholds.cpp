@@ -58,4 +58,84 @@ TEST(Thresholds, RepositoryFileParses) {
   ASSERT_TRUE(t) << t.error().str();
   EXPECT_DOUBLE_EQ(t->default_pct, 10.0);
   EXPECT_DOUBLE_EQ(t->pct_for("launch/graph/empty/100"), 15.0);
+  // Every gated limit is at most 25% (the parser enforces it); report-only entries carry a cv.
+  for (const auto& o : t->overrides) EXPECT_LE(o.pct, gc::kMaxGatedPct) << o.glob;
+  for (const auto& o : t->host_bound) EXPECT_LE(o.pct, gc::kMaxGatedPct) << o.glob;
+  for (const auto& o : t->report_only) EXPECT_GT(o.cv_pct, 0.0) << o.glob;
+}
+
+TEST(Thresholds, ReportOnlyAndHostBoundTakePrecedence) {
+  auto t = gc::parse_thresholds(R"({"default_pct": 10,
+      "overrides": [{"glob": "launch/*", "pct": 15}],
+      "report_only": [{"glob": "launch/graph_instantiate/*", "cv_pct": 26, "why": "host CPU time"}],
+      "host_bound": [{"glob": "launch/eager/*", "pct": 8, "why": "launch rate of the host"},
+                     {"glob": "launch/*", "pct": 20, "why": "second match never used for eager"}]})", "t.json");
+  ASSERT_TRUE(t) << t.error().str();
+  const auto ro = t->rule_for("launch/graph_instantiate/x");
+  EXPECT_EQ(ro.kind, gc::RuleKind::ReportOnly);
+  EXPECT_DOUBLE_EQ(ro.cv_pct, 26.0);
+  EXPECT_EQ(ro.why, "host CPU time");
+  const auto hb = t->rule_for("launch/eager/empty/100");
+  EXPECT_EQ(hb.kind, gc::RuleKind::HostBound);
+  EXPECT_DOUBLE_EQ(hb.pct, 8.0);  // first matching host_bound glob wins
+  EXPECT_EQ(t->rule_for("launch/graph/empty/100").kind, gc::RuleKind::HostBound);  // host_bound before overrides
+  EXPECT_EQ(t->rule_for("matmul/x").kind, gc::RuleKind::Default);
+  EXPECT_DOUBLE_EQ(t->pct_for("matmul/x"), 10.0);
+}
+
+TEST(Thresholds, UnknownKeysAreErrorsWithASuggestion) {
+  auto top = gc::parse_thresholds(R"({"overides": [{"glob": "a/*", "pct": 5}]})", "t.json");
+  ASSERT_FALSE(top);
+  EXPECT_EQ(top.error().str(), "t.json: unknown key \"overides\" (did you mean overrides?)");
+  auto inner = gc::parse_thresholds(R"({"overrides": [{"glob": "a/*", "pcnt": 5}]})", "t.json");
+  ASSERT_FALSE(inner);
+  EXPECT_NE(inner.error().message.find("overrides #1 (\"a/*\"): unknown key \"pcnt\" (did you mean pct?)"), std::string::npos)
+      << inner.error().message;
+  auto far = gc::parse_thresholds(R"({"zzz": 1})", "t.json");
+  ASSERT_FALSE(far);
+  EXPECT_NE(far.error().message.find("known: default_pct, overrides"), std::string::npos) << far.error().message;
+  EXPECT_TRUE(gc::parse_thresholds(R"({"comment": "why these limits"})", "t.json"));
+  EXPECT_FALSE(gc::parse_thresholds(R"({"comment": 5})", "t.json"));
+}
+
+TEST(Thresholds, DuplicateKeysAreErrors) {
+  auto top = gc::parse_thresholds(R"({"default_pct": 10, "default_pct": 5})", "t.json");
+  ASSERT_FALSE(top);
+  EXPECT_NE(top.error().message.find("key \"default_pct\" given twice"), std::string::npos) << top.error().message;
+  auto inner = gc::parse_thresholds(R"({"overrides": [{"glob": "a/*", "pct": 5, "pct": 20}]})", "t.json");
+  ASSERT_FALSE(inner);
+  EXPECT_NE(inner.error().message.find("\"pct\" given twice"), std::string::npos);
+  // The same key in two different objects is fine.
+  EXPECT_TRUE(gc::parse_thresholds(R"({"overrides": [{"glob": "a/*", "pct": 5}, {"glob": "b/*", "pct": 5}]})", "t.json"));
+}
+
+TEST(Thresholds, NoGatedLimitAboveTwentyFivePercent) {
+  EXPECT_TRUE(gc::parse_thresholds(R"({"overrides": [{"glob": "a/*", "pct": 25}]})", "t.json"));
+  auto over = gc::parse_thresholds(R"({"overrides": [{"glob": "launch/eager/*", "pct": 100}]})", "t.json");
+  ASSERT_FALSE(over);
+  EXPECT_NE(over.error().message.find("no case is gated at a limit above 25%: move it to report_only"), std::string::npos)
+      << over.error().message;
+  EXPECT_NE(over.error().message.find("launch/eager/*"), std::string::npos);
+  EXPECT_FALSE(gc::parse_thresholds(R"({"default_pct": 26})", "t.json"));
+  EXPECT_FALSE(gc::parse_thresholds(R"({"host_bound": [{"glob": "a/*", "pct": "30%", "why": "x"}]})", "t.json"));
+  // Report-only entries carry a measured cv, which may be anything: they are never gated.
+  EXPECT_TRUE(gc::parse_thresholds(R"({"report_only": [{"glob": "a/*", "cv_pct": 80, "why": "x"}]})", "t.json"));
+}
+
+TEST(Thresholds, ListEntriesNeedTheirFields) {
+  EXPECT_FALSE(gc::parse_thresholds(R"({"report_only": [{"glob": "a/*", "why": "x"}]})", "t.json"));    // no cv_pct
+  EXPECT_FALSE(gc::parse_thresholds(R"({"report_only": [{"glob": "a/*", "cv_pct": 5}]})", "t.json"));   // no why
+  EXPECT_FALSE(gc::parse_thresholds(R"({"host_bound": [{"glob": "a/*", "pct": 5}]})", "t.json"));       // no why
+  EXPECT_FALSE(gc::parse_thresholds(R"({"host_bound": {"glob": "a/*"}})", "t.json"));                    // not a list
+  EXPECT_FALSE(gc::parse_thresholds(R"({"overrides": [{"glob": "a/*", "pct": 5, "why": 3}]})", "t.json"));
+}
+
+TEST(Thresholds, UnmatchedGlobsAreListed) {
+  auto t = gc::parse_thresholds(R"({"overrides": [{"glob": "launch/*", "pct": 15}, {"glob": "lanch/*", "pct": 15}],
+      "report_only": [{"glob": "nothing/*", "cv_pct": 3, "why": "x"}]})", "t.json");
+  ASSERT_TRUE(t);
+  const auto u = t->unmatched_globs({"launch/eager/empty/100", "matmul/a"});
+  ASSERT_EQ(u.size(), 2u);
+  EXPECT_EQ(u[0], "report_only glob \"nothing/*\"");
+  EXPECT_EQ(u[1], "overrides glob \"lanch/*\"");
 }

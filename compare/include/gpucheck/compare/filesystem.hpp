@@ -2,6 +2,7 @@
 // it, the real one does POSIX I/O, tests use an in-memory fake that can fail mid-write.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,16 @@
 #include "gpucheck/compare/expected.hpp"
 
 namespace gpucheck::compare {
+
+// An exclusive lock held until the handle is destroyed.
+class FileLock {
+ public:
+  FileLock() = default;
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+  virtual ~FileLock() = default;
+  [[nodiscard]] virtual double waited_s() const = 0;  // how long it waited for another holder
+};
 
 class FileSystem {
  public:
@@ -33,6 +44,11 @@ class FileSystem {
   virtual Status rename(const std::string& from, const std::string& to) = 0;
   virtual Status remove(const std::string& path) = 0;
   virtual Status make_dirs(const std::string& path) = 0;
+  // A regular file (symbolic links followed) that this user may execute.
+  [[nodiscard]] virtual bool is_executable(const std::string& path) const = 0;
+  // Takes an exclusive lock on `path` (created if missing), waiting up to `wait_s` seconds
+  // for another holder; an error naming the holder when it does not come free.
+  virtual Expected<std::unique_ptr<FileLock>> lock(const std::string& path, double wait_s) = 0;
 };
 
 class RealFileSystem final : public FileSystem {
@@ -46,7 +62,20 @@ class RealFileSystem final : public FileSystem {
   Status rename(const std::string& from, const std::string& to) override;
   Status remove(const std::string& path) override;
   Status make_dirs(const std::string& path) override;
+  [[nodiscard]] bool is_executable(const std::string& path) const override;
+  Expected<std::unique_ptr<FileLock>> lock(const std::string& path, double wait_s) override;
 };
+
+// Writes `data` to a hidden temporary file beside `path` (".name.tmp-PID"), flushed, then
+// renamed over `path`: a reader sees the old file or the new one, never half of one. On
+// failure the temporary is removed and `path` is untouched.
+Status write_atomic(FileSystem& fs, const std::string& path, std::string_view data);
+
+// True for the temporaries write_atomic leaves behind when killed (".x.json.tmp-123").
+bool is_stale_temporary(std::string_view name);
+
+// "a/b/c.json" -> "c.json".
+std::string base_name(std::string_view path);
 
 // "a/b" + "c" -> "a/b/c"; keeps it simple: no normalisation beyond a single separator.
 std::string join_path(std::string_view dir, std::string_view name);

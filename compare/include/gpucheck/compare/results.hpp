@@ -33,6 +33,7 @@ struct Benchmark {
   std::map<std::string, std::vector<double>> counter_samples;  // per repetition
   std::optional<double> cv;                                    // of real_time, a fraction
   std::map<std::string, double> counter_cv;                    // from the cv aggregate
+  std::string label;                                           // first run's label, "" if none
   std::string source;                                          // file it was read from
 };
 
@@ -44,6 +45,7 @@ struct Results {
   // Only filled with ReadOptions::keep_raw: the entries and context as JSON text, so a
   // baseline keeps exactly what Google Benchmark wrote (aggregates included).
   std::vector<std::string> raw_entries;
+  std::vector<std::string> raw_keys;  // the benchmark key of each raw entry
   std::vector<std::pair<std::string, std::string>> raw_context;  // key, JSON value text
 
   [[nodiscard]] const Benchmark* find(std::string_view name) const;
@@ -74,12 +76,19 @@ Expected<Results> load_results(const FileSystem& fs, const std::string& path,
 // Google Benchmark's JSON shape again; needs results read with keep_raw.
 std::string to_gbench_json(const Results& results);
 
+// `first` with the benchmarks named in `names` taken from `rerun` instead (benchmark and raw
+// entries, in first's order); names that `rerun` lacks keep first's figures. Both read with
+// keep_raw. The gate uses it so results.json holds the confirmation's entries for re-run cases.
+Results replace_benchmarks(const Results& first, const Results& rerun, const std::vector<std::string>& names);
+
 // The benchmark key for a gbench name: drops "/manual_time", "/real_time", "/process_time",
 // "/min_time:..", "/min_warmup_time:..", "/iterations:..", "/repeats:..".
 std::string benchmark_key(std::string_view gbench_name);
 
-// "NVIDIA H200" -> "nvidia-h200": lower case, runs of other characters become one '-'.
+// "NVIDIA H200" -> "nvidia-h200": lower case, runs of other characters become one '-';
+// "unknown" when nothing is left. Also names a host CPU's folder (host_cpu).
 std::string gpu_slug(std::string_view gpu_name);
+inline std::string host_slug(std::string_view host_cpu) { return gpu_slug(host_cpu); }
 
 // Units Google Benchmark writes; nullopt for anything else.
 std::optional<double> ns_per_unit(std::string_view unit);

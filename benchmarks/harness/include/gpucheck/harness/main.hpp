@@ -1,8 +1,9 @@
 // The shared main of every benchmark binary: parses the common flags, selects the device,
 // records the context, lets the family register its table of cases, runs Google Benchmark,
 // writes the results file atomically and turns the outcome into the runner contract's exit
-// status (DESIGN.md): 0 every case ran (or was skipped as unsupported), 1 a case failed (its
-// entry says why), 2 bad usage, no CUDA device, or nothing could run (one line on stderr).
+// status (DESIGN.md): 0 every case ran (or was skipped as unsupported; also when the filter
+// or the suite selects none: the file then lists no benchmark), 1 a case failed (its entry
+// says why), 2 bad usage, no CUDA device, or nothing could run (one line on stderr).
 // A binary's own main() is one line: `return harness::run_family(argc, argv, family);`.
 #pragma once
 #include <functional>

@@ -1,0 +1,112 @@
+// Telemetry beside a regression. The counters come from the measurement engine (issue 8):
+// sm_clock_MHz (median SM clock while timing), clock_event_reasons (NVML mask, OR over the
+// run), throttled_samples, samples, cv_pct, and a label holding stop=time_limit when the
+// noise target was not reached. Reason names come from the harness core (one table).
+#include "gpucheck/compare/explain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "gpucheck/compare/stats.hpp"
+#include "gpucheck/core/telemetry.hpp"
+
+namespace gpucheck::compare {
+namespace {
+
+// The case's figure for a counter; the median of its repetitions when the aggregate the
+// figure came from does not carry it.
+std::optional<double> counter(const Benchmark& b, const std::string& name) {
+  if (const auto it = b.counters.find(name); it != b.counters.end()) return it->second;
+  if (const auto it = b.counter_samples.find(name); it != b.counter_samples.end() && !it->second.empty())
+    return median(it->second);
+  return std::nullopt;
+}
+
+// The largest value over the repetitions (a throttled repetition is not hidden by a median).
+std::optional<double> counter_max(const Benchmark& b, const std::string& name) {
+  if (const auto it = b.counter_samples.find(name); it != b.counter_samples.end() && !it->second.empty())
+    return *std::max_element(it->second.begin(), it->second.end());
+  return counter(b, name);
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+// gpu_idle (bit 0) is the GPU waiting for work between samples, not a slow-down.
+constexpr std::uint64_t kIdleBit = 0x1;
+
+}  // namespace
+
+std::optional<std::uint64_t> counter_mask(const Benchmark& b, const std::string& name) {
+  auto to_mask = [](double v) {
+    return v >= 0 && v < 1.8e19 ? static_cast<std::uint64_t>(std::llround(v)) : std::uint64_t{0};
+  };
+  if (const auto it = b.counter_samples.find(name); it != b.counter_samples.end() && !it->second.empty()) {
+    std::uint64_t m = 0;
+    for (const double v : it->second) m |= to_mask(v);
+    return m;
+  }
+  if (const auto v = counter(b, name)) return to_mask(*v);
+  return std::nullopt;
+}
+
+std::vector<std::string> explain_case(const Benchmark& base, const Benchmark& cur, std::optional<int> other_processes) {
+  std::vector<std::string> why;
+  const auto clk_b = counter(base, "sm_clock_MHz");
+  const auto clk_c = counter(cur, "sm_clock_MHz");
+  if (clk_b && clk_c && *clk_b > 0 && std::fabs(*clk_c - *clk_b) / *clk_b > 0.02)
+    why.push_back("SM clock " + num(*clk_b) + " -> " + num(*clk_c) + " MHz");
+  else if (!clk_b && clk_c)
+    why.push_back("SM clock " + num(*clk_c) + " MHz");
+  const auto rb = counter_mask(base, "clock_event_reasons");
+  const auto rc = counter_mask(cur, "clock_event_reasons");
+  if (rc) {
+    const std::uint64_t b = rb.value_or(0) & ~kIdleBit;
+    const std::uint64_t c = *rc & ~kIdleBit;
+    if (c != b) {
+      std::string text = describe_clock_event_reasons(c);
+      if (rb) text += " (baseline: " + describe_clock_event_reasons(b) + ")";
+      why.push_back("clock events " + text);
+    }
+  }
+  const auto tb = counter_max(base, "throttled_samples");
+  const auto tc = counter_max(cur, "throttled_samples");
+  if (tc && *tc > tb.value_or(0)) {
+    std::string text = "throttled samples " + (tb ? num(*tb) + " -> " : std::string()) + num(*tc);
+    if (const auto s = counter(cur, "samples"); s && *s > 0) text += " of " + num(*s);
+    why.push_back(text);
+  }
+  if (cur.label.find("stop=time_limit") != std::string::npos) {
+    std::string text = "noise target not reached (stop=time_limit";
+    if (const auto cv = counter(cur, "cv_pct")) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, ", cv %.2g%%", *cv);
+      text += buf;
+    }
+    why.push_back(text + ")");
+  }
+  if (other_processes && *other_processes > 0)
+    why.push_back(std::to_string(*other_processes) + " other process" + (*other_processes == 1 ? "" : "es") +
+                  " on the GPU");
+  return why;
+}
+
+void explain_regressions(Comparison& c, const Results& baseline, const Results& current,
+                         std::optional<int> other_processes) {
+  for (Row& r : c.rows) {
+    const bool slower = worse_direction(r, c.direction);
+    const bool flagged = r.verdict == Verdict::Regression || r.confirmation != Confirmation::None ||
+                         ((r.verdict == Verdict::Unconfirmed || r.verdict == Verdict::HostDiffers) && slower);
+    if (!flagged) continue;
+    const Benchmark* b = baseline.find(r.name);
+    const Benchmark* k = current.find(r.name);
+    if (b == nullptr || k == nullptr) continue;
+    r.why = explain_case(*b, *k, other_processes);
+  }
+}
+
+}  // namespace gpucheck::compare

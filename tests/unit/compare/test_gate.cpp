@@ -1,0 +1,442 @@
+// The gate in-process: run_cli with a fake disk, a fake process runner (binaries that write
+// their JSON into the fake disk) and a fake NVML probe; plus the pure helpers, the GPU
+// activity text, the telemetry lines beside a regression, and the real POSIX runner on
+// /bin/sh (exit codes, a timeout, a signal, a stop request).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "fake_fs.hpp"
+#include "gpucheck/compare/cli.hpp"
+#include "gpucheck/compare/explain.hpp"
+#include "gpucheck/compare/gate.hpp"
+#include "gpucheck/compare/gpu_activity.hpp"
+#include "gpucheck/compare/process.hpp"
+#include "gpucheck/compare/results.hpp"
+
+namespace gc = gpucheck::compare;
+using gpucheck::compare::testing::FakeFileSystem;
+
+namespace {
+
+struct Case {
+  std::string name;
+  double us;
+  std::string counters;  // extra JSON fields
+};
+
+// Google Benchmark JSON with `reps` repetitions of each case (jitter of a few 0.1%).
+std::string gbench(const std::vector<Case>& cases, int reps, const std::string& uuid = "GPU-fake") {
+  std::string s = R"({"context": {"gpu_name": "NVIDIA H200", "gpu_uuid": ")" + uuid +
+                  R"(", "host_cpu": "Fake CPU"}, "benchmarks": [)";
+  bool first = true;
+  for (const auto& c : cases)
+    for (int r = 0; r < reps; ++r) {
+      const double v = c.us * (1.0 + 0.001 * (r % 3) + 0.0003 * r);
+      s += std::string(first ? "" : ",") + R"({"name": ")" + c.name + R"(/manual_time", "run_name": ")" + c.name +
+           R"(/manual_time", "run_type": "iteration", "repetitions": )" + std::to_string(reps) +
+           R"(, "repetition_index": )" + std::to_string(r) + R"(, "real_time": )" + std::to_string(v) +
+           R"(, "time_unit": "us")" + (c.counters.empty() ? "" : ", " + c.counters) + "}";
+      first = false;
+    }
+  return s + "]}";
+}
+
+std::string arg_value(const gc::ProcessSpec& spec, const std::string& flag) {
+  for (const auto& a : spec.args)
+    if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
+  return "";
+}
+
+int reps_of(const gc::ProcessSpec& spec) {
+  const std::string r = arg_value(spec, "--benchmark_repetitions");
+  return r.empty() ? 1 : std::stoi(r);
+}
+
+// Binaries as functions of (their spec, how many times they ran before): each writes what a
+// real one would into the fake disk and says how it ended.
+class FakeRunner final : public gc::ProcessRunner {
+ public:
+  using Behaviour = std::function<gc::ProcessResult(const gc::ProcessSpec&, FakeFileSystem&, int call)>;
+  explicit FakeRunner(FakeFileSystem& fs) : fs_(fs) {}
+  std::map<std::string, Behaviour> binaries;  // by path
+  std::vector<gc::ProcessSpec> calls;
+
+  gc::ProcessResult run(const gc::ProcessSpec& spec) override {
+    calls.push_back(spec);
+    const int call = count_[spec.program]++;
+    fs_.add(spec.stderr_path, "");
+    return binaries.at(spec.program)(spec, fs_, call);
+  }
+
+ private:
+  FakeFileSystem& fs_;
+  std::map<std::string, int> count_;
+};
+
+gc::ProcessResult exited(int code) {
+  gc::ProcessResult r;
+  r.end = gc::ProcessResult::End::Exited;
+  r.exit_code = code;
+  r.seconds = 0.5;
+  return r;
+}
+
+class FakeProbe final : public gc::GpuActivityProbe {
+ public:
+  gc::ActivitySnapshot s;
+  gc::ActivitySnapshot snapshot() override { return s; }
+};
+
+gpucheck::GpuActivity gpu(unsigned index, const std::string& uuid, unsigned util, std::vector<gpucheck::GpuProcess> ps = {}) {
+  gpucheck::GpuActivity g;
+  g.nvml_index = index;
+  g.name = "NVIDIA H200";
+  g.uuid = uuid;
+  g.utilization_gpu_pct = util;
+  g.utilization_mem_pct = 0;
+  g.processes = std::move(ps);
+  return g;
+}
+
+struct GateFixture {
+  FakeFileSystem fs;
+  FakeRunner runner{fs};
+  FakeProbe probe;
+  gc::CliEnvironment env;
+  gc::CliOutput io;
+
+  GateFixture() {
+    env.runner = &runner;
+    env.gpu_probe = &probe;
+    probe.s.reason = "test: no NVML";
+    fs.dirs.insert("bin");
+  }
+  void binary(const std::string& name, FakeRunner::Behaviour b) {
+    fs.add("bin/" + name, "#!fake");
+    fs.executables.insert("bin/" + name);
+    runner.binaries["bin/" + name] = std::move(b);
+  }
+  void baseline(const std::vector<Case>& cases) { fs.add("baselines/nvidia-h200/quick.json", gbench(cases, 5)); }
+  gc::ExitStatus gate(std::vector<std::string> extra = {}) {
+    std::vector<std::string> args{"gpucheck", "gate", "--bin-dir", "bin", "--baseline", "baselines", "--out", "out"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    io = {};
+    return gc::run_cli(args, fs, env, io);
+  }
+};
+
+// A binary writing `cases` (with `slow` applied to the first one on the calls it says).
+FakeRunner::Behaviour writes(std::vector<Case> cases, std::function<double(int call)> slow = [](int) { return 1.0; },
+                             std::string uuid = "GPU-fake") {
+  return [cases, slow, uuid](const gc::ProcessSpec& spec, FakeFileSystem& fs, int call) {
+    std::vector<Case> out;
+    const std::string filter = arg_value(spec, "--benchmark_filter");
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      // As Google Benchmark matches: an extended regex searched in the full name.
+      if (!filter.empty() && !std::regex_search(cases[i].name + "/manual_time", std::regex(filter, std::regex::extended)))
+        continue;
+      Case c = cases[i];
+      if (i == 0) c.us *= slow(call);
+      out.push_back(c);
+    }
+    fs.add(arg_value(spec, "--benchmark_out"), gbench(out, reps_of(spec), uuid));
+    return exited(0);
+  };
+}
+
+}  // namespace
+
+TEST(Gate, FirstPassArgumentsFollowTheRunnerContract) {
+  GateFixture g;
+  g.binary("bench_x", writes({{"x/a/fp32/1", 100, ""}}));
+  g.baseline({{"x/a/fp32/1", 100, ""}});
+  ASSERT_EQ(g.gate({"--device", "3", "--suite", "quick"}), gc::ExitStatus::Ok) << g.io.out << g.io.err;
+  ASSERT_EQ(g.runner.calls.size(), 1u);
+  const auto& s = g.runner.calls[0];
+  EXPECT_EQ(s.program, "bin/bench_x");
+  const std::string tmp = "out/runs/.bench_x.json.tmp-" + std::to_string(::getpid());
+  EXPECT_EQ(s.args, (std::vector<std::string>{"--suite", "quick", "--device", "3", "--benchmark_out=" + tmp,
+                                              "--benchmark_out_format=json"}));
+  EXPECT_EQ(s.stderr_path, "out/logs/bench_x.log");
+  EXPECT_DOUBLE_EQ(s.timeout_s, 300.0);
+  EXPECT_DOUBLE_EQ(s.kill_grace_s, 10.0);
+  EXPECT_EQ(g.fs.files.count(tmp), 0u);  // renamed into place once it parsed
+  EXPECT_EQ(g.fs.files.count("out/runs/bench_x.json"), 1u);
+  for (const char* f : {"out/results.json", "out/compare.md", "out/compare.json", "out/junit.xml"})
+    EXPECT_EQ(g.fs.files.count(f), 1u) << f;
+  EXPECT_NE(g.io.out.find("[1/1] bench_x ... 0.5 s, 1 case ok\n"), std::string::npos) << g.io.out;
+  EXPECT_NE(g.io.out.find("GPU activity: unknown (test: no NVML)"), std::string::npos);
+}
+
+TEST(Gate, ConfirmationRerunsExactlyTheFlaggedCasesWithRepetitions) {
+  GateFixture g;
+  // x/a.b is 30% slower on the first call only; its name holds a regex metacharacter.
+  g.binary("bench_x", writes({{"x/a.b/fp32/1", 100, ""}, {"x/c/fp32/1", 200, ""}},
+                             [](int call) { return call == 0 ? 1.3 : 1.0; }));
+  g.baseline({{"x/a.b/fp32/1", 100, ""}, {"x/c/fp32/1", 200, ""}});
+  ASSERT_EQ(g.gate({"--timeout", "20"}), gc::ExitStatus::Ok) << g.io.out << g.io.err;
+  ASSERT_EQ(g.runner.calls.size(), 2u);
+  const auto& re = g.runner.calls[1];
+  EXPECT_EQ(arg_value(re, "--benchmark_filter"), "^(x/a\\.b/fp32/1)(/|$)");
+  EXPECT_EQ(arg_value(re, "--benchmark_repetitions"), "5");
+  EXPECT_DOUBLE_EQ(re.timeout_s, 100.0);  // 20 s per repetition
+  EXPECT_EQ(re.stderr_path, "out/logs/bench_x.confirm.log");
+  EXPECT_NE(g.io.out.find("not confirmed  x/a.b/fp32/1  first pass +29.83% (n=5/1), re-run +0.00% (n=5/5, p=1)"), std::string::npos) << g.io.out;
+  // The record is what was judged: five repetitions of the re-measured case, one of the other.
+  auto rec = gc::parse_results(g.fs.files["out/results.json"], "r");
+  ASSERT_TRUE(rec) << rec.error().str();
+  EXPECT_EQ(rec->find("x/a.b/fp32/1")->repetitions, 5);
+  EXPECT_EQ(rec->find("x/c/fp32/1")->repetitions, 1);
+}
+
+TEST(Gate, ARegressionThatHoldsFailsWithNAndP) {
+  GateFixture g;
+  g.binary("bench_x", writes({{"x/a/fp32/1", 100, ""}}, [](int) { return 1.25; }));
+  g.baseline({{"x/a/fp32/1", 100, ""}});
+  EXPECT_EQ(g.gate(), gc::ExitStatus::Regression);
+  EXPECT_NE(g.io.out.find("confirmed      x/a/fp32/1  first pass +24.84% (n=5/1), re-run +25.00%"), std::string::npos) << g.io.out;
+  EXPECT_NE(g.io.out.find("(n=5/5, p=0.00794)"), std::string::npos) << g.io.out;
+  EXPECT_NE(g.fs.files["out/compare.md"].find("**confirmed**"), std::string::npos);
+  EXPECT_NE(g.fs.files["out/junit.xml"].find("<failure message=\"REGRESSION"), std::string::npos);
+}
+
+TEST(Gate, ARerunWithoutTheCaseKeepsTheFirstPassAndFails) {
+  GateFixture g;
+  g.binary("bench_x", [](const gc::ProcessSpec& spec, FakeFileSystem& fs, int call) {
+    if (call > 0) return exited(2);  // the confirmation cannot run
+    fs.add(arg_value(spec, "--benchmark_out"), gbench({{"x/a/fp32/1", 150, ""}}, 1));
+    return exited(0);
+  });
+  g.baseline({{"x/a/fp32/1", 100, ""}});
+  EXPECT_EQ(g.gate(), gc::ExitStatus::Regression);
+  EXPECT_NE(g.io.out.find("re-run failed"), std::string::npos) << g.io.out;
+  EXPECT_NE(g.io.out.find("the first pass stands"), std::string::npos) << g.io.out;
+}
+
+TEST(Gate, BusyGpuIsAWarningAndNamedBesideTheRegression) {
+  GateFixture g;
+  g.probe.s.known = true;
+  g.probe.s.gpus = {gpu(0, "GPU-other", 0), gpu(1, "GPU-ours", 97, {{4242, "python3", 10ull << 30}})};
+  g.env.cuda_visible_devices = "1";
+  g.binary("bench_x", writes({{"x/a/fp32/1", 100, R"("sm_clock_MHz": 1980, "clock_event_reasons": 0)"}},
+                             [](int) { return 1.5; }, "GPU-ours"));
+  g.baseline({{"x/a/fp32/1", 100, R"("sm_clock_MHz": 1980, "clock_event_reasons": 0)"}});
+  EXPECT_EQ(g.gate(), gc::ExitStatus::Regression);
+  const std::string warning =
+      "WARNING: GPU 1 (NVIDIA H200), device 0, is busy before the gate starts: 1 other process (pid 4242 python3 "
+      "10.0 GiB), utilisation 97%; a slower figure may be this neighbour, not the code";
+  EXPECT_EQ(g.io.out.find(warning), g.io.out.find("WARNING"));  // before anything else is reported
+  EXPECT_LT(g.io.out.find(warning), g.io.out.find("[1/1]"));
+  EXPECT_NE(g.io.out.find("1 other process on the GPU"), std::string::npos) << g.io.out;
+  EXPECT_NE(g.fs.files["out/compare.md"].find("> **WARNING**: GPU 1 (NVIDIA H200), device 0, is busy"), std::string::npos)
+      << g.fs.files["out/compare.md"];
+  EXPECT_EQ(g.io.out.find("GPU 0 (NVIDIA H200)"), std::string::npos);  // an idle GPU that is not ours: no warning
+}
+
+TEST(Gate, AllBinariesWithoutADeviceIsExitTwo) {
+  GateFixture g;
+  for (const char* b : {"bench_a", "bench_b"})
+    g.binary(b, [](const gc::ProcessSpec& spec, FakeFileSystem& fs, int) {
+      fs.files[spec.stderr_path] = "gpucheck: no CUDA device found (cudaGetDeviceCount: no driver)\n";
+      return exited(2);
+    });
+  g.fs.dirs.insert("baselines");
+  EXPECT_EQ(g.gate(), gc::ExitStatus::BadInput);
+  EXPECT_EQ(g.io.err, "gpucheck: gpucheck: no GPU: every benchmark binary said \"gpucheck: no CUDA device found "
+                      "(cudaGetDeviceCount: no driver)\"\n");
+}
+
+TEST(Gate, UsageErrorsBeforeAnyBinaryRuns) {
+  GateFixture g;
+  g.binary("bench_x", writes({{"x/a/fp32/1", 100, ""}}));
+  g.baseline({{"x/a/fp32/1", 100, ""}});
+  for (const auto& extra : std::vector<std::vector<std::string>>{
+           {"--confirm-repetitions", "1"}, {"--timeout", "0"}, {"--device", "-1"}, {"--suite", "../x"}, {"--filter", "("},
+           {"--thresholds", "nowhere.json"}, {"--metric", "TFLOPS", "--no-thresholds", "--thresholds", "x"}, {"stray"}}) {
+    EXPECT_EQ(g.gate(extra), gc::ExitStatus::BadInput) << extra[0];
+    EXPECT_EQ(std::count(g.io.err.begin(), g.io.err.end(), '\n'), 1) << g.io.err;
+  }
+  EXPECT_TRUE(g.runner.calls.empty());
+  gc::CliOutput io;
+  EXPECT_EQ(gc::run_cli({"gpucheck", "gate", "--bin-dir", "bin", "--out", "o"}, g.fs, g.env, io), gc::ExitStatus::BadInput);
+  EXPECT_NE(io.err.find("needs --baseline"), std::string::npos);
+}
+
+// ---- pure helpers --------------------------------------------------------------------------
+
+TEST(GateHelpers, FiltersEscapeNames) {
+  EXPECT_EQ(gc::escape_regex("a.b(c)[d]*+?|^$\\{e}"), "a\\.b\\(c\\)\\[d\\]\\*\\+\\?\\|\\^\\$\\\\\\{e\\}");
+  EXPECT_EQ(gc::cases_filter({"matmul/x/fp32/1", "pcie/h2d/pinned/4KiB"}), "^(matmul/x/fp32/1|pcie/h2d/pinned/4KiB)(/|$)");
+}
+
+TEST(GateHelpers, LastLinesAndNoDevice) {
+  EXPECT_EQ(gc::last_line("a\nb\n\n  \n"), "b");
+  EXPECT_EQ(gc::last_line(""), "");
+  EXPECT_EQ(gc::last_lines("1\n2\n3\n4\n", 2), (std::vector<std::string>{"3", "4"}));
+  EXPECT_TRUE(gc::says_no_device("gpucheck: no CUDA device found (...)"));
+  EXPECT_TRUE(gc::says_no_device("cudaErrorNoDevice: no CUDA-capable device is detected"));
+  EXPECT_FALSE(gc::says_no_device("gpucheck: cannot create a cuBLAS handle"));
+  EXPECT_DOUBLE_EQ(gc::default_timeout_s("quick"), 300.0);
+  EXPECT_DOUBLE_EQ(gc::default_timeout_s("full"), 3600.0);
+  EXPECT_DOUBLE_EQ(gc::kill_grace_s(2.0), 1.0);
+  EXPECT_DOUBLE_EQ(gc::kill_grace_s(3600.0), 10.0);
+}
+
+TEST(GateHelpers, BinariesFromTheListOrTheFolder) {
+  FakeFileSystem fs;
+  fs.dirs.insert("bin");
+  for (const char* b : {"bin/bench_b", "bin/bench_a", "bin/gpucheck"}) {
+    fs.add(b, "x");
+    fs.executables.insert(b);
+  }
+  fs.add("bin/bench_notes.txt", "not executable");
+  auto all = gc::discover_binaries(fs, "bin");
+  ASSERT_TRUE(all) << all.error().str();
+  EXPECT_EQ(all->names, (std::vector<std::string>{"bench_a", "bench_b"}));
+  EXPECT_FALSE(all->from_list);
+  fs.add("bin/gpucheck-benchmarks.txt", "# CMake\nbench_b\n\nbench_a\n");
+  auto listed = gc::discover_binaries(fs, "bin");
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(listed->names, (std::vector<std::string>{"bench_b", "bench_a"}));
+  fs.add("bin/gpucheck-benchmarks.txt", "bench_b\nbench_attention\n");
+  auto missing = gc::discover_binaries(fs, "bin");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("lists bench_attention, which is not an executable in bin"), std::string::npos);
+  EXPECT_FALSE(gc::discover_binaries(fs, "nowhere"));
+}
+
+TEST(GpuActivity, WhichGpuIsTheDevice) {
+  gc::ActivitySnapshot s;
+  s.known = true;
+  s.gpus = {gpu(0, "GPU-aaa", 0), gpu(1, "GPU-bbb", 0), gpu(2, "GPU-ccc", 0)};
+  EXPECT_EQ(gc::select_gpu(s, 1, std::nullopt, ""), 1u);
+  EXPECT_EQ(gc::select_gpu(s, 0, std::string("2,0"), ""), 2u);
+  EXPECT_EQ(gc::select_gpu(s, 1, std::string("2,0"), ""), 0u);
+  EXPECT_EQ(gc::select_gpu(s, 0, std::string("GPU-bb"), ""), 1u);
+  EXPECT_FALSE(gc::select_gpu(s, 2, std::string("2,0"), ""));
+  EXPECT_FALSE(gc::select_gpu(s, 0, std::string("MIG-1"), ""));
+  EXPECT_EQ(gc::select_gpu(s, 0, std::string("0"), "GPU-ccc"), 2u);  // the results' UUID wins
+  EXPECT_FALSE(gc::select_gpu(s, 0, std::nullopt, "GPU-zzz"));
+  EXPECT_FALSE(gc::select_gpu(gc::ActivitySnapshot{}, 0, std::nullopt, ""));
+}
+
+TEST(GpuActivity, LinesAndWarnings) {
+  gc::ActivitySnapshot unknown;
+  unknown.reason = "cannot load NVML: libnvidia-ml.so.1: not found";
+  const auto u = gc::describe_activity(unknown, std::nullopt, 0, 1);
+  EXPECT_EQ(u.lines, std::vector<std::string>{"GPU activity: unknown (cannot load NVML: libnvidia-ml.so.1: not found)"});
+  EXPECT_TRUE(u.warnings.empty());
+
+  gc::ActivitySnapshot s;
+  s.known = true;
+  s.gpus = {gpu(0, "GPU-a", 0, {{77, "gpucheck", 0}}), gpu(1, "GPU-b", 12, {{5, "", 3ull << 29}})};
+  const auto r = gc::describe_activity(s, 0u, 0, 77);  // pid 77 is us
+  EXPECT_EQ(r.lines[1], "  GPU 0 NVIDIA H200 (device 0): utilisation 0%, no other processes");
+  EXPECT_EQ(r.lines[2], "  GPU 1 NVIDIA H200: utilisation 12%, 1 other process: pid 5 ? 1.5 GiB");
+  EXPECT_TRUE(r.warnings.empty());  // our GPU is idle; GPU 1 is someone else's
+  EXPECT_EQ(r.other_processes, 0);
+  const auto unsure = gc::describe_activity(s, std::nullopt, 0, 77);
+  ASSERT_EQ(unsure.warnings.size(), 1u);
+  EXPECT_NE(unsure.warnings[0].find("GPU 1 (NVIDIA H200) (which GPU is device 0 is unknown) is busy"), std::string::npos)
+      << unsure.warnings[0];
+}
+
+TEST(Explain, TelemetryThatDiffersFromTheBaseline) {
+  auto one = [](const std::string& counters, const std::string& label = "") {
+    auto r = gc::parse_results(R"({"benchmarks": [{"name": "m/a", "real_time": 1, "time_unit": "ms", "label": ")" + label +
+                                   "\", " + counters + "}]}",
+                               "x");
+    if (!r) throw std::runtime_error(r.error().str());
+    return r->benchmarks[0];
+  };
+  const auto base = one(R"("sm_clock_MHz": 1980, "clock_event_reasons": 1, "throttled_samples": 0, "samples": 200)");
+  const auto hot = one(R"("sm_clock_MHz": 1545, "clock_event_reasons": 5, "throttled_samples": 40, "samples": 200, "cv_pct": 3.5)",
+                       "timing=held stop=time_limit");
+  EXPECT_EQ(gc::explain_case(base, hot, 2),
+            (std::vector<std::string>{"SM clock 1980 -> 1545 MHz", "clock events sw_power_cap (baseline: none)",
+                                      "throttled samples 0 -> 40 of 200", "noise target not reached (stop=time_limit, cv 3.5%)",
+                                      "2 other processes on the GPU"}));
+  // 1.5% of clock and an idle bit are not news.
+  const auto calm = one(R"("sm_clock_MHz": 1950, "clock_event_reasons": 0, "throttled_samples": 0)");
+  EXPECT_TRUE(gc::explain_case(base, calm, 0).empty());
+}
+
+// ---- the real runner, on /bin/sh -----------------------------------------------------------
+
+namespace {
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/gpucheck-proc-XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { (void)!std::system(("rm -rf " + path).c_str()); }
+};
+
+gc::ProcessSpec sh(const TempDir& d, const std::string& script, double timeout = 10) {
+  gc::ProcessSpec s;
+  s.program = "/bin/sh";
+  s.args = {"-c", script};
+  s.stdout_path = d.path + "/out.log";
+  s.stderr_path = d.path + "/err.log";
+  s.timeout_s = timeout;
+  s.kill_grace_s = 0.5;
+  return s;
+}
+
+}  // namespace
+
+TEST(PosixRunner, ExitCodeAndStderrFile) {
+  TempDir d;
+  gc::PosixProcessRunner r;
+  const auto res = r.run(sh(d, "echo to-out; echo to-err >&2; exit 3"));
+  EXPECT_EQ(res.end, gc::ProcessResult::End::Exited);
+  EXPECT_EQ(res.exit_code, 3);
+  gc::RealFileSystem fs;
+  EXPECT_EQ(*fs.read(d.path + "/err.log", 100), "to-err\n");
+  EXPECT_EQ(*fs.read(d.path + "/out.log", 100), "to-out\n");
+}
+
+TEST(PosixRunner, TimeoutStopsTheWholeGroup) {
+  TempDir d;
+  gc::PosixProcessRunner r;
+  const auto t0 = std::chrono::steady_clock::now();
+  // A child of the shell that ignores SIGTERM: only SIGKILL to the group ends it.
+  const auto res = r.run(sh(d, "trap '' TERM; sleep 30 & wait; sleep 30", 0.3));
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(res.end, gc::ProcessResult::End::TimedOut);
+  EXPECT_TRUE(res.killed_hard);
+  EXPECT_LT(took, 3.0);
+}
+
+TEST(PosixRunner, SignalAndStartFailure) {
+  TempDir d;
+  gc::PosixProcessRunner r;
+  const auto crash = r.run(sh(d, "kill -SEGV $$"));
+  EXPECT_EQ(crash.end, gc::ProcessResult::End::Signalled);
+  EXPECT_EQ(gc::signal_name(crash.signal), "SIGSEGV");
+  auto spec = sh(d, "");
+  spec.program = d.path + "/no-such-binary";
+  const auto none = r.run(spec);
+  EXPECT_EQ(none.end, gc::ProcessResult::End::CouldNotStart);
+  EXPECT_FALSE(none.error.empty());
+  EXPECT_EQ(gc::signal_name(77), "signal 77");
+}
+
+TEST(PosixRunner, StopRequestInterrupts) {
+  TempDir d;
+  std::atomic<int> stop{15};
+  gc::PosixProcessRunner r(&stop);
+  const auto res = r.run(sh(d, "sleep 30"));
+  EXPECT_EQ(res.end, gc::ProcessResult::End::Interrupted);
+  EXPECT_LT(res.seconds, 3.0);
+}
