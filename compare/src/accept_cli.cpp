@@ -169,7 +169,8 @@ Expected<std::vector<Results>> load_accept_results(const FileSystem& fs, const s
   return out;
 }
 
-ExitStatus judge_and_report(const AcceptArgs& args, const std::vector<Results>& files, FileSystem& fs, CliOutput& io) {
+ExitStatus judge_and_report(const AcceptArgs& args, const std::vector<Results>& files, FileSystem& fs, CliOutput& io,
+                            const std::vector<AcceptCheck>& extra) {
   SpecDb specs;
   std::string specs_source = "none found (no baselines/specs.json): SKU checks not checked";
   if (const auto path = find_file(fs, args.specs, "specs.json")) {
@@ -191,6 +192,7 @@ ExitStatus judge_and_report(const AcceptArgs& args, const std::vector<Results>& 
   auto report = judge(files, specs, config);
   if (!report) return fail(io, report.error());
   report->specs_source = specs_source;
+  report->checks.insert(report->checks.end(), extra.begin(), extra.end());
 
   if (args.format == "json") io.out += render_accept_json(*report);
   else if (args.format == "markdown") io.out += render_accept_markdown(*report);
@@ -206,7 +208,7 @@ ExitStatus judge_and_report(const AcceptArgs& args, const std::vector<Results>& 
   return report->failed() ? ExitStatus::Regression : ExitStatus::Ok;
 }
 
-ExitStatus cmd_accept(const std::vector<std::string>& args, FileSystem& fs, CliOutput& io) {
+ExitStatus cmd_accept(const std::vector<std::string>& args, FileSystem& fs, const CliEnvironment& env, CliOutput& io) {
   for (std::size_t i = 2; i < args.size(); ++i)
     if (args[i] == "--help" || args[i] == "-h") {
       io.out += accept_usage_text();
@@ -214,8 +216,16 @@ ExitStatus cmd_accept(const std::vector<std::string>& args, FileSystem& fs, CliO
     }
   auto a = parse_accept_args(args, 2);
   if (!a) return fail(io, a.error());
-  if (a->results.empty())  // the lead wires the measuring run here (bench_* accept suites per GPU)
-    return fail(io, Error{"accept", "measure mode not wired yet: judge results on disk with --results DIR"});
+  if (a->results.empty()) {  // measure first, then judge what was measured
+    auto m = measure_accept(*a, fs, env, io);
+    if (!m) return fail(io, m.error());
+    auto files = load_accept_results(fs, {m->dir});
+    if (!files) return fail(io, files.error());
+    for (const auto& n : m->notes) io.out += "note: " + n + "\n";
+    AcceptArgs judged = *a;
+    judged.out = m->dir;
+    return judge_and_report(judged, *files, fs, io, m->failed_runs);
+  }
   auto files = load_accept_results(fs, a->results);
   if (!files) return fail(io, files.error());
   if (a->devices) {
@@ -237,7 +247,12 @@ the SKU's datasheet, clocks, ECC, all GPUs alike, NCCL, burn)
 
 usage:
   gpucheck accept [--devices 0,3] [--bin-dir DIR] [--burn SECONDS] [--timeout SECONDS] [--out DIR]
-      runs the accept suite on this node's GPUs, then judges it
+      runs the accept suites on this node's GPUs (bench_pcie, bench_memory, bench_matmul per GPU,
+      one process each; bench_nccl over the node; --burn: bench_matmul's burn suite on every GPU
+      at once), keeps their JSON under --out (default results/accept), then judges it
+      --bin-dir DIR        the bench_* binaries (default: beside gpucheck)
+      --burn SECONDS       sustained checked GEMM load on every GPU at once
+      --timeout SECONDS    per binary (default 600)
   gpucheck accept --results PATH [--results PATH ...] [options]
       judges results files already on disk, on any machine
       PATH                 a results .json file or a folder, walked recursively (accept.json skipped)

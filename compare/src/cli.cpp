@@ -65,7 +65,7 @@ const std::vector<Command>& commands() {
       {"compare", kCompareUsage, cmd_compare},
       {"baseline", kBaselineUsage, cmd_baseline},
       {"report", kReportUsage, cmd_report},
-      {"accept", kAcceptUsage, [](const std::vector<std::string>& args, Context& ctx) { return cmd_accept(args, ctx.fs, ctx.io); }},
+      {"accept", kAcceptUsage, [](const std::vector<std::string>& args, Context& ctx) { return cmd_accept(args, ctx.fs, ctx.env, ctx.io); }},
   };
   return table;
 }

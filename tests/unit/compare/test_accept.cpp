@@ -14,6 +14,7 @@
 
 #include "fake_fs.hpp"
 #include "gpucheck/compare/accept.hpp"
+#include "gpucheck/compare/process.hpp"
 #include "gpucheck/core/pcie.hpp"
 #include "gpucheck/core/specs.hpp"
 
@@ -753,4 +754,141 @@ TEST(AcceptCli, HelpAndUsage) {
   EXPECT_EQ(r.status, gc::ExitStatus::Ok);
   EXPECT_NE(r.io.out.find("gpucheck accept --results PATH"), std::string::npos);
   EXPECT_NE(gc::usage_text().find("gpucheck accept"), std::string::npos);
+}
+
+// ---- the measuring run, with fake binaries -------------------------------------------------
+
+namespace {
+
+// Binaries that write the accept fixture's cases of their family, as GPU `--device N` (uuid
+// per device), or crash where asked.
+class FakeAcceptRunner final : public gc::ProcessRunner {
+ public:
+  explicit FakeAcceptRunner(FakeFileSystem& fs) : fs_(fs) {}
+  std::vector<gc::ProcessSpec> calls;
+  std::string crash;  // "bench_memory@1": that binary crashes on device 1
+  gc::ProcessResult run(const gc::ProcessSpec& spec) override {
+    calls.push_back(spec);
+    fs_.add(spec.stderr_path, "");
+    const std::string bin = spec.program.substr(spec.program.rfind('/') + 1);
+    std::string device, out, suite;
+    for (std::size_t i = 0; i < spec.args.size(); ++i) {
+      if (spec.args[i] == "--device") device = spec.args[i + 1];
+      if (spec.args[i] == "--suite") suite = spec.args[i + 1];
+      if (spec.args[i].rfind("--benchmark_out=", 0) == 0) out = spec.args[i].substr(16);
+    }
+    gc::ProcessResult r;
+    r.seconds = 1;
+    if (crash == bin + "@" + device) {
+      r.end = gc::ProcessResult::End::Signalled;
+      r.signal = 11;
+      return r;
+    }
+    json d = accept_fixture();
+    const std::string family = bin.substr(6) + "/";  // bench_pcie -> pcie/
+    json kept = json::array();
+    for (const auto& e : d["benchmarks"]) {
+      const std::string n = e["name"].get<std::string>();
+      const bool burn = n.starts_with("matmul/burn/");
+      if (n.starts_with(family) && burn == (suite == "burn")) kept.push_back(e);
+    }
+    d["benchmarks"] = kept;
+    d["context"]["gpucheck_device_index"] = device;
+    d["context"]["gpu_uuid"] = "GPU-fake-" + device;
+    d["context"]["gpu_pci_bus_id"] = "0000:0" + device + ":00.0";
+    fs_.add(out, d.dump());
+    r.end = gc::ProcessResult::End::Exited;
+    r.exit_code = 0;
+    return r;
+  }
+
+ private:
+  FakeFileSystem& fs_;
+};
+
+gc::AcceptArgs measure_args(std::vector<int> devices) {
+  gc::AcceptArgs a;
+  a.devices = std::move(devices);
+  a.bin_dir = "bin";
+  a.out = "acc";
+  return a;
+}
+
+void add_binaries(FakeFileSystem& fs) {
+  for (const char* b : {"bin/bench_pcie", "bin/bench_memory", "bin/bench_matmul", "bin/bench_nccl"}) {
+    fs.add(b, "#!fake");
+    fs.executables.insert(b);
+  }
+}
+
+}  // namespace
+
+TEST(AcceptMeasure, RunsEachGpusSuitesInTheirOwnProcessesThenTheJudgeReadsThem) {
+  FakeFileSystem fs;
+  add_binaries(fs);
+  FakeAcceptRunner runner(fs);
+  gc::CliEnvironment env;
+  env.runner = &runner;
+  gc::CliOutput io;
+  auto m = gc::measure_accept(measure_args({0, 1}), fs, env, io);
+  ASSERT_TRUE(m.ok()) << m.error().str();
+  ASSERT_EQ(runner.calls.size(), 6u);  // 3 binaries x 2 GPUs; no NCCL for a subset of the node
+  EXPECT_EQ(runner.calls[0].program, "bin/bench_pcie");
+  EXPECT_NE(std::find(runner.calls[4].args.begin(), runner.calls[4].args.end(), "1"), runner.calls[4].args.end());
+  EXPECT_TRUE(m->failed_runs.empty());
+  EXPECT_EQ(m->notes.size(), 1u);
+  auto files = gc::load_accept_results(fs, {m->dir});
+  ASSERT_TRUE(files.ok()) << files.error().str();
+  EXPECT_EQ(files->size(), 6u);
+  auto rep = gc::judge(*files, specs(), config());
+  ASSERT_TRUE(rep.ok()) << rep.error().str();
+  EXPECT_EQ(rep->gpus.size(), 2u);
+  EXPECT_FALSE(rep->failed());
+}
+
+TEST(AcceptMeasure, ABinaryThatCrashesFailsItsGpuAndTheBurnRunsOnEveryGpu) {
+  FakeFileSystem fs;
+  add_binaries(fs);
+  FakeAcceptRunner runner(fs);
+  runner.crash = "bench_memory@1";
+  gc::CliEnvironment env;
+  env.runner = &runner;
+  gc::CliOutput io;
+  gc::AcceptArgs a = measure_args({0, 1});
+  a.burn_s = 60;
+  auto m = gc::measure_accept(a, fs, env, io);
+  ASSERT_TRUE(m.ok()) << m.error().str();
+  ASSERT_EQ(m->failed_runs.size(), 1u);
+  EXPECT_EQ(m->failed_runs[0].gpu, "GPU 1");
+  EXPECT_EQ(m->failed_runs[0].item, "bench_memory");
+  EXPECT_NE(m->failed_runs[0].note.find("SIGSEGV"), std::string::npos) << m->failed_runs[0].note;
+  int burns = 0;
+  for (const auto& c : runner.calls)
+    if (std::find(c.args.begin(), c.args.end(), "burn") != c.args.end()) {
+      ++burns;
+      EXPECT_NE(std::find(c.args.begin(), c.args.end(), "--burn-seconds"), c.args.end());
+    }
+  EXPECT_EQ(burns, 2);
+  auto files = gc::load_accept_results(fs, {m->dir});
+  ASSERT_TRUE(files.ok()) << files.error().str();
+  gc::CliOutput out;
+  EXPECT_EQ(gc::judge_and_report(a, *files, fs, out, m->failed_runs), gc::ExitStatus::Regression);
+  EXPECT_NE(out.out.find("bench_memory"), std::string::npos);
+}
+
+TEST(AcceptMeasure, MissingBinariesOrNoGpuAreBadInput) {
+  FakeFileSystem fs;
+  FakeAcceptRunner runner(fs);
+  gc::CliEnvironment env;
+  env.runner = &runner;
+  gc::CliOutput io;
+  auto m = gc::measure_accept(measure_args({0}), fs, env, io);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().str().find("bench_pcie"), std::string::npos);
+  add_binaries(fs);
+  gc::AcceptArgs all = measure_args({});
+  all.devices.reset();  // count them: no NVML probe and no CUDA_VISIBLE_DEVICES
+  auto none = gc::measure_accept(all, fs, env, io);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().str().find("cannot count the GPUs"), std::string::npos);
 }

@@ -125,13 +125,25 @@ Expected<AcceptArgs> parse_accept_args(const std::vector<std::string>& args, std
 Expected<std::vector<Results>> load_accept_results(const FileSystem& fs, const std::vector<std::string>& paths);
 
 // The judge behind the command: specs and config (--specs / --config, else
-// ./baselines/{specs,accept}.json, else the source tree's), judge, render, --out files.
-// Exit 0 all checks pass, 1 a check failed, 2 bad input (one line on io.err).
+// ./baselines/{specs,accept}.json, else the copies beside the binary), judge, render, --out
+// files. `extra`: checks the judge cannot see in files (a binary that did not run), added to
+// the report. Exit 0 all checks pass, 1 a check failed, 2 bad input (one line on io.err).
 ExitStatus judge_and_report(const AcceptArgs& args, const std::vector<Results>& files, FileSystem& fs,
-                            CliOutput& io);
+                            CliOutput& io, const std::vector<AcceptCheck>& extra = {});
+
+// The measuring run (no --results): the accept suites per GPU through the gate's runner, NCCL
+// over the node, --burn on every GPU at once. Needs env.runner (and env.gpu_probe to count
+// the GPUs without --devices). Errors: no GPU, binaries not found.
+struct AcceptMeasurement {
+  std::string dir;                       // where the JSON is (OUT, walked by the judge)
+  std::vector<AcceptCheck> failed_runs;  // binaries that crashed, hung or could not run
+  std::vector<std::string> notes;        // what was not run and why
+};
+Expected<AcceptMeasurement> measure_accept(const AcceptArgs& args, FileSystem& fs, const CliEnvironment& env,
+                                           CliOutput& io);
 
 // `gpucheck accept ...`: args[0] is the program, args[1] "accept".
-ExitStatus cmd_accept(const std::vector<std::string>& args, FileSystem& fs, CliOutput& io);
+ExitStatus cmd_accept(const std::vector<std::string>& args, FileSystem& fs, const CliEnvironment& env, CliOutput& io);
 
 std::string accept_usage_text();
 
