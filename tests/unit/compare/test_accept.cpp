@@ -708,8 +708,8 @@ TEST(AcceptCli, BadInputIsOneLineAndExitTwo) {
       {{"--results", "blank"}, "gpucheck: blank/gpu0.json: empty file"},
       {{"--results", "void"}, "gpucheck: void: holds no results files (*.json)"},
       {{"--results", "missing"}, "gpucheck: missing: no such file or folder"},
-      {{}, "gpucheck: accept: measure mode not wired yet"},
-      {{"--burn", "60"}, "gpucheck: accept: measure mode not wired yet"},
+      {{}, "gpucheck: accept: no process runner"},  // (the CLI wires the real one in main)
+      {{"--burn", "60"}, "gpucheck: accept: no process runner"},
       {{"--results", "ok", "--burn", "60"}, "gpucheck: --burn: is for a measuring run"},
       {{"--results", "ok", "--format", "html"}, "gpucheck: --format: unknown format \"html\""},
       {{"--results", "ok", "--devices", "0,x"}, "gpucheck: --devices: expected device indices"},
