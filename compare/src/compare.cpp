@@ -309,8 +309,22 @@ Row current_only_row(const Benchmark& k, const CompareOptions& o) {
   return r;
 }
 
+// A host-bound figure moves with the host's speed while it was measured: the binaries time a
+// fixed piece of host work during such cases (counter host_ref_us). On the H200 leases it read
+// about 22 us, and 90-120 us while the host was slow (a neighbour, a throttled core) with the
+// launch figures 20-80% higher. Beyond this ratio the two sides did not run on the same host.
+constexpr double kHostSlowerRatio = 1.5;
+
+// host_ref_us of the compared figure: the median aggregate or the repetitions' median.
+std::optional<double> host_reference_us(const Benchmark* b) {
+  if (b == nullptr || b->state != RunState::Ok) return std::nullopt;
+  if (const auto it = b->counters.find("host_ref_us"); it != b->counters.end() && it->second > 0) return it->second;
+  return std::nullopt;
+}
+
 // The report-only and host-bound lists, applied over the plain verdict.
-void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c) {
+void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, std::optional<double> base_ref_us,
+                std::optional<double> cur_ref_us) {
   if (rule.kind == RuleKind::ReportOnly) {
     r.measured = r.verdict;
     r.verdict = Verdict::ReportOnly;
@@ -319,13 +333,21 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c) {
     r.rule_why = rule.why;
     return;
   }
-  if (rule.kind != RuleKind::HostBound || same_host || !r.change) return;
+  if (rule.kind != RuleKind::HostBound || !r.change) return;
+  const bool slower_host = base_ref_us && cur_ref_us && *cur_ref_us > kHostSlowerRatio * *base_ref_us;
+  if (same_host && !slower_host) return;
   r.measured = r.verdict;
   r.verdict = Verdict::HostDiffers;
   r.fails_gate = false;
   r.rule_why = rule.why;
   char pct[32];
   std::snprintf(pct, sizeof pct, "%g%%", r.threshold_pct);
+  if (same_host) {
+    char refs[96];
+    std::snprintf(refs, sizeof refs, "host reference %.0f us vs %.0f us", *cur_ref_us, *base_ref_us);
+    r.note = "host-bound: the host ran slower while this was measured (" + std::string(refs) + "): not gated at " + pct;
+    return;
+  }
   r.note = "host-bound: gated at " + std::string(pct) + " only against a baseline of the same host CPU" + (c.host_base == "unknown" || c.host_cur == "unknown"
                                                                   ? " (a side does not record host_cpu)"
                                                                   : "");
@@ -354,7 +376,9 @@ Comparison compare_results(const Results& baseline, const Results& current, cons
   for (const Benchmark& b : baseline.benchmarks) c.rows.push_back(baseline_row(b, current.find(b.name), o));
   for (const Benchmark& k : current.benchmarks)
     if (baseline.find(k.name) == nullptr) c.rows.push_back(current_only_row(k, o));
-  for (Row& r : c.rows) apply_rule(r, o.thresholds.rule_for(r.name), same_host, c);
+  for (Row& r : c.rows)
+    apply_rule(r, o.thresholds.rule_for(r.name), same_host, c, host_reference_us(baseline.find(r.name)),
+               host_reference_us(current.find(r.name)));
 
   std::vector<std::string> names;
   names.reserve(c.rows.size());

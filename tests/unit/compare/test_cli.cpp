@@ -428,6 +428,31 @@ TEST(Cli, ReportOnlyNeverFailsAndHostBoundNeedsTheSameHost) {
   }
 }
 
+TEST(Cli, HostBoundOnASlowerHostIsNotGatedAndAReallySlowerLaunchPathIs) {
+  // host_ref_us: the binaries' timing of a fixed host workload during the case.
+  auto results = [](double launch_us, double ref_us) {
+    return R"({"context": {"gpu_name": "NVIDIA H200", "host_cpu": "CPU A"}, "benchmarks": [
+        {"name": "launch/host_launch/empty/1", "real_time": )" + std::to_string(launch_us) +
+           R"(, "time_unit": "us", "host_ref_us": )" + std::to_string(ref_us) + "}]}";
+  };
+  FakeFileSystem fs;
+  fs.add("b/thresholds.json", R"({"host_bound": [{"glob": "launch/host_*", "pct": 15, "why": "host CPU time"}]})");
+  fs.add("b/base.json", results(3.4, 22.0));
+  fs.add("slow_path.json", results(5.1, 23.0));    // +50% on a host as fast as the baseline's: caught
+  fs.add("slow_host.json", results(5.1, 110.0));   // the host itself ran 5x slower: not gated
+  fs.add("edge.json", results(3.4 * 1.149, 32.9));  // 14.9%, reference 1.495x: gated and within the limit
+  fs.add("edge_fail.json", results(3.4 * 1.151, 32.9));  // 15.1%: fails
+  auto path = cli({"compare", "b/base.json", "slow_path.json"}, fs);
+  EXPECT_EQ(path.status, gc::ExitStatus::Regression) << path.io.out;
+  auto host = cli({"compare", "b/base.json", "slow_host.json"}, fs);
+  EXPECT_EQ(host.status, gc::ExitStatus::Ok) << host.io.out;
+  EXPECT_NE(host.io.out.find("the host ran slower while this was measured (host reference 110 us vs 22 us)"),
+            std::string::npos)
+      << host.io.out;
+  EXPECT_EQ(cli({"compare", "b/base.json", "edge.json"}, fs).status, gc::ExitStatus::Ok);
+  EXPECT_EQ(cli({"compare", "b/base.json", "edge_fail.json"}, fs).status, gc::ExitStatus::Regression);
+}
+
 TEST(Cli, BaselineUpdateHostAndLock) {
   FakeFileSystem fs;
   fs.add("r.json", doc1("", R"("gpu_name": "NVIDIA H200", "host_cpu": "AMD EPYC 9654 96-Core Processor")"));

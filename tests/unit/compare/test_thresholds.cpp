@@ -57,7 +57,9 @@ TEST(Thresholds, RepositoryFileParses) {
   auto t = gc::parse_thresholds(s, text);
   ASSERT_TRUE(t) << t.error().str();
   EXPECT_DOUBLE_EQ(t->default_pct, 10.0);
-  EXPECT_DOUBLE_EQ(t->pct_for("launch/graph/empty/100"), 15.0);
+  EXPECT_DOUBLE_EQ(t->pct_for("launch/graph/empty/100"), 10.0);    // device time: the default
+  EXPECT_DOUBLE_EQ(t->pct_for("launch/host_launch/empty/1"), 15.0);  // host-bound
+  EXPECT_EQ(t->rule_for("pcie/d2h/pageable/256MiB").kind, gc::RuleKind::ReportOnly);
   // Every gated limit is at most 25% (the parser enforces it); report-only entries carry a cv.
   for (const auto& o : t->overrides) EXPECT_LE(o.pct, gc::kMaxGatedPct) << o.glob;
   for (const auto& o : t->host_bound) EXPECT_LE(o.pct, gc::kMaxGatedPct) << o.glob;
