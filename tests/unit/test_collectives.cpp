@@ -298,7 +298,7 @@ TEST(Collectives, OtherSuites) {
 TEST(Collectives, TimingLikeNcclTestsWithSeveralRanks) {
   SamplingPlan d;  // the engine's defaults
   const CollectiveTiming t = collective_timing({Collective::all_reduce, false, MiB}, 2, d);
-  EXPECT_EQ(t.mode, TimingMode::per_call);
+  EXPECT_EQ(t.mode, TimingMode::wall);
   EXPECT_EQ(t.plan.min_batch, 20);  // nccl-tests -n 20
   EXPECT_GE(t.plan.max_batch, t.plan.min_batch);
   EXPECT_GE(t.plan.warmup_calls, 5);  // -w 5

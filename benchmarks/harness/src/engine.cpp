@@ -85,6 +85,16 @@ class GpuSource final : public SampleSource {
 
   Sample sample(int batch, bool read_clock) override {
     Sample s;
+    if (o_.mode == TimingMode::wall) {
+      sync_lanes();
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int b = 0; b < batch; ++b) work_(lanes_.front().stream);
+      record(stop_);
+      if (read_clock) read_while_running(s);
+      wait_for(stop_);
+      s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return s;
+    }
     if (o_.mode == TimingMode::host) {
       sync_lanes();  // an empty queue: the calls' own cost, not a full queue's back-pressure
       const auto t0 = std::chrono::steady_clock::now();
@@ -174,7 +184,8 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
   MeasureOptions opt = o;
   if (opt.mode == TimingMode::cold) opt.plan.max_batch = 1;  // every call sees a flushed L2
   if (!opt.plan.sm_clock_max_MHz) opt.plan.sm_clock_max_MHz = d.telemetry().sm_clock_max_MHz;
-  const bool host_bound = opt.mode == TimingMode::host || opt.mode == TimingMode::per_call;
+  const bool host_bound =
+      opt.mode == TimingMode::host || opt.mode == TimingMode::per_call || opt.mode == TimingMode::wall;
   if (host_bound && opt.plan.host_reference_every == 0) opt.plan.host_reference_every = 10;
   GpuSource src(d, work, opt);
   if (opt.settle_s > 0) {

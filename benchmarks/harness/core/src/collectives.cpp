@@ -176,7 +176,7 @@ CollectiveTiming collective_timing(const CollectiveCase& c, int nranks, const Sa
   if (c.bytes >= kCollectiveLargeBytes)
     t.plan.stop.min_samples = std::min(defaults.stop.min_samples, kCollectiveLargeMinSamples);
   if (nranks > 1) {
-    t.mode = TimingMode::per_call;
+    t.mode = TimingMode::wall;
     t.plan.min_batch = std::max(defaults.min_batch, kCollectiveMinBatch);
     t.plan.max_batch = std::max(defaults.max_batch, t.plan.min_batch);
   } else {

@@ -13,6 +13,7 @@ std::string_view to_string(TimingMode m) {
     case TimingMode::per_call: return "per_call";
     case TimingMode::host: return "host";
     case TimingMode::cold: return "cold";
+    case TimingMode::wall: return "wall";
   }
   return "?";
 }

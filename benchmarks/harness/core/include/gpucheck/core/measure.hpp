@@ -19,8 +19,10 @@ namespace gpucheck {
 //             framework user sees one call;
 //   host      CPU time of the calls themselves (steady_clock), the device drained between
 //             samples: launch and instantiate costs;
-//   cold      held, with L2 flushed before every sample and one call per sample.
-enum class TimingMode { held, per_call, host, cold };
+//   cold      held, with L2 flushed before every sample and one call per sample;
+//   wall      host wall-clock from before the batch is issued until it has completed on
+//             every lane: nccl-tests' method (its busbw columns are what users read).
+enum class TimingMode { held, per_call, host, cold, wall };
 std::string_view to_string(TimingMode m);
 
 // When sampling stops. After at least min_samples samples and min_time_s of sampling, it
