@@ -382,6 +382,8 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
     io.emit("baseline: " + *base_path + " (" + gpu_b + ")\n");
 
     Comparison first = compare_results(base, *current, g->compare);
+    // A neighbour may have started after the first look: look again before re-measuring.
+    if (ctx.env.gpu_probe != nullptr) snap = merge_snapshots(snap, ctx.env.gpu_probe->snapshot());
     auto conf = confirm(ctx, *g, first, *current, fp->owner);
     if (!conf) return fail(io, conf.error());
     c = conf->first.empty() ? std::move(first) : compare_results(base, *current, g->compare);

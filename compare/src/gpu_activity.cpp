@@ -3,6 +3,8 @@
 // the report must say so before anyone reads a regression as the code's.
 #include "gpucheck/compare/gpu_activity.hpp"
 
+#include <algorithm>
+
 #include <cstdio>
 
 namespace gpucheck::compare {
@@ -55,6 +57,23 @@ ActivitySnapshot NvmlActivityProbe::snapshot() {
     s.reason = "NVML lists no GPU";
   }
   return s;
+}
+
+ActivitySnapshot merge_snapshots(const ActivitySnapshot& earlier, const ActivitySnapshot& later) {
+  if (!later.known) return earlier;
+  if (!earlier.known) return later;
+  ActivitySnapshot m = later;
+  for (GpuActivity& g : m.gpus) {
+    const auto e = std::find_if(earlier.gpus.begin(), earlier.gpus.end(),
+                                [&](const GpuActivity& x) { return x.uuid == g.uuid && x.nvml_index == g.nvml_index; });
+    if (e == earlier.gpus.end()) continue;
+    for (const GpuProcess& p : e->processes)
+      if (std::none_of(g.processes.begin(), g.processes.end(), [&](const GpuProcess& q) { return q.pid == p.pid; }))
+        g.processes.push_back(p);
+    if (e->utilization_gpu_pct && (!g.utilization_gpu_pct || *e->utilization_gpu_pct > *g.utilization_gpu_pct))
+      g.utilization_gpu_pct = e->utilization_gpu_pct;
+  }
+  return m;
 }
 
 std::optional<std::size_t> select_gpu(const ActivitySnapshot& s, int device,

@@ -328,6 +328,29 @@ TEST(GpuActivity, WhichGpuIsTheDevice) {
   EXPECT_FALSE(gc::select_gpu(gc::ActivitySnapshot{}, 0, std::nullopt, ""));
 }
 
+TEST(GpuActivity, ANeighbourSeenAtEitherMomentIsKept) {
+  gc::ActivitySnapshot before, during;
+  before.known = during.known = true;
+  gpucheck::GpuActivity g;
+  g.uuid = "GPU-a";
+  g.utilization_gpu_pct = 0;
+  before.gpus.push_back(g);
+  g.utilization_gpu_pct = 100;
+  g.processes.push_back({4242, "python3", 800u << 20});
+  during.gpus.push_back(g);
+  const gc::ActivitySnapshot m = gc::merge_snapshots(before, during);
+  ASSERT_EQ(m.gpus.size(), 1u);
+  ASSERT_EQ(m.gpus[0].processes.size(), 1u);
+  EXPECT_EQ(m.gpus[0].processes[0].pid, 4242u);
+  EXPECT_EQ(m.gpus[0].utilization_gpu_pct, 100u);
+  // Gone by the second look: still named (it ran during the first pass).
+  const gc::ActivitySnapshot back = gc::merge_snapshots(during, before);
+  ASSERT_EQ(back.gpus[0].processes.size(), 1u);
+  EXPECT_EQ(back.gpus[0].utilization_gpu_pct, 100u);
+  gc::ActivitySnapshot unknown;
+  EXPECT_EQ(gc::merge_snapshots(before, unknown).gpus.size(), 1u);
+}
+
 TEST(GpuActivity, LinesAndWarnings) {
   gc::ActivitySnapshot unknown;
   unknown.reason = "cannot load NVML: libnvidia-ml.so.1: not found";

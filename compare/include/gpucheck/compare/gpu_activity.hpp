@@ -39,6 +39,11 @@ std::optional<std::size_t> select_gpu(const ActivitySnapshot& s, int device,
                                       const std::optional<std::string>& cuda_visible_devices,
                                       const std::string& gpu_uuid);
 
+// What was seen at either of two moments (before the first pass, before the confirmation):
+// every GPU of `later` with the processes of both (by pid) and the higher utilisation, so a
+// neighbour that started after the gate did is still named. `later` unknown: `earlier`.
+ActivitySnapshot merge_snapshots(const ActivitySnapshot& earlier, const ActivitySnapshot& later);
+
 struct ActivityReport {
   std::vector<std::string> lines;     // one per GPU, or "GPU activity: unknown (...)"
   std::vector<std::string> warnings;  // a busy GPU
