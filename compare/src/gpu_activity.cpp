@@ -110,6 +110,8 @@ std::optional<std::size_t> select_gpu(const ActivitySnapshot& s, int device,
   return by_index(static_cast<unsigned>(std::stoul(item)));
 }
 
+constexpr unsigned kBusyUtilisationPct = 10;
+
 ActivityReport describe_activity(const ActivitySnapshot& s, std::optional<std::size_t> selected, int device,
                                  unsigned self_pid) {
   ActivityReport r;
@@ -128,7 +130,10 @@ ActivityReport describe_activity(const ActivitySnapshot& s, std::optional<std::s
     line += ps.empty() ? ", no other processes" : ", " + std::to_string(ps.size()) + " other process" +
                                                       (ps.size() == 1 ? "" : "es") + ": " + process_list(ps);
     r.lines.push_back(line);
-    const bool busy = !ps.empty() || (g.utilization_gpu_pct && *g.utilization_gpu_pct > 0);
+    // Utilisation is NVML's average over its last sample period, so the tail of the binary
+    // that just finished reads a few percent (1-2% seen on the H200 between gate runs with no
+    // other process): a neighbour is another process, or a GPU kept busy.
+    const bool busy = !ps.empty() || (g.utilization_gpu_pct && *g.utilization_gpu_pct >= kBusyUtilisationPct);
     const bool concerns_us = !selected || *selected == i;
     if (selected && *selected == i) r.other_processes = static_cast<int>(ps.size());
     if (busy && concerns_us)

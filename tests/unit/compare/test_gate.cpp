@@ -370,6 +370,14 @@ TEST(GpuActivity, LinesAndWarnings) {
   ASSERT_EQ(unsure.warnings.size(), 1u);
   EXPECT_NE(unsure.warnings[0].find("GPU 1 (NVIDIA H200) (which GPU is device 0 is unknown) is busy"), std::string::npos)
       << unsure.warnings[0];
+  // The tail of our own last binary in NVML's utilisation window (2%) is not a neighbour;
+  // 10% with no process is.
+  gc::ActivitySnapshot tail;
+  tail.known = true;
+  tail.gpus = {gpu(0, "GPU-a", 2, {})};
+  EXPECT_TRUE(gc::describe_activity(tail, 0u, 0, 77).warnings.empty());
+  tail.gpus = {gpu(0, "GPU-a", 10, {})};
+  EXPECT_EQ(gc::describe_activity(tail, 0u, 0, 77).warnings.size(), 1u);
 }
 
 TEST(Explain, TelemetryThatDiffersFromTheBaseline) {
