@@ -131,15 +131,21 @@ class Naive final : public Attention {
   Naive(std::string name, const AttentionProblem& p, harness::Device& dev, harness::CublasHandle& cublas)
       : Attention(std::move(name), p, dev), cublas_(cublas),
         s_(static_cast<std::size_t>(p.batch) * p.heads * static_cast<std::size_t>(p.seq_q) * p.seq_k * sizeof(float)),
-        pm_(static_cast<std::size_t>(p.batch) * p.heads * static_cast<std::size_t>(p.seq_q) * p.seq_k * 2) {
-    sp_.matrices = static_cast<long long>(p.batch) * p.heads;
-    sp_.seq_q = p.seq_q;
-    sp_.seq_k = p.seq_k;
-    sp_.s_dtype = DType::fp32;
-    sp_.p_dtype = p.dtype;
-    sp_.scale = p.scale;
-    sp_.causal = p.causal;
+        pm_(static_cast<std::size_t>(p.batch) * p.heads * static_cast<std::size_t>(p.seq_q) * p.seq_k * 2),
+        sp_(softmax_problem(p)) {
     kernels::validate_softmax(sp_);
+  }
+  // The softmax between the two GEMMs: fp32 S in, P in the input dtype out, scale and mask fused.
+  static kernels::SoftmaxProblem softmax_problem(const AttentionProblem& p) {
+    kernels::SoftmaxProblem sp;
+    sp.matrices = static_cast<long long>(p.batch) * p.heads;
+    sp.seq_q = p.seq_q;
+    sp.seq_k = p.seq_k;
+    sp.s_dtype = DType::fp32;
+    sp.p_dtype = p.dtype;
+    sp.scale = p.scale;
+    sp.causal = p.causal;
+    return sp;
   }
   void run(cudaStream_t s) override {
     const long long mats = sp_.matrices;
@@ -164,13 +170,7 @@ class Naive final : public Attention {
   // What S and P cost: S written by the GEMM, read (visible entries) and P written by the
   // softmax, P read by the second GEMM; plus Q, K, V read and O written once.
   static double bytes(const AttentionProblem& p) {
-    kernels::SoftmaxProblem sp;
-    sp.matrices = static_cast<long long>(p.batch) * p.heads;
-    sp.seq_q = p.seq_q;
-    sp.seq_k = p.seq_k;
-    sp.s_dtype = DType::fp32;
-    sp.p_dtype = p.dtype;
-    sp.causal = p.causal;
+    const kernels::SoftmaxProblem sp = softmax_problem(p);
     const double scores = static_cast<double>(sp.matrices) * p.seq_q * p.seq_k;
     const double io = 2.0 * (2.0 * static_cast<double>(p.q_elems()) + 2.0 * static_cast<double>(p.kv_elems()));
     return 4.0 * scores + static_cast<double>(kernels::softmax_traffic_bytes(sp)) + 2.0 * scores + io;

@@ -10,6 +10,7 @@
 #include "attention_common.cuh"
 #include "dtype_traits.cuh"
 #include "gpucheck/check_cuda.hpp"
+#include "scratch.cuh"
 #include "gpucheck/kernels/attention.cuh"
 #include "gpucheck/kernels/verify.cuh"
 
@@ -108,14 +109,7 @@ __global__ void nonfinite_kernel(const T* x, std::size_t n, unsigned long long* 
   if (local) atomicAdd(count, local);
 }
 
-// Scoped device allocation.
-struct DevMem {
-  void* p = nullptr;
-  explicit DevMem(std::size_t bytes) { GPUCHECK_CUDA(cudaMalloc(&p, bytes ? bytes : 1)); }
-  ~DevMem() { GPUCHECK_CUDA_NOEXCEPT(cudaFree(p)); }
-  DevMem(const DevMem&) = delete;
-  DevMem& operator=(const DevMem&) = delete;
-};
+using detail::DevMem;
 
 void validate_rows(const AttentionProblem& p, const std::vector<AttentionRow>& rows) {
   for (const AttentionRow& r : rows)

@@ -4,6 +4,7 @@
 
 #include "dtype_traits.cuh"
 #include "gpucheck/check_cuda.hpp"
+#include "scratch.cuh"
 #include "gpucheck/kernels/verify.cuh"
 #include "hash.cuh"
 
@@ -92,14 +93,7 @@ unsigned blocks_for(std::size_t n, unsigned cap) {
   return static_cast<unsigned>(b == 0 ? 1 : (b < cap ? b : cap));
 }
 
-// Scoped device allocation for the temporaries below.
-struct DevMem {
-  void* p = nullptr;
-  explicit DevMem(std::size_t bytes) { GPUCHECK_CUDA(cudaMalloc(&p, bytes ? bytes : 1)); }
-  ~DevMem() { GPUCHECK_CUDA_NOEXCEPT(cudaFree(p)); }
-  DevMem(const DevMem&) = delete;
-  DevMem& operator=(const DevMem&) = delete;
-};
+using detail::DevMem;
 
 }  // namespace
 
