@@ -1,4 +1,4 @@
-// The acceptance judge on real H200 results (baselines/nvidia-h200/quick.json, and the accept
+// The acceptance judge on real H200 results (fixtures/h200_quick_06ccf6c.json, the accept
 // suite's shape in fixtures/accept/h200_gpu0.json, whose figures are the same run's) and on
 // copies edited here as a sick node would write them: a Gen4 or x8 link, a throttle reason,
 // rows pending a remap, one GPU of two or four 15% low. Each must fail naming the GPU and the
@@ -34,7 +34,9 @@ std::string read_file(const std::string& path) {
 }
 
 std::string source(const std::string& rel) { return read_file(std::string(GPUCHECK_SOURCE_DIR) + "/" + rel); }
-json quick() { return json::parse(source("baselines/nvidia-h200/quick.json")); }
+// The quick suite of commit 06ccf6c on an H200 (the baseline of 2026-11-29, kept as a fixture: the
+// stored baseline itself is re-recorded as the suite changes).
+json quick() { return json::parse(source("tests/unit/compare/fixtures/h200_quick_06ccf6c.json")); }
 json accept_fixture() { return json::parse(source("tests/unit/compare/fixtures/accept/h200_gpu0.json")); }
 
 const gpucheck::SpecDb& specs() {
