@@ -25,7 +25,19 @@ while (($#)); do
 done
 "$GPUCHECK_ROOT/ci/deps.sh" --build-only
 build=${BUILD_DIR:-$GPUCHECK_ROOT/build-gate}
-cmake -S "$GPUCHECK_ROOT" -B "$build" -DGPUCHECK_BUILD_TESTS=OFF > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 2; }
+# Build device code only for the GPU the gate measures (one arch instead of sm_80 and sm_90);
+# CUDAARCHS or an explicit -DCMAKE_CUDA_ARCHITECTURES in GPUCHECK_CMAKE_ARGS wins.
+arch_args=()
+if [[ -z ${CUDAARCHS:-} && ${GPUCHECK_CMAKE_ARGS:-} != *CMAKE_CUDA_ARCHITECTURES* ]] && command -v nvidia-smi > /dev/null; then
+  cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i "$device" 2> /dev/null | head -1 | tr -d ' .\r' || true)
+  # Only an arch this nvcc can build; otherwise the default (its PTX is JIT-compiled).
+  archs=$(nvcc --list-gpu-arch 2> /dev/null || true)
+  if [[ $cc =~ ^[0-9]+$ ]] && grep -qx "compute_$cc" <<< "$archs"; then
+    arch_args=("-DCMAKE_CUDA_ARCHITECTURES=$cc")
+  fi
+fi
+# shellcheck disable=SC2086  # GPUCHECK_CMAKE_ARGS is a list of words
+cmake -S "$GPUCHECK_ROOT" -B "$build" -DGPUCHECK_BUILD_TESTS=OFF ${arch_args[@]+"${arch_args[@]}"} ${GPUCHECK_CMAKE_ARGS:-} > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 2; }
 cmake --build "$build" -j "$(nproc)" > "$build.build.log" 2>&1 || { tail -40 "$build.build.log"; exit 2; }
 
 results=${RESULTS_DIR:-$GPUCHECK_ROOT/results/$suite}
