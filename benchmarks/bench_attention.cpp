@@ -32,6 +32,7 @@
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/harness/check.hpp"
 #include "gpucheck/harness/check_cudnn.hpp"
+#include "gpucheck/harness/cudnn_handle.hpp"
 #include "gpucheck/harness/cublas_handle.hpp"
 #include "gpucheck/harness/device.hpp"
 #include "gpucheck/harness/libraries.hpp"
@@ -66,24 +67,10 @@ double attention_flops(const AttentionProblem& p) {
   return p.causal ? full / 2 : full;
 }
 
-class CudnnHandle {
- public:
-  CudnnHandle() { GPUCHECK_CUDNN(cudnnCreate(&h_)); }
-  ~CudnnHandle() {
-    if (h_) cudnnDestroy(h_);
-  }
-  CudnnHandle(const CudnnHandle&) = delete;
-  CudnnHandle& operator=(const CudnnHandle&) = delete;
-  cudnnHandle_t get() const { return h_; }
-
- private:
-  cudnnHandle_t h_ = nullptr;
-};
-
 // What the family's cases share, kept by the registry.
 struct AttentionState {
   harness::CublasHandle cublas;
-  CudnnHandle cudnn;
+  harness::CudnnHandle cudnn;
 };
 
 // Inputs and output of one problem, and the check every backend passes before timing.

@@ -46,6 +46,7 @@
 #include "gpucheck/core/conv_model.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check_cudnn.hpp"
+#include "gpucheck/harness/cudnn_handle.hpp"
 #include "gpucheck/harness/device.hpp"
 #include "gpucheck/harness/libraries.hpp"
 #include "gpucheck/harness/main.hpp"
@@ -216,23 +217,16 @@ harness::MeasureOptions search_options(harness::MeasureOptions o) {
 class ConvState {
  public:
   explicit ConvState(harness::MeasureOptions search) : search_(std::move(search)) {}
-  ~ConvState() {
-    algos_.clear();  // plans before the handle they were made with
-    if (h_) cudnnDestroy(h_);
-  }
   ConvState(const ConvState&) = delete;
   ConvState& operator=(const ConvState&) = delete;
 
-  cudnnHandle_t handle() {
-    if (!h_) GPUCHECK_CUDNN(cudnnCreate(&h_));
-    return h_;
-  }
+  cudnnHandle_t handle() { return h_.get(); }
   std::map<std::string, AlgoChoice>& algos() { return algos_; }
   const harness::MeasureOptions& search() const { return search_; }
 
  private:
-  cudnnHandle_t h_ = nullptr;
-  std::map<std::string, AlgoChoice> algos_;
+  harness::CudnnHandle h_;                    // declared before algos_: the plans are
+  std::map<std::string, AlgoChoice> algos_;  // destroyed before the handle they were made with
   harness::MeasureOptions search_;
 };
 

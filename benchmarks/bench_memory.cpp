@@ -15,6 +15,7 @@
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check.hpp"
+#include "gpucheck/harness/cublas_handle.hpp"
 #include "gpucheck/harness/device.hpp"
 #include "gpucheck/harness/libraries.hpp"
 #include "gpucheck/harness/main.hpp"
@@ -122,13 +123,9 @@ class ReadSum final : public harness::Op {
     GPUCHECK_CUDA(cudaStreamSynchronize(s));
     double sum = 0;
     for (double p : parts) sum += p;
-    cublasHandle_t h = nullptr;
-    GPUCHECK_CUBLAS(cublasCreate(&h));
+    harness::CublasHandle cublas;
     float ref = 0;
-    cublasStatus_t st = cublasSetStream(h, s);
-    if (st == CUBLAS_STATUS_SUCCESS) st = cublasSasum(h, static_cast<int>(n_), src_.as<float>(), 1, &ref);
-    cublasDestroy(h);
-    GPUCHECK_CUBLAS(st);
+    GPUCHECK_CUBLAS(cublasSasum(cublas.on(s), static_cast<int>(n_), src_.as<float>(), 1, &ref));
     if (!(std::fabs(sum - ref) <= 1e-4 * std::fabs(ref)))
       throw VerificationError(name_ + ": sum " + std::to_string(sum) + " differs from cuBLAS's " + std::to_string(ref));
   }
