@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "cli_support.hpp"
 #include "gpucheck/compare/accept.hpp"
 #include "gpucheck/core/options.hpp"
 #include "gpucheck/core/specs.hpp"
@@ -13,15 +14,10 @@
 namespace gpucheck::compare {
 namespace {
 
+using cli::fail;
+
 constexpr int kMaxFolderDepth = 8;
 constexpr std::size_t kMaxConfigBytes = std::size_t{16} << 20;
-
-ExitStatus fail(CliOutput& io, const Error& e) {
-  std::string line = "gpucheck: " + e.str();
-  std::replace(line.begin(), line.end(), '\n', ' ');
-  io.err += line + "\n";
-  return ExitStatus::BadInput;
-}
 
 Expected<double> positive_seconds(const std::string& opt, const std::string& s) {
   double v = 0;
@@ -87,55 +83,38 @@ std::optional<std::string> find_file(const FileSystem& fs, const std::optional<s
 }  // namespace
 
 Expected<AcceptArgs> parse_accept_args(const std::vector<std::string>& args, std::size_t from) {
-  static const std::vector<std::string> kValued = {"--results", "--specs",   "--config", "--out",    "--format",
-                                                   "--devices", "--bin-dir", "--burn",   "--timeout"};
+  static const cli::OptionSet kOptions{
+      {"--specs", "--config", "--out", "--format", "--devices", "--bin-dir", "--burn", "--timeout"}, {}, {"--results"}};
+  auto parsed = cli::parse_args(args, from, kOptions, "accept");
+  if (!parsed) return parsed.error();
+  if (!parsed->positional.empty())
+    return Error{"accept", "unexpected argument \"" + parsed->positional.front() + "\" (results go after --results)"};
+  for (const auto& [key, v] : parsed->values)
+    if (v.empty()) return Error{key, "needs a value"};
   AcceptArgs a;
-  std::vector<std::string> seen;
-  for (std::size_t i = from; i < args.size(); ++i) {
-    std::string key = args[i];
-    std::optional<std::string> v;
-    if (const auto eq = key.find('='); key.starts_with("--") && eq != std::string::npos) {
-      v = key.substr(eq + 1);
-      key.resize(eq);
-    }
-    if (std::find(kValued.begin(), kValued.end(), key) == kValued.end()) {
-      if (!key.starts_with("-"))
-        return Error{"accept", "unexpected argument \"" + key + "\" (results go after --results)"};
-      return Error{key, "unknown option (see gpucheck accept --help)"};
-    }
-    if (!v) {
-      if (i + 1 >= args.size()) return Error{key, "needs a value"};
-      v = args[++i];
-    }
-    if (key != "--results" && std::find(seen.begin(), seen.end(), key) != seen.end()) return Error{key, "given twice"};
-    seen.push_back(key);
-    if (v->empty()) return Error{key, "needs a value"};
-    if (key == "--results") {
-      a.results.push_back(*v);
-    } else if (key == "--specs") {
-      a.specs = *v;
-    } else if (key == "--config") {
-      a.config = *v;
-    } else if (key == "--out") {
-      a.out = *v;
-    } else if (key == "--format") {
-      if (*v != "terminal" && *v != "markdown" && *v != "json")
-        return Error{key, "unknown format \"" + *v + "\" (terminal, markdown, json)"};
-      a.format = *v;
-    } else if (key == "--devices") {
-      if (*v != "all") {
-        auto d = device_list(*v);
-        if (!d) return d.error();
-        a.devices = std::move(*d);
-      }
-    } else if (key == "--bin-dir") {
-      a.bin_dir = *v;
-    } else {
-      auto s = positive_seconds(key, *v);
-      if (!s) return s.error();
-      (key == "--burn" ? a.burn_s : a.timeout_s) = *s;
-    }
+  if (const auto it = parsed->lists.find("--results"); it != parsed->lists.end()) a.results = it->second;
+  for (const std::string& r : a.results)
+    if (r.empty()) return Error{"--results", "needs a value"};
+  a.specs = cli::value(*parsed, "--specs");
+  a.config = cli::value(*parsed, "--config");
+  a.out = cli::value(*parsed, "--out");
+  a.bin_dir = cli::value(*parsed, "--bin-dir");
+  if (auto f = cli::value(*parsed, "--format")) {
+    if (*f != "terminal" && *f != "markdown" && *f != "json")
+      return Error{"--format", "unknown format \"" + *f + "\" (terminal, markdown, json)"};
+    a.format = *f;
   }
+  if (auto d = cli::value(*parsed, "--devices"); d && *d != "all") {
+    auto list = device_list(*d);
+    if (!list) return list.error();
+    a.devices = std::move(*list);
+  }
+  for (const auto& [opt, field] : {std::pair{"--burn", &a.burn_s}, std::pair{"--timeout", &a.timeout_s}})
+    if (auto v = cli::value(*parsed, opt)) {
+      auto secs = positive_seconds(opt, *v);
+      if (!secs) return secs.error();
+      *field = *secs;
+    }
   if (!a.results.empty()) {
     for (const auto& [opt, given] : {std::pair{"--bin-dir", a.bin_dir.has_value()}, std::pair{"--burn", a.burn_s.has_value()},
                                      std::pair{"--timeout", a.timeout_s.has_value()}})

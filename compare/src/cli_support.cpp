@@ -31,20 +31,22 @@ Expected<Args> parse_args(const std::vector<std::string>& in, std::size_t from, 
       key = s.substr(0, eq);
       inline_value = s.substr(eq + 1);
     }
-    if (known.with_value.count(key) != 0) {
-      if (a.values.count(key) != 0) return Error{key, "given twice"};
-      if (inline_value) {
-        a.values[key] = *inline_value;
-      } else {
-        if (i + 1 >= in.size()) return Error{key, "needs a value"};
-        a.values[key] = in[++i];
-      }
+    const bool repeatable = known.repeatable.count(key) != 0;
+    if (repeatable || known.with_value.count(key) != 0) {
+      if (!repeatable && a.values.count(key) != 0) return Error{key, "given twice"};
+      if (!inline_value && i + 1 >= in.size()) return Error{key, "needs a value"};
+      std::string v = inline_value ? *inline_value : in[++i];
+      if (repeatable)
+        a.lists[key].push_back(std::move(v));
+      else
+        a.values[key] = std::move(v);
     } else if (known.flags.count(key) != 0) {
       if (inline_value) return Error{key, "takes no value"};
       a.flags.insert(key);
     } else {
       std::vector<std::string> names(known.with_value.begin(), known.with_value.end());
       names.insert(names.end(), known.flags.begin(), known.flags.end());
+      names.insert(names.end(), known.repeatable.begin(), known.repeatable.end());
       const std::string hint = did_you_mean(key, names);
       return Error{key, "unknown option" + (hint.empty() ? " (see gpucheck " + command + " --help)" : hint)};
     }
@@ -100,6 +102,7 @@ OptionSet with(const OptionSet& a, const OptionSet& b) {
   OptionSet o = a;
   o.with_value.insert(b.with_value.begin(), b.with_value.end());
   o.flags.insert(b.flags.begin(), b.flags.end());
+  o.repeatable.insert(b.repeatable.begin(), b.repeatable.end());
   return o;
 }
 

@@ -17,13 +17,15 @@ namespace gpucheck::compare::cli {
 
 struct Args {
   std::vector<std::string> positional;
-  std::map<std::string, std::string> values;  // --opt VALUE
-  std::set<std::string> flags;                // --flag
+  std::map<std::string, std::string> values;              // --opt VALUE
+  std::set<std::string> flags;                            // --flag
+  std::map<std::string, std::vector<std::string>> lists;  // --opt VALUE, repeatable, in order
 };
 
 struct OptionSet {
   std::set<std::string> with_value;
   std::set<std::string> flags;
+  std::set<std::string> repeatable = {};  // with a value, may be given more than once (Args::lists)
 };
 
 // `command` names the subcommand in "see gpucheck COMMAND --help". "--opt=value" is accepted

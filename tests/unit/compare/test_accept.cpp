@@ -750,6 +750,28 @@ TEST(AcceptCli, MeasureModeFlagsParse) {
   EXPECT_FALSE(gc::parse_accept_args({"gpucheck", "accept", "--devices", "1,1"}, 2).ok());
 }
 
+TEST(AcceptCli, ResultsRepeatsInOrderOtherOptionsDoNot) {
+  auto a = gc::parse_accept_args({"gpucheck", "accept", "--results", "b", "--results=a", "--format", "json"}, 2);
+  ASSERT_TRUE(a.ok()) << a.error().str();
+  EXPECT_EQ(a->results, (std::vector<std::string>{"b", "a"}));
+  EXPECT_EQ(a->format, "json");
+  auto empty = gc::parse_accept_args({"gpucheck", "accept", "--results", "b", "--results="}, 2);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().str(), "--results: needs a value");
+  auto empty_out = gc::parse_accept_args({"gpucheck", "accept", "--out="}, 2);
+  ASSERT_FALSE(empty_out.ok());
+  EXPECT_EQ(empty_out.error().str(), "--out: needs a value");
+  auto last = gc::parse_accept_args({"gpucheck", "accept", "--results"}, 2);
+  ASSERT_FALSE(last.ok());
+  EXPECT_EQ(last.error().str(), "--results: needs a value");
+  auto twice = gc::parse_accept_args({"gpucheck", "accept", "--burn", "5", "--burn=6"}, 2);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().str(), "--burn: given twice");
+  auto misspelt = gc::parse_accept_args({"gpucheck", "accept", "--resluts", "x"}, 2);
+  ASSERT_FALSE(misspelt.ok());
+  EXPECT_EQ(misspelt.error().str(), "--resluts: unknown option (did you mean --results?)");
+}
+
 TEST(AcceptCli, HelpAndUsage) {
   FakeFileSystem fs;
   auto r = accept_cli({"--help"}, fs);
