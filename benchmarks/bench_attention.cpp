@@ -16,7 +16,7 @@
 // unstable fp16 softmax overflows): the output is poisoned first and must have no NaN/Inf
 // (every element written), and 256 sampled rows must match a float64-accumulating reference
 // to a relative L2 error under 1e-2. The timed calls run on the same inputs. Each case is a
-// burst (0.3 s idle, 5 warm-up calls, 20 samples): see attention_measure.
+// burst (0.3 s idle, 5 warm-up calls, 20 samples): harness::power_burst.
 #include <cublas_v2.h>
 #include <cudnn.h>
 
@@ -245,19 +245,6 @@ const std::vector<Backend>& backends() {
   return b;
 }
 
-// Fused attention at 600+ TFLOP/s draws past the H200's power limit within tens of
-// milliseconds, like a GEMM (matmul's burst): measured back to back, later repetitions ran
-// 10-16% slower than the first (SM clock 1950 -> 1515 MHz). Each measurement is therefore a
-// burst from a card left idle for 0.3 s: 5 warm-up calls, exactly 20 samples.
-harness::MeasureOptions attention_measure(const harness::Registry& r) {
-  harness::MeasureOptions o = r.defaults();
-  o.settle_s = 0.3;
-  o.plan.warmup_calls = 5;
-  o.plan.warmup_s = 0;
-  o.plan.stop.min_samples = o.plan.stop.max_samples = 20;
-  return o;
-}
-
 void register_cases(harness::Registry& r) {
   harness::record_cublas_version();
   harness::record_cudnn_version();
@@ -295,7 +282,10 @@ void register_cases(harness::Registry& r) {
                           : bench_name({"attention", be.name, to_string(cfg.dtype), shape_label(cfg.shape)});
       c.rates = {harness::tflops(attention_flops(p))};
       if (std::string_view(be.name) == "naive") c.rates.push_back(harness::gbps(Naive::bytes(p)));
-      c.measure = attention_measure(r);
+      // Fused attention at 600+ TFLOP/s draws past the H200's power limit within tens of
+      // milliseconds, like a GEMM: measured back to back, later repetitions ran 10-16% slower
+      // than the first (SM clock 1950 -> 1515 MHz). So each case is a power burst.
+      c.measure = harness::power_burst(r.defaults());
       c.setup = [&be, name = c.name, p, &dev, &state] { return be.make(name, p, dev, state); };
       r.add(std::move(c));
     }

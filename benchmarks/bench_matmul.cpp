@@ -270,14 +270,7 @@ harness::MeasureOptions measure_for(Load load, const harness::Registry& r, doubl
   harness::MeasureOptions o = r.defaults();
   o.plan.warmup_calls = 5;
   switch (load) {
-    case Load::burst:
-      // Exactly 20 samples after 5 warm-up calls, from a card left idle for 0.3 s: the same
-      // burst whatever ran before (a longer or later burst meets the power limiter: on the
-      // H200 a bf16 GEMM loses ~15% of its clock within ~100 ms of load).
-      o.settle_s = 0.3;
-      o.plan.warmup_s = 0;
-      o.plan.stop.min_samples = o.plan.stop.max_samples = 20;
-      break;
+    case Load::burst: o = harness::power_burst(o); break;
     case Load::sustained:
       o.plan.warmup_s = 1.0;
       o.plan.stop.min_time_s = 1.0;

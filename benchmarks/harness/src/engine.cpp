@@ -180,6 +180,14 @@ MeasureOptions default_measure(const Device& d) {
   return o;
 }
 
+MeasureOptions power_burst(MeasureOptions o) {
+  o.settle_s = 0.3;
+  o.plan.warmup_calls = 5;
+  o.plan.warmup_s = 0;
+  o.plan.stop.min_samples = o.plan.stop.max_samples = 20;
+  return o;
+}
+
 Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
   MeasureOptions opt = o;
   if (opt.mode == TimingMode::cold) opt.plan.max_batch = 1;  // every call sees a flushed L2
