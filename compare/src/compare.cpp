@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <set>
 #include <unordered_set>
 
+#include "gpucheck/compare/render.hpp"
 #include "gpucheck/compare/stats.hpp"
 #include "gpucheck/compare/suggest.hpp"
 
@@ -340,15 +340,14 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, s
   r.verdict = Verdict::HostDiffers;
   r.fails_gate = false;
   r.rule_why = rule.why;
-  char pct[32];
-  std::snprintf(pct, sizeof pct, "%g%%", r.threshold_pct);
+  const std::string pct = format_double("%g%%", r.threshold_pct);
   if (same_host) {
-    char refs[96];
-    std::snprintf(refs, sizeof refs, "host reference %.0f us vs %.0f us", *cur_ref_us, *base_ref_us);
-    r.note = "host-bound: the host ran slower while this was measured (" + std::string(refs) + "): not gated at " + pct;
+    r.note = "host-bound: the host ran slower while this was measured (host reference " +
+             format_double("%.0f", *cur_ref_us) + " us vs " + format_double("%.0f", *base_ref_us) +
+             " us): not gated at " + pct;
     return;
   }
-  r.note = "host-bound: gated at " + std::string(pct) + " only against a baseline of the same host CPU" + (c.host_base == "unknown" || c.host_cur == "unknown"
+  r.note = "host-bound: gated at " + pct + " only against a baseline of the same host CPU" + (c.host_base == "unknown" || c.host_cur == "unknown"
                                                                   ? " (a side does not record host_cpu)"
                                                                   : "");
 }

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "gpucheck/compare/render.hpp"
 #include "gpucheck/compare/stats.hpp"
 #include "gpucheck/core/telemetry.hpp"
 
@@ -30,11 +30,7 @@ std::optional<double> counter_max(const Benchmark& b, const std::string& name) {
   return counter(b, name);
 }
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f", v);
-  return buf;
-}
+std::string num(double v) { return format_double("%.0f", v); }
 
 // gpu_idle (bit 0) is the GPU waiting for work between samples, not a slow-down.
 constexpr std::uint64_t kIdleBit = 0x1;
@@ -82,11 +78,7 @@ std::vector<std::string> explain_case(const Benchmark& base, const Benchmark& cu
   }
   if (cur.label.find("stop=time_limit") != std::string::npos) {
     std::string text = "noise target not reached (stop=time_limit";
-    if (const auto cv = counter(cur, "cv_pct")) {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, ", cv %.2g%%", *cv);
-      text += buf;
-    }
+    if (const auto cv = counter(cur, "cv_pct")) text += format_double(", cv %.2g%%", *cv);
     why.push_back(text + ")");
   }
   if (other_processes && *other_processes > 0)

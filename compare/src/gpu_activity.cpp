@@ -1,19 +1,18 @@
 // A GPU is busy when another process holds a compute context on it or its utilisation is
-// above zero before the first binary starts: either can slow every case that follows, and
-// the report must say so before anyone reads a regression as the code's.
+// 10% or more (a few percent with no other process is the tail of our own last binary):
+// either can slow every case that follows, and the report must say so before anyone reads a
+// regression as the code's.
 #include "gpucheck/compare/gpu_activity.hpp"
 
 #include <algorithm>
 
-#include <cstdio>
+#include "gpucheck/compare/render.hpp"
 
 namespace gpucheck::compare {
 namespace {
 
 std::string gib(std::uint64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
-  return buf;
+  return format_double("%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
 }
 
 std::vector<GpuProcess> others(const GpuActivity& g, unsigned self_pid) {
