@@ -14,6 +14,7 @@
 #include "gpucheck/core/pcie.hpp"
 #include "gpucheck/core/specs.hpp"
 #include "gpucheck/core/telemetry.hpp"
+#include "gpucheck/core/text.hpp"
 
 namespace gpucheck::compare {
 namespace {
@@ -29,17 +30,11 @@ constexpr const char* kBurn = "matmul/burn/bf16/8192x8192x8192";
 
 bool known(const std::string& s) { return !s.empty() && s != "unknown"; }
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return std::string(s);
-}
-
 std::vector<std::string> split(std::string_view s, std::string_view sep) {
   std::vector<std::string> out;
   for (std::size_t at = 0;;) {
     const std::size_t next = s.find(sep, at);
-    out.push_back(trim(s.substr(at, next == std::string_view::npos ? std::string_view::npos : next - at)));
+    out.emplace_back(trim(s.substr(at, next == std::string_view::npos ? std::string_view::npos : next - at)));
     if (next == std::string_view::npos) break;
     at = next + sep.size();
   }

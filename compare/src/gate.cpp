@@ -4,17 +4,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "gpucheck/core/text.hpp"
+
 namespace gpucheck::compare {
-namespace {
-
-std::string trim(std::string_view s) {
-  std::size_t a = 0, b = s.size();
-  while (a < b && std::isspace(static_cast<unsigned char>(s[a])) != 0) ++a;
-  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1])) != 0) --b;
-  return std::string(s.substr(a, b - a));
-}
-
-}  // namespace
 
 Expected<SuiteBinaries> discover_binaries(const FileSystem& fs, const std::string& dir) {
   if (fs.kind(dir) != FileSystem::Kind::Directory) return Error{dir, "no such folder (--bin-dir)"};
@@ -28,7 +20,7 @@ Expected<SuiteBinaries> discover_binaries(const FileSystem& fs, const std::strin
     int line_no = 0;
     while (from < text->size()) {
       const std::size_t nl = text->find('\n', from);
-      const std::string line = trim(std::string_view(*text).substr(from, (nl == std::string::npos ? text->size() : nl) - from));
+      const std::string line(trim(std::string_view(*text).substr(from, (nl == std::string::npos ? text->size() : nl) - from)));
       from = nl == std::string::npos ? text->size() : nl + 1;
       ++line_no;
       if (line.empty() || line[0] == '#') continue;
@@ -78,7 +70,7 @@ std::vector<std::string> last_lines(std::string_view text, std::size_t n) {
   while (end > 0 && out.size() < n) {
     const std::size_t nl = text.rfind('\n', end - 1);
     const std::size_t from = nl == std::string_view::npos ? 0 : nl + 1;
-    std::string line = trim(text.substr(from, end - from));
+    std::string line(trim(text.substr(from, end - from)));
     if (!line.empty()) {
       for (char& c : line)
         if (static_cast<unsigned char>(c) < 0x20) c = ' ';

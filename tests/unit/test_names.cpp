@@ -3,9 +3,19 @@
 #include <stdexcept>
 
 #include "gpucheck/core/names.hpp"
+#include "gpucheck/core/text.hpp"
 
 namespace gpucheck {
 namespace {
+
+TEST(Text, TrimDropsAsciiWhitespaceAtBothEndsOnly) {
+  EXPECT_EQ(trim("  x64 \r\n"), "x64");
+  EXPECT_EQ(trim("\t\v\fa b\t"), "a b");
+  EXPECT_EQ(trim("a"), "a");
+  EXPECT_EQ(trim(" \n\r\t "), "");
+  EXPECT_EQ(trim(""), "");
+  EXPECT_EQ(trim("\xc2\xa0x"), "\xc2\xa0x");  // not ASCII whitespace: kept
+}
 
 TEST(Names, BuildsFamilyVariantDtypeShape) {
   EXPECT_EQ(bench_name({"matmul", "cublaslt", "bf16", shape_mnk(8192, 8192, 8192)}),

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "gpucheck/core/text.hpp"
+
 namespace gpucheck {
 
 double pcie_gt_per_s(int gen) {
@@ -28,15 +30,6 @@ double pcie_link_GBps(const PcieLink& link) {
   if (link.width <= 0) return 0.0;
   return pcie_gt_per_s(link.gen) * link.width * pcie_encoding_efficiency(link.gen) / 8.0;
 }
-
-namespace {
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-}  // namespace
 
 std::optional<int> pcie_gen_from_sysfs_speed(std::string_view s) {
   s = trim(s);
