@@ -8,6 +8,7 @@
 #include <set>
 
 #include "gpucheck/compare/accept.hpp"
+#include "gpucheck/compare/explain.hpp"
 #include "gpucheck/compare/render.hpp"
 #include "gpucheck/compare/stats.hpp"
 #include "gpucheck/core/dtype.hpp"
@@ -51,12 +52,6 @@ std::optional<long long> to_int(const std::string& s) {
   } catch (const std::exception&) {
     return std::nullopt;
   }
-}
-
-// A mask stored as a JSON number (a double): exact up to 2^53, plenty for NVML's bits.
-std::optional<std::uint64_t> to_mask(double v) {
-  if (!std::isfinite(v) || v < 0 || v > 9007199254740992.0 || std::floor(v) != v) return std::nullopt;
-  return static_cast<std::uint64_t>(v);
 }
 
 std::string num(double v) {
@@ -490,13 +485,11 @@ Reasons case_reasons(const GpuView& g, bool burn) {
   Reasons r;
   for (const auto& [name, b] : g.bench) {
     if ((name == kBurn) != burn || b->state != RunState::Ok) continue;
-    if (const auto it = b->counters.find("clock_event_reasons"); it != b->counters.end()) {
-      if (const auto m = to_mask(it->second)) {
-        ++r.cases;
-        r.mask |= *m;
-        if (*m & kFaultReasons) r.fault_cases.push_back(name);
-        if (*m & kPowerCap) ++r.power_capped;
-      }
+    if (const auto m = counter_mask(*b, "clock_event_reasons")) {
+      ++r.cases;
+      r.mask |= *m;
+      if (*m & kFaultReasons) r.fault_cases.push_back(name);
+      if (*m & kPowerCap) ++r.power_capped;
     }
     for (const char* k : {"sm_clock_MHz", "sm_clock_min_MHz"}) {
       if (const auto it = b->counters.find(k); it != b->counters.end() && it->second > 0) {

@@ -38,12 +38,16 @@ constexpr std::uint64_t kIdleBit = 0x1;
 }  // namespace
 
 std::optional<std::uint64_t> counter_mask(const Benchmark& b, const std::string& name) {
-  auto to_mask = [](double v) {
-    return v >= 0 && v < 1.8e19 ? static_cast<std::uint64_t>(std::llround(v)) : std::uint64_t{0};
+  // A mask is stored as a JSON number (a double): exact up to 2^53, plenty for NVML's bits. A
+  // value that is not a whole number in that range (a mean or median of masks) is no mask.
+  auto to_mask = [](double v) -> std::optional<std::uint64_t> {
+    if (!std::isfinite(v) || v < 0 || v > 9007199254740992.0 || std::floor(v) != v) return std::nullopt;
+    return static_cast<std::uint64_t>(v);
   };
   if (const auto it = b.counter_samples.find(name); it != b.counter_samples.end() && !it->second.empty()) {
-    std::uint64_t m = 0;
-    for (const double v : it->second) m |= to_mask(v);
+    std::optional<std::uint64_t> m;
+    for (const double v : it->second)
+      if (const auto one = to_mask(v)) m = m.value_or(0) | *one;
     return m;
   }
   if (const auto v = counter(b, name)) return to_mask(*v);

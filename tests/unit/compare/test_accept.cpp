@@ -357,6 +357,34 @@ TEST(Accept, ThermalReasonInACaseFailsAndNamesTheCase) {
   EXPECT_VERDICT(r, kGpu0, "burn", "bf16", AcceptVerdict::Pass);  // the burn has its own row
 }
 
+TEST(Accept, AReasonInOneRepetitionCounts) {
+  // Three repetitions of the bf16 GEMM, thermal slow-down in the second only: the median of
+  // the masks would hide it; the OR over repetitions does not.
+  json d = accept_fixture();
+  json& bf16 = entry(d, "matmul/cublaslt/bf16/8192x8192x8192");
+  const std::string run = bf16["name"].get<std::string>();
+  json reps = json::array();
+  for (int i = 0; i < 3; ++i) {
+    json e = bf16;
+    e["run_name"] = run;
+    e["run_type"] = "iteration";
+    e["repetitions"] = 3;
+    e["repetition_index"] = i;
+    e["clock_event_reasons"] = i == 1 ? 0x4 | 0x40 : 0x4;
+    reps.push_back(e);
+  }
+  json kept = json::array();
+  for (const auto& e : d["benchmarks"])
+    if (e["name"] != run) kept.push_back(e);
+  for (const auto& e : reps) kept.push_back(e);
+  d["benchmarks"] = kept;
+  const auto r = judge({d});
+  EXPECT_VERDICT(r, kGpu0, "clocks", "", AcceptVerdict::Fail);
+  EXPECT_NE(find(r, kGpu0, "clocks")->note.find("hw_thermal_slowdown during matmul/cublaslt/bf16/8192x8192x8192"),
+            std::string::npos)
+      << find(r, kGpu0, "clocks")->note;
+}
+
 TEST(Accept, PowerCapAloneIsReportedNotFailed) {
   json d = accept_fixture();
   for (auto& e : d["benchmarks"]) e["clock_event_reasons"] = 0x4;

@@ -23,7 +23,8 @@ void explain_regressions(Comparison& c, const Results& baseline, const Results& 
                          std::optional<int> other_processes);
 
 // The OR of a bit-mask counter over a case's repetitions (clock_event_reasons): a reason seen
-// in one repetition counts. nullopt when the case does not carry the counter.
+// in one repetition counts. nullopt when the case does not carry the counter or no value of it
+// is a whole number from 0 to 2^53.
 std::optional<std::uint64_t> counter_mask(const Benchmark& b, const std::string& counter);
 
 }  // namespace gpucheck::compare
