@@ -36,9 +36,14 @@ if [[ -z ${CUDAARCHS:-} && ${GPUCHECK_CMAKE_ARGS:-} != *CMAKE_CUDA_ARCHITECTURES
     arch_args=("-DCMAKE_CUDA_ARCHITECTURES=$cc")
   fi
 fi
+gpucheck_generator "$build"
 # shellcheck disable=SC2086  # GPUCHECK_CMAKE_ARGS is a list of words
-cmake -S "$GPUCHECK_ROOT" -B "$build" -DGPUCHECK_BUILD_TESTS=OFF ${arch_args[@]+"${arch_args[@]}"} ${GPUCHECK_CMAKE_ARGS:-} > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 2; }
+t0=$SECONDS
+cmake -S "$GPUCHECK_ROOT" -B "$build" ${GPUCHECK_GENERATOR[@]+"${GPUCHECK_GENERATOR[@]}"} -DGPUCHECK_BUILD_TESTS=OFF ${arch_args[@]+"${arch_args[@]}"} ${GPUCHECK_CMAKE_ARGS:-} > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 2; }
+t1=$SECONDS
 cmake --build "$build" -j "$(nproc)" > "$build.build.log" 2>&1 || { tail -40 "$build.build.log"; exit 2; }
+generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$build/CMakeCache.txt")
+echo "gate: configured in $((t1 - t0)) s, built in $((SECONDS - t1)) s ($generator, $(nproc) jobs, CUDA archs $(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$build/CMakeCache.txt"))"
 
 results=${RESULTS_DIR:-$GPUCHECK_ROOT/results/$suite}
 rm -rf "$results"

@@ -6,6 +6,7 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$GPUCHECK_ROOT/ci/deps.sh"
 build=${BUILD_DIR:-$GPUCHECK_ROOT/build}
-cmake -S "$GPUCHECK_ROOT" -B "$build" -DGPUCHECK_WERROR=ON "$@"
+gpucheck_generator "$build"
+cmake -S "$GPUCHECK_ROOT" -B "$build" ${GPUCHECK_GENERATOR[@]+"${GPUCHECK_GENERATOR[@]}"} -DGPUCHECK_WERROR=ON "$@"
 cmake --build "$build" -j "$(nproc)"
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)"
