@@ -5,6 +5,10 @@
 //   naive   cuBLAS strided-batched GEMM S = Q K^T (fp32 S in HBM), our softmax kernel
 //           (scale, causal mask, max subtraction; P in fp16/bf16 in HBM), cuBLAS GEMM P V.
 //           Also GBps: the bytes S and P cost (written, read back, and the inputs/output).
+//   naive_s16  (full suite, fp16 only) the same with S in fp16, as a framework's matmul
+//           writes it: PyTorch's matmul-softmax-matmul moves these bytes (ci/torch_reference.py
+//           times that composition as attention/naive_s16). bf16 S fails the 1e-2 check with
+//           large logits (docs/ATTENTION.md), so it has no bf16 row.
 //   flash   our fused kernel (kernels/attention.cuh): automatic = the Hopper wgmma/TMA
 //           kernel on cc 9.0, the mma.sync one elsewhere. The full suite also times each of
 //           our kernels by name (flash_mma_sync, flash_hopper_serial, flash_hopper) for the
@@ -24,8 +28,10 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attention_cudnn.hpp"
@@ -112,23 +118,24 @@ class Attention : public harness::Op {
 
 cudaDataType_t cuda_type(DType t) { return t == DType::bf16 ? CUDA_R_16BF : CUDA_R_16F; }
 
-// GEMM, softmax, GEMM with S (fp32) and P (the input dtype) in HBM.
+// GEMM, softmax, GEMM with S (fp32, or the input dtype) and P (the input dtype) in HBM.
 class Naive final : public Attention {
  public:
-  Naive(std::string name, const AttentionProblem& p, harness::Device& dev, harness::CublasHandle& cublas)
-      : Attention(std::move(name), p, dev), cublas_(cublas),
-        s_(static_cast<std::size_t>(p.batch) * p.heads * static_cast<std::size_t>(p.seq_q) * p.seq_k * sizeof(float)),
-        pm_(static_cast<std::size_t>(p.batch) * p.heads * static_cast<std::size_t>(p.seq_q) * p.seq_k * 2),
-        sp_(softmax_problem(p)) {
+  Naive(std::string name, const AttentionProblem& p, harness::Device& dev, harness::CublasHandle& cublas, DType s_dtype)
+      : Attention(std::move(name), p, dev), cublas_(cublas), sp_(softmax_problem(p, s_dtype)),
+        s_(static_cast<std::size_t>(p.batch) * p.heads * static_cast<std::size_t>(p.seq_q) * p.seq_k *
+           element_bytes(s_dtype)),
+        pm_(static_cast<std::size_t>(p.batch) * p.heads * static_cast<std::size_t>(p.seq_q) * p.seq_k * 2) {
     kernels::validate_softmax(sp_);
   }
-  // The softmax between the two GEMMs: fp32 S in, P in the input dtype out, scale and mask fused.
-  static kernels::SoftmaxProblem softmax_problem(const AttentionProblem& p) {
+  static std::size_t element_bytes(DType t) { return t == DType::fp32 ? 4 : 2; }
+  // The softmax between the two GEMMs: S in, P in the input dtype out, scale and mask fused.
+  static kernels::SoftmaxProblem softmax_problem(const AttentionProblem& p, DType s_dtype) {
     kernels::SoftmaxProblem sp;
     sp.matrices = static_cast<long long>(p.batch) * p.heads;
     sp.seq_q = p.seq_q;
     sp.seq_k = p.seq_k;
-    sp.s_dtype = DType::fp32;
+    sp.s_dtype = s_dtype;
     sp.p_dtype = p.dtype;
     sp.scale = p.scale;
     sp.causal = p.causal;
@@ -142,7 +149,8 @@ class Naive final : public Attention {
     // Row-major S[sq, sk] = Q K^T is column-major S^T = K Q^T (m = sk, n = sq, k = d).
     GPUCHECK_CUBLAS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, sk, sq, d, &one, k_.get(), cuda_type(p_.dtype),
                                                d, static_cast<long long>(sk) * d, q_.get(), cuda_type(p_.dtype), d,
-                                               static_cast<long long>(sq) * d, &zero, s_.get(), CUDA_R_32F, sk,
+                                               static_cast<long long>(sq) * d, &zero, s_.get(),
+                                               sp_.s_dtype == DType::fp32 ? CUDA_R_32F : cuda_type(sp_.s_dtype), sk,
                                                static_cast<long long>(sq) * sk, static_cast<int>(mats),
                                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     kernels::softmax_rows(sp_, s_.get(), pm_.get(), s);
@@ -153,20 +161,23 @@ class Naive final : public Attention {
                                                static_cast<long long>(sq) * d, static_cast<int>(mats),
                                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
-  std::string label() const override { return "S=fp32 P=" + std::string(to_string(p_.dtype)) + " in HBM"; }
+  std::string label() const override {
+    return "S=" + std::string(to_string(sp_.s_dtype)) + " P=" + std::string(to_string(p_.dtype)) + " in HBM";
+  }
   // What S and P cost: S written by the GEMM, read (visible entries) and P written by the
   // softmax, P read by the second GEMM; plus Q, K, V read and O written once.
-  static double bytes(const AttentionProblem& p) {
-    const kernels::SoftmaxProblem sp = softmax_problem(p);
+  static double bytes(const AttentionProblem& p, DType s_dtype) {
+    const kernels::SoftmaxProblem sp = softmax_problem(p, s_dtype);
     const double scores = static_cast<double>(sp.matrices) * p.seq_q * p.seq_k;
     const double io = 2.0 * (2.0 * static_cast<double>(p.q_elems()) + 2.0 * static_cast<double>(p.kv_elems()));
-    return 4.0 * scores + static_cast<double>(kernels::softmax_traffic_bytes(sp)) + 2.0 * scores + io;
+    return static_cast<double>(element_bytes(s_dtype)) * scores +
+           static_cast<double>(kernels::softmax_traffic_bytes(sp)) + 2.0 * scores + io;
   }
 
  private:
   harness::CublasHandle& cublas_;
-  DeviceBuffer s_, pm_;
   kernels::SoftmaxProblem sp_;
+  DeviceBuffer s_, pm_;
 };
 
 // Our fused kernel, by name.
@@ -218,6 +229,8 @@ class Cudnn final : public Attention {
 struct Backend {
   const char* name;
   bool quick;  // in the quick suite (with its shapes); the others: full suite only
+  // nullopt: every dtype; else only this input dtype has the row.
+  std::optional<DType> only;
   std::function<std::unique_ptr<harness::Op>(const std::string&, const AttentionProblem&, harness::Device&, AttentionState&)> make;
 };
 
@@ -228,19 +241,23 @@ const std::vector<Backend>& backends() {
       return std::make_unique<Fused>(n, p, d, k);
     };
   };
+  auto naive = [](DType s_dtype) {
+    return [s_dtype](const std::string& n, const AttentionProblem& p, harness::Device& d,
+                     AttentionState& st) -> std::unique_ptr<harness::Op> {
+      return std::make_unique<Naive>(n, p, d, st.cublas, s_dtype);
+    };
+  };
   static const std::vector<Backend> b{
-      {"naive", true,
-       [](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState& st) -> std::unique_ptr<harness::Op> {
-         return std::make_unique<Naive>(n, p, d, st.cublas);
-       }},
-      {"flash", true, fused(K::automatic)},
-      {"cudnn", true,
+      {"naive", true, std::nullopt, naive(DType::fp32)},
+      {"flash", true, std::nullopt, fused(K::automatic)},
+      {"cudnn", true, std::nullopt,
        [](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState& st) -> std::unique_ptr<harness::Op> {
          return std::make_unique<Cudnn>(n, p, d, st.cudnn.get());
        }},
-      {"flash_mma_sync", false, fused(K::mma_sync)},
-      {"flash_hopper_serial", false, fused(K::hopper_serial)},
-      {"flash_hopper", false, fused(K::hopper)},
+      {"naive_s16", false, DType::fp16, naive(DType::fp16)},
+      {"flash_mma_sync", false, std::nullopt, fused(K::mma_sync)},
+      {"flash_hopper_serial", false, std::nullopt, fused(K::hopper_serial)},
+      {"flash_hopper", false, std::nullopt, fused(K::hopper)},
   };
   return b;
 }
@@ -269,6 +286,7 @@ void register_cases(harness::Registry& r) {
   for (const Config& cfg : configs)
     for (const Backend& be : backends()) {
       if (!dev.full() && !be.quick) continue;
+      if (be.only && *be.only != cfg.dtype) continue;
       AttentionProblem p;
       p.batch = cfg.shape.b;
       p.heads = cfg.shape.h;
@@ -281,7 +299,9 @@ void register_cases(harness::Registry& r) {
       c.name = cfg.causal ? bench_name({"attention", be.name, to_string(cfg.dtype), shape_label(cfg.shape), "causal"})
                           : bench_name({"attention", be.name, to_string(cfg.dtype), shape_label(cfg.shape)});
       c.rates = {harness::tflops(attention_flops(p))};
-      if (std::string_view(be.name) == "naive") c.rates.push_back(harness::gbps(Naive::bytes(p)));
+      const std::string_view backend = be.name;
+      if (backend == "naive") c.rates.push_back(harness::gbps(Naive::bytes(p, DType::fp32)));
+      if (backend == "naive_s16") c.rates.push_back(harness::gbps(Naive::bytes(p, DType::fp16)));
       // Fused attention at 600+ TFLOP/s draws past the H200's power limit within tens of
       // milliseconds, like a GEMM: measured back to back, later repetitions ran 10-16% slower
       // than the first (SM clock 1950 -> 1515 MHz). So each case is a power burst.

@@ -198,16 +198,21 @@ ATTN_SHAPES = ((8, 16, 1024, 64), (4, 16, 4096, 64), (4, 16, 4096, 128), (1, 32,
 
 
 def attention_cases(pattern):
-    """bench_attention's cases in PyTorch: naive (matmul, softmax, matmul with S and P in HBM,
-    as gpucheck's naive path), and SDPA's FLASH_ATTENTION (FlashAttention-2: our fused
-    kernel's yardstick, under the name attention/flash/...) and CUDNN_ATTENTION backends."""
+    """bench_attention's cases in PyTorch: naive attention as it is usually written (matmul,
+    scale, [masked_fill], softmax, matmul: the anchors' composition), naive_s16 (the fewest
+    kernels PyTorch's public ops allow: one GEMM with the scale as its alpha writing fp16 S,
+    [masked_fill_ in place], softmax, GEMM; bench_attention's naive_s16 moves the same bytes
+    of S and P, minus the masked_fill pass: PyTorch has no fused causal softmax for rows of
+    more than 1024), and SDPA's FLASH_ATTENTION (FlashAttention-2: our fused kernel's
+    yardstick, under the name attention/flash/...) and CUDNN_ATTENTION backends."""
     from torch.nn.attention import sdpa_kernel, SDPBackend
     for tag in ("fp16", "bf16"):
         for b, h, s, d in ATTN_SHAPES:
             for causal in (False, True):
                 shape = f"b{b}h{h}s{s}d{d}" + ("/causal" if causal else "")
                 flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
-                if not any(pattern.search(f"attention/{be}/{tag}/{shape}") for be in ("naive", "flash", "cudnn")):
+                if not any(pattern.search(f"attention/{be}/{tag}/{shape}")
+                           for be in ("naive", "naive_s16", "flash", "cudnn")):
                     continue  # nothing of this configuration is asked for: no set-up either
 
                 def setup(tag=tag, b=b, h=h, s=s, d=d, causal=causal, shape=shape):
@@ -224,6 +229,16 @@ def attention_cases(pattern):
                             sc = sc.masked_fill(mask, float("-inf"))
                         return torch.matmul(torch.softmax(sc, -1), v)
 
+                    q3, k3t, v3 = q.view(b * h, s, d), k.view(b * h, s, d).transpose(1, 2), v.view(b * h, s, d)
+                    wanted = tag == "fp16" and s * s * b * h <= 2 ** 33 and pattern.search(f"attention/naive_s16/{tag}/{shape}")
+                    s16 = torch.empty(b * h, s, s, device="cuda", dtype=dt) if wanted else None
+
+                    def naive_s16():
+                        s16.baddbmm_(q3, k3t, beta=0.0, alpha=scale)  # in place, beta 0: one GEMM, no copy
+                        if mask is not None:
+                            s16.masked_fill_(mask, float("-inf"))
+                        return torch.bmm(torch.softmax(s16, -1), v3).view(b, h, s, d)
+
                     def sdpa(backend):
                         def run():
                             with sdpa_kernel(backend):
@@ -232,7 +247,11 @@ def attention_cases(pattern):
 
                     cases = {}
                     ref = None
-                    for name, what, fn in ((f"attention/naive/{tag}/{shape}", "matmul, softmax, matmul", naive),
+                    rows = [(f"attention/naive/{tag}/{shape}", "matmul, scale, [masked_fill], softmax, matmul", naive)]
+                    if s16 is not None:
+                        rows.append((f"attention/naive_s16/{tag}/{shape}",
+                                     "baddbmm_(alpha=scale), [masked_fill_], softmax, bmm", naive_s16))
+                    for name, what, fn in (*rows,
                                            (f"attention/flash/{tag}/{shape}", "SDPA FLASH_ATTENTION (FA2)",
                                             sdpa(SDPBackend.FLASH_ATTENTION)),
                                            (f"attention/cudnn/{tag}/{shape}", "SDPA CUDNN_ATTENTION",
