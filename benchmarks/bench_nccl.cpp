@@ -8,7 +8,9 @@
 // (`--mpi`); nccl_job.hpp owns that. With two ranks or more a sample is timed the way
 // nccl-tests times (-w 5 -n 20): per call, CUDA events around at least 20 back-to-back calls
 // on every GPU's stream, the slowest GPU's (and rank's) time; one GPU alone is held and
-// batched like any device-time case. docs/MULTI_GPU.md says how the two methods differ.
+// batched like any device-time case. With several ranks each call uses the next region of
+// its buffers, as nccl-tests does, so that no call finds its data in L2 (--fixed-buffers: one
+// region, warm). docs/MULTI_GPU.md says how the two methods differ.
 //
 // Verification: every rank's input holds small integers (exact sums in fp32) that depend on
 // rank, segment and position; after the first call on fresh inputs every output element is
@@ -16,6 +18,7 @@
 // are repeatable). A wrong element is an error, never a figure.
 #include <nccl.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -87,12 +90,20 @@ struct GpuPart {
   int device = 0, rank = 0;
   cudaStream_t stream = nullptr;
   ncclComm_t comm = nullptr;
-  DeviceBuffer a, b;     // a: the input (in place, the only buffer); b: the output
+  // a: the input (in place, the only buffer); b: the output. Each holds `copies` regions of
+  // a_stride / b_stride elements; call i uses region i mod copies.
+  DeviceBuffer a, b;
+  std::size_t a_stride = 0, b_stride = 0;
   DeviceBuffer period;   // one period of a pattern
   DeviceBuffer want;     // the expected values, tiled
-  float* send = nullptr;
-  float* recv = nullptr;
+  std::size_t send_offset = 0, recv_offset = 0;  // in region 0 (of a; of b out of place)
+  bool in_place = false;
   std::unique_ptr<Event> done;
+  float* send(int copy) const { return a.as<float>() + static_cast<std::size_t>(copy) * a_stride + send_offset; }
+  float* recv(int copy) const {
+    return in_place ? a.as<float>() + static_cast<std::size_t>(copy) * a_stride + recv_offset
+                    : b.as<float>() + static_cast<std::size_t>(copy) * b_stride + recv_offset;
+  }
   ~GpuPart() { GPUCHECK_CUDA_NOEXCEPT(cudaSetDevice(device)); }
 
   void upload_period(const std::vector<float>& host) const {
@@ -107,12 +118,17 @@ std::vector<float> pattern_period(int rank, int segment) {
   return v;
 }
 
-// One case's buffers on every local GPU; run() is one group call of the collective.
+// Regions start 4 KiB apart (whole pages, like separate allocations' alignment or better).
+std::size_t region_stride(std::size_t elems) { return (elems + 1023) / 1024 * 1024; }
+
+// One case's buffers on every local GPU; run() is one group call of the collective, on the
+// next of `copies` regions of the buffers (collective_buffer_copies: no call finds its data
+// in L2 from the one before, as in nccl-tests).
 class CollectiveOp final : public harness::Op {
  public:
-  CollectiveOp(NcclJob& job, const CollectiveCase& c)
+  CollectiveOp(NcclJob& job, const CollectiveCase& c, int copies)
       : job_(job), c_(c), k_(collective_counts(c.coll, c.bytes, sizeof(float), job.nranks())),
-        enqueue_(enqueue_of(c.coll)) {
+        enqueue_(enqueue_of(c.coll)), copies_(std::max(copies, 1)) {
     DeviceRestore restore;
     const std::size_t scratch = collective_verify_scratch_elems(k_);
     for (std::size_t i = 0; i < job.local_gpus(); ++i) {
@@ -123,10 +139,13 @@ class CollectiveOp final : public harness::Op {
       g->stream = job.stream(i);
       g->comm = job.comm(i);
       const CollectivePlacement p = collective_placement(c.coll, k_, g->rank, c.in_place);
-      g->a = DeviceBuffer(p.a_elems * sizeof(float));
-      g->b = DeviceBuffer(p.b_elems * sizeof(float));
-      g->send = g->a.as<float>() + p.send_offset;
-      g->recv = (c.in_place ? g->a : g->b).as<float>() + p.recv_offset;
+      g->a_stride = copies_ > 1 ? region_stride(p.a_elems) : p.a_elems;
+      g->b_stride = copies_ > 1 ? region_stride(p.b_elems) : p.b_elems;
+      g->a = DeviceBuffer(g->a_stride * static_cast<std::size_t>(copies_) * sizeof(float));
+      g->b = DeviceBuffer(g->b_stride * static_cast<std::size_t>(copies_) * sizeof(float));
+      g->send_offset = p.send_offset;
+      g->recv_offset = p.recv_offset;
+      g->in_place = c.in_place;
       g->period = DeviceBuffer(kPeriod * sizeof(float));
       g->want = DeviceBuffer((scratch - kPeriod) * sizeof(float));
       g->done = std::make_unique<Event>(cudaEventDisableTiming);
@@ -139,10 +158,12 @@ class CollectiveOp final : public harness::Op {
   // wait, which every rank reaches: all of them then leave the case together.
   void run(cudaStream_t /*first lane: every GPU's stream is used*/) override {
     if (job_.enqueue_error_pending()) return;
+    last_ = next_;
+    next_ = (next_ + 1) % copies_;
     ncclResult_t r = ncclGroupStart();
     if (r == ncclSuccess) {
       for (const auto& g : parts_) {
-        r = enqueue_(g->send, g->recv, k_.count, g->comm, g->stream);
+        r = enqueue_(g->send(last_), g->recv(last_), k_.count, g->comm, g->stream);
         if (r != ncclSuccess) break;
       }
       if (const ncclResult_t end = ncclGroupEnd(); r == ncclSuccess) r = end;
@@ -164,7 +185,8 @@ class CollectiveOp final : public harness::Op {
 
   std::string label() const override {
     std::string l = "mode=" + std::string(job_.mpi() ? "mpi" : "single-process") +
-                    " count=" + std::to_string(k_.count) + " batch=" + std::to_string(batch_);
+                    " count=" + std::to_string(k_.count) + " batch=" + std::to_string(batch_) +
+                    " buffers=" + std::to_string(copies_);
     if (!collective_moves_data(c_.in_place, job_.nranks()))
       l += " (one rank in place: NCCL moves no data; launch cost only)";
     return l;
@@ -177,15 +199,19 @@ class CollectiveOp final : public harness::Op {
 
  private:
   // Segment s of the rank's input holds pattern(rank, s, .); everything else is poisoned
-  // (NaN), so an element NCCL does not write counts as wrong.
+  // (NaN), so an element NCCL does not write counts as wrong. Every region of A is a copy
+  // of the first.
   void fill_input(const GpuPart& g) const {
     if (g.a.bytes()) kernels::poison(g.a.get(), g.a.bytes(), g.stream);
     if (g.b.bytes()) kernels::poison(g.b.get(), g.b.bytes(), g.stream);
     const std::size_t seg = k_.send_segment_elems();
     for (int s = 0; s < k_.send_segments; ++s) {
       g.upload_period(pattern_period(g.rank, s));
-      tile(g.send + static_cast<std::size_t>(s) * seg, seg, g.period.as<float>(), g.stream);
+      tile(g.send(0) + static_cast<std::size_t>(s) * seg, seg, g.period.as<float>(), g.stream);
     }
+    for (int i = 1; i < copies_; ++i)
+      GPUCHECK_CUDA(cudaMemcpyAsync(g.a.as<float>() + static_cast<std::size_t>(i) * g.a_stride, g.a.get(),
+                                    g.a_stride * sizeof(float), cudaMemcpyDeviceToDevice, g.stream));
     GPUCHECK_CUDA(cudaStreamSynchronize(g.stream));
   }
 
@@ -227,7 +253,7 @@ class CollectiveOp final : public harness::Op {
       for (const auto& g : parts_) {
         GPUCHECK_CUDA(cudaSetDevice(g->device));
         for (int s = 0; s < k_.recv_segments; ++s)
-          wrong += count_wrong(*g, g->recv + static_cast<std::size_t>(s) * seg, seg,
+          wrong += count_wrong(*g, g->recv(last_) + static_cast<std::size_t>(s) * seg, seg,
                                collective_expected_period(c_.coll, g->rank, s, job_.nranks()));
       }
     });
@@ -244,6 +270,9 @@ class CollectiveOp final : public harness::Op {
   CollectiveCounts k_;
   Enqueue enqueue_;
   std::vector<std::unique_ptr<GpuPart>> parts_;
+  int copies_ = 1;
+  int next_ = 0;  // the region the next call uses
+  int last_ = 0;  // the region the last call used: what check() reads
   mutable int batch_ = 0;
 };
 
@@ -284,15 +313,21 @@ void register_cases(harness::Registry& r, NcclJob& job) {
                                   " free (a case may use 90% of it less 2 GiB kept for NCCL)");
       continue;
     }
+    // Several ranks: nccl-tests' cold buffers (one region per call), unless --fixed-buffers.
+    int copies = 1;
+    if (n > 1 && !job.fixed_buffers() && !job.failed()) {
+      const std::uint64_t need = collective_case_bytes(c.coll, c.in_place, c.bytes, sizeof(float), n);
+      copies = collective_buffer_copies(need, job.largest_l2_bytes(), budget > need ? budget - need : 0);
+    }
     harness::Case hc;
     hc.name = name;
     const auto bytes = static_cast<double>(k.bytes);
     hc.rates = {{"algbw_GBps", bytes, 1e9}, {"busbw_GBps", bytes * busbw_factor(c.coll, n), 1e9}};
     hc.measure = measure_for(c, r, job);
-    hc.setup = [&job, c]() -> std::unique_ptr<harness::Op> {
+    hc.setup = [&job, c, copies]() -> std::unique_ptr<harness::Op> {
       job.throw_if_failed();  // set-up failed, or a watchdog aborted the communicators
       std::unique_ptr<harness::Op> op;
-      job.agreed("set-up", [&] { op = std::make_unique<CollectiveOp>(job, c); });
+      job.agreed("set-up", [&] { op = std::make_unique<CollectiveOp>(job, c, copies); });
       return op;
     };
     r.add(std::move(hc));

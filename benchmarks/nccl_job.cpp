@@ -123,6 +123,10 @@ bool NcclJob::take_args(int* argc, char** argv, std::string* err) {
     want_mpi = *v == 1;
   }
   remove_args(argc, argv, [&](std::string_view a) {
+    if (a == "--fixed-buffers") {
+      fixed_buffers_ = true;
+      return true;
+    }
     if (a != "--mpi") return false;
     want_mpi = true;
     return true;
@@ -349,11 +353,24 @@ std::uint64_t NcclJob::least_free_memory() {
   return min(least);
 }
 
+std::uint64_t NcclJob::largest_l2_bytes() {
+  std::uint64_t largest = 0;
+  agreed("reading the L2 size", [&] {
+    for (int d : devices_) {
+      int l2 = 0;
+      GPUCHECK_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, d));
+      largest = std::max<std::uint64_t>(largest, static_cast<std::uint64_t>(std::max(l2, 0)));
+    }
+  });
+  return reduce(largest, Reduction::max);
+}
+
 std::map<std::string, std::string> NcclJob::context() const {
   return {{"nccl_launch", mpi_ ? "mpi" : "single-process"},
           {"nccl_ranks", std::to_string(nranks_)},
           {"nccl_processes", std::to_string(world_size_)},
-          {"nccl_nvls_enable", nvls_}};
+          {"nccl_nvls_enable", nvls_},
+          {"nccl_buffers", fixed_buffers_ ? "fixed" : "one region per call (nccl-tests)"}};
 }
 
 }  // namespace gpucheck

@@ -50,7 +50,8 @@ class NcclJob {
   NcclJob(const NcclJob&) = delete;
   NcclJob& operator=(const NcclJob&) = delete;
 
-  // Family::take_args: removes --mpi from argv (GPUCHECK_MPI=1 asks the same) and starts MPI;
+  // Family::take_args: removes --mpi from argv (GPUCHECK_MPI=1 asks the same) and starts MPI,
+  // and --fixed-buffers (fixed_buffers());
   // on ranks other than 0 removes --benchmark_out (only rank 0 writes results). Reads
   // GPUCHECK_NCCL_TIMEOUT_S. False with a one-line reason on bad input.
   bool take_args(int* argc, char** argv, std::string* err);
@@ -111,8 +112,13 @@ class NcclJob {
 
   // The least free device memory over every GPU of the job (all ranks).
   std::uint64_t least_free_memory();
+  // The largest L2 over every GPU of the job (all ranks), in bytes.
+  std::uint64_t largest_l2_bytes();
+  // --fixed-buffers: every call of a case on the same buffers (warm in L2 when they fit),
+  // instead of nccl-tests' one region per call.
+  bool fixed_buffers() const { return fixed_buffers_; }
 
-  // nccl_launch, nccl_ranks, nccl_processes, nccl_nvls_enable, nccl_timeout_s.
+  // nccl_launch, nccl_ranks, nccl_processes, nccl_nvls_enable, nccl_buffers.
   std::map<std::string, std::string> context() const;
 
  private:
@@ -126,6 +132,7 @@ class NcclJob {
   T reduce(T v, Reduction r);
 
   bool mpi_ = false;
+  bool fixed_buffers_ = false;
   bool we_initialised_mpi_ = false;
   int world_rank_ = 0, world_size_ = 1;
   int nranks_ = 0;

@@ -251,6 +251,29 @@ TEST(Collectives, MemoryPerCase) {
   EXPECT_EQ(collective_memory_budget(~std::uint64_t{0}), ~std::uint64_t{0} / 10 * 9 - 2 * GiB);  // no overflow
 }
 
+TEST(Collectives, BufferCopiesSpanTwiceTheL2) {
+  constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
+  constexpr std::uint64_t l2 = 60 * MiB, lots = std::uint64_t{100} << 30;
+  // All-reduce 1 MiB out of place: 2 MiB per copy, 60 copies span 120 MiB.
+  EXPECT_EQ(collective_buffer_copies(2 * MiB, l2, lots), 60);
+  // 16 MiB: 32 MiB per copy, 4 copies (128 MiB); 3 would span 96 MiB, under 120.
+  EXPECT_EQ(collective_buffer_copies(32 * MiB, l2, lots), 4);
+  // Exactly the span, one byte over and one byte under it.
+  EXPECT_EQ(collective_buffer_copies(120 * MiB, l2, lots), 1);
+  EXPECT_EQ(collective_buffer_copies(120 * MiB - 1, l2, lots), 2);
+  EXPECT_EQ(collective_buffer_copies(60 * MiB, l2, lots), 2);
+  // Beyond the span a buffer is cold anyway.
+  EXPECT_EQ(collective_buffer_copies(1024 * MiB, l2, lots), 1);
+  // Tiny cases stop at the cap.
+  EXPECT_EQ(collective_buffer_copies(8, l2, lots), kCollectiveMaxCopies);
+  // The extra copies must fit the budget: 59 more 2 MiB copies need 118 MiB.
+  EXPECT_EQ(collective_buffer_copies(2 * MiB, l2, 118 * MiB), 60);
+  EXPECT_EQ(collective_buffer_copies(2 * MiB, l2, 118 * MiB - 1), 1);
+  // Degenerate inputs: nothing to rotate.
+  EXPECT_EQ(collective_buffer_copies(0, l2, lots), 1);
+  EXPECT_EQ(collective_buffer_copies(2 * MiB, 0, lots), 1);
+}
+
 TEST(Collectives, WhatMovesAndWhatCanBeCheckedTwice) {
   EXPECT_TRUE(collective_moves_data(false, 1));
   EXPECT_FALSE(collective_moves_data(true, 1));

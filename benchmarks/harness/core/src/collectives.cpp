@@ -124,6 +124,16 @@ std::uint64_t collective_memory_budget(std::uint64_t free_bytes) {
   return usable > kReserve ? usable - kReserve : 0;
 }
 
+int collective_buffer_copies(std::uint64_t footprint_bytes, std::uint64_t l2_bytes, std::uint64_t budget_bytes) {
+  if (footprint_bytes == 0 || l2_bytes == 0) return 1;
+  const std::uint64_t span = 2 * l2_bytes;
+  const std::uint64_t want = std::min<std::uint64_t>((span + footprint_bytes - 1) / footprint_bytes,
+                                                     static_cast<std::uint64_t>(kCollectiveMaxCopies));
+  if (want <= 1) return 1;
+  // The extra copies, checked without overflow (want <= 64, footprint below the span).
+  return (want - 1) * footprint_bytes <= budget_bytes ? static_cast<int>(want) : 1;
+}
+
 bool collective_moves_data(bool in_place, int nranks) { return nranks > 1 || !in_place; }
 
 bool collective_repeatable(Collective c, bool in_place) { return !in_place || !collective_spec(c).reduces; }

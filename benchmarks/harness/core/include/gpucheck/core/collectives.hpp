@@ -102,6 +102,16 @@ std::uint64_t collective_case_bytes(Collective c, bool in_place, std::uint64_t n
 // it, less 2 GiB left to NCCL's own buffers and the CUDA contexts; 0 when that is negative.
 std::uint64_t collective_memory_budget(std::uint64_t free_bytes);
 
+// How many copies of a case's buffers the timed calls cycle through, one copy per call, so
+// that no call finds its data in L2 from the call before: nccl-tests moves its buffers by one
+// size per iteration inside its allocation ("to avoid cache effects"), and on two H200s
+// reusing one buffer read 4-8% more busbw than nccl-tests at 2-16 MiB. Enough copies for
+// their span to reach twice the L2 (`footprint_bytes`: one copy's send and receive bytes per
+// GPU), at least 1, at most kCollectiveMaxCopies, and 1 when the extra copies would not fit
+// `budget_bytes` (what the case may allocate beyond its first copy).
+inline constexpr int kCollectiveMaxCopies = 64;
+int collective_buffer_copies(std::uint64_t footprint_bytes, std::uint64_t l2_bytes, std::uint64_t budget_bytes);
+
 // Whether the call moves any data: with one rank an in-place collective is a no-op that
 // NCCL returns from after the launch (its time is host dispatch only).
 bool collective_moves_data(bool in_place, int nranks);
