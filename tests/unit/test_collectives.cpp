@@ -252,7 +252,6 @@ TEST(Collectives, MemoryPerCase) {
 }
 
 TEST(Collectives, BufferCopiesSpanTwiceTheL2) {
-  constexpr std::uint64_t MiB = std::uint64_t{1} << 20;
   constexpr std::uint64_t l2 = 60 * MiB, lots = std::uint64_t{100} << 30;
   // All-reduce 1 MiB out of place: 2 MiB per copy, 60 copies span 120 MiB.
   EXPECT_EQ(collective_buffer_copies(2 * MiB, l2, lots), 60);
