@@ -9,8 +9,8 @@
 //           writes it: PyTorch's matmul-softmax-matmul moves these bytes (ci/torch_reference.py
 //           times that composition as attention/naive_s16). bf16 S fails the 1e-2 check with
 //           large logits (docs/ATTENTION.md), so it has no bf16 row.
-//   flash   our fused kernel (kernels/attention.cuh): automatic = the Hopper wgmma/TMA
-//           kernel on cc 9.0, the mma.sync one elsewhere. The full suite also times each of
+//   flash   our fused kernel (kernels/attention.cuh) as `automatic` picks it: one of the
+//           Hopper wgmma/TMA schedules on cc 9.0 (the label names it), mma.sync elsewhere. The full suite also times each of
 //           our kernels by name (flash_mma_sync, flash_hopper_serial, flash_hopper) for the
 //           version log in docs/ATTENTION.md.
 //   cudnn   cuDNN's fused SDPA through its graph (backend) API (attention_cudnn.hpp); where
@@ -184,7 +184,7 @@ class Naive final : public Attention {
 class Fused final : public Attention {
  public:
   Fused(std::string name, const AttentionProblem& p, harness::Device& dev, kernels::AttentionKernel kernel)
-      : Attention(std::move(name), p, dev), kernel_(kernels::resolve_attention_kernel(kernel, dev.index())) {
+      : Attention(std::move(name), p, dev), kernel_(kernels::resolve_attention_kernel(kernel, dev.index(), p)) {
     if (!kernels::attention_kernel_available(kernel_, dev.index()))
       throw Unsupported(std::string("our ") + kernels::to_string(kernel_) + " attention kernel needs " +
                         (kernel_ == kernels::AttentionKernel::mma_sync ? "compute capability 8.0" : "compute capability 9.0 and an sm_90a build"));

@@ -64,10 +64,13 @@ bool attention_kernel_available(AttentionKernel k, int device) {
   return false;
 }
 
-AttentionKernel resolve_attention_kernel(AttentionKernel k, int device) {
+AttentionKernel resolve_attention_kernel(AttentionKernel k, int device, const AttentionProblem& p) {
   if (k != AttentionKernel::automatic) return k;
-  return attention_kernel_available(AttentionKernel::hopper, device) ? AttentionKernel::hopper
-                                                                     : AttentionKernel::mma_sync;
+  if (!attention_kernel_available(AttentionKernel::hopper, device)) return AttentionKernel::mma_sync;
+  // d64: the exps, not the GEMMs, bound the kernel (docs/ATTENTION.md); on long unmasked rows
+  // the two overlaps cost more than they hide.
+  const bool serial = p.head_dim == 64 && !p.causal && p.seq_k >= 1024;
+  return serial ? AttentionKernel::hopper_serial : AttentionKernel::hopper;
 }
 
 void flash_attention_fwd(const AttentionProblem& p, const void* q, const void* k, const void* v, void* o,
@@ -79,7 +82,7 @@ void flash_attention_fwd(const AttentionProblem& p, const void* q, const void* k
     fail("q, k, v and o must be 16-byte aligned device pointers");
   int device = 0;
   GPUCHECK_CUDA(cudaGetDevice(&device));
-  const AttentionKernel chosen = resolve_attention_kernel(kernel, device);
+  const AttentionKernel chosen = resolve_attention_kernel(kernel, device, p);
   if (!attention_kernel_available(chosen, device))
     fail(std::string("kernel ") + to_string(chosen) + " is not available on device " + std::to_string(device) +
          " (mma_sync needs cc >= 8.0; hopper needs cc 9.0 and a build with sm_90a)");

@@ -440,11 +440,24 @@ TEST(FlashArgs, RejectsInvalidProblems) {
                  std::invalid_argument);
     EXPECT_THROW(kernels::flash_attention_fwd(ok, b, b, b, b, nullptr, nullptr, AttentionKernel::hopper_serial),
                  std::invalid_argument);
-    EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev), AttentionKernel::mma_sync);
+    EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev, ok), AttentionKernel::mma_sync);
   } else {
-    EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev), AttentionKernel::hopper);
+    // The measured rule: the serial schedule for long unmasked d64 rows, else the overlapped.
+    AttentionProblem p = ok;
+    p.head_dim = 64;
+    p.causal = false;
+    p.seq_q = p.seq_k = 1024;
+    EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev, p), AttentionKernel::hopper_serial);
+    p.seq_q = p.seq_k = 1023;
+    EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev, p), AttentionKernel::hopper);
+    p.seq_q = p.seq_k = 4096;
+    p.causal = true;
+    EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev, p), AttentionKernel::hopper);
+    p.causal = false;
+    p.head_dim = 128;
+    EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev, p), AttentionKernel::hopper);
   }
-  EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::mma_sync, dev), AttentionKernel::mma_sync);
+  EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::mma_sync, dev, ok), AttentionKernel::mma_sync);
 }
 
 }  // namespace

@@ -46,15 +46,20 @@ void validate_attention(const AttentionProblem& p);
 // The fused kernels. mma_sync: FlashAttention-2 style, sm_80 and later. hopper: FlashAttention-3
 // style (TMA producer, wgmma consumers overlapping softmax with P.V, ping-pong between
 // them), sm_90a. hopper_serial: the same kernel without the two overlaps (each consumer
-// waits for its GEMMs), kept to measure what the schedule buys. `automatic` picks `hopper`
-// on a cc 9.0 device whose build carries sm_90a code, else `mma_sync`.
+// waits for its GEMMs), kept to measure what the schedule buys. `automatic` picks, on a cc 9.0
+// device whose build carries sm_90a code, `hopper_serial` for head_dim 64 without a causal
+// mask and seq_k >= 1024 and `hopper` otherwise (measured on the H200, 2026-11-30, fp16 and
+// bf16: serial +9.6% at b4 h16 s4096 d64, +3.1-3.4% at s1024 d64; the overlapped schedule
+// +1.9-2.9% at s512 d64 and with the causal mask at s1024, within 1.1% causal at s4096 d64
+// and 9-11% ahead at d128: docs/ATTENTION.md); elsewhere `mma_sync`.
 enum class AttentionKernel { automatic, mma_sync, hopper, hopper_serial };
 const char* to_string(AttentionKernel k);
 // Whether `k` can run on `device` (the current device) with this build (automatic and
 // mma_sync: cc >= 8.0; hopper, hopper_serial: cc 9.0 and the library built with sm_90a).
 bool attention_kernel_available(AttentionKernel k, int device);
-// What `automatic` resolves to on `device` (never `automatic`).
-AttentionKernel resolve_attention_kernel(AttentionKernel k, int device);
+// What `automatic` resolves to for problem `p` on `device` (never `automatic`); any other
+// kernel is returned as it is.
+AttentionKernel resolve_attention_kernel(AttentionKernel k, int device, const AttentionProblem& p);
 
 // O = softmax(scale * Q K^T [+ causal mask]) V. q, k, v, o: device pointers, 16-byte aligned.
 // lse: optional device array of batch*heads*seq_q floats receiving each row's natural-log
