@@ -16,6 +16,12 @@
 // pcie_gen_load / pcie_width_load: links drop to a low generation at idle to save power, so
 // the context's idle reading can be low on a healthy card). Every copy moves a byte pattern
 // that is checked after it lands, before and after timing.
+//
+// Every case also times a host reference (counter host_ref_us, every 5th sample): one memcpy
+// of 128 MiB between two pageable host buffers, more than any L3, so through the host's DRAM
+// as the copies' DMA goes. The gate compares the copy cases only while it ran within 1.5x of
+// the baseline's (baselines/thresholds.json, host_bound): a host busy elsewhere is not a
+// regression of ours.
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
@@ -313,8 +319,28 @@ std::vector<PcieCase> cases_for(Suite suite) {
   return {};
 }
 
+// The host reference of the copy cases (see the top): two 128 MiB pageable buffers, written
+// once, then copied one into the other per reading.
+class HostMemoryProbe {
+ public:
+  static constexpr std::size_t kBytes = std::size_t{128} << 20;
+  HostMemoryProbe() : src_(new unsigned char[kBytes]), dst_(new unsigned char[kBytes]) {
+    std::memset(src_.get(), 0x5a, kBytes);
+    std::memset(dst_.get(), 0, kBytes);
+  }
+  void copy() {
+    std::memcpy(dst_.get(), src_.get(), kBytes);
+    sink_ = static_cast<unsigned char>(sink_ + dst_[kBytes / 2]);  // the copy is used
+  }
+
+ private:
+  std::unique_ptr<unsigned char[]> src_, dst_;
+  volatile unsigned char sink_ = 0;
+};
+
 void register_cases(harness::Registry& r) {
   harness::Device& dev = r.device();
+  HostMemoryProbe& probe = r.keep<HostMemoryProbe>();
   for (const PcieCase& pc : cases_for(dev.suite())) {
     harness::Case c;
     c.name = pc.name();
@@ -322,6 +348,8 @@ void register_cases(harness::Registry& r) {
     c.measure = r.defaults();
     // Pageable copies block the host in the call: they cannot be queued behind a hold.
     c.measure.mode = pc.mem == Mem::pinned ? TimingMode::held : TimingMode::per_call;
+    c.measure.host_reference = [&probe] { probe.copy(); };
+    c.measure.plan.host_reference_every = 5;
     c.setup = [pc, &dev] { return std::make_unique<PcieOp>(pc, dev); };
     r.add(std::move(c));
   }

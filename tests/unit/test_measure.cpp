@@ -243,6 +243,28 @@ TEST(Sampling, HostReferenceIsTimedEveryNthSample) {
   EXPECT_TRUE(run_sampling(src, SamplingPlan{}, clock).host_reference_s.empty());  // off by default
 }
 
+// A source with a host reference of its own (bench_pcie's host memcpy): the loop keeps what
+// the source reports, not the fixed CPU work.
+class OwnReferenceSource final : public SampleSource {
+ public:
+  void warm_up() override {}
+  Sample sample(int batch, bool) override { return Sample{1e-3 * batch, std::nullopt}; }
+  double host_reference(const Clock&) override { return 0.25 + 0.001 * references++; }
+  int references = 0;
+};
+
+TEST(Sampling, ASourceMayTimeItsOwnHostReference) {
+  FakeClock clock;
+  OwnReferenceSource src;
+  SamplingPlan plan;
+  plan.stop.min_samples = plan.stop.max_samples = 10;
+  plan.host_reference_every = 5;
+  const Sampled s = run_sampling(src, plan, clock);
+  ASSERT_EQ(s.host_reference_s.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.host_reference_s[0], 0.25);
+  EXPECT_DOUBLE_EQ(s.host_reference_s[1], 0.251);
+}
+
 TEST(HostReference, TakesRealTimeOnARealClock) {
   const SteadyClock clock;
   const double t = time_host_reference(clock);

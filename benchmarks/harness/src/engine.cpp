@@ -136,6 +136,13 @@ class GpuSource final : public SampleSource {
     if (o_.between_samples) o_.between_samples();
   }
 
+  double host_reference(const Clock& clock) override {
+    if (!o_.host_reference) return SampleSource::host_reference(clock);
+    const double t0 = clock.now_s();
+    o_.host_reference();
+    return clock.now_s() - t0;
+  }
+
  private:
   void read_while_running(Sample& s) {
     s.clock = dev_.read_clock();

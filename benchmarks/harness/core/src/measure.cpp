@@ -116,6 +116,8 @@ const std::vector<std::uint32_t>& reference_table() {
 }
 }  // namespace
 
+double SampleSource::host_reference(const Clock& clock) { return time_host_reference(clock); }
+
 double time_host_reference(const Clock& clock) {
   const std::vector<std::uint32_t>& t = reference_table();
   static volatile std::uint32_t sink = 0;
@@ -174,7 +176,7 @@ Sampled run_sampling(SampleSource& src, const SamplingPlan& plan, const Clock& c
     }
     if (slowed_now) ++out.slowed_samples;
     if (plan.host_reference_every > 0 && out.per_call_s.size() % static_cast<std::size_t>(plan.host_reference_every) == 0)
-      out.host_reference_s.push_back(time_host_reference(clock));
+      out.host_reference_s.push_back(src.host_reference(clock));
     const double per_call = seconds / out.batch;
     out.per_call_s.push_back(per_call);
     stats.add(per_call);

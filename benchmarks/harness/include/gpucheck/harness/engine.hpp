@@ -50,6 +50,9 @@ struct MeasureOptions {
   Waiter wait;                           // empty: cudaEventSynchronize
   std::function<void()> between_samples; // untimed, after each sample
   std::function<void()> during_sample;   // when the clock is read: while the work runs
+  // When set, the host reference (plan.host_reference_every samples apart, counter
+  // host_ref_us) times this instead of the fixed CPU work; it runs between samples.
+  std::function<void()> host_reference;
   // Seconds the GPU is left idle before the warm-up: a burst then starts from a card whose
   // power limiter has recovered from whatever ran before (matmul's burst cases).
   double settle_s = 0;
@@ -77,7 +80,8 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o);
 // Writes the measurement into the Google Benchmark state: manual time (the median per call)
 // and the counters every case carries: samples, cv_pct, batch, throttled_samples,
 // clock_event_reasons, sm_clock_MHz and throttled (where the driver told); host-bound modes
-// (host, per_call) also host_ref_us, the host reference's median time during the case.
+// (host, per_call, wall) and cases with their own host reference also host_ref_us, the host
+// reference's median time during the case.
 void report(benchmark::State& state, const Measurement& m);
 
 // " timing=per_call stop=time_limit cv=3.2%": the engine's part of a label ("" when held and

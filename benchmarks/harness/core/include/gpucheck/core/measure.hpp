@@ -109,6 +109,10 @@ class SampleSource {
   virtual Sample sample(int batch, bool read_clock) = 0;
   // Between samples, untimed (e.g. destroy what a host-timed call created).
   virtual void between_samples() {}
+  // The host reference's time (plan.host_reference_every): by default time_host_reference,
+  // a fixed piece of CPU work; a family whose figure rides on another part of the host
+  // (PCIe copies: its memory) times that instead.
+  virtual double host_reference(const Clock& clock);
 };
 
 // Several processes measuring in lockstep (MPI ranks): the sample's time is the slowest
