@@ -17,5 +17,11 @@ void launch_flash_mma(const AttentionProblem& p, const FlashParams& fp, cudaStre
 void launch_flash_hopper(const AttentionProblem& p, const FlashParams& fp, bool overlap, cudaStream_t stream);
 // Whether the hopper kernel has machine code loadable on `device` (cc 9.0 and sm_90a built).
 bool hopper_kernel_loadable(int device);
+// Its instantiations, one translation unit per dtype (__half, __nv_bfloat16) and head dim
+// (64, 128): attention_hopper_<dtype>_d<D>.cu. loadable: fp16 d128 only.
+template <typename T, int D>
+void launch_flash_hopper_variant(const AttentionProblem& p, const FlashParams& fp, bool overlap, cudaStream_t stream);
+template <typename T, int D>
+bool flash_hopper_variant_loadable();
 
 }  // namespace gpucheck::kernels::detail

@@ -1,0 +1,518 @@
+// The Hopper attention kernel itself, included by the four attention_hopper_<dtype>_d<D>.cu
+// files, each instantiating one dtype and head dim (four variants: causal or not, overlapped
+// or serial schedule): the 16 variants in one file took 14 s to compile on the GPU machine,
+// the gate build's critical path. attention_hopper.cu dispatches.
+//
+// FlashAttention-3 style forward kernel for Hopper (sm_90a only: wgmma, setmaxnreg, TMA).
+//
+// One block of three warpgroups per (128-query tile, head, batch). Warpgroup 0 is the
+// producer: one thread issues TMA copies of the Q tile and of K/V tiles (128 keys) into a
+// two-stage ring of shared buffers, each guarded by a full/empty mbarrier pair; its
+// registers are given back with setmaxnreg. Warpgroups 1 and 2 are consumers, 64 query rows
+// each: S = Q K^T with wgmma from shared memory (both K-major, 128-byte swizzle as TMA
+// writes it), the online softmax in registers (exp2, scale*log2e folded into one FFMA), and
+// O += P V with P straight from the S accumulators as the register A operand (the m64nN
+// accumulator layout is the A fragment layout) and V read MN-major (transposed) by wgmma.
+// Causal: tiles right of the diagonal are never loaded; only diagonal and tail tiles are
+// masked; blocks with the most tiles start first. The files that include this one are
+// compiled for sm_90a alone (kernels/CMakeLists.txt), so none of these instructions can
+// reach another target.
+#pragma once
+
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "attention_hopper.cu must be compiled for sm_90a only (wgmma, setmaxnreg)"
+#endif
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "attention_launch.hpp"
+#include "attention_wgmma.cuh"
+#include "gpucheck/check_cuda.hpp"
+
+namespace gpucheck::kernels::detail {
+namespace {
+
+constexpr int kBM = 128;            // query rows per block (64 per consumer warpgroup)
+constexpr int kBN = 128;            // keys per K/V tile
+constexpr int kStages = 2;          // K/V ring depth
+constexpr int kConsumers = 2;       // consumer warpgroups
+constexpr int kThreads = 128 * (1 + kConsumers);
+constexpr int kProducerRegs = 24;   // setmaxnreg targets: 128 * 24 + 256 * 240 <= 65536
+constexpr int kConsumerRegs = 240;
+
+// Shared memory, from a 1024-byte aligned base (the 128-byte swizzle repeats every 1024
+// bytes and TMA and wgmma both apply it to absolute address bits). Each tile is stored as
+// D/64 column blocks of [rows][64 elements], 128-byte rows.
+template <int D>
+struct Smem {
+  static constexpr int kQBytes = kBM * D * 2;
+  static constexpr int kKVBytes = kBN * D * 2;
+  static constexpr int kQ = 0;
+  static constexpr int kK = kQ + kQBytes;
+  static constexpr int kV = kK + kStages * kKVBytes;
+  static constexpr int kBar = kV + kStages * kKVBytes;
+  static constexpr int kBars = 1 + 4 * kStages;  // q_full, k_full[], v_full[], k_empty[], v_empty[]
+  static constexpr int kBytes = kBar + kBars * 8 + 1024;  // + alignment slack
+};
+
+__device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ bool mbar_try_wait(std::uint32_t bar, std::uint32_t parity) {
+  std::uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Waits until the phase of `bar` with this parity has completed (a fresh barrier counts its
+// phase "-1", parity 1, as completed). The consumers' waits are bare: their registers are
+// all taken (any clock or counter here makes ptxas spill and serialize the wgmma, C7512).
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
+  while (!mbar_try_wait(bar, parity)) {
+  }
+}
+// The producer's waits give up after ~4 s, which only a protocol bug can take: trap, so the
+// launch fails with an error instead of hanging the process. The producer waits until the
+// consumers have released the last stages, so a hang anywhere in the block ends here.
+__device__ __forceinline__ void mbar_wait_or_trap(std::uint32_t bar, std::uint32_t parity) {
+  if (mbar_try_wait(bar, parity)) return;
+  std::uint64_t t0;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t0));
+  while (!mbar_try_wait(bar, parity)) {
+    std::uint64_t now;
+    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
+    if (now - t0 > 4000000000ull) __trap();
+  }
+}
+
+__device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int c0,
+                                            int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(
+          dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
+// wgmma shared-memory descriptor, 128-byte swizzle. K-major: sbo = 1024 (8-row groups),
+// lbo unused (16). MN-major: lbo = bytes between 64-element column blocks, sbo = 1024.
+__device__ __forceinline__ std::uint64_t smem_desc_sw128(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo) {
+  return static_cast<std::uint64_t>((addr & 0x3FFFFu) >> 4) | (static_cast<std::uint64_t>((lbo >> 4) & 0x3FFFu) << 16) |
+         (static_cast<std::uint64_t>((sbo >> 4) & 0x3FFFu) << 32) | (1ull << 62);
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+// Pins register values in program order around the asynchronous wgmma (no read of an
+// accumulator may move above its wait, no write of an operand below the fence).
+template <int N>
+__device__ __forceinline__ void pin(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N>
+__device__ __forceinline__ void pin(std::uint32_t (&r)[N][4]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[i][e])::"memory");
+}
+
+// kOverlap: the FlashAttention-3 schedule (intra-warpgroup overlap of softmax and P V,
+// ping-pong between the consumers); false: each warpgroup runs its steps serially.
+template <typename T, int D, bool CAUSAL, bool kOverlap>
+__global__ void __launch_bounds__(kThreads, 1)
+    flash_fwd_hopper_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
+                            const __grid_constant__ CUtensorMap tm_v, FlashParams p) {
+  using L = Smem<D>;
+  constexpr int kDB = D / 64;  // 64-element column blocks
+  extern __shared__ unsigned char smem_raw[];
+  const std::uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
+  const std::uint32_t sQ = base + L::kQ;
+  const std::uint32_t sK = base + L::kK;
+  const std::uint32_t sV = base + L::kV;
+  const std::uint32_t q_full = base + L::kBar;
+  auto k_full = [&](int s) { return q_full + 8u * (1 + s); };
+  auto v_full = [&](int s) { return q_full + 8u * (1 + kStages + s); };
+  auto k_empty = [&](int s) { return q_full + 8u * (1 + 2 * kStages + s); };
+  auto v_empty = [&](int s) { return q_full + 8u * (1 + 3 * kStages + s); };
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int wg = tid / 128;
+  const int m_block = CAUSAL ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
+  const int m0 = m_block * kBM;
+  const int bh = static_cast<int>(blockIdx.z) * p.heads + static_cast<int>(blockIdx.y);
+  const int off = p.seq_k - p.seq_q;
+  const int q_rows = min(kBM, p.seq_q - m0);
+  int n_tiles = (p.seq_k + kBN - 1) / kBN;
+  if (CAUSAL) n_tiles = min(n_tiles, (m0 + q_rows - 1 + off) / kBN + 1);
+
+  if (tid == 0) {
+    mbar_init(q_full, 1);
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(k_full(s), 1);
+      mbar_init(v_full(s), 1);
+      mbar_init(k_empty(s), kConsumers * 4);  // one arrival per consumer warp
+      mbar_init(v_empty(s), kConsumers * 4);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();  // the last block-wide barrier: the producer's idle warps leave below
+
+  if (wg == 0) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
+    if (tid == 0) {
+      mbar_expect_tx(q_full, L::kQBytes);
+      for (int db = 0; db < kDB; ++db) tma_load_3d(sQ + db * kBM * 128, &tm_q, q_full, db * 64, m0, bh);
+      for (int j = 0; j < n_tiles; ++j) {
+        const int s = j % kStages;
+        const std::uint32_t ph = static_cast<std::uint32_t>(j / kStages) & 1u;
+        mbar_wait_or_trap(k_empty(s), ph ^ 1u);
+        mbar_expect_tx(k_full(s), L::kKVBytes);
+        for (int db = 0; db < kDB; ++db)
+          tma_load_3d(sK + s * L::kKVBytes + db * kBN * 128, &tm_k, k_full(s), db * 64, j * kBN, bh);
+        mbar_wait_or_trap(v_empty(s), ph ^ 1u);
+        mbar_expect_tx(v_full(s), L::kKVBytes);
+        for (int db = 0; db < kDB; ++db)
+          tma_load_3d(sV + s * L::kKVBytes + db * kBN * 128, &tm_v, v_full(s), db * 64, j * kBN, bh);
+      }
+      // Tail: the consumers release the last tiles only at their end.
+      for (int j = max(0, n_tiles - kStages); j < n_tiles; ++j) {
+        const std::uint32_t ph = static_cast<std::uint32_t>(j / kStages) & 1u;
+        mbar_wait_or_trap(k_empty(j % kStages), ph);
+        mbar_wait_or_trap(v_empty(j % kStages), ph);
+      }
+    }
+    return;
+  }
+
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
+  const int cw = wg - 1;  // consumer index: rows [64 cw, 64 cw + 64) of the tile
+  const int wt = tid % 128;
+  const int wq = wt >> 5;  // warp in the warpgroup: 16 rows each
+  const int lane = tid & 31;
+  const int g = lane >> 2;
+  const int t = lane & 3;
+  const int row_base = cw * 64 + wq * 16 + g;  // this lane's rows: row_base and row_base + 8
+
+  float o[D / 2];
+#pragma unroll
+  for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
+  float sc[kBN / 2];
+#pragma unroll
+  for (int i = 0; i < kBN / 2; ++i) sc[i] = 0.f;
+  float row_max[2] = {-INFINITY, -INFINITY};
+  float row_sum[2] = {0.f, 0.f};
+  const float sl2 = p.scale_log2;
+
+  // The steps of one tile. issue_*: wgmma into sc (S) or o (O); the caller fences, commits
+  // and waits. softmax(): mask, new running max, P = exp2(...) in sc, corr for O.
+  auto issue_s = [&](int j) {  // S = Q K[j]^T: m64 n128, k over the head dim in 32-byte steps
+    const int s = j % kStages;
+#pragma unroll
+    for (int ks = 0; ks < D / 16; ++ks) {
+      const int db = ks / 4;
+      const std::uint32_t kin = static_cast<std::uint32_t>(ks % 4) * 32u;
+      const std::uint64_t da = smem_desc_sw128(sQ + db * kBM * 128 + cw * 64 * 128 + kin, 16, 1024);
+      const std::uint64_t dk = smem_desc_sw128(sK + s * L::kKVBytes + db * kBN * 128 + kin, 16, 1024);
+      wgmma_ss<T, kBN>(sc, da, dk, ks > 0 ? 1 : 0);
+    }
+  };
+  std::uint32_t pa[kBN / 16][4];
+  auto issue_pv = [&](int j) {  // O += P V[j]: m64 nD, k over the keys in 16-row (2048-byte) steps
+    const int s = j % kStages;
+#pragma unroll
+    for (int kk = 0; kk < kBN / 16; ++kk) {
+      const std::uint64_t dv = smem_desc_sw128(sV + s * L::kKVBytes + kk * 16 * 128, kBN * 128, 1024);
+      wgmma_rs<T, D>(o, pa[kk], dv);
+    }
+  };
+  float corr[2];
+  auto softmax = [&](int j) {
+    const int key_end = (j + 1) * kBN;
+    if (key_end > p.seq_k || (CAUSAL && key_end - 1 > m0 + off)) {  // tail or diagonal tile
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = m0 + row_base + 8 * h;
+        const int limit = CAUSAL ? min(row + off + 1, p.seq_k) : p.seq_k;
+#pragma unroll
+        for (int i = 0; i < kBN / 8; ++i)
+#pragma unroll
+          for (int e = 0; e < 2; ++e)
+            if (j * kBN + i * 8 + 2 * t + e >= limit) sc[4 * i + 2 * h + e] = -INFINITY;
+      }
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {  // quad-reduced max; the sum stays per lane until the end
+      float mx = -INFINITY;
+#pragma unroll
+      for (int i = 0; i < kBN / 8; ++i) mx = fmaxf(mx, fmaxf(sc[4 * i + 2 * h], sc[4 * i + 2 * h + 1]));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const float m_new = fmaxf(row_max[h], mx * sl2);
+      const float m_use = m_new == -INFINITY ? 0.f : m_new;  // no key seen yet: avoid inf - inf
+      corr[h] = fast_exp2(row_max[h] - m_use);
+      row_max[h] = m_new;
+      float sum = 0.f;
+#pragma unroll
+      for (int i = 0; i < kBN / 8; ++i)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const float pv = fast_exp2(fmaf(sc[4 * i + 2 * h + e], sl2, -m_use));
+          sc[4 * i + 2 * h + e] = pv;
+          sum += pv;
+        }
+      row_sum[h] = row_sum[h] * corr[h] + sum;
+    }
+  };
+  auto rescale_o = [&] {
+#pragma unroll
+    for (int i = 0; i < D / 8; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        o[4 * i + 2 * h] *= corr[h];
+        o[4 * i + 2 * h + 1] *= corr[h];
+      }
+  };
+  auto make_p = [&] {  // P as the register A operand: k-step kk takes S n-blocks 2kk, 2kk+1
+#pragma unroll
+    for (int kk = 0; kk < kBN / 16; ++kk) {
+      pa[kk][0] = pack2<T>(sc[8 * kk + 0], sc[8 * kk + 1]);
+      pa[kk][1] = pack2<T>(sc[8 * kk + 2], sc[8 * kk + 3]);
+      pa[kk][2] = pack2<T>(sc[8 * kk + 4], sc[8 * kk + 5]);
+      pa[kk][3] = pack2<T>(sc[8 * kk + 6], sc[8 * kk + 7]);
+    }
+  };
+  auto release = [&](std::uint32_t bar) {  // this warp is done reading a K or V stage
+    __syncwarp();
+    if (lane == 0) mbar_arrive(bar);
+  };
+
+  mbar_wait(q_full, 0);
+  if constexpr (!kOverlap) {
+    // Serial: each warpgroup waits for its GEMM before the softmax; overlap comes only from
+    // the other warpgroup.
+    for (int j = 0; j < n_tiles; ++j) {
+      const int s = j % kStages;
+      const std::uint32_t ph = static_cast<std::uint32_t>(j / kStages) & 1u;
+      mbar_wait(k_full(s), ph);
+      pin(sc);
+      wgmma_fence();
+      issue_s(j);
+      wgmma_commit();
+      wgmma_wait<0>();
+      pin(sc);
+      release(k_empty(s));
+      softmax(j);
+      rescale_o();
+      make_p();
+      mbar_wait(v_full(s), ph);
+      pin(o);
+      pin(pa);
+      wgmma_fence();
+      issue_pv(j);
+      wgmma_commit();
+      wgmma_wait<0>();
+      pin(o);
+      release(v_empty(s));
+    }
+  } else {
+    // FlashAttention-3 schedule. Within a warpgroup: S[j] = Q K[j]^T and O += P[j-1] V[j-1]
+    // are issued together and the softmax of S[j] runs while P V is on the tensor cores.
+    // Between the two warpgroups: named barriers hand the right to issue GEMMs back and
+    // forth (ping-pong), so one warpgroup's softmax hides behind the other's GEMMs.
+    // Issue phases per warpgroup: n_tiles + 1. Consumer c syncs on barrier 1 + c (its turn)
+    // and arrives on the other's; consumer 1 grants consumer 0 the first turn and skips
+    // its arrival after its last phase, so every barrier sees as many arrivals as syncs.
+    auto turn_begin = [&] {
+      if (cw == 0)
+        asm volatile("bar.sync 1, 256;\n" ::: "memory");
+      else
+        asm volatile("bar.sync 2, 256;\n" ::: "memory");
+    };
+    auto turn_end = [&](bool last) {
+      if (cw == 0)
+        asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+      else if (!last)
+        asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+    };
+    if (cw == 1) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+
+    mbar_wait(k_full(0), 0);
+    turn_begin();
+    pin(sc);
+    wgmma_fence();
+    issue_s(0);
+    wgmma_commit();
+    turn_end(false);
+    wgmma_wait<0>();
+    pin(sc);
+    release(k_empty(0));
+    softmax(0);  // O is still 0: no rescale
+    make_p();
+    for (int j = 1; j < n_tiles; ++j) {
+      const int s = j % kStages;
+      const int sp = (j - 1) % kStages;
+      mbar_wait(k_full(s), static_cast<std::uint32_t>(j / kStages) & 1u);
+      mbar_wait(v_full(sp), static_cast<std::uint32_t>((j - 1) / kStages) & 1u);
+      turn_begin();
+      pin(sc);
+      pin(o);
+      pin(pa);
+      wgmma_fence();
+      issue_s(j);
+      wgmma_commit();
+      issue_pv(j - 1);
+      wgmma_commit();
+      turn_end(false);
+      wgmma_wait<1>();  // S[j] done; P[j-1] V[j-1] may still run: leave o and pa alone
+      pin(sc);
+      release(k_empty(s));
+      softmax(j);
+      wgmma_wait<0>();
+      pin(o);
+      release(v_empty(sp));
+      rescale_o();
+      make_p();
+    }
+    const int last = n_tiles - 1;
+    mbar_wait(v_full(last % kStages), static_cast<std::uint32_t>(last / kStages) & 1u);
+    turn_begin();
+    pin(o);
+    pin(pa);
+    wgmma_fence();
+    issue_pv(last);
+    wgmma_commit();
+    turn_end(true);
+    wgmma_wait<0>();
+    pin(o);
+    release(v_empty(last % kStages));
+  }
+
+  // Epilogue: O /= sum, staged through this warp's own 16 rows of the Q tile (swizzled like
+  // the tile; no other warp reads them) so that global stores are whole 16-byte chunks.
+  const std::size_t row0 = static_cast<std::size_t>(bh) * p.seq_q + m0;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float sum = row_sum[h];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const float inv = sum > 0.f ? 1.f / sum : 0.f;
+    const int r = row_base + 8 * h;
+#pragma unroll
+    for (int i = 0; i < D / 8; ++i) {
+      const std::uint32_t addr = sQ + static_cast<std::uint32_t>((i / 8) * kBM * 128 + r * 128 +
+                                                                 (((i % 8) ^ (r & 7)) << 4) + t * 4);
+      const std::uint32_t val = pack2<T>(o[4 * i + 2 * h] * inv, o[4 * i + 2 * h + 1] * inv);
+      asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(val));
+    }
+    if (p.lse != nullptr && t == 0 && r < q_rows) p.lse[row0 + r] = (row_max[h] + log2f(sum)) * kLn2;
+  }
+  __syncwarp();
+  constexpr int kChunks = D / 8;
+  T* gO = static_cast<T*>(p.o) + row0 * D;
+#pragma unroll
+  for (int it = 0; it < 16 * kChunks / 32; ++it) {
+    const int idx = lane + it * 32;
+    const int r = cw * 64 + wq * 16 + idx / kChunks;
+    const int c = idx % kChunks;
+    if (r < q_rows) {
+      uint4 val;
+      const std::uint32_t addr =
+          sQ + static_cast<std::uint32_t>((c / 8) * kBM * 128 + r * 128 + (((c % 8) ^ (r & 7)) << 4));
+      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=r"(val.x), "=r"(val.y), "=r"(val.z), "=r"(val.w)
+                   : "r"(addr));
+      *reinterpret_cast<uint4*>(gO + static_cast<std::size_t>(r) * D + c * 8) = val;
+    }
+  }
+}
+
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    GPUCHECK_CUDA(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q));
+    if (q != cudaDriverEntryPointSuccess || f == nullptr)
+      throw GpuError("attention: the driver has no cuTensorMapEncodeTiled (needed by the hopper kernel)");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return fn;
+}
+
+// [batch*heads, seq, D] tensor, boxes of 64 elements x `rows` rows, 128-byte swizzle; rows
+// past `seq` in a box read as zeros.
+CUtensorMap make_map(const void* ptr, DType t, int d, int seq, int bh, int rows) {
+  CUtensorMap map;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(d), static_cast<cuuint64_t>(seq), static_cast<cuuint64_t>(bh)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(d) * 2, static_cast<cuuint64_t>(seq) * d * 2};
+  const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(rows), 1};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
+  const CUresult r = tensor_map_encoder()(
+      &map, t == DType::fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3,
+      const_cast<void*>(ptr), dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw GpuError("attention: cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(r)));
+  return map;
+}
+
+template <typename T, int D, bool CAUSAL, bool kOverlap>
+void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream) {
+  const int bh = pr.batch * pr.heads;
+  const CUtensorMap tq = make_map(fp.q, pr.dtype, D, pr.seq_q, bh, kBM);
+  const CUtensorMap tk = make_map(fp.k, pr.dtype, D, pr.seq_k, bh, kBN);
+  const CUtensorMap tv = make_map(fp.v, pr.dtype, D, pr.seq_k, bh, kBN);
+  auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap>;
+  GPUCHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Smem<D>::kBytes));
+  const dim3 grid(static_cast<unsigned>((pr.seq_q + kBM - 1) / kBM), static_cast<unsigned>(pr.heads),
+                  static_cast<unsigned>(pr.batch));
+  kernel<<<grid, kThreads, Smem<D>::kBytes, stream>>>(tq, tk, tv, fp);
+  GPUCHECK_CUDA_LAUNCH("flash_fwd_hopper_kernel");
+}
+
+}  // namespace
+
+// Every variant of one dtype and head dim: causal or not, overlapped (hopper) or serial.
+template <typename T, int D>
+void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& fp, bool overlap, cudaStream_t stream) {
+  if (overlap)
+    pr.causal ? launch<T, D, true, true>(pr, fp, stream) : launch<T, D, false, true>(pr, fp, stream);
+  else
+    pr.causal ? launch<T, D, true, false>(pr, fp, stream) : launch<T, D, false, false>(pr, fp, stream);
+}
+
+// Whether the variant's machine code loads on the current device (an sm_90a image exists).
+template <typename T, int D>
+bool flash_hopper_variant_loadable() {
+  cudaFuncAttributes attr{};
+  if (cudaFuncGetAttributes(&attr, flash_fwd_hopper_kernel<T, D, false, true>) != cudaSuccess) {
+    (void)cudaGetLastError();  // clear: a missing image is an answer here, not an error
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gpucheck::kernels::detail
