@@ -17,7 +17,11 @@ std::string direction_text(Direction d) {
 
 std::string threshold_text(const Comparison& c) {
   std::string s = "threshold " + format_pct(c.default_threshold_pct);
+  // Without a thresholds file nothing is report-only or host-bound: say so, or a baseline
+  // folder without one (gate --baseline DIR reads DIR/thresholds.json) fails host-bound
+  // cases at the default limit with no hint why.
   if (!c.thresholds_source.empty()) s += " (per-name overrides from " + c.thresholds_source + ")";
+  else s += " for every case (no thresholds file: no overrides, report-only or host-bound lists)";
   return s;
 }
 
