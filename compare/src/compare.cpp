@@ -324,7 +324,7 @@ std::optional<double> host_reference_us(const Benchmark* b) {
 
 // The report-only and host-bound lists, applied over the plain verdict.
 void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, std::optional<double> base_ref_us,
-                std::optional<double> cur_ref_us) {
+                std::optional<double> cur_ref_us, int gpu_other_processes) {
   if (rule.kind == RuleKind::ReportOnly) {
     r.measured = r.verdict;
     r.verdict = Verdict::ReportOnly;
@@ -334,6 +334,12 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, s
     return;
   }
   if (rule.kind != RuleKind::HostBound || !r.change) return;
+  if (same_host && gpu_other_processes > 0) {
+    r.note = "host-bound, but " + std::to_string(gpu_other_processes) + " other process" +
+             (gpu_other_processes == 1 ? "" : "es") + " used the GPU: gated at " +
+             format_double("%g%%", r.threshold_pct) + " whatever the host reference";
+    return;
+  }
   const bool slower_host = base_ref_us && cur_ref_us && *cur_ref_us > kHostSlowerRatio * *base_ref_us;
   if (same_host && !slower_host) return;
   r.measured = r.verdict;
@@ -377,7 +383,7 @@ Comparison compare_results(const Results& baseline, const Results& current, cons
     if (baseline.find(k.name) == nullptr) c.rows.push_back(current_only_row(k, o));
   for (Row& r : c.rows)
     apply_rule(r, o.thresholds.rule_for(r.name), same_host, c, host_reference_us(baseline.find(r.name)),
-               host_reference_us(current.find(r.name)));
+               host_reference_us(current.find(r.name)), o.gpu_other_processes);
 
   std::vector<std::string> names;
   names.reserve(c.rows.size());

@@ -381,9 +381,12 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
     const Results base = restrict_to_filter(*base_full, g->run);
     io.emit("baseline: " + *base_path + " (" + gpu_b + ")\n");
 
-    Comparison first = compare_results(base, *current, g->compare);
-    // A neighbour may have started after the first look: look again before re-measuring.
+    // A neighbour may have started after the first look: look again before judging and
+    // re-measuring. A neighbour on the GPU is never excused as a slow host.
     if (ctx.env.gpu_probe != nullptr) snap = merge_snapshots(snap, ctx.env.gpu_probe->snapshot());
+    g->compare.gpu_other_processes =
+        probe_activity(ctx, *g, current->context_value("gpu_uuid"), snap).other_processes.value_or(0);
+    Comparison first = compare_results(base, *current, g->compare);
     auto conf = confirm(ctx, *g, first, *current, fp->owner);
     if (!conf) return fail(io, conf.error());
     c = conf->first.empty() ? std::move(first) : compare_results(base, *current, g->compare);

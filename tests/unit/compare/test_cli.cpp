@@ -11,6 +11,8 @@
 
 #include "fake_fs.hpp"
 #include "gpucheck/compare/cli.hpp"
+#include "gpucheck/compare/compare.hpp"
+#include "gpucheck/compare/thresholds.hpp"
 
 namespace gc = gpucheck::compare;
 using gpucheck::compare::testing::FakeFileSystem;
@@ -451,6 +453,34 @@ TEST(Cli, HostBoundOnASlowerHostIsNotGatedAndAReallySlowerLaunchPathIs) {
       << host.io.out;
   EXPECT_EQ(cli({"compare", "b/base.json", "edge.json"}, fs).status, gc::ExitStatus::Ok);
   EXPECT_EQ(cli({"compare", "b/base.json", "edge_fail.json"}, fs).status, gc::ExitStatus::Regression);
+}
+
+TEST(Cli, AHostBoundCaseWithANeighbourOnTheGpuIsGatedWhateverTheHostReference) {
+  // A process streaming pinned H2D copies on the same GPU slowed the copies 3x and the host
+  // reference (a host memcpy) 2.5x: the neighbour must not pass as a slow host.
+  auto results = [](double ms, double ref_us) {
+    return gc::parse_results(R"({"context": {"gpu_name": "NVIDIA H200", "host_cpu": "CPU A"}, "benchmarks": [
+        {"name": "pcie/h2d/pinned/256MiB", "real_time": )" + std::to_string(ms) +
+                                 R"(, "time_unit": "ms", "host_ref_us": )" + std::to_string(ref_us) + "}]}",
+                             "r.json");
+  };
+  const auto base = results(4.856, 21615), cur = results(16.282, 53515);
+  ASSERT_TRUE(base && cur);
+  gc::CompareOptions o;
+  auto t = gc::parse_thresholds(R"({"host_bound": [{"glob": "pcie/*/pinned/*", "pct": 10, "why": "DMA through host memory"}]})",
+                                "thresholds.json");
+  ASSERT_TRUE(t);
+  o.thresholds = *t;
+  const gc::Comparison alone = gc::compare_results(*base, *cur, o);
+  ASSERT_EQ(alone.rows.size(), 1u);
+  EXPECT_EQ(alone.rows[0].verdict, gc::Verdict::HostDiffers);
+  EXPECT_FALSE(alone.rows[0].fails_gate);
+  o.gpu_other_processes = 1;
+  const gc::Comparison shared = gc::compare_results(*base, *cur, o);
+  EXPECT_EQ(shared.rows[0].verdict, gc::Verdict::Regression);
+  EXPECT_TRUE(shared.rows[0].fails_gate);
+  EXPECT_NE(shared.rows[0].note.find("1 other process used the GPU: gated at 10%"), std::string::npos)
+      << shared.rows[0].note;
 }
 
 TEST(Cli, BaselineUpdateHostAndLock) {

@@ -96,6 +96,10 @@ struct CompareOptions {
   // Warn about globs of the thresholds file that match no benchmark (off when a filter chose
   // a subset of the suite: the other globs are not stale).
   bool warn_unmatched_globs = true;
+  // Other processes seen on the measured GPU (the gate's NVML look): a host-bound case is
+  // then gated at its limit even when the host reference ran slower, since a neighbour on
+  // the GPU slows the host reference too (a process streaming pinned H2D copies: 2.5x).
+  int gpu_other_processes = 0;
 };
 
 struct Counts {
