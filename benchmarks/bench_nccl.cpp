@@ -6,9 +6,9 @@
 //
 // One process drives every visible GPU (group calls), or one process per GPU under MPI
 // (`--mpi`); nccl_job.hpp owns that. With two ranks or more a sample is timed the way
-// nccl-tests times (-w 5 -n 20): per call, CUDA events around at least 20 back-to-back calls
-// on every GPU's stream, the slowest GPU's (and rank's) time; one GPU alone is held and
-// batched like any device-time case. With several ranks each call uses the next region of
+// nccl-tests times (-w 5 -n 20): the host's clock from before the first of at least 20
+// back-to-back calls is issued until every GPU (and rank) finished them; one GPU alone is
+// held and batched like any device-time case. With several ranks each call uses the next region of
 // its buffers, as nccl-tests does, so that no call finds its data in L2 (--fixed-buffers: one
 // region, warm). docs/MULTI_GPU.md says how the two methods differ.
 //

@@ -324,9 +324,9 @@ std::vector<PcieCase> cases_for(Suite suite) {
 class HostMemoryProbe {
  public:
   static constexpr std::size_t kBytes = std::size_t{128} << 20;
-  HostMemoryProbe() : src_(new unsigned char[kBytes]), dst_(new unsigned char[kBytes]) {
+  HostMemoryProbe()  // value-initialised: every page of both buffers is touched here
+      : src_(std::make_unique<unsigned char[]>(kBytes)), dst_(std::make_unique<unsigned char[]>(kBytes)) {
     std::memset(src_.get(), 0x5a, kBytes);
-    std::memset(dst_.get(), 0, kBytes);
   }
   void copy() {
     std::memcpy(dst_.get(), src_.get(), kBytes);
