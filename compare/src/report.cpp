@@ -137,7 +137,9 @@ std::string svg_chart(const Report& rep, const ReportFamily& fam, const std::str
 
 const std::vector<std::pair<std::string, std::string>>& paired_segments() {
   static const std::vector<std::pair<std::string, std::string>> k{
-      {"nhwc", "nchw"},  {"fused", "naive"}, {"flash", "naive"},   {"cudnn_sdpa", "naive"}, {"sdpa", "naive"},
+      // Attention: fusion over the naive path (ours and cuDNN's), and ours over cuDNN's.
+      {"flash", "naive"}, {"cudnn", "naive"}, {"flash", "cudnn"}, {"fused", "naive"}, {"sdpa", "naive"},
+      {"nhwc", "nchw"},
       {"graph", "eager"}, {"fp16", "fp32"},  {"bf16", "fp32"},     {"tf32", "fp32"},        {"fp8", "fp16"},
       {"pinned", "pageable"}, {"einsum", "bmm"}};
   return k;

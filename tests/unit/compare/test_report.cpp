@@ -2,6 +2,7 @@
 // HTML page that stands alone (no scripts, no network).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -64,6 +65,25 @@ TEST(Report, PairedRatios) {
       if (p.label == "nhwc/nchw") {
         EXPECT_NEAR(*p.speedup[0], 330.0 / 210.0, 1e-9);
       }
+}
+
+TEST(Report, AttentionShowsFusionOverNaiveAndOursOverCudnn) {
+  auto r = gc::parse_results(R"({"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": [
+      {"name": "attention/naive/fp16/b4h16s4096d128", "real_time": 3263, "time_unit": "us"},
+      {"name": "attention/flash/fp16/b4h16s4096d128", "real_time": 841.7, "time_unit": "us"},
+      {"name": "attention/cudnn/fp16/b4h16s4096d128", "real_time": 807.6, "time_unit": "us"}]})",
+                             "attention.json");
+  ASSERT_TRUE(r);
+  auto rep = gc::build_report({*r}, {});
+  ASSERT_TRUE(rep);
+  std::map<std::string, double> ratio;
+  for (const auto& f : rep->families)
+    for (const auto& p : f.pairs)
+      if (p.speedup.front()) ratio[p.label] = *p.speedup.front();
+  ASSERT_EQ(ratio.size(), 3u);
+  EXPECT_NEAR(ratio.at("flash/naive"), 3263 / 841.7, 1e-9);
+  EXPECT_NEAR(ratio.at("cudnn/naive"), 3263 / 807.6, 1e-9);
+  EXPECT_NEAR(ratio.at("flash/cudnn"), 807.6 / 841.7, 1e-9);  // ours 4% behind cuDNN here: < 1
 }
 
 TEST(Report, HtmlIsSelfContained) {
