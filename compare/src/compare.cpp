@@ -56,9 +56,16 @@ std::optional<Direction> direction_for(std::string_view m) {
 
 std::string rate_counter(const Benchmark& b) {
   static constexpr std::string_view kPreferred[] = {"TFLOPS", "GBps", "busbw_GBps", "algbw_GBps", "us_per_launch"};
-  for (const auto k : kPreferred)
+  for (const auto k : kPreferred) {
+    if (k == "busbw_GBps" && one_rank_collective(b)) continue;  // 0 by definition there
     if (b.counters.count(std::string(k)) != 0) return std::string(k);
+  }
   return {};
+}
+
+bool one_rank_collective(const Benchmark& b) {
+  const auto r = b.counters.find("ranks");
+  return r != b.counters.end() && r->second == 1.0 && b.counters.count("algbw_GBps") != 0;
 }
 
 std::string_view verdict_name(Verdict v) {

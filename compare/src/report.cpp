@@ -62,6 +62,41 @@ std::string metric_title(const std::string& metric, Direction d) {
 constexpr const char* kPalette[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"};
 constexpr std::size_t kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
 
+// The chart's short row name, as drawn left of the bars.
+std::string chart_label(const ReportFamily& fam, const std::string& name) {
+  std::string s = name.size() > fam.family.size() + 1 ? name.substr(fam.family.size() + 1) : name;
+  if (s.size() > 48) s = s.substr(0, 45) + "...";
+  return s;
+}
+
+}  // namespace
+
+double text_width_px(std::string_view text, double font_px) {
+  // Advance widths of DejaVu Sans (the page's first font; Arial is narrower) in em; a glyph
+  // outside ASCII counts a full em. 5% spare: a label must never be clipped at the left.
+  double em = 0.0;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c & 0xC0) == 0x80) continue;  // UTF-8 continuation byte
+    if (c >= 0x80) em += 1.0;
+    else if (c >= '0' && c <= '9') em += 0.636;
+    else if (c == 'm') em += 0.974;
+    else if (c == 'w') em += 0.818;
+    else if (c == 'i' || c == 'j' || c == 'l') em += 0.278;
+    else if (c == 'f' || c == 't' || c == 'r') em += 0.411;
+    else if (c >= 'a' && c <= 'z') em += 0.635;
+    else if (c == 'M' || c == 'W') em += 1.0;
+    else if (c == 'I') em += 0.295;
+    else if (c >= 'A' && c <= 'Z') em += 0.77;
+    else if (c == '/' || c == '.' || c == ':' || c == ' ' || c == '-') em += 0.361;
+    else if (c == '_') em += 0.5;
+    else em += 0.838;  // _ = % # and the rest: the widest common ones
+  }
+  return em * font_px * 1.05;
+}
+
+namespace {
+
 std::string svg_chart(const Report& rep, const ReportFamily& fam, const std::string& metric) {
   std::vector<const ReportRow*> rows;
   for (const auto& r : fam.rows)
@@ -69,9 +104,9 @@ std::string svg_chart(const Report& rep, const ReportFamily& fam, const std::str
   if (rows.empty()) return "";
   const std::size_t ncol = rep.labels.size();
   double vmax = 0.0;
-  std::size_t longest = 0;
+  double widest = 0.0;
   for (const auto* r : rows) {
-    longest = std::max(longest, r->name.size() - std::min(r->name.size(), fam.family.size() + 1));
+    widest = std::max(widest, text_width_px(chart_label(fam, r->name), 12.0));
     for (const auto& c : r->cells)
       if (c.value) vmax = std::max(vmax, *c.value);
   }
@@ -85,7 +120,7 @@ std::string svg_chart(const Report& rep, const ReportFamily& fam, const std::str
   const double axis_max = step * n_ticks;
   const double scale_div = metric == "real_time" ? (vmax >= 1e9 ? 1e9 : vmax >= 1e6 ? 1e6 : vmax >= 1e3 ? 1e3 : 1.0) : 1.0;
   const char* unit = metric == "real_time" ? (scale_div == 1e9 ? " s" : scale_div == 1e6 ? " ms" : scale_div == 1e3 ? " us" : " ns") : "";
-  const int label_w = static_cast<int>(std::min<std::size_t>(longest, 48)) * 7 + 16;
+  const int label_w = static_cast<int>(std::ceil(widest)) + 16;  // the label ends 8 px left of the bars
   const int bar_w = 520;
   const int bar_h = 13;
   const int group_gap = 10;
@@ -109,8 +144,7 @@ std::string svg_chart(const Report& rep, const ReportFamily& fam, const std::str
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ReportRow& r = *rows[i];
     const int y0 = top + static_cast<int>(i) * group_h;
-    std::string short_name = r.name.size() > fam.family.size() + 1 ? r.name.substr(fam.family.size() + 1) : r.name;
-    if (short_name.size() > 48) short_name = short_name.substr(0, 45) + "...";
+    const std::string short_name = chart_label(fam, r.name);
     s += "<text x=\"" + std::to_string(label_w - 8) + "\" y=\"" + std::to_string(y0 + static_cast<int>(ncol) * bar_h / 2 + 4) +
          "\" text-anchor=\"end\" fill=\"#222\">" + escape_xml(short_name) + "</text>\n";
     for (std::size_t c = 0; c < ncol; ++c) {
@@ -133,6 +167,33 @@ std::string svg_chart(const Report& rep, const ReportFamily& fam, const std::str
   return s;
 }
 
+// Columns of the same GPU, host and driver: told apart by their file's name, else by the
+// run's date (context "date", to the minute), else by a number.
+void disambiguate_labels(std::vector<std::string>& labels, const std::vector<Results>& inputs) {
+  auto repeated = [&labels](std::size_t i) { return std::count(labels.begin(), labels.end(), labels[i]) > 1; };
+  auto tag_with = [&](auto&& tag) {
+    std::vector<std::string> next = labels;
+    for (std::size_t i = 0; i < labels.size(); ++i)
+      if (repeated(i)) {
+        const std::string t = tag(i);
+        if (!t.empty()) next[i] += " (" + t + ")";
+      }
+    labels = std::move(next);
+  };
+  tag_with([&](std::size_t i) {
+    const std::string& src = inputs[i].source;
+    const std::size_t slash = src.find_last_of('/');
+    return slash == std::string::npos ? src : src.substr(slash + 1);
+  });
+  tag_with([&](std::size_t i) {
+    const std::string d = inputs[i].context_value("date");
+    return d == "unknown" ? std::string() : d.substr(0, 16);
+  });
+  std::map<std::string, int> uses;
+  for (auto& l : labels)
+    if (const int n = ++uses[l]; n > 1) l += " #" + std::to_string(n);
+}
+
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& paired_segments() {
@@ -148,15 +209,14 @@ const std::vector<std::pair<std::string, std::string>>& paired_segments() {
 Expected<Report> build_report(const std::vector<Results>& inputs, const ReportOptions& o) {
   if (inputs.empty()) return Error{"report", "needs at least one results file"};
   Report rep;
-  std::map<std::string, int> label_uses;
   for (const Results& r : inputs) {
     std::string label = r.context_value("gpu_name");
     if (const auto h = r.context_value("host_name"); h != "unknown") label += " · " + h;
     if (const auto d = r.context_value("driver_version"); d != "unknown") label += " · " + d;
-    if (const int n = ++label_uses[label]; n > 1) label += " #" + std::to_string(n);
     rep.labels.push_back(label);
     rep.sources.push_back(r.source);
   }
+  disambiguate_labels(rep.labels, inputs);
   for (const auto& [key, label] : context_keys()) {
     std::vector<std::string> vals;
     bool any = false;
@@ -182,6 +242,7 @@ Expected<Report> build_report(const std::vector<Results>& inputs, const ReportOp
       for (const Results& r : inputs)
         if (const Benchmark* b = r.find(name); b != nullptr && b->state == RunState::Ok) {
           row.metric = rate_counter(*b);
+          if (one_rank_collective(*b)) row.metric_note = "one rank: busbw is 0 by definition";
           break;
         }
       if (row.metric.empty()) row.metric = "real_time";
@@ -267,7 +328,8 @@ std::string render_report_markdown(const Report& r) {
     for (std::size_t i = 0; i < r.labels.size(); ++i) out += "|---:";
     out += "|\n";
     for (const auto& row : fam.rows) {
-      out += "| " + escape_markdown_cell(row.name) + " | " + escape_markdown_cell(row.metric);
+      out += "| " + escape_markdown_cell(row.name) + " | " +
+             escape_markdown_cell(row.metric_note.empty() ? row.metric : row.metric + " (" + row.metric_note + ")");
       for (std::size_t i = 0; i < row.cells.size(); ++i) {
         const auto& c = row.cells[i];
         std::string cell = c.value ? value_text(row.metric, c.value) : escape_markdown_cell(c.note);
@@ -345,7 +407,8 @@ td.note{color:#999;text-align:left} .better{color:#087f23} .worse{color:#b00020}
     }
     h += "<table>\n" + head_row("<th class=\"name\">benchmark</th><th>metric</th>");
     for (const auto& row : fam.rows) {
-      h += "<tr><td class=\"name\">" + escape_xml(row.name) + "</td><td>" + escape_xml(row.metric) + "</td>";
+      h += "<tr><td class=\"name\">" + escape_xml(row.name) + "</td><td>" +
+           escape_xml(row.metric_note.empty() ? row.metric : row.metric + " (" + row.metric_note + ")") + "</td>";
       for (std::size_t i = 0; i < row.cells.size(); ++i) {
         const auto& c = row.cells[i];
         if (!c.value) {

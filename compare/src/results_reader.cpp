@@ -199,9 +199,29 @@ std::string raw_entry_text(const json& e) {
   return copy.dump();
 }
 
+// A benchmark name as every output shows it: control characters as \xNN, so an escape
+// sequence or a bell in a name never reaches a terminal, a Markdown table or a chart raw.
+// Both sides of a comparison are read alike, so names still match.
+std::string visible_name(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 Expected<Benchmark> fold(const std::string& src, Group& g) {
   Benchmark b;
-  b.name = g.key;
+  b.name = visible_name(g.key);
   b.source = src;
   if (g.errored || g.skipped) {
     b.state = g.errored ? RunState::Errored : RunState::Skipped;

@@ -31,6 +31,19 @@ TEST(Reader, SingleRunAndUnits) {
   }
 }
 
+TEST(Reader, ControlCharactersInNamesAreMadeVisible) {
+  auto r = gc::parse_results(R"({"benchmarks": [
+      {"name": "x/evil\u001b[31mred\u0007/a", "real_time": 1, "time_unit": "us"},
+      {"name": "x/plain/a", "real_time": 2, "time_unit": "us"}]})",
+                             "ctl.json");
+  ASSERT_TRUE(r) << r.error().str();
+  ASSERT_EQ(r->benchmarks.size(), 2u);
+  EXPECT_EQ(r->benchmarks[0].name, "x/evil\\x1b[31mred\\x07/a");
+  for (const char c : r->benchmarks[0].name) EXPECT_GE(static_cast<unsigned char>(c), 0x20);
+  EXPECT_NE(r->find("x/evil\\x1b[31mred\\x07/a"), nullptr);  // the same on every side
+  EXPECT_EQ(r->benchmarks[1].name, "x/plain/a");
+}
+
 TEST(Reader, KeyDropsGbenchSuffixes) {
   EXPECT_EQ(gc::benchmark_key("matmul/cublaslt/bf16/8192x8192x8192/manual_time"), "matmul/cublaslt/bf16/8192x8192x8192");
   EXPECT_EQ(gc::benchmark_key("pcie/h2d/pinned/256MiB/min_time:0.500/repeats:5/real_time"), "pcie/h2d/pinned/256MiB");

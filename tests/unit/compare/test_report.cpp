@@ -86,6 +86,56 @@ TEST(Report, AttentionShowsFusionOverNaiveAndOursOverCudnn) {
   EXPECT_NEAR(ratio.at("flash/cudnn"), 807.6 / 841.7, 1e-9);  // ours 4% behind cuDNN here: < 1
 }
 
+TEST(Report, ChartLabelsAreNotClippedAndOneRankCollectivesShowAlgbw) {
+  // "permute_bmm/fp16/b64m512n512k512" is digits and m's: 7 px a character (the old sizing)
+  // left it 20 px short, and a reader saw "ermute_bmm".
+  const std::string label = "permute_bmm/fp16/b64m512n512k512";
+  EXPECT_GE(gc::text_width_px(label, 12.0), 0.6 * 12.0 * static_cast<double>(label.size()) + 10);
+  EXPECT_GT(gc::text_width_px("mmmm", 12.0), gc::text_width_px("iiii", 12.0) * 3);
+  auto r = gc::parse_results(R"({"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": [
+      {"name": "bmm/permute_bmm/fp16/b64m512n512k512", "real_time": 54, "time_unit": "us", "TFLOPS": 318},
+      {"name": "nccl/allreduce/fp32/1MiB/g1", "real_time": 1.9, "time_unit": "us", "busbw_GBps": 0,
+       "algbw_GBps": 538.4, "ranks": 1},
+      {"name": "nccl/allreduce/fp32/1MiB/g2", "real_time": 15, "time_unit": "us", "busbw_GBps": 69.9,
+       "algbw_GBps": 69.9, "ranks": 2}]})",
+                             "r.json");
+  ASSERT_TRUE(r);
+  auto rep = gc::build_report({*r}, {});
+  ASSERT_TRUE(rep);
+  const auto* g1 = find_row(*rep, "nccl/allreduce/fp32/1MiB/g1");
+  const auto* g2 = find_row(*rep, "nccl/allreduce/fp32/1MiB/g2");
+  ASSERT_TRUE(g1 && g2);
+  EXPECT_EQ(g1->metric, "algbw_GBps");
+  EXPECT_EQ(g1->metric_note, "one rank: busbw is 0 by definition");
+  EXPECT_EQ(g2->metric, "busbw_GBps");
+  const std::string html = gc::render_report_html(*rep);
+  // The label is drawn right-aligned at x: everything left of x must fit the label.
+  const std::size_t at = html.find(">" + label + "</text>");
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t x_at = html.rfind("<text x=\"", at);
+  ASSERT_NE(x_at, std::string::npos);
+  const double x = std::stod(html.substr(x_at + 9));
+  EXPECT_GE(x, gc::text_width_px(label, 12.0));
+  EXPECT_NE(gc::render_report_markdown(*rep).find("algbw\\_GBps (one rank: busbw is 0 by definition)"), std::string::npos);
+}
+
+TEST(Report, ColumnsOfOneMachineAreToldApartByFileThenDate) {
+  auto doc = [](const char* date) {
+    return std::string(R"({"context": {"gpu_name": "NVIDIA H200", "host_name": "n1", "driver_version": "580", "date": ")") +
+           date + R"("}, "benchmarks": [{"name": "a/b", "real_time": 1, "time_unit": "us"}]})";
+  };
+  auto a = gc::parse_results(doc("2026-11-30T10:39:35+00:00"), "runs/monday/results.json");
+  auto b = gc::parse_results(doc("2026-11-30T10:53:01+00:00"), "runs/tuesday/results.json");
+  auto c = gc::parse_results(doc("2026-11-30T10:53:01+00:00"), "baseline.json");
+  ASSERT_TRUE(a && b && c);
+  auto rep = gc::build_report({*a, *b, *c}, {});
+  ASSERT_TRUE(rep);
+  ASSERT_EQ(rep->labels.size(), 3u);
+  EXPECT_EQ(rep->labels[0], "NVIDIA H200 · n1 · 580 (results.json) (2026-11-30T10:39)");
+  EXPECT_EQ(rep->labels[1], "NVIDIA H200 · n1 · 580 (results.json) (2026-11-30T10:53)");
+  EXPECT_EQ(rep->labels[2], "NVIDIA H200 · n1 · 580 (baseline.json)");
+}
+
 TEST(Report, HtmlIsSelfContained) {
   auto rep = gc::build_report(three(), {});
   ASSERT_TRUE(rep);

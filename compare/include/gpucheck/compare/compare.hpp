@@ -19,7 +19,10 @@ enum class Direction { LowerIsBetter, HigherIsBetter };
 std::optional<Direction> direction_for(std::string_view metric);
 
 // The counter a person reads for a benchmark (TFLOPS, GBps, ...), empty when it has none.
+// A collective of one rank reads algbw_GBps: its busbw is 0 by nccl-tests' definition.
 std::string rate_counter(const Benchmark& b);
+// Whether b is a collective over one rank (counter ranks = 1) that reports algbw_GBps.
+bool one_rank_collective(const Benchmark& b);
 
 enum class Verdict {
   Regression,   // worse than the threshold (and significant where the test could run)

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpucheck/compare/compare.hpp"
@@ -20,6 +21,7 @@ struct ReportCell {
 struct ReportRow {
   std::string name;
   std::string metric;  // the rate counter where the benchmark has one, else real_time
+  std::string metric_note;  // why this counter, when it is not the family's usual one
   Direction direction = Direction::LowerIsBetter;
   std::vector<ReportCell> cells;  // one per column
 };
@@ -48,6 +50,10 @@ struct Report {
 struct ReportOptions {
   std::string metric;  // empty: each benchmark's own rate counter
 };
+
+// Width in pixels a chart label needs at `font_px` (DejaVu Sans advances, rounded up): the
+// chart's label column is sized from it, so no row name is clipped at the left.
+double text_width_px(std::string_view text, double font_px);
 
 // The segment pairs compared within a family, numerator first.
 const std::vector<std::pair<std::string, std::string>>& paired_segments();
