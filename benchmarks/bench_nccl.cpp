@@ -300,6 +300,9 @@ void register_cases(harness::Registry& r, NcclJob& job) {
   const int n = job.nranks();
   const std::uint64_t free_b = job.failed() ? 0 : job.least_free_memory();
   const std::uint64_t budget = collective_memory_budget(free_b);
+  // Several ranks: nccl-tests' cold buffers (one region per call), unless --fixed-buffers.
+  const bool rotate = n > 1 && !job.fixed_buffers() && !job.failed();
+  const std::uint64_t l2 = rotate ? job.largest_l2_bytes() : 0;  // one agreement, not one per case
   for (const CollectiveCase& c : collective_cases(r.device().suite(), n)) {
     const std::string name = collective_case_name(c.coll, c.in_place, DType::fp32, c.bytes, n);
     const CollectiveCounts k = collective_counts(c.coll, c.bytes, sizeof(float), n);
@@ -307,18 +310,13 @@ void register_cases(harness::Registry& r, NcclJob& job) {
       r.add_unsupported(name, bytes_label(c.bytes) + " of fp32 is fewer elements than ranks (" + std::to_string(n) + ")");
       continue;
     }
-    if (const std::uint64_t need = collective_case_bytes(c.coll, c.in_place, c.bytes, sizeof(float), n);
-        !job.failed() && need > budget) {
+    const std::uint64_t need = collective_case_bytes(c.coll, c.in_place, c.bytes, sizeof(float), n);
+    if (!job.failed() && need > budget) {
       r.add_unsupported(name, "needs " + mib(need) + " per GPU, " + mib(free_b) +
                                   " free (a case may use 90% of it less 2 GiB kept for NCCL)");
       continue;
     }
-    // Several ranks: nccl-tests' cold buffers (one region per call), unless --fixed-buffers.
-    int copies = 1;
-    if (n > 1 && !job.fixed_buffers() && !job.failed()) {
-      const std::uint64_t need = collective_case_bytes(c.coll, c.in_place, c.bytes, sizeof(float), n);
-      copies = collective_buffer_copies(need, job.largest_l2_bytes(), budget > need ? budget - need : 0);
-    }
+    const int copies = rotate ? collective_buffer_copies(need, l2, budget - need) : 1;
     harness::Case hc;
     hc.name = name;
     const auto bytes = static_cast<double>(k.bytes);
