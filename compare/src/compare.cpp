@@ -56,8 +56,9 @@ std::optional<Direction> direction_for(std::string_view m) {
 
 std::string rate_counter(const Benchmark& b) {
   static constexpr std::string_view kPreferred[] = {"TFLOPS", "GBps", "busbw_GBps", "algbw_GBps", "us_per_launch"};
+  const bool one_rank = one_rank_collective(b);
   for (const auto k : kPreferred) {
-    if (k == "busbw_GBps" && one_rank_collective(b)) continue;  // 0 by definition there
+    if (k == "busbw_GBps" && one_rank) continue;  // 0 by definition there
     if (b.counters.count(std::string(k)) != 0) return std::string(k);
   }
   return {};

@@ -384,8 +384,8 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
     // A neighbour may have started after the first look: look again before judging and
     // re-measuring. A neighbour on the GPU is never excused as a slow host.
     if (ctx.env.gpu_probe != nullptr) snap = merge_snapshots(snap, ctx.env.gpu_probe->snapshot());
-    g->compare.gpu_other_processes =
-        probe_activity(ctx, *g, current->context_value("gpu_uuid"), snap).other_processes.value_or(0);
+    const ActivityReport seen = probe_activity(ctx, *g, current->context_value("gpu_uuid"), snap);
+    g->compare.gpu_other_processes = seen.other_processes.value_or(0);
     Comparison first = compare_results(base, *current, g->compare);
     auto conf = confirm(ctx, *g, first, *current, fp->owner);
     if (!conf) return fail(io, conf.error());
@@ -397,8 +397,7 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
       // The record is what was judged: the re-run's entries replace the first pass's.
       if (auto w = write_atomic(ctx.fs, results_path, to_gbench_json(*current)); !w) return fail(io, w.error());
     }
-    const ActivityReport after = probe_activity(ctx, *g, current->context_value("gpu_uuid"), snap);
-    explain_regressions(c, base, *current, after.other_processes);
+    explain_regressions(c, base, *current, seen.other_processes);
     c.warnings.insert(c.warnings.begin(), extra_warnings.begin(), extra_warnings.end());
   }
   blame_errored_binaries(c, fp->outcomes);
