@@ -31,7 +31,6 @@
 #include <optional>
 #include <random>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "attention_cudnn.hpp"
@@ -116,7 +115,7 @@ class Attention : public harness::Op {
   std::uint64_t seed_;
 };
 
-cudaDataType_t cuda_type(DType t) { return t == DType::bf16 ? CUDA_R_16BF : CUDA_R_16F; }
+cudaDataType_t cuda_type(DType t) { return harness::cuda_data_type(t, "attention"); }
 
 // GEMM, softmax, GEMM with S (fp32, or the input dtype) and P (the input dtype) in HBM.
 class Naive final : public Attention {
@@ -124,11 +123,10 @@ class Naive final : public Attention {
   Naive(std::string name, const AttentionProblem& p, harness::Device& dev, harness::CublasHandle& cublas, DType s_dtype)
       : Attention(std::move(name), p, dev), cublas_(cublas), sp_(softmax_problem(p, s_dtype)),
         s_(static_cast<std::size_t>(p.batch) * p.heads * static_cast<std::size_t>(p.seq_q) * p.seq_k *
-           element_bytes(s_dtype)),
+           storage_bytes(s_dtype)),
         pm_(static_cast<std::size_t>(p.batch) * p.heads * static_cast<std::size_t>(p.seq_q) * p.seq_k * 2) {
     kernels::validate_softmax(sp_);
   }
-  static std::size_t element_bytes(DType t) { return t == DType::fp32 ? 4 : 2; }
   // The softmax between the two GEMMs: S in, P in the input dtype out, scale and mask fused.
   static kernels::SoftmaxProblem softmax_problem(const AttentionProblem& p, DType s_dtype) {
     kernels::SoftmaxProblem sp;
@@ -150,7 +148,7 @@ class Naive final : public Attention {
     GPUCHECK_CUBLAS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, sk, sq, d, &one, k_.get(), cuda_type(p_.dtype),
                                                d, static_cast<long long>(sk) * d, q_.get(), cuda_type(p_.dtype), d,
                                                static_cast<long long>(sq) * d, &zero, s_.get(),
-                                               sp_.s_dtype == DType::fp32 ? CUDA_R_32F : cuda_type(sp_.s_dtype), sk,
+                                               cuda_type(sp_.s_dtype), sk,
                                                static_cast<long long>(sq) * sk, static_cast<int>(mats),
                                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     kernels::softmax_rows(sp_, s_.get(), pm_.get(), s);
@@ -170,7 +168,7 @@ class Naive final : public Attention {
     const kernels::SoftmaxProblem sp = softmax_problem(p, s_dtype);
     const double scores = static_cast<double>(sp.matrices) * p.seq_q * p.seq_k;
     const double io = 2.0 * (2.0 * static_cast<double>(p.q_elems()) + 2.0 * static_cast<double>(p.kv_elems()));
-    return static_cast<double>(element_bytes(s_dtype)) * scores +
+    return static_cast<double>(storage_bytes(s_dtype)) * scores +
            static_cast<double>(kernels::softmax_traffic_bytes(sp)) + 2.0 * scores + io;
   }
 
@@ -231,6 +229,8 @@ struct Backend {
   bool quick;  // in the quick suite (with its shapes); the others: full suite only
   // nullopt: every dtype; else only this input dtype has the row.
   std::optional<DType> only;
+  // A naive row's S dtype (its GBps counts S's bytes); nullopt for the fused backends.
+  std::optional<DType> naive_s;
   std::function<std::unique_ptr<harness::Op>(const std::string&, const AttentionProblem&, harness::Device&, AttentionState&)> make;
 };
 
@@ -241,23 +241,24 @@ const std::vector<Backend>& backends() {
       return std::make_unique<Fused>(n, p, d, k);
     };
   };
-  auto naive = [](DType s_dtype) {
-    return [s_dtype](const std::string& n, const AttentionProblem& p, harness::Device& d,
-                     AttentionState& st) -> std::unique_ptr<harness::Op> {
-      return std::make_unique<Naive>(n, p, d, st.cublas, s_dtype);
-    };
+  auto naive = [](const char* name, bool quick, std::optional<DType> only, DType s_dtype) {
+    return Backend{name, quick, only, s_dtype,
+                   [s_dtype](const std::string& n, const AttentionProblem& p, harness::Device& d,
+                             AttentionState& st) -> std::unique_ptr<harness::Op> {
+                     return std::make_unique<Naive>(n, p, d, st.cublas, s_dtype);
+                   }};
   };
   static const std::vector<Backend> b{
-      {"naive", true, std::nullopt, naive(DType::fp32)},
-      {"flash", true, std::nullopt, fused(K::automatic)},
-      {"cudnn", true, std::nullopt,
+      naive("naive", true, std::nullopt, DType::fp32),
+      {"flash", true, std::nullopt, std::nullopt, fused(K::automatic)},
+      {"cudnn", true, std::nullopt, std::nullopt,
        [](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState& st) -> std::unique_ptr<harness::Op> {
          return std::make_unique<Cudnn>(n, p, d, st.cudnn.get());
        }},
-      {"naive_s16", false, DType::fp16, naive(DType::fp16)},
-      {"flash_mma_sync", false, std::nullopt, fused(K::mma_sync)},
-      {"flash_hopper_serial", false, std::nullopt, fused(K::hopper_serial)},
-      {"flash_hopper", false, std::nullopt, fused(K::hopper)},
+      naive("naive_s16", false, DType::fp16, DType::fp16),
+      {"flash_mma_sync", false, std::nullopt, std::nullopt, fused(K::mma_sync)},
+      {"flash_hopper_serial", false, std::nullopt, std::nullopt, fused(K::hopper_serial)},
+      {"flash_hopper", false, std::nullopt, std::nullopt, fused(K::hopper)},
   };
   return b;
 }
@@ -299,9 +300,7 @@ void register_cases(harness::Registry& r) {
       c.name = cfg.causal ? bench_name({"attention", be.name, to_string(cfg.dtype), shape_label(cfg.shape), "causal"})
                           : bench_name({"attention", be.name, to_string(cfg.dtype), shape_label(cfg.shape)});
       c.rates = {harness::tflops(attention_flops(p))};
-      const std::string_view backend = be.name;
-      if (backend == "naive") c.rates.push_back(harness::gbps(Naive::bytes(p, DType::fp32)));
-      if (backend == "naive_s16") c.rates.push_back(harness::gbps(Naive::bytes(p, DType::fp16)));
+      if (be.naive_s) c.rates.push_back(harness::gbps(Naive::bytes(p, *be.naive_s)));
       // Fused attention at 600+ TFLOP/s draws past the H200's power limit within tens of
       // milliseconds, like a GEMM: measured back to back, later repetitions ran 10-16% slower
       // than the first (SM clock 1950 -> 1515 MHz). So each case is a power burst.

@@ -44,15 +44,6 @@ namespace {
 
 using harness::DeviceBuffer;
 
-cudaDataType_t cuda_type(DType t) {
-  switch (t) {
-    case DType::fp32: return CUDA_R_32F;
-    case DType::fp16: return CUDA_R_16F;
-    case DType::bf16: return CUDA_R_16BF;
-    default: throw std::invalid_argument("bmm: unsupported dtype " + std::string(to_string(t)));
-  }
-}
-
 using harness::CublasHandle;
 
 class Bmm;
@@ -76,7 +67,7 @@ class Bmm final : public harness::Op {
  public:
   Bmm(std::string name, const Path& path, DType dtype, const BmmShape& shape, harness::Device& dev, CublasHandle& cublas)
       : name_(std::move(name)), path_(path), dtype_(dtype), shape_(shape), dev_(dev), cublas_(cublas),
-        type_(cuda_type(dtype)), eb_(storage_bytes(dtype)),
+        type_(harness::cuda_data_type(dtype, "bmm")), eb_(storage_bytes(dtype)),
         na_(static_cast<std::size_t>(shape.b) * static_cast<std::size_t>(shape.m) * static_cast<std::size_t>(shape.k)),
         nb_(static_cast<std::size_t>(shape.b) * static_cast<std::size_t>(shape.k) * static_cast<std::size_t>(shape.n)),
         nc_(static_cast<std::size_t>(shape.b) * static_cast<std::size_t>(shape.m) * static_cast<std::size_t>(shape.n)) {
