@@ -61,7 +61,7 @@ for i in "${!cases[@]}"; do
   vals=()
   for ((r = 0; r < reps; r++)); do
     # Deterministic jitter of a few tenths of a percent, distinct per repetition.
-    v=$(awk -v b="${base_us[$i]}" -v f="$f" -v r="$r" -v p="$$" 'BEGIN { printf "%.4f", b * f * (1 + 0.001 * (((r * 7 + p) % 9) - 4) + 0.0001 * r) }')
+    v=$(awk -v b="${base_us[$i]}" -v f="$f" -v r="$r" -v p="${FAKE_PID:-$$}" 'BEGIN { printf "%.4f", b * f * (1 + 0.001 * (((r * 7 + p) % 9) - 4) + 0.0001 * r) }')
     vals+=("$v")
     entries+=("{\"name\": \"$full\", \"family_index\": $i, \"per_family_instance_index\": 0, \"run_name\": \"$full\", \"run_type\": \"iteration\", \"repetitions\": $reps, \"repetition_index\": $r, \"threads\": 1, \"iterations\": 1000, \"real_time\": $v, \"cpu_time\": $v, \"time_unit\": \"us\", \"GBps\": $(awk -v v="$v" 'BEGIN { printf "%.3f", 1048.576 / v }'), \"samples\": 200, \"cv_pct\": 0.4, \"batch\": 8, \"throttled_samples\": $((i == 0 ? throttled : 0)), \"sm_clock_MHz\": $((i == 0 ? clock : 1980)), \"clock_event_reasons\": $((i == 0 ? reasons : 0)), \"label\": \"timing=held\"}")
   done
