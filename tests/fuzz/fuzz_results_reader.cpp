@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "gpucheck/compare/compare.hpp"
-#include "gpucheck/compare/render.hpp"
-#include "gpucheck/compare/results.hpp"
-#include "gpucheck/compare/thresholds.hpp"
+#include "rules/compare.hpp"
+#include "report/render.hpp"
+#include "results/results.hpp"
+#include "rules/thresholds.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gpucheck::compare;

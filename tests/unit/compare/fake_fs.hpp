@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "gpucheck/compare/filesystem.hpp"
+#include "base/filesystem.hpp"
 
 namespace gpucheck::compare::testing {
 

@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "fake_fs.hpp"
-#include "gpucheck/compare/accept.hpp"
-#include "gpucheck/compare/process.hpp"
+#include "accept/accept.hpp"
+#include "cli/cli.hpp"
+#include "runner/process.hpp"
 #include "gpucheck/core/pcie.hpp"
 #include "gpucheck/core/specs.hpp"
 

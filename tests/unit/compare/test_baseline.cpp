@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "fake_fs.hpp"
-#include "gpucheck/compare/baseline.hpp"
+#include "results/baseline.hpp"
 
 namespace gc = gpucheck::compare;
 using gpucheck::compare::testing::FakeFileSystem;
@@ -235,4 +235,11 @@ TEST(Baseline, KeepsEveryRepetitionSoTheUTestCanRun) {
   EXPECT_EQ(back->benchmarks[0].samples_ns.size(), 5u);
   EXPECT_EQ(back->benchmarks[0].repetitions, 5);
   EXPECT_DOUBLE_EQ(back->benchmarks[0].real_time_ns, 1.02e6);
+}
+
+TEST(Baseline, GpuSlug) {
+  EXPECT_EQ(gc::gpu_slug("NVIDIA H200"), "nvidia-h200");
+  EXPECT_EQ(gc::gpu_slug("NVIDIA A100-SXM4-80GB"), "nvidia-a100-sxm4-80gb");
+  EXPECT_EQ(gc::gpu_slug("  NVIDIA  GeForce RTX 4090 "), "nvidia-geforce-rtx-4090");
+  EXPECT_EQ(gc::gpu_slug("../.."), "unknown");
 }

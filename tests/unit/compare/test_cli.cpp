@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "fake_fs.hpp"
-#include "gpucheck/compare/cli.hpp"
-#include "gpucheck/compare/compare.hpp"
-#include "gpucheck/compare/thresholds.hpp"
+#include "cli/cli.hpp"
+#include "rules/compare.hpp"
+#include "rules/thresholds.hpp"
 
 namespace gc = gpucheck::compare;
 using gpucheck::compare::testing::FakeFileSystem;

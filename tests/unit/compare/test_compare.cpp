@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "gpucheck/compare/compare.hpp"
-#include "gpucheck/compare/results.hpp"
+#include "rules/compare.hpp"
+#include "results/results.hpp"
 
 namespace gc = gpucheck::compare;
 

@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "fake_fs.hpp"
-#include "gpucheck/compare/cli.hpp"
-#include "gpucheck/compare/explain.hpp"
-#include "gpucheck/compare/gate.hpp"
-#include "gpucheck/compare/gpu_activity.hpp"
-#include "gpucheck/compare/process.hpp"
-#include "gpucheck/compare/results.hpp"
+#include "cli/cli.hpp"
+#include "rules/explain.hpp"
+#include "gate/gate.hpp"
+#include "runner/gpu_activity.hpp"
+#include "runner/process.hpp"
+#include "results/results.hpp"
 
 namespace gc = gpucheck::compare;
 using gpucheck::compare::testing::FakeFileSystem;

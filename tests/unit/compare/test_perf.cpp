@@ -11,8 +11,8 @@
 #include <iostream>
 #include <string>
 
-#include "gpucheck/compare/cli.hpp"
-#include "gpucheck/compare/filesystem.hpp"
+#include "cli/cli.hpp"
+#include "base/filesystem.hpp"
 
 namespace gc = gpucheck::compare;
 

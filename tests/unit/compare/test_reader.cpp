@@ -6,8 +6,8 @@
 #include <string>
 
 #include "fake_fs.hpp"
-#include "gpucheck/compare/filesystem.hpp"
-#include "gpucheck/compare/results.hpp"
+#include "base/filesystem.hpp"
+#include "results/results.hpp"
 
 namespace gc = gpucheck::compare;
 
@@ -50,13 +50,6 @@ TEST(Reader, KeyDropsGbenchSuffixes) {
   EXPECT_EQ(gc::benchmark_key("launch/graph/empty/100/threads:2"), "launch/graph/empty/100/threads:2");
   EXPECT_EQ(gc::benchmark_key("manual_time"), "manual_time");
   EXPECT_EQ(gc::benchmark_key("/manual_time"), "/manual_time");
-}
-
-TEST(Reader, GpuSlug) {
-  EXPECT_EQ(gc::gpu_slug("NVIDIA H200"), "nvidia-h200");
-  EXPECT_EQ(gc::gpu_slug("NVIDIA A100-SXM4-80GB"), "nvidia-a100-sxm4-80gb");
-  EXPECT_EQ(gc::gpu_slug("  NVIDIA  GeForce RTX 4090 "), "nvidia-geforce-rtx-4090");
-  EXPECT_EQ(gc::gpu_slug("../.."), "unknown");
 }
 
 TEST(Reader, BareNaNAndInfinityTokens) {

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "gpucheck/compare/compare.hpp"
-#include "gpucheck/compare/filesystem.hpp"
-#include "gpucheck/compare/render.hpp"
-#include "gpucheck/compare/results.hpp"
+#include "rules/compare.hpp"
+#include "base/filesystem.hpp"
+#include "report/render.hpp"
+#include "results/results.hpp"
 
 namespace gc = gpucheck::compare;
 

@@ -6,9 +6,9 @@
 #include <set>
 #include <string>
 
-#include "gpucheck/compare/filesystem.hpp"
-#include "gpucheck/compare/report.hpp"
-#include "gpucheck/compare/results.hpp"
+#include "base/filesystem.hpp"
+#include "report/report.hpp"
+#include "results/results.hpp"
 
 namespace gc = gpucheck::compare;
 

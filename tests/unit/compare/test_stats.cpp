@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "gpucheck/compare/stats.hpp"
+#include "rules/stats.hpp"
 
 namespace gc = gpucheck::compare;
 

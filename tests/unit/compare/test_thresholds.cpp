@@ -1,7 +1,7 @@
 // Threshold file parsing and glob matching.
 #include <gtest/gtest.h>
 
-#include "gpucheck/compare/thresholds.hpp"
+#include "rules/thresholds.hpp"
 
 namespace gc = gpucheck::compare;
 

@@ -1,0 +1,154 @@
+// The acceptance config (baselines/accept.json): floors as fractions, with per-SKU overrides,
+// ECC expectations and NCCL floors. Strict, because a misspelt key that silently changes
+// nothing would let a sick box pass.
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "accept/accept.hpp"
+
+namespace gpucheck::compare {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+bool is_comment(const std::string& key) { return !key.empty() && key[0] == '_'; }
+
+// Thrown inside the parser only, turned into an Error at its boundary.
+struct ConfigError {
+  std::string message;
+};
+
+double fraction(const json& v, const std::string& where, bool below_one) {
+  if (!v.is_number()) throw ConfigError{where + ": expected a number"};
+  const double d = v.get<double>();
+  const bool ok = std::isfinite(d) && d > 0 && (below_one ? d < 1 : d <= 1);
+  if (!ok) throw ConfigError{where + ": " + v.dump() + " is outside " + (below_one ? "(0, 1)" : "(0, 1]")};
+  return d;
+}
+
+void read_fraction_map(const json& v, const std::string& where, std::map<std::string, double>& into) {
+  if (!v.is_object()) throw ConfigError{where + ": expected an object"};
+  for (const auto& [k, f] : v.items()) {
+    if (is_comment(k)) continue;
+    if (into.count(k) == 0) {
+      std::string known;
+      for (const auto& [name, unused] : into) known += (known.empty() ? "" : ", ") + name;
+      throw ConfigError{where + "." + k + ": unknown key (known: " + known + ")"};
+    }
+    into[k] = fraction(f, where + "." + k, false);
+  }
+}
+
+// Reads the limit keys of `obj` into `limits`; other keys are left to the caller.
+bool read_limit(const std::string& key, const json& v, const std::string& where, AcceptLimits& limits) {
+  if (key == "pcie_bandwidth_fraction") {
+    limits.pcie_bandwidth_fraction = fraction(v, where, false);
+  } else if (key == "memory_fraction") {
+    read_fraction_map(v, where, limits.memory_fraction);
+  } else if (key == "gemm_fraction") {
+    read_fraction_map(v, where, limits.gemm_fraction);
+  } else if (key == "alike_fraction") {
+    limits.alike_fraction = fraction(v, where, true);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::map<int, double> read_nccl_floors(const json& v, const std::string& where) {
+  if (!v.is_object()) throw ConfigError{where + ": expected an object of GPU count -> GB/s"};
+  std::map<int, double> out;
+  for (const auto& [k, f] : v.items()) {
+    if (is_comment(k)) continue;
+    int n = 0;
+    const auto [end, ec] = std::from_chars(k.data(), k.data() + k.size(), n);
+    if (k.empty() || ec != std::errc() || end != k.data() + k.size() || n < 1)
+      throw ConfigError{where + ": key \"" + k + "\" is not a GPU count"};
+    if (!f.is_number() || !std::isfinite(f.get<double>()) || f.get<double>() <= 0)
+      throw ConfigError{where + "." + k + ": expected a positive number of GB/s"};
+    out[n] = f.get<double>();
+  }
+  return out;
+}
+
+AcceptConfig parse_document(const json& doc) {
+  if (!doc.is_object()) throw ConfigError{"expected an object with \"defaults\" and \"skus\""};
+  AcceptConfig c;
+  if (const auto s = doc.find("schema"); s != doc.end() && (!s->is_number_integer() || s->get<int>() != 1))
+    throw ConfigError{"schema: expected 1"};
+  if (const auto d = doc.find("defaults"); d != doc.end()) {
+    if (!d->is_object()) throw ConfigError{"defaults: expected an object"};
+    for (const auto& [k, v] : d->items()) {
+      if (is_comment(k)) continue;
+      if (!read_limit(k, v, "defaults." + k, c.defaults)) throw ConfigError{"defaults." + k + ": unknown key"};
+    }
+  }
+  if (const auto s = doc.find("skus"); s != doc.end()) {
+    if (!s->is_object()) throw ConfigError{"skus: expected an object keyed by specs.json id"};
+    for (const auto& [id, rules] : s->items()) {
+      if (is_comment(id)) continue;
+      const std::string where = "skus." + id;
+      if (!rules.is_object()) throw ConfigError{where + ": expected an object"};
+      AcceptSkuRules r;
+      r.limits = c.defaults;
+      for (const auto& [k, v] : rules.items()) {
+        if (is_comment(k)) continue;
+        if (read_limit(k, v, where + "." + k, r.limits)) continue;
+        if (k == "ecc") {
+          if (!v.is_boolean()) throw ConfigError{where + ".ecc: expected true or false"};
+          r.ecc = v.get<bool>();
+        } else if (k == "nccl_allreduce_busbw_GBps") {
+          r.nccl_allreduce_busbw_GBps = read_nccl_floors(v, where + "." + k);
+        } else {
+          throw ConfigError{where + "." + k + ": unknown key"};
+        }
+      }
+      c.skus[id] = std::move(r);
+    }
+  }
+  for (const auto& [k, v] : doc.items())
+    if (!is_comment(k) && k != "schema" && k != "defaults" && k != "skus")
+      throw ConfigError{k + ": unknown key (schema, defaults, skus)"};
+  return c;
+}
+
+}  // namespace
+
+const AcceptLimits& AcceptConfig::limits_for(const std::string& sku_id) const {
+  const auto it = skus.find(sku_id);
+  return it == skus.end() ? defaults : it->second.limits;
+}
+
+std::optional<bool> AcceptConfig::ecc_for(const std::string& sku_id) const {
+  const auto it = skus.find(sku_id);
+  return it == skus.end() ? std::nullopt : it->second.ecc;
+}
+
+std::optional<double> AcceptConfig::nccl_floor(const std::string& sku_id, int gpus) const {
+  const auto it = skus.find(sku_id);
+  if (it == skus.end()) return std::nullopt;
+  const auto f = it->second.nccl_allreduce_busbw_GBps.find(gpus);
+  if (f == it->second.nccl_allreduce_busbw_GBps.end()) return std::nullopt;
+  return f->second;
+}
+
+Expected<AcceptConfig> parse_accept_config(std::string_view text, const std::string& source) {
+  json doc;
+  try {
+    doc = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    return Error{source, "not valid JSON (at byte " + std::to_string(e.byte) + ")"};
+  }
+  try {
+    AcceptConfig c = parse_document(doc);
+    c.source = source;
+    return c;
+  } catch (const ConfigError& e) {
+    return Error{source, e.message};
+  } catch (const json::exception& e) {
+    return Error{source, std::string("unexpected content: ") + e.what()};
+  }
+}
+
+}  // namespace gpucheck::compare

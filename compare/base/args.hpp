@@ -1,0 +1,70 @@
+// What every gpucheck command shares: argument parsing with "did you mean", one-line errors
+// and warnings, the colour choice, the step summary, and the shape of a command (the table in
+// cli/cli.cpp holds one row per command; a new command adds a cmd_* function and one row).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/command.hpp"
+#include "base/expected.hpp"
+
+namespace gpucheck::compare::cli {
+
+struct Args {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> values;              // --opt VALUE
+  std::set<std::string> flags;                            // --flag
+  std::map<std::string, std::vector<std::string>> lists;  // --opt VALUE, repeatable, in order
+};
+
+struct OptionSet {
+  std::set<std::string> with_value;
+  std::set<std::string> flags;
+  std::set<std::string> repeatable = {};  // with a value, may be given more than once (Args::lists)
+};
+
+// `command` names the subcommand in "see gpucheck COMMAND --help". "--opt=value" is accepted
+// too; an unknown option suggests the nearest known one.
+Expected<Args> parse_args(const std::vector<std::string>& in, std::size_t from, const OptionSet& known,
+                          const std::string& command);
+
+std::optional<std::string> value(const Args& a, const std::string& key);
+bool flag(const Args& a, const std::string& key);
+
+// A number strictly inside (lo, hi).
+Expected<double> parse_number(const std::string& opt, const std::string& s, double lo, double hi);
+// A whole number in [lo, hi].
+Expected<int> parse_count(const std::string& opt, const std::string& s, int lo, int hi);
+
+// One line on stderr, exit status 2.
+ExitStatus fail(CliOutput& io, const Error& e);
+// A warning line on stderr ("gpucheck: warning: ..."), the exit status unchanged.
+void warn(CliOutput& io, const std::string& text);
+
+OptionSet with(const OptionSet& a, const OptionSet& b);
+
+// Appends the Markdown to GITHUB_STEP_SUMMARY when set; a failure is a warning, never a
+// change of the verdict's exit status.
+void append_step_summary(FileSystem& fs, const CliEnvironment& env, CliOutput& io, const std::string& markdown);
+
+Expected<bool> colour_from(const Args& a, const CliEnvironment& env);
+
+struct Context {
+  FileSystem& fs;
+  const CliEnvironment& env;
+  CliOutput& io;
+};
+
+using CommandFn = ExitStatus (*)(const std::vector<std::string>& args, Context& ctx);
+
+struct Command {
+  const char* name;
+  const char* usage;  // the command's help text: usage lines and options
+  CommandFn run;
+};
+
+}  // namespace gpucheck::compare::cli

@@ -1,0 +1,296 @@
+// The command table and the commands that judge files: compare, baseline, report. Every
+// failure is an Error turned into one line on stderr and exit status 2; a regression is exit
+// status 1; everything else 0. The gate and run commands live in gate/, accept in accept/.
+#include "cli/cli.hpp"
+
+#include <algorithm>
+#include <future>
+
+#include "accept/accept.hpp"
+#include "base/args.hpp"
+#include "base/suggest.hpp"
+#include "gate/commands.hpp"
+#include "report/render.hpp"
+#include "report/report.hpp"
+#include "results/baseline.hpp"
+#include "results/results.hpp"
+#include "rules/compare.hpp"
+#include "rules/explain.hpp"
+#include "rules/options.hpp"
+
+namespace gpucheck::compare {
+namespace cli {
+
+const char* const kCompareUsage = R"(  gpucheck compare BASELINE CURRENT [options]      exit 0 no regression, 1 regression or missing, 2 bad input
+      BASELINE, CURRENT    a results .json file or a folder of them (merged)
+      --metric NAME        compare a counter instead of real_time (TFLOPS, GBps, us_per_launch, ...)
+      --higher-is-better / --lower-is-better   direction when the metric's name does not tell
+      --threshold PCT      default allowed slow-down (default 10%)
+      --thresholds FILE    limits, report-only and host-bound lists (default: thresholds.json
+                           next to BASELINE or up to two folders above it)
+      --no-thresholds      ignore any thresholds file
+      --alpha A            significance level of the Mann-Whitney U test (default 0.05)
+      --min-repetitions N  repetitions needed on both sides to run the test (default 3)
+      --allow-missing      benchmarks missing from CURRENT do not fail the gate
+      --format F           terminal (default), markdown, json or junit
+      --out FILE           write that format to FILE (the terminal table still goes to stdout)
+      --color WHEN         auto (default: on a terminal unless NO_COLOR is set), always, never
+      GITHUB_STEP_SUMMARY  when set, the Markdown table is appended to that file
+)";
+
+const char* const kBaselineUsage = R"(  gpucheck baseline update --suite NAME RESULTS [--root DIR] [--gpu SLUG] [--host] [--force] [--wait S]
+      writes DIR/<gpu-slug>/NAME.json atomically (DIR defaults to baselines); with --host,
+      DIR/<gpu-slug>/<host-slug>/NAME.json, a baseline of this runner's host CPU (host_cpu);
+      keeps every repetition; waits up to S seconds (default 60) for a concurrent update
+  gpucheck baseline show [--root DIR] [--gpu SLUG]
+)";
+
+const char* const kReportUsage = R"(  gpucheck report A [B ...] [--markdown FILE] [--html FILE] [--metric NAME]
+      one column per results file; Markdown on stdout when no file is given
+)";
+
+const char* const kAcceptUsage = R"(  gpucheck accept [--devices 0,3|all] [--bin-dir DIR] [--burn SECONDS] [--timeout S] [--out DIR] [--format F]
+      new-machine acceptance: runs the accept suites per GPU, judges them against the SKU's
+      datasheet (baselines/specs.json) and baselines/accept.json
+  gpucheck accept --results PATH [...] [--specs FILE] [--config FILE] [--out DIR] [--format F]
+      judges result files already on disk (no GPU needed)
+      exit 0 every check passed, 1 a check failed, 2 bad input or no GPU
+)";
+
+ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx);
+ExitStatus cmd_baseline(const std::vector<std::string>& args, Context& ctx);
+ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx);
+
+namespace {
+
+const std::vector<Command>& commands() {
+  // A new command is one row.
+  static const std::vector<Command> table{
+      {"gate", kGateUsage, cmd_gate},
+      {"run", kRunUsage, cmd_run},
+      {"compare", kCompareUsage, cmd_compare},
+      {"baseline", kBaselineUsage, cmd_baseline},
+      {"report", kReportUsage, cmd_report},
+      {"accept", kAcceptUsage, [](const std::vector<std::string>& args, Context& ctx) { return cmd_accept(args, ctx.fs, ctx.env, ctx.io); }},
+  };
+  return table;
+}
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> n;
+  for (const auto& c : commands()) n.emplace_back(c.name);
+  return n;
+}
+
+std::string names_list() {
+  std::string s;
+  for (const auto& n : command_names()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+bool asks_for_help(const std::vector<std::string>& args) {
+  for (std::size_t i = 2; i < args.size(); ++i) {
+    if (args[i] == "--") return false;
+    if (args[i] == "--help" || args[i] == "-h") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
+  CliOutput& io = ctx.io;
+  auto a = parse_args(args, 2, with(compare_options(), {{"--format", "--out", "--color"}, {}}), "compare");
+  if (!a) return fail(io, a.error());
+  if (a->positional.size() != 2)
+    return fail(io, Error{"compare", "needs BASELINE and CURRENT (got " + std::to_string(a->positional.size()) + " paths)"});
+  const std::string format = value(*a, "--format").value_or("terminal");
+  const std::vector<std::string> formats{"terminal", "markdown", "json", "junit"};
+  if (std::find(formats.begin(), formats.end(), format) == formats.end())
+    return fail(io, Error{"--format", "unknown format \"" + format + "\" (terminal, markdown, json, junit)" +
+                                          did_you_mean(format, formats)});
+  auto colour = colour_from(*a, ctx.env);
+  if (!colour) return fail(io, colour.error());
+
+  const std::string& base_path = a->positional[0];
+  const std::string& cur_path = a->positional[1];
+  auto o = read_compare_options(ctx.fs, *a, thresholds_search_from(base_path));
+  if (!o) return fail(io, o.error());
+
+  // The two sides read in parallel: parsing dominates the run time on large suites.
+  const FileSystem& rfs = ctx.fs;
+  auto base_future = std::async(std::launch::async, [&rfs, &base_path] { return load_results(rfs, base_path); });
+  auto cur = load_results(ctx.fs, cur_path);
+  auto base = base_future.get();
+  if (!base) return fail(io, base.error());
+  if (!cur) return fail(io, cur.error());
+  if (auto m = check_metric(*base, *cur, o->metric); !m) return fail(io, m.error());
+
+  Comparison c = compare_results(*base, *cur, *o);
+  explain_regressions(c, *base, *cur, std::nullopt);
+  std::string rendered;
+  if (format == "terminal") rendered = render_terminal(c, *colour && !value(*a, "--out"));
+  else if (format == "markdown") rendered = render_markdown(c);
+  else if (format == "json") rendered = render_json(c);
+  else rendered = render_junit(c);
+
+  if (const auto out = value(*a, "--out")) {
+    if (auto w = write_atomic(ctx.fs, *out, rendered); !w) return fail(io, w.error());
+    io.out += render_terminal(c, *colour);
+  } else {
+    io.out += rendered;
+  }
+  append_step_summary(ctx.fs, ctx.env, io, render_markdown(c));
+  return c.failed() ? ExitStatus::Regression : ExitStatus::Ok;
+}
+
+namespace {
+
+ExitStatus baseline_update(const std::vector<std::string>& args, Context& ctx) {
+  CliOutput& io = ctx.io;
+  auto a = parse_args(args, 3, {{"--suite", "--root", "--gpu", "--wait"}, {"--force", "--host"}}, "baseline");
+  if (!a) return fail(io, a.error());
+  if (a->positional.size() != 1) return fail(io, Error{"baseline update", "needs exactly one RESULTS file or folder"});
+  const auto suite = value(*a, "--suite");
+  if (!suite) return fail(io, Error{"baseline update", "needs --suite NAME"});
+  BaselineUpdateOptions o;
+  o.suite = *suite;
+  o.root = value(*a, "--root").value_or("baselines");
+  o.gpu_slug = value(*a, "--gpu");
+  o.force = flag(*a, "--force");
+  o.per_host = flag(*a, "--host");
+  if (const auto w = value(*a, "--wait")) {
+    auto v = parse_count("--wait", *w, 0, 86400);
+    if (!v) return fail(io, v.error());
+    o.lock_wait_s = *v;
+  }
+  ReadOptions ro;
+  ro.keep_raw = true;
+  auto results = load_results(ctx.fs, a->positional[0], ro);
+  if (!results) return fail(io, results.error());
+  auto u = update_baseline(ctx.fs, *results, o);
+  if (!u) return fail(io, u.error());
+  for (const auto& n : u->cleaned) io.out += "removed a stale temporary of a killed update: " + n + "\n";
+  if (u->waited_s >= 0.5)
+    io.out += "waited " + format_double("%.1f", u->waited_s) + " s for a concurrent update of this folder\n";
+  io.out += std::string(u->replaced ? "updated " : "created ") + u->path + ": " + std::to_string(u->benchmarks) +
+            " benchmarks from " + results->source + " (" + u->gpu_name + ")";
+  if (u->not_ok) io.out += ", " + std::to_string(u->not_ok) + " of them errored or skipped";
+  io.out += "\n";
+  if (u->replaced) {
+    io.out += "  " + std::to_string(u->added.size()) + " added, " + std::to_string(u->removed.size()) + " removed, " +
+              std::to_string(u->moved.size()) + " of " + std::to_string(u->common) + " moved by more than 10%\n";
+    for (const auto& n : u->added) io.out += "  + " + n + "\n";
+    for (const auto& n : u->removed) io.out += "  - " + n + "\n";
+    for (const auto& m : u->moved) io.out += "  ~ " + m.name + " " + format_change(m.change) + "\n";
+  }
+  return ExitStatus::Ok;
+}
+
+ExitStatus baseline_show(const std::vector<std::string>& args, Context& ctx) {
+  CliOutput& io = ctx.io;
+  auto a = parse_args(args, 3, {{"--root", "--gpu"}, {}}, "baseline");
+  if (!a) return fail(io, a.error());
+  if (!a->positional.empty()) return fail(io, Error{"baseline show", "takes no paths (use --root DIR)"});
+  const std::string root = value(*a, "--root").value_or("baselines");
+  auto list = list_baselines(ctx.fs, root, value(*a, "--gpu"));
+  if (!list) return fail(io, list.error());
+  if (list->empty()) {
+    io.out += "no baselines under " + root + "\n";
+    return ExitStatus::Ok;
+  }
+  const StoredBaseline* bad = nullptr;
+  for (const auto& b : *list) {
+    if (!b.problem.empty()) {
+      io.out += b.path + ": DOES NOT READ: " + b.problem + "\n";
+      if (bad == nullptr) bad = &b;
+      continue;
+    }
+    io.out += b.path + ": " + std::to_string(b.benchmarks) + " benchmarks, " + b.gpu_name + ", driver " + b.driver +
+              ", commit " + b.commit + ", " + b.date + (b.host.empty() ? "" : ", host " + b.host) + "\n";
+  }
+  if (bad != nullptr) return fail(io, Error{bad->path, bad->problem});
+  return ExitStatus::Ok;
+}
+
+}  // namespace
+
+ExitStatus cmd_baseline(const std::vector<std::string>& args, Context& ctx) {
+  if (args.size() < 3) return fail(ctx.io, Error{"baseline", "needs a subcommand: update or show"});
+  const std::string& sub = args[2];
+  if (sub == "update") return baseline_update(args, ctx);
+  if (sub == "show") return baseline_show(args, ctx);
+  return fail(ctx.io, Error{"baseline", "unknown subcommand \"" + sub + "\" (update or show)" +
+                                            did_you_mean(sub, {"update", "show"})});
+}
+
+ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
+  CliOutput& io = ctx.io;
+  auto a = parse_args(args, 2, {{"--markdown", "--html", "--metric"}, {}}, "report");
+  if (!a) return fail(io, a.error());
+  if (a->positional.empty()) return fail(io, Error{"report", "needs at least one results file or folder"});
+  std::vector<Results> inputs;
+  for (const auto& p : a->positional) {
+    auto r = load_results(ctx.fs, p);
+    if (!r) return fail(io, r.error());
+    inputs.push_back(std::move(*r));
+  }
+  ReportOptions o;
+  o.metric = value(*a, "--metric").value_or("");
+  auto rep = build_report(inputs, o);
+  if (!rep) return fail(io, rep.error());
+  const std::string md = render_report_markdown(*rep);
+  const auto md_path = value(*a, "--markdown");
+  const auto html_path = value(*a, "--html");
+  if (md_path) {
+    if (auto w = write_atomic(ctx.fs, *md_path, md); !w) return fail(io, w.error());
+  }
+  if (html_path) {
+    if (auto w = write_atomic(ctx.fs, *html_path, render_report_html(*rep)); !w) return fail(io, w.error());
+  }
+  if (!md_path && !html_path) {
+    io.out += md;
+  } else {
+    io.out += "report of " + std::to_string(inputs.size()) + " result files";
+    if (md_path) io.out += ", markdown " + *md_path;
+    if (html_path) io.out += ", html " + *html_path;
+    io.out += "\n";
+  }
+  return ExitStatus::Ok;
+}
+
+}  // namespace cli
+
+std::string usage_text() {
+  std::string s = "gpucheck: run the benchmark suite as a gate, compare Google Benchmark results, keep baselines,\n"
+                  "write reports. `gpucheck COMMAND --help` shows one command.\n\nusage:\n";
+  for (const auto& c : cli::commands()) s += c.usage;
+  return s;
+}
+
+ExitStatus run_cli(const std::vector<std::string>& args, FileSystem& fs, const CliEnvironment& env, CliOutput& io) {
+  using namespace cli;
+  if (args.size() < 2) return fail(io, Error{"", "no command (" + names_list() + "; see gpucheck --help)"});
+  const std::string& name = args[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    io.out += usage_text();
+    return ExitStatus::Ok;
+  }
+  if (name == "--version") {
+    io.out += "gpucheck 0.1.0\n";
+    return ExitStatus::Ok;
+  }
+  for (const auto& c : commands()) {
+    if (name != c.name) continue;
+    if (asks_for_help(args)) {
+      io.out += std::string("usage:\n") + c.usage;
+      return ExitStatus::Ok;
+    }
+    Context ctx{fs, env, io};
+    return c.run(args, ctx);
+  }
+  return fail(io, Error{"", "unknown command \"" + name + "\"" + did_you_mean(name, command_names()) + " (" +
+                                names_list() + "; see gpucheck --help)"});
+}
+
+}  // namespace gpucheck::compare

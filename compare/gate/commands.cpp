@@ -1,0 +1,427 @@
+// gpucheck run and gpucheck gate: the benchmark binaries as child processes (runner
+// contract, DESIGN.md), their JSON trusted only once it parses, the merged results written
+// atomically, then (gate) the compare with the stored baseline, and a confirmation run in a
+// fresh process for every case past its limit before anything fails.
+#include "gate/commands.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "base/args.hpp"
+#include "gate/gate.hpp"
+#include "report/render.hpp"
+#include "results/baseline.hpp"
+#include "results/results.hpp"
+#include "rules/compare.hpp"
+#include "rules/explain.hpp"
+#include "rules/options.hpp"
+#include "runner/gpu_activity.hpp"
+#include "runner/process.hpp"
+#include "runner/suite_runner.hpp"
+
+namespace gpucheck::compare::cli {
+
+const char* const kGateUsage =
+    R"(  gpucheck gate --bin-dir DIR --baseline FILE|DIR --out DIR [options]   exit 0 pass, 1 fail, 2 bad input, no GPU, no baseline
+      runs every bench_* binary in DIR (or those DIR/gpucheck-benchmarks.txt lists), each in its own
+      process, compares with the baseline and re-measures cases past their limit before failing
+      --baseline FILE|DIR  a baseline file, or a store root: DIR/<gpu-slug>/<host-slug>/SUITE.json when it
+                           exists (this host's), else DIR/<gpu-slug>/SUITE.json; thresholds DIR/thresholds.json
+      --out DIR            results.json, compare.md, compare.json, junit.xml, logs/ (and runs/, confirm/)
+      --suite S            quick (default) or full
+      --device N           CUDA device (default 0)
+      --timeout S          limit per binary and repetition (default: quick 300, full 3600)
+      --confirm-repetitions N   repetitions of the re-run of cases past their limit (default 5)
+      --filter REGEX       only the cases it matches (--benchmark_filter); matching none is exit 2
+      --allow-other-gpu    compare with a baseline of another GPU model
+      --color WHEN         auto, always, never
+      and compare's --metric, --threshold, --thresholds, --no-thresholds, --alpha, --min-repetitions,
+      --allow-missing, --higher-is-better, --lower-is-better; GITHUB_STEP_SUMMARY gets compare.md
+)";
+
+const char* const kRunUsage =
+    R"(  gpucheck run --bin-dir DIR --out DIR [--suite S] [--device N] [--repetitions N] [--timeout S] [--filter REGEX]
+      the gate's runner alone: every binary into DIR/results.json (exit 0 all ran, 1 a binary or case
+      failed, 2 bad input or no GPU); a baseline with repetitions, for the U test:
+      gpucheck run --bin-dir build/bin --out results/base --repetitions 5 &&
+      gpucheck baseline update --suite quick results/base/results.json
+)";
+
+namespace {
+
+Status make_out_dirs(FileSystem& fs, const std::string& out, bool confirm_dir) {
+  for (const char* sub : {"logs", "runs", "confirm"}) {
+    if (!confirm_dir && std::string(sub) == "confirm") continue;
+    if (auto m = fs.make_dirs(join_path(out, sub)); !m) return m.error();
+  }
+  return Done{};
+}
+
+// The first pass over every binary: progress on the terminal, one outcome each.
+struct FirstPass {
+  std::vector<Outcome> outcomes;
+  std::map<std::string, std::string> owner;  // benchmark -> binary
+  std::vector<Results> parts;
+};
+
+Expected<FirstPass> run_all(Context& ctx, const RunPlan& plan, const std::vector<std::string>& bins, int reps) {
+  FirstPass fp;
+  SuiteRunner runner(ctx, plan);
+  for (std::size_t i = 0; i < bins.size(); ++i) {
+    const std::string progress = "[" + std::to_string(i + 1) + "/" + std::to_string(bins.size()) + "]";
+    Outcome o = runner.run(bins[i], progress, "first", reps, plan.filter, plan.filter.has_value());
+    if (o.interrupted) return Error{bins[i], "interrupted by a signal: the run stopped (results not written)"};
+    fp.outcomes.push_back(std::move(o));
+  }
+  const bool all_no_device = std::all_of(fp.outcomes.begin(), fp.outcomes.end(), [](const Outcome& o) { return o.no_device; });
+  if (all_no_device)
+    return Error{"gpucheck", "no GPU: every benchmark binary said \"" + fp.outcomes.front().run.reason.substr(
+                                                                            fp.outcomes.front().run.reason.find(": ") + 2) +
+                                 "\""};
+  for (Outcome& o : fp.outcomes) {
+    if (!o.results) continue;
+    for (const Benchmark& b : o.results->benchmarks) fp.owner.emplace(b.name, o.run.name);
+    fp.parts.push_back(std::move(*o.results));
+    o.results.reset();
+  }
+  if (plan.filter && fp.parts.empty() &&
+      std::all_of(fp.outcomes.begin(), fp.outcomes.end(), [](const Outcome& o) {
+        return o.matched_nothing || o.run.status == BinaryRun::Status::Ok;
+      }))
+    return Error{"--filter", "\"" + *plan.filter + "\" matches no benchmark in any binary"};
+  return fp;
+}
+
+Expected<Results> merge_parts(std::vector<Results> parts, const std::string& source) {
+  if (parts.empty()) {
+    Results empty;
+    empty.source = source;
+    return empty;
+  }
+  return merge_results(std::move(parts), source);
+}
+
+std::string header(const RunPlan& plan, const SuiteBinaries& bins, int reps) {
+  std::string s = std::to_string(bins.names.size()) + " binaries from " + plan.bin_dir +
+                  (bins.from_list ? " (" + std::string(kBenchmarkList) + ")" : "") + ", suite " + plan.suite +
+                  ", device " + std::to_string(plan.device) + ", timeout " + seconds_text(plan.timeout_s) +
+                  " s per binary" + (reps > 1 ? " and repetition, " + std::to_string(reps) + " repetitions" : "");
+  if (plan.filter) s += ", filter " + *plan.filter;
+  return s;
+}
+
+std::vector<BinaryRun> runs_of(const std::vector<Outcome>& outcomes) {
+  std::vector<BinaryRun> out;
+  for (const auto& o : outcomes) out.push_back(o.run);
+  return out;
+}
+
+}  // namespace
+
+ExitStatus cmd_run(const std::vector<std::string>& args, Context& ctx) {
+  CliOutput& io = ctx.io;
+  auto a = parse_args(args, 2, with(run_options(), {{"--repetitions"}, {}}), "run");
+  if (!a) return fail(io, a.error());
+  auto plan = read_plan(*a, args[0], "run");
+  if (!plan) return fail(io, plan.error());
+  int reps = 1;
+  if (const auto r = value(*a, "--repetitions")) {
+    auto v = parse_count("--repetitions", *r, 1, 1000);
+    if (!v) return fail(io, v.error());
+    reps = *v;
+  }
+  if (ctx.env.runner == nullptr) return fail(io, Error{"run", "cannot start processes here"});
+  auto bins = discover_binaries(ctx.fs, plan->bin_dir);
+  if (!bins) return fail(io, bins.error());
+  if (auto m = make_out_dirs(ctx.fs, plan->out, false); !m) return fail(io, m.error());
+  io.emit("gpucheck run: " + header(*plan, *bins, reps) + "\n");
+  auto fp = run_all(ctx, *plan, bins->names, reps);
+  if (!fp) return fail(io, fp.error());
+  const std::string results_path = join_path(plan->out, "results.json");
+  const std::size_t n_parts = fp->parts.size();
+  auto merged = merge_parts(std::move(fp->parts), results_path);
+  if (!merged) return fail(io, merged.error());
+  int errored = 0, case_failed = 0;
+  for (const auto& o : fp->outcomes) {
+    errored += o.run.status == BinaryRun::Status::Errored ? 1 : 0;
+    case_failed += o.run.status == BinaryRun::Status::CaseFailed ? 1 : 0;
+  }
+  if (n_parts == 0) {
+    io.emit("no results: every binary ERRORED (logs in " + join_path(plan->out, "logs") + ")\n");
+    return ExitStatus::Regression;
+  }
+  if (auto w = write_atomic(ctx.fs, results_path, to_gbench_json(*merged)); !w) return fail(io, w.error());
+  std::string s = "wrote " + results_path + ": " + std::to_string(merged->benchmarks.size()) + " benchmarks from " +
+                  std::to_string(n_parts) + " binaries";
+  if (errored) s += "; " + std::to_string(errored) + " binaries ERRORED";
+  if (case_failed) s += "; " + std::to_string(case_failed) + " binaries had failed cases";
+  io.emit(s + "\nto store it as the baseline: " + plan->self + " baseline update --suite " + plan->suite + " " +
+          results_path + "   (add --host for this host's own baseline)\n");
+  return errored || case_failed ? ExitStatus::Regression : ExitStatus::Ok;
+}
+
+namespace {
+
+struct GatePlan {
+  RunPlan run;
+  std::string baseline;  // file or store root
+  bool baseline_is_dir = false;
+  int confirm_reps = 5;
+  bool allow_other_gpu = false;
+  bool colour = false;
+  CompareOptions compare;
+};
+
+// The baseline file for these results: the file given, or the store's pick (this host's
+// first). An error (exit 2) says how to store one.
+Expected<std::string> pick_baseline(const FileSystem& fs, const GatePlan& g, const Results& current,
+                                    const std::string& results_path) {
+  if (!g.baseline_is_dir) return g.baseline;
+  const std::string gpu = current.context_value("gpu_name");
+  if (gpu == "unknown" || gpu.find(" | ") != std::string::npos)
+    return Error{results_path, "results do not name one GPU model (gpu_name: " + gpu +
+                                   "): pass --baseline FILE to say which baseline to compare with"};
+  const auto cands = baseline_candidates(g.baseline, gpu, current.context_value("host_cpu"), g.run.suite);
+  for (const auto& c : cands)
+    if (fs.kind(c) == FileSystem::Kind::File) return c;
+  return Error{g.baseline, "no baseline for " + gpu + " (looked for " + cands.back() + (cands.size() > 1 ? " and " + cands.front() : "") +
+                               "); to store this run as one: " + g.run.self + " baseline update --suite " + g.run.suite +
+                               " --root " + g.baseline + " " + results_path};
+}
+
+// Baseline cases the filter leaves out are out of scope, not missing.
+Results restrict_to_filter(const Results& base, const RunPlan& plan) {
+  if (!plan.filter_re) return base;
+  Results out;
+  out.source = base.source;
+  out.context = base.context;
+  for (const Benchmark& b : base.benchmarks)
+    if (std::regex_search(b.name, *plan.filter_re) || std::regex_search(b.name + "/manual_time", *plan.filter_re))
+      out.benchmarks.push_back(b);
+  out.reindex();
+  return out;
+}
+
+bool past_limit(const Row& r, Direction d) {
+  return r.verdict == Verdict::Regression || (r.verdict == Verdict::Unconfirmed && worse_direction(r, d));
+}
+
+struct Confirmations {
+  std::vector<BinaryRun> runs;
+  std::map<std::string, Row> first;           // first-pass row of each re-measured case
+  std::map<std::string, std::string> failed;  // case -> why the re-run gave no figure
+};
+
+// Re-measures every case past its limit in a fresh process of its binary, with repetitions;
+// `current` takes the re-run's entries for them.
+Expected<Confirmations> confirm(Context& ctx, const GatePlan& g, const Comparison& first, Results& current,
+                                const std::map<std::string, std::string>& owner) {
+  Confirmations out;
+  std::map<std::string, std::vector<std::string>> by_binary;
+  for (const Row& r : first.rows) {
+    if (!past_limit(r, first.direction)) continue;
+    const auto it = owner.find(r.name);
+    if (it == owner.end()) continue;
+    by_binary[it->second].push_back(r.name);
+    out.first.emplace(r.name, r);
+  }
+  if (by_binary.empty()) return out;
+  ctx.io.emit("confirming " + std::to_string(out.first.size()) + " case(s) past their limit in a fresh process, " +
+              std::to_string(g.confirm_reps) + " repetitions:\n");
+  SuiteRunner runner(ctx, g.run);
+  std::size_t i = 0;
+  for (const auto& [bin, names] : by_binary) {
+    ++i;
+    const std::string progress = "[confirm " + std::to_string(i) + "/" + std::to_string(by_binary.size()) + "]";
+    Outcome o = runner.run(bin, progress, "confirm", g.confirm_reps, cases_filter(names), false);
+    if (o.interrupted) return Error{bin, "interrupted by a signal during the confirmation run"};
+    out.runs.push_back(o.run);
+    for (const auto& n : names) {
+      if (!o.results) out.failed[n] = o.run.reason.empty() ? "no results" : o.run.reason;
+      else if (o.results->find(n) == nullptr) out.failed[n] = "not in the re-run's results";
+    }
+    if (o.results) current = replace_benchmarks(current, *o.results, names);
+  }
+  return out;
+}
+
+// Marks each re-measured row with what the confirmation said.
+void mark_confirmations(Comparison& c, const Confirmations& conf) {
+  for (Row& r : c.rows) {
+    const auto it = conf.first.find(r.name);
+    if (it == conf.first.end()) continue;
+    r.first_change = it->second.change;
+    r.first_cur_reps = it->second.cur_reps;
+    if (const auto f = conf.failed.find(r.name); f != conf.failed.end()) {
+      r.confirmation = Confirmation::RerunFailed;
+      r.note = "confirmation run gave no figure (" + f->second + "): the first pass stands";
+    } else if (r.verdict == Verdict::Regression) {
+      r.confirmation = Confirmation::Confirmed;
+    } else if (r.verdict == Verdict::Errored || r.verdict == Verdict::Missing) {
+      r.confirmation = Confirmation::RerunFailed;
+    } else {
+      r.confirmation = Confirmation::NotConfirmed;
+    }
+  }
+}
+
+// A baseline case whose binary errored is not "missing": it is that binary's error.
+void blame_errored_binaries(Comparison& c, const std::vector<Outcome>& outcomes) {
+  for (const auto& o : outcomes) {
+    if (o.run.status != BinaryRun::Status::Errored || o.run.pass != "first" || o.run.name.rfind("bench_", 0) != 0)
+      continue;
+    const std::string family = o.run.name.substr(6) + "/";
+    for (Row& r : c.rows) {
+      if (r.verdict != Verdict::Missing || r.cur || r.name.rfind(family, 0) != 0) continue;
+      r.verdict = Verdict::Errored;
+      r.note = o.run.name + " ERRORED: " + o.run.reason;
+    }
+  }
+}
+
+Expected<GatePlan> read_gate_plan(const FileSystem& fs, const Args& a, const std::vector<std::string>& args,
+                                  const CliEnvironment& env) {
+  GatePlan g;
+  auto run = read_plan(a, args[0], "gate");
+  if (!run) return run.error();
+  g.run = std::move(*run);
+  const auto base = value(a, "--baseline");
+  if (!base) return Error{"gate", "needs --baseline FILE or DIR (a baseline file, or the store: baselines)"};
+  g.baseline = *base;
+  const auto kind = fs.kind(g.baseline);
+  if (kind == FileSystem::Kind::Missing) return Error{g.baseline, "no such file or folder (--baseline)"};
+  g.baseline_is_dir = kind == FileSystem::Kind::Directory;
+  if (const auto r = value(a, "--confirm-repetitions")) {
+    auto v = parse_count("--confirm-repetitions", *r, 2, 1000);
+    if (!v) return v.error();
+    g.confirm_reps = *v;
+  }
+  g.allow_other_gpu = flag(a, "--allow-other-gpu");
+  auto colour = colour_from(a, env);
+  if (!colour) return colour.error();
+  g.colour = *colour;
+  const std::vector<std::string> search = g.baseline_is_dir ? std::vector<std::string>{join_path(g.baseline, "thresholds.json")}
+                                                            : thresholds_search_from(g.baseline);
+  auto o = read_compare_options(fs, a, search);
+  if (!o) return o.error();
+  g.compare = std::move(*o);
+  g.compare.warn_unmatched_globs = !g.run.filter;
+  return g;
+}
+
+ActivityReport probe_activity(Context& ctx, const GatePlan& g, const std::string& gpu_uuid, const ActivitySnapshot& snap) {
+  const auto sel = select_gpu(snap, g.run.device, ctx.env.cuda_visible_devices, gpu_uuid);
+  return describe_activity(snap, sel, g.run.device, static_cast<unsigned>(::getpid()));
+}
+
+}  // namespace
+
+ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
+  CliOutput& io = ctx.io;
+  const OptionSet gate_only{{"--baseline", "--confirm-repetitions", "--color"}, {"--allow-other-gpu"}};
+  auto a = parse_args(args, 2, with(with(run_options(), compare_options()), gate_only), "gate");
+  if (!a) return fail(io, a.error());
+  auto g = read_gate_plan(ctx.fs, *a, args, ctx.env);
+  if (!g) return fail(io, g.error());
+  if (ctx.env.runner == nullptr) return fail(io, Error{"gate", "cannot start processes here"});
+  auto bins = discover_binaries(ctx.fs, g->run.bin_dir);
+  if (!bins) return fail(io, bins.error());
+  if (auto m = make_out_dirs(ctx.fs, g->run.out, true); !m) return fail(io, m.error());
+
+  io.emit("gpucheck gate: " + header(g->run, *bins, 1) + "; confirmation " + std::to_string(g->confirm_reps) +
+          " repetitions\n");
+  ActivitySnapshot snap;
+  snap.reason = "no NVML probe";
+  if (ctx.env.gpu_probe != nullptr) snap = ctx.env.gpu_probe->snapshot();
+  {
+    const ActivityReport before = probe_activity(ctx, *g, "", snap);
+    std::string text;
+    for (const auto& w : before.warnings) text += "WARNING: " + w + "\n";
+    for (const auto& l : before.lines) text += l + "\n";
+    io.emit(text);
+  }
+
+  auto fp = run_all(ctx, g->run, bins->names, 1);
+  if (!fp) return fail(io, fp.error());
+  const std::string results_path = join_path(g->run.out, "results.json");
+  const bool any_results = !fp->parts.empty();
+  auto current = merge_parts(std::move(fp->parts), results_path);
+  if (!current) return fail(io, current.error());
+  if (any_results) {
+    if (auto w = write_atomic(ctx.fs, results_path, to_gbench_json(*current)); !w) return fail(io, w.error());
+  }
+
+  Comparison c;
+  if (!any_results && g->baseline_is_dir) {
+    // Nothing ran: no GPU model to pick a baseline by. The binaries' errors are the report.
+    c.baseline_source = g->baseline;
+    c.current_source = results_path;
+    c.metric = g->compare.metric;
+    c.direction = g->compare.direction;
+    c.alpha = g->compare.alpha;
+    c.thresholds_source = g->compare.thresholds.source;
+    c.default_threshold_pct = g->compare.thresholds.default_pct;
+    c.gpu_base = c.gpu_cur = c.host_base = c.host_cur = "unknown";
+  } else {
+    auto base_path = pick_baseline(ctx.fs, *g, *current, results_path);
+    if (!base_path) return fail(io, base_path.error());
+    auto base_full = load_results(ctx.fs, *base_path);
+    if (!base_full) return fail(io, base_full.error());
+    const std::string gpu_b = base_full->context_value("gpu_name");
+    const std::string gpu_c = current->context_value("gpu_name");
+    std::vector<std::string> extra_warnings;
+    if (any_results && gpu_b != gpu_c) {
+      if (!g->allow_other_gpu)
+        return fail(io, Error{*base_path, "baseline is from " + gpu_b + ", this run is on " + gpu_c +
+                                              ": compare the same GPU model, or pass --allow-other-gpu"});
+      extra_warnings.push_back("baseline is from " + gpu_b + ", this run is on " + gpu_c + " (--allow-other-gpu)");
+    }
+    if (auto m = check_metric(*base_full, *current, g->compare.metric); !m && any_results) return fail(io, m.error());
+    const Results base = restrict_to_filter(*base_full, g->run);
+    io.emit("baseline: " + *base_path + " (" + gpu_b + ")\n");
+
+    // A neighbour may have started after the first look: look again before judging and
+    // re-measuring. A neighbour on the GPU is never excused as a slow host.
+    if (ctx.env.gpu_probe != nullptr) snap = merge_snapshots(snap, ctx.env.gpu_probe->snapshot());
+    const ActivityReport seen = probe_activity(ctx, *g, current->context_value("gpu_uuid"), snap);
+    g->compare.gpu_other_processes = seen.other_processes.value_or(0);
+    Comparison first = compare_results(base, *current, g->compare);
+    auto conf = confirm(ctx, *g, first, *current, fp->owner);
+    if (!conf) return fail(io, conf.error());
+    c = conf->first.empty() ? std::move(first) : compare_results(base, *current, g->compare);
+    if (!conf->first.empty()) {
+      c.confirm_repetitions = g->confirm_reps;
+      mark_confirmations(c, *conf);
+      for (auto& r : conf->runs) fp->outcomes.push_back(Outcome{r, std::nullopt, false, false, false});
+      // The record is what was judged: the re-run's entries replace the first pass's.
+      if (auto w = write_atomic(ctx.fs, results_path, to_gbench_json(*current)); !w) return fail(io, w.error());
+    }
+    explain_regressions(c, base, *current, seen.other_processes);
+    c.warnings.insert(c.warnings.begin(), extra_warnings.begin(), extra_warnings.end());
+  }
+  blame_errored_binaries(c, fp->outcomes);
+  c.recount();
+  const ActivityReport report = probe_activity(ctx, *g, any_results ? current->context_value("gpu_uuid") : "", snap);
+  c.warnings.insert(c.warnings.begin(), report.warnings.begin(), report.warnings.end());
+  c.activity = report.lines;
+  c.binaries = runs_of(fp->outcomes);
+
+  const std::string md = render_markdown(c);
+  const std::vector<std::pair<std::string, std::string>> files{
+      {join_path(g->run.out, "compare.md"), md},
+      {join_path(g->run.out, "compare.json"), render_json(c)},
+      {join_path(g->run.out, "junit.xml"), render_junit(c)}};
+  for (const auto& [path, text] : files)
+    if (auto w = write_atomic(ctx.fs, path, text); !w) return fail(io, w.error());
+  io.emit(render_terminal(c, g->colour));
+  io.emit("wrote " + (any_results ? results_path + ", " : std::string()) + files[0].first + ", " + files[1].first +
+          ", " + files[2].first + " (logs in " + join_path(g->run.out, "logs") + ")\n");
+  append_step_summary(ctx.fs, ctx.env, io, md);
+  return c.failed() ? ExitStatus::Regression : ExitStatus::Ok;
+}
+
+}  // namespace gpucheck::compare::cli

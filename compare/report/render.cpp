@@ -1,0 +1,445 @@
+// Text renderings of a comparison. The terminal and Markdown tables lead with what fails the
+// gate; JSON carries every field for tools; JUnit lets CI systems show one test per benchmark.
+#include "report/render.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace gpucheck::compare {
+namespace {
+
+std::string direction_text(Direction d) {
+  return d == Direction::LowerIsBetter ? "lower is better" : "higher is better";
+}
+
+std::string threshold_text(const Comparison& c) {
+  std::string s = "threshold " + format_pct(c.default_threshold_pct);
+  // Without a thresholds file nothing is report-only or host-bound: say so, or a baseline
+  // folder without one (gate --baseline DIR reads DIR/thresholds.json) fails host-bound
+  // cases at the default limit with no hint why.
+  if (!c.thresholds_source.empty()) s += " (per-name overrides from " + c.thresholds_source + ")";
+  else s += " for every case (no thresholds file: no overrides, report-only or host-bound lists)";
+  return s;
+}
+
+std::string verdict_text(const Row& r) {
+  std::string v(verdict_name(r.verdict));
+  if (r.noisy) v += " (noisy)";
+  return v;
+}
+
+std::string rate_text(const Row& r, std::string_view arrow) {
+  if (r.rate.empty()) return "";
+  auto num = [](std::optional<double> v) { return v ? format_double("%.4g", *v) : std::string("-"); };
+  return r.rate + " " + num(r.base_rate) + std::string(arrow) + num(r.cur_rate);
+}
+
+std::string notes_text(const Row& r) {
+  std::string s;
+  auto add = [&](const std::string& part) { s += (s.empty() ? "" : "; ") + part; };
+  if (r.confirmation != Confirmation::None)
+    add(std::string(confirmation_name(r.confirmation)) + " (first pass " + format_change(r.first_change) + ")");
+  if (r.p_value) add(format_double("p=%.3g", *r.p_value) + (r.exact_test ? " exact" : ""));
+  if (r.base_cv || r.cur_cv) {
+    auto cv = [](std::optional<double> v) { return v ? format_double("%.1f%%", *v * 100.0) : std::string("-"); };
+    add("cv " + cv(r.base_cv) + "/" + cv(r.cur_cv));
+  }
+  if (std::fabs(r.threshold_pct - 10.0) > 1e-12 || r.verdict == Verdict::Regression)
+    add("limit " + format_pct(r.threshold_pct));
+  for (const auto& w : r.why) add(w);
+  if (!r.note.empty()) add(r.note);
+  return s;
+}
+
+std::string summary_text(const Comparison& c) {
+  const Counts& n = c.counts;
+  const std::size_t gated = c.rows.size() - static_cast<std::size_t>(n.report_only);
+  std::string s = std::to_string(gated) + " benchmarks: " + std::to_string(n.regressions) + " regressed, " +
+                  std::to_string(n.missing) + " missing, " + std::to_string(n.errored) + " errored, " +
+                  std::to_string(n.unconfirmed) + " unconfirmed, " + std::to_string(n.improvements) + " improved, " +
+                  std::to_string(n.fresh) + " new, " + std::to_string(n.skipped) + " skipped, " +
+                  std::to_string(n.same) + " unchanged";
+  if (n.host_differs) s += ", " + std::to_string(n.host_differs) + " not gated (host differs)";
+  if (n.no_metric) s += ", " + std::to_string(n.no_metric) + " without the metric";
+  if (n.noisy) s += "; " + std::to_string(n.noisy) + " noisy";
+  if (n.report_only) s += "; " + std::to_string(n.report_only) + " report-only";
+  int errored = 0;
+  for (const auto& b : c.binaries) errored += b.status == BinaryRun::Status::Errored ? 1 : 0;
+  if (errored) s += "; " + std::to_string(errored) + " binary run" + (errored > 1 ? "s" : "") + " ERRORED";
+  return s;
+}
+
+std::string result_text(const Comparison& c) {
+  if (!c.failed()) return "PASS";
+  std::vector<std::string> why;
+  if (c.counts.regressions) why.emplace_back("regression");
+  if (!c.allow_missing && (c.counts.missing || c.counts.errored)) why.emplace_back("missing figures");
+  if (c.errored_binaries()) why.emplace_back("errored binaries");
+  std::string s;
+  for (std::size_t i = 0; i < why.size(); ++i) s += (i ? " and " : "") + why[i];
+  return "FAIL (" + s + ")";
+}
+
+std::vector<const Row*> rows_where(const Comparison& c, bool (*keep)(const Row&)) {
+  std::vector<const Row*> out;
+  for (const Row& r : c.rows)
+    if (keep(r)) out.push_back(&r);
+  return out;
+}
+bool is_report_only(const Row& r) { return r.verdict == Verdict::ReportOnly; }
+bool was_reconfirmed(const Row& r) { return r.confirmation != Confirmation::None; }
+
+std::string binary_status(const BinaryRun& b) {
+  switch (b.status) {
+    case BinaryRun::Status::Ok: return "ok";
+    case BinaryRun::Status::CaseFailed: return "case failed";
+    case BinaryRun::Status::Errored: return "ERRORED";
+  }
+  return "?";
+}
+
+std::string binary_cases(const BinaryRun& b) {
+  std::string s = std::to_string(b.cases_ok) + (b.cases_ok == 1 ? " case ok" : " cases ok");
+  if (b.cases_errored) s += ", " + std::to_string(b.cases_errored) + " errored";
+  if (b.cases_skipped) s += ", " + std::to_string(b.cases_skipped) + " skipped";
+  return s;
+}
+
+// "n=5/5, p=0.00794" for a confirmation line.
+std::string n_and_p(const Row& r) {
+  std::string s = "n=" + std::to_string(r.base_reps) + "/" + std::to_string(r.cur_reps);
+  s += r.p_value ? format_double(", p=%.3g", *r.p_value) : std::string(", no U test (too few repetitions)");
+  return s;
+}
+
+std::string confirmation_detail(const Row& r) {
+  const std::string first = "first pass " + format_change(r.first_change) + " (n=" + std::to_string(r.base_reps) + "/" +
+                            std::to_string(r.first_cur_reps) + ")";
+  if (r.confirmation == Confirmation::RerunFailed && r.cur_reps == r.first_cur_reps && r.change == r.first_change)
+    return first + ", no figure from the re-run, limit " + format_pct(r.threshold_pct);
+  return first + ", re-run " + (r.change ? format_change(r.change) : std::string("-")) + " (" + n_and_p(r) +
+         "), limit " + format_pct(r.threshold_pct);
+}
+
+std::string confirmation_head(const Comparison& c, std::size_t n) {
+  return "confirmation: " + std::to_string(n) + " case" + (n == 1 ? "" : "s") +
+         " past the limit re-measured in a fresh process with " + std::to_string(c.confirm_repetitions) +
+         " repetitions";
+}
+
+std::string host_line(const Comparison& c) {
+  return "host-bound cases are shown, not gated: host CPU differs (baseline " + c.host_base + ", current " +
+         c.host_cur + ")";
+}
+
+std::string report_only_cv(const Row& r) {
+  std::string s = r.listed_cv_pct ? format_double("%.3g%%", *r.listed_cv_pct) : std::string("-");
+  s += " listed";
+  if (r.cur_noise_pct) s += ", " + format_double("%.3g%%", *r.cur_noise_pct) + " now";
+  if (r.cur_cv) s += format_double(", %.3g%% across repetitions", *r.cur_cv * 100.0);
+  return s;
+}
+
+const char* colour_of(const Row& r) {
+  switch (r.verdict) {
+    case Verdict::Regression:
+    case Verdict::Missing:
+    case Verdict::Errored: return "\033[1;31m";
+    case Verdict::Unconfirmed: return "\033[33m";
+    case Verdict::Improvement: return "\033[32m";
+    case Verdict::New: return "\033[36m";
+    default: return r.noisy ? "\033[33m" : "";
+  }
+}
+
+std::string pad(std::string s, std::size_t w, bool right = false) {
+  if (s.size() >= w) return s;
+  const std::string fill(w - s.size(), ' ');
+  return right ? fill + s : s + fill;
+}
+
+}  // namespace
+
+std::string render_terminal(const Comparison& c, bool colour) {
+  std::string out;
+  const char* bold = colour ? "\033[1m" : "";
+  const char* reset = colour ? "\033[0m" : "";
+  const char* yellow = colour ? "\033[1;33m" : "";
+  out += std::string(bold) + "gpucheck compare" + reset + ": " + c.baseline_source + " (" + c.gpu_base + ") -> " +
+         c.current_source + " (" + c.gpu_cur + ")\n";
+  out += "metric " + c.metric + " (" + direction_text(c.direction) + "), " + threshold_text(c) + ", alpha " +
+         format_double("%g", c.alpha) + "\n";
+  for (const auto& w : c.warnings) out += std::string(yellow) + "WARNING: " + reset + w + "\n";
+  for (const auto& a : c.activity) out += a + "\n";
+  if (!c.context.empty()) {
+    out += std::string(bold) + "context differs:" + reset + "\n";
+    std::size_t w = 0;
+    for (const auto& d : c.context) w = std::max(w, d.label.size());
+    for (const auto& d : c.context) out += "  " + pad(d.label, w) + "  " + d.base + " -> " + d.cur + "\n";
+  }
+  if (c.counts.host_differs) out += host_line(c) + "\n";
+  std::size_t bw = 0;
+  for (const auto& b : c.binaries)
+    if (b.status != BinaryRun::Status::Ok) bw = std::max(bw, b.name.size() + b.pass.size() + 3);
+  for (const auto& b : c.binaries)
+    if (b.status != BinaryRun::Status::Ok)
+      out += "binary " + pad(b.name + " (" + b.pass + ")", bw) + "  " + binary_status(b) + ": " + b.reason +
+             (b.log.empty() ? "" : " (log " + b.log + ")") + "\n";
+
+  const std::string rate_head = "rate";
+  std::vector<std::array<std::string, 7>> cells;
+  std::vector<const Row*> shown;
+  cells.reserve(c.rows.size() + 1);
+  cells.push_back({"name", "baseline", "current", "change", "verdict", rate_head, "notes"});
+  for (const Row& r : c.rows) {
+    if (is_report_only(r)) continue;
+    shown.push_back(&r);
+    cells.push_back({r.name, format_metric(c.metric, r.base), format_metric(c.metric, r.cur), format_change(r.change),
+                     verdict_text(r), rate_text(r, " -> "), notes_text(r)});
+  }
+  std::array<std::size_t, 7> w{};
+  for (const auto& row : cells)
+    for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], row[i].size());
+  for (std::size_t ri = 0; ri < cells.size(); ++ri) {
+    const auto& row = cells[ri];
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const bool right = i >= 1 && i <= 3;
+      std::string cell = pad(row[i], w[i], right);
+      if (i == 4 && ri > 0 && colour && *colour_of(*shown[ri - 1]) != '\0')
+        cell = colour_of(*shown[ri - 1]) + cell + reset;
+      line += (i ? "  " : "") + cell;
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    if (ri == 0 && colour) line = bold + line + reset;
+    out += line + "\n";
+  }
+  if (const auto ro = rows_where(c, is_report_only); !ro.empty()) {
+    out += std::string(bold) + "report only (shown, never gated):" + reset + "\n";
+    std::size_t nw = 0;
+    for (const Row* r : ro) nw = std::max(nw, r->name.size());
+    for (const Row* r : ro)
+      out += "  " + pad(r->name, nw) + "  " + format_metric(c.metric, r->base) + " -> " +
+             format_metric(c.metric, r->cur) + "  " + pad(format_change(r->change), 8, true) + "  cv " +
+             report_only_cv(*r) + (r->note.empty() ? "" : "; " + r->note) + "; " + r->rule_why + "\n";
+  }
+  if (const auto cf = rows_where(c, was_reconfirmed); !cf.empty()) {
+    out += std::string(bold) + confirmation_head(c, cf.size()) + ":" + reset + "\n";
+    std::size_t nw = 0;
+    for (const Row* r : cf) nw = std::max(nw, r->name.size());
+    for (const Row* r : cf)
+      out += "  " + pad(std::string(confirmation_name(r->confirmation)), 13) + "  " + pad(r->name, nw) + "  " +
+             confirmation_detail(*r) + "\n";
+  }
+  out += summary_text(c) + "\n";
+  const bool failed = c.failed();
+  out += std::string(colour ? (failed ? "\033[1;31m" : "\033[1;32m") : "") + "result: " + result_text(c) + reset + "\n";
+  return out;
+}
+
+std::string render_markdown(const Comparison& c) {
+  std::string out;
+  out += "### gpucheck compare: " + std::string(c.failed() ? ":x: " : ":white_check_mark: ") + result_text(c) + "\n\n";
+  for (const auto& w : c.warnings) out += "> **WARNING**: " + escape_markdown_cell(w) + "\n\n";
+  out += "Baseline `" + c.baseline_source + "` (" + escape_markdown_cell(c.gpu_base) + ") against current `" +
+         c.current_source + "` (" + escape_markdown_cell(c.gpu_cur) + "); metric `" + c.metric + "` (" +
+         direction_text(c.direction) + "), " + threshold_text(c) + ", alpha " + format_double("%g", c.alpha) + ".\n\n";
+  out += summary_text(c) + ".\n\n";
+  if (!c.activity.empty()) {
+    for (const auto& a : c.activity) out += "- " + escape_markdown_cell(a) + "\n";
+    out += "\n";
+  }
+  if (!c.context.empty()) {
+    out += "**Context differs**\n\n| | baseline | current |\n|---|---|---|\n";
+    for (const auto& d : c.context)
+      out += "| " + escape_markdown_cell(d.label) + " | " + escape_markdown_cell(d.base) + " | " +
+             escape_markdown_cell(d.cur) + " |\n";
+    out += "\n";
+  }
+  if (c.counts.host_differs) out += escape_markdown_cell(host_line(c)) + ".\n\n";
+  if (!c.binaries.empty()) {
+    std::string table = "| binary | pass | status | time | cases | reason |\n|---|---|---|---:|---|---|\n";
+    for (const auto& b : c.binaries)
+      table += "| " + escape_markdown_cell(b.name) + " | " + b.pass + " | " +
+               (b.status == BinaryRun::Status::Errored ? "**ERRORED**" : binary_status(b)) + " | " +
+               format_double("%.1f s", b.seconds) + " | " + binary_cases(b) + " | " + escape_markdown_cell(b.reason) +
+               " |\n";
+    if (c.errored_binaries()) out += "**Binaries**\n\n" + table + "\n";
+    else out += "<details><summary>" + std::to_string(c.binaries.size()) + " binary runs</summary>\n\n" + table + "\n</details>\n\n";
+  }
+  if (const auto cf = rows_where(c, was_reconfirmed); !cf.empty()) {
+    out += "**" + escape_markdown_cell(confirmation_head(c, cf.size())) + "**\n\n| name | confirmation | detail |\n|---|---|---|\n";
+    for (const Row* r : cf)
+      out += "| " + escape_markdown_cell(r->name) + " | " +
+             (r->confirmation == Confirmation::NotConfirmed ? std::string("not confirmed")
+                                                            : "**" + std::string(confirmation_name(r->confirmation)) + "**") +
+             " | " + escape_markdown_cell(confirmation_detail(*r)) + " |\n";
+    out += "\n";
+  }
+  auto header = [] { return std::string("| name | baseline | current | change | verdict | rate | notes |\n|---|---:|---:|---:|---|---|---|\n"); };
+  auto line = [&](const Row& r) {
+    return "| " + escape_markdown_cell(r.name) + " | " + format_metric(c.metric, r.base) + " | " +
+           format_metric(c.metric, r.cur) + " | " + format_change(r.change) + " | " +
+           (r.fails_gate ? "**" + verdict_text(r) + "**" : verdict_text(r)) + " | " +
+           escape_markdown_cell(rate_text(r, " → ")) + " | " + escape_markdown_cell(notes_text(r)) + " |\n";
+  };
+  std::string notable, quiet, report_only;
+  std::size_t n_quiet = 0;
+  for (const Row& r : c.rows) {
+    if (is_report_only(r)) {
+      report_only += "| " + escape_markdown_cell(r.name) + " | " + format_metric(c.metric, r.base) + " | " +
+                     format_metric(c.metric, r.cur) + " | " + format_change(r.change) + " | " +
+                     escape_markdown_cell(report_only_cv(r)) + " | " +
+                     escape_markdown_cell(r.note.empty() ? r.rule_why : r.note + "; " + r.rule_why) + " |\n";
+    } else if (r.verdict == Verdict::Same && !r.noisy) {
+      quiet += line(r);
+      ++n_quiet;
+    } else {
+      notable += line(r);
+    }
+  }
+  if (!notable.empty()) out += header() + notable + "\n";
+  if (!report_only.empty())
+    out += "**Report only** (shown, never gated)\n\n| name | baseline | current | change | cv | why |\n|---|---:|---:|---:|---|---|\n" +
+           report_only + "\n";
+  if (n_quiet) {
+    out += "<details><summary>" + std::to_string(n_quiet) + " unchanged</summary>\n\n" + header() + quiet +
+           "\n</details>\n";
+  }
+  return out;
+}
+
+std::string render_json(const Comparison& c) {
+  using json = nlohmann::ordered_json;
+  auto opt = [](std::optional<double> v) { return v ? json(*v) : json(nullptr); };
+  json j;
+  j["baseline"] = c.baseline_source;
+  j["current"] = c.current_source;
+  j["metric"] = c.metric;
+  j["direction"] = c.direction == Direction::LowerIsBetter ? "lower_is_better" : "higher_is_better";
+  j["default_threshold_pct"] = c.default_threshold_pct;
+  j["thresholds_file"] = c.thresholds_source;
+  j["alpha"] = c.alpha;
+  j["allow_missing"] = c.allow_missing;
+  j["result"] = c.failed() ? "fail" : "pass";
+  const Counts& n = c.counts;
+  j["counts"] = {{"regressed", n.regressions}, {"missing", n.missing},     {"errored", n.errored},
+                 {"skipped", n.skipped},       {"unconfirmed", n.unconfirmed}, {"improved", n.improvements},
+                 {"new", n.fresh},             {"no_metric", n.no_metric}, {"unchanged", n.same},
+                 {"noisy", n.noisy},           {"host_differs", n.host_differs}, {"report_only", n.report_only}};
+  j["warnings"] = c.warnings;
+  j["gpu_activity"] = c.activity;
+  j["hosts"] = {{"baseline", c.host_base}, {"current", c.host_cur}};
+  j["confirm_repetitions"] = c.confirm_repetitions;
+  j["binaries"] = json::array();
+  for (const auto& b : c.binaries)
+    j["binaries"].push_back({{"name", b.name},
+                             {"pass", b.pass},
+                             {"status", binary_status(b)},
+                             {"reason", b.reason},
+                             {"seconds", b.seconds},
+                             {"cases_ok", b.cases_ok},
+                             {"cases_errored", b.cases_errored},
+                             {"cases_skipped", b.cases_skipped},
+                             {"log", b.log}});
+  j["context_diff"] = json::array();
+  for (const auto& d : c.context)
+    j["context_diff"].push_back({{"key", d.key}, {"label", d.label}, {"baseline", d.base}, {"current", d.cur}});
+  j["rows"] = json::array();
+  for (const Row& r : c.rows) {
+    json row;
+    row["name"] = r.name;
+    row["verdict"] = std::string(verdict_name(r.verdict));
+    row["fails_gate"] = r.fails_gate;
+    row["noisy"] = r.noisy;
+    row["baseline"] = opt(r.base);
+    row["current"] = opt(r.cur);
+    row["change"] = opt(r.change);
+    row["threshold_pct"] = r.threshold_pct;
+    row["p_value"] = opt(r.p_value);
+    row["exact_test"] = r.exact_test;
+    row["baseline_cv"] = opt(r.base_cv);
+    row["current_cv"] = opt(r.cur_cv);
+    row["baseline_repetitions"] = r.base_reps;
+    row["current_repetitions"] = r.cur_reps;
+    row["rate_counter"] = r.rate;
+    row["baseline_rate"] = opt(r.base_rate);
+    row["current_rate"] = opt(r.cur_rate);
+    row["note"] = r.note;
+    row["why"] = r.why;
+    row["baseline_noise_cv_pct"] = opt(r.base_noise_pct);
+    row["current_noise_cv_pct"] = opt(r.cur_noise_pct);
+    if (r.verdict == Verdict::ReportOnly || r.verdict == Verdict::HostDiffers) {
+      row["measured_verdict"] = std::string(verdict_name(r.measured));
+      row["rule_why"] = r.rule_why;
+    }
+    if (r.listed_cv_pct) row["listed_cv_pct"] = *r.listed_cv_pct;
+    if (r.confirmation != Confirmation::None)
+      row["confirmation"] = {{"status", std::string(confirmation_name(r.confirmation))},
+                             {"first_change", opt(r.first_change)},
+                             {"first_current_repetitions", r.first_cur_reps}};
+    j["rows"].push_back(std::move(row));
+  }
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string render_junit(const Comparison& c) {
+  auto not_compared = [](const Row& r) {
+    return r.verdict == Verdict::Skipped || r.verdict == Verdict::NoMetric || r.verdict == Verdict::Missing ||
+           r.verdict == Verdict::Errored;
+  };
+  int failures = 0, skipped = 0, bin_failures = 0;
+  for (const Row& r : c.rows) {
+    if (r.fails_gate) ++failures;
+    else if (not_compared(r)) ++skipped;
+  }
+  for (const auto& b : c.binaries) bin_failures += b.status == BinaryRun::Status::Errored ? 1 : 0;
+  const std::size_t tests = c.rows.size() + c.binaries.size();
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += "<testsuites name=\"gpucheck compare\" tests=\"" + std::to_string(tests) + "\" failures=\"" +
+         std::to_string(failures + bin_failures) + "\" skipped=\"" + std::to_string(skipped) + "\">\n";
+  out += "  <testsuite name=\"" + escape_xml(c.current_source) + "\" tests=\"" + std::to_string(c.rows.size()) +
+         "\" failures=\"" + std::to_string(failures) + "\" skipped=\"" + std::to_string(skipped) + "\">\n";
+  for (const Row& r : c.rows) {
+    const std::size_t slash = r.name.find('/');
+    const std::string family = slash == std::string::npos ? r.name : r.name.substr(0, slash);
+    const double secs = r.cur && c.metric == "real_time" ? *r.cur / 1e9 : 0.0;
+    out += "    <testcase classname=\"" + escape_xml(family) + "\" name=\"" + escape_xml(r.name) + "\" time=\"" +
+           format_double("%.9f", secs) + "\"";
+    const std::string detail = c.metric + " " + format_metric(c.metric, r.base) + " -> " +
+                               format_metric(c.metric, r.cur) + " " + format_change(r.change) + "; " + notes_text(r);
+    if (r.fails_gate) {
+      out += ">\n      <failure message=\"" + escape_xml(std::string(verdict_name(r.verdict)) + ": " + detail) +
+             "\" type=\"" + escape_xml(std::string(verdict_name(r.verdict))) + "\"/>\n    </testcase>\n";
+    } else if (not_compared(r)) {
+      out += ">\n      <skipped message=\"" + escape_xml(std::string(verdict_name(r.verdict)) + ": " + r.note) +
+             "\"/>\n    </testcase>\n";
+    } else {
+      std::string text = std::string(verdict_name(r.verdict)) + ": " + detail;
+      if (r.verdict == Verdict::ReportOnly) text += "; cv " + report_only_cv(r) + "; " + r.rule_why;
+      out += ">\n      <system-out>" + escape_xml(text) + "</system-out>\n    </testcase>\n";
+    }
+  }
+  out += "  </testsuite>\n";
+  if (!c.binaries.empty()) {
+    out += "  <testsuite name=\"benchmark binaries\" tests=\"" + std::to_string(c.binaries.size()) + "\" failures=\"" +
+           std::to_string(bin_failures) + "\" skipped=\"0\">\n";
+    for (const auto& b : c.binaries) {
+      out += "    <testcase classname=\"binaries\" name=\"" + escape_xml(b.name + " (" + b.pass + ")") + "\" time=\"" +
+             format_double("%.3f", b.seconds) + "\">\n";
+      if (b.status == BinaryRun::Status::Errored)
+        out += "      <failure message=\"" + escape_xml("ERRORED: " + b.reason) + "\" type=\"ERRORED\"/>\n";
+      else
+        out += "      <system-out>" + escape_xml(binary_status(b) + ": " + binary_cases(b)) + "</system-out>\n";
+      out += "    </testcase>\n";
+    }
+    out += "  </testsuite>\n";
+  }
+  out += "</testsuites>\n";
+  return out;
+}
+
+}  // namespace gpucheck::compare

@@ -1,0 +1,540 @@
+// Reads Google Benchmark JSON (1.7 and 1.8+) into the results model: one file, or a folder of
+// them merged (results/writer.cpp). Every problem becomes one Error naming the file and the
+// entry; nothing here throws past its boundary.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <unordered_set>
+
+#include "base/filesystem.hpp"
+#include "results/json_text.hpp"
+#include "results/results.hpp"
+#include "rules/stats.hpp"
+
+namespace gpucheck::compare {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Markers standing in for the bare tokens gbench writes and JSON forbids. They start with a
+// control character, which a JSON string can only hold escaped, so no real name collides.
+constexpr std::string_view kNaNMark = "\u0001NaN";
+constexpr std::string_view kPosInfMark = "\u0001Infinity";
+constexpr std::string_view kNegInfMark = "\u0001-Infinity";
+// The same markers as JSON string literals, as the sanitizer writes them.
+constexpr std::string_view kNaNJson = "\"\\u0001NaN\"";
+constexpr std::string_view kPosInfJson = "\"\\u0001Infinity\"";
+constexpr std::string_view kNegInfJson = "\"\\u0001-Infinity\"";
+
+std::string type_name(const json& j) {
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == kNaNMark) return "NaN";
+    if (s == kPosInfMark || s == kNegInfMark) return "infinite";
+    return "a string";
+  }
+  if (j.is_boolean()) return "a boolean";
+  if (j.is_null()) return "null";
+  if (j.is_array()) return "an array";
+  if (j.is_object()) return "an object";
+  return "a number";
+}
+
+// A JSON number or one of the non-finite markers.
+std::optional<double> as_double(const json& j) {
+  if (j.is_number()) return j.get<double>();
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == kNaNMark) return std::numeric_limits<double>::quiet_NaN();
+    if (s == kPosInfMark) return std::numeric_limits<double>::infinity();
+    if (s == kNegInfMark) return -std::numeric_limits<double>::infinity();
+  }
+  return std::nullopt;
+}
+
+bool truthy(const json& j) {
+  if (j.is_boolean()) return j.get<bool>();
+  if (j.is_number()) return j.get<double>() != 0.0;
+  return false;
+}
+
+// Fields of an entry that are not user counters. A linear scan over string_views: called
+// for every key of every entry, it must not allocate or walk a tree.
+bool is_reserved(std::string_view k) {
+  static constexpr std::string_view kReserved[] = {
+      "name",          "family_index",   "per_family_instance_index", "run_name",
+      "run_type",      "repetitions",    "repetition_index",          "threads",
+      "iterations",    "real_time",      "cpu_time",                  "time_unit",
+      "aggregate_name", "aggregate_unit", "error_occurred",           "error_message",
+      "skipped",       "skip_message",   "label",                     "big_o",
+      "cpu_coefficient", "real_coefficient", "rms"};
+  for (const auto r : kReserved)
+    if (r.size() == k.size() && r == k) return true;
+  return false;
+}
+
+struct Entry {
+  std::size_t index;  // position in "benchmarks", for messages
+  const json* j;
+};
+
+struct Group {
+  std::string key;
+  std::vector<Entry> iterations;
+  std::vector<long long> repetition_indices;
+  std::map<std::string, Entry> aggregates;
+  bool errored = false;
+  bool skipped = false;
+  std::string message;
+  std::string first_unit;
+};
+
+std::string entry_ref(std::size_t index, const json& e) {
+  std::string ref = "benchmark #" + std::to_string(index + 1);
+  if (const auto it = e.find("name"); it != e.end() && it->is_string())
+    ref += " \"" + printable(it->get_ref<const std::string&>()) + "\"";
+  return ref;
+}
+
+// Time in ns from an entry that must hold a measured time.
+Expected<double> read_time_ns(const std::string& src, std::size_t index, const json& e) {
+  // The entry's reference is built only for an error (this runs for every entry).
+  const auto fail = [&](const std::string& what) { return Error{src, entry_ref(index, e) + ": " + what}; };
+  const auto rt = e.find("real_time");
+  if (rt == e.end()) return fail("no real_time");
+  const auto v = as_double(*rt);
+  if (!v) return fail("real_time is " + type_name(*rt) + ", expected a number");
+  if (std::isnan(*v)) return fail("real_time is NaN");
+  if (!std::isfinite(*v)) return fail("real_time is infinite");
+  if (*v < 0) return fail("real_time is negative");
+  if (*v == 0) return fail("real_time is zero (and the run is not marked as errored)");
+  const auto tu = e.find("time_unit");
+  if (tu == e.end()) return fail("no time_unit");
+  if (!tu->is_string()) return fail("time_unit is " + type_name(*tu) + ", expected a string");
+  const auto scale = ns_per_unit(tu->get_ref<const std::string&>());
+  if (!scale)
+    return fail("unknown time_unit \"" + printable(tu->get_ref<const std::string&>()) + "\" (expected ns, us, ms or s)");
+  const double ns = *v * *scale;
+  if (!std::isfinite(ns)) return fail("real_time overflows when converted to ns");
+  return ns;
+}
+
+std::map<std::string, double> read_counters(const json& e) {
+  std::map<std::string, double> out;
+  for (const auto& [k, v] : e.items()) {
+    if (is_reserved(k)) continue;
+    const auto d = as_double(v);
+    if (d && std::isfinite(*d)) out.emplace(k, *d);  // a NaN counter is no value
+  }
+  return out;
+}
+
+// The context's scalars as strings; JSON numbers printed the way the file had them.
+void read_context(const json& ctx, Results& r, bool keep_raw) {
+  for (const auto& [k, v] : ctx.items()) {
+    if (keep_raw) r.raw_context.emplace_back(k, v.dump());
+    if (v.is_string()) {
+      const auto& s = v.get_ref<const std::string&>();
+      if (s == kNaNMark || s == kPosInfMark || s == kNegInfMark) continue;
+      r.context[k] = s;
+    } else if (v.is_boolean()) {
+      r.context[k] = v.get<bool>() ? "true" : "false";
+    } else if (v.is_number()) {
+      r.context[k] = v.dump();
+    }
+  }
+}
+
+// A user counter is a number (or the NaN / Infinity gbench writes, which is no value). A
+// string, boolean, object, array or null where a counter belongs, or a negative value, is
+// bad input: treating it as absent would let a broken benchmark pass the gate unseen.
+std::optional<Error> bad_counter(const std::string& src, std::size_t index, const json& e) {
+  for (const auto& [k, v] : e.items()) {
+    if (is_reserved(k)) continue;
+    const auto d = as_double(v);
+    if (!d)
+      return Error{src, entry_ref(index, e) + ": counter \"" + printable(k) + "\" is " + type_name(v) +
+                            ", expected a number"};
+    if (std::isfinite(*d) && *d < 0)
+      return Error{src, entry_ref(index, e) + ": counter \"" + printable(k) + "\" is negative (" + v.dump() +
+                            "): a rate, time or count cannot be"};
+  }
+  return std::nullopt;
+}
+
+std::string label_of(const json& e) {
+  const auto l = e.find("label");
+  return l != e.end() && l->is_string() ? printable(l->get_ref<const std::string&>(), 200) : std::string();
+}
+
+// Drops non-finite counters so a stored baseline is strict JSON any reader accepts.
+std::string raw_entry_text(const json& e) {
+  bool marked = false;
+  for (const auto& [k, v] : e.items())
+    if (v.is_string() && !v.get_ref<const std::string&>().empty() &&
+        v.get_ref<const std::string&>()[0] == '\x01')
+      marked = true;
+  if (!marked) return e.dump();
+  json copy = json::object();
+  for (const auto& [k, v] : e.items()) {
+    // Only counters lose their NaN; a marker in a reserved field stays (as a string) so the
+    // stored entry reads back exactly as this one did.
+    const bool drop = v.is_string() && as_double(v).has_value() && !is_reserved(k);
+    if (!drop) copy[k] = v;
+  }
+  return copy.dump();
+}
+
+// A benchmark name as every output shows it: control characters as \xNN, so an escape
+// sequence or a bell in a name never reaches a terminal, a Markdown table or a chart raw.
+// Both sides of a comparison are read alike, so names still match.
+std::string visible_name(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+Expected<Benchmark> fold(const std::string& src, Group& g) {
+  Benchmark b;
+  b.name = visible_name(g.key);
+  b.source = src;
+  if (g.errored || g.skipped) {
+    b.state = g.errored ? RunState::Errored : RunState::Skipped;
+    b.message = printable(g.message, 200);
+    return b;
+  }
+  for (const Entry& it : g.iterations) {
+    auto t = read_time_ns(src, it.index, *it.j);
+    if (!t) return t.error();
+    b.samples_ns.push_back(*t);
+    for (const auto& [k, v] : read_counters(*it.j)) b.counter_samples[k].push_back(v);
+  }
+  const Entry* chosen = nullptr;
+  if (auto m = g.aggregates.find("median"); m != g.aggregates.end()) chosen = &m->second;
+  if (chosen != nullptr) {
+    auto t = read_time_ns(src, chosen->index, *chosen->j);
+    if (!t) return t.error();
+    b.real_time_ns = *t;
+    b.counters = read_counters(*chosen->j);
+  } else if (!b.samples_ns.empty()) {
+    b.real_time_ns = median(b.samples_ns);
+    if (b.samples_ns.size() == 1) {
+      b.counters = read_counters(*g.iterations.front().j);
+    } else {
+      for (const auto& [k, v] : b.counter_samples) b.counters[k] = median(v);
+    }
+  } else if (auto m2 = g.aggregates.find("mean"); m2 != g.aggregates.end()) {
+    auto t = read_time_ns(src, m2->second.index, *m2->second.j);
+    if (!t) return t.error();
+    b.real_time_ns = *t;
+    b.counters = read_counters(*m2->second.j);
+  } else {
+    return Error{src, "benchmark \"" + printable(g.key) +
+                          "\": only spread aggregates, no run, median or mean to compare"};
+  }
+  const Entry& unit_from = chosen != nullptr ? *chosen : (g.iterations.empty() ? g.aggregates.begin()->second : g.iterations.front());
+  b.label = label_of(g.iterations.empty() ? *unit_from.j : *g.iterations.front().j);
+  if (const auto tu = unit_from.j->find("time_unit"); tu != unit_from.j->end() && tu->is_string())
+    b.time_unit = tu->get<std::string>();
+  b.repetitions = static_cast<int>(std::max<std::size_t>(1, g.iterations.size()));
+  if (auto c = g.aggregates.find("cv"); c != g.aggregates.end()) {
+    if (const auto rt = c->second.j->find("real_time"); rt != c->second.j->end()) {
+      const auto v = as_double(*rt);
+      if (v && std::isfinite(*v) && *v >= 0) b.cv = *v;
+    }
+    b.counter_cv = read_counters(*c->second.j);
+    if (const auto reps = c->second.j->find("repetitions"); reps != c->second.j->end() && reps->is_number_integer())
+      b.repetitions = std::max(b.repetitions, static_cast<int>(std::clamp<long long>(reps->get<long long>(), 1, 1 << 20)));
+  }
+  if (!b.cv) b.cv = coefficient_of_variation(b.samples_ns);
+  return b;
+}
+
+Expected<Results> parse_document(const json& doc, const std::string& src, const ReadOptions& opt) {
+  if (!doc.is_object())
+    return Error{src, "not Google Benchmark output: the top level is " + type_name(doc) +
+                          ", expected an object with \"context\" and \"benchmarks\""};
+  Results r;
+  r.source = src;
+  if (const auto ctx = doc.find("context"); ctx != doc.end()) {
+    if (!ctx->is_object())
+      return Error{src, "not Google Benchmark output: \"context\" is " + type_name(*ctx) + ", expected an object"};
+    read_context(*ctx, r, opt.keep_raw);
+  }
+  const auto bl = doc.find("benchmarks");
+  if (bl == doc.end()) return Error{src, "not Google Benchmark output: no \"benchmarks\" list"};
+  if (!bl->is_array())
+    return Error{src, "not Google Benchmark output: \"benchmarks\" is " + type_name(*bl) + ", expected a list"};
+  if (bl->empty()) return Error{src, "the \"benchmarks\" list is empty"};
+
+  std::vector<Group> groups;
+  std::unordered_map<std::string, std::size_t> by_key;
+  std::vector<std::string> keys;
+  if (opt.keep_raw) keys.reserve(bl->size());
+  for (std::size_t i = 0; i < bl->size(); ++i) {
+    const json& e = (*bl)[i];
+    const std::string ref = "benchmark #" + std::to_string(i + 1);
+    if (!e.is_object()) return Error{src, ref + " is " + type_name(e) + ", expected an object"};
+    const auto nm = e.find("name");
+    if (nm == e.end()) return Error{src, ref + " has no name"};
+    if (!nm->is_string()) return Error{src, ref + ": name is " + type_name(*nm) + ", expected a string"};
+    const auto& name = nm->get_ref<const std::string&>();
+    if (name.empty() || name[0] == '\x01') return Error{src, ref + ": name is empty"};
+
+    std::string run_type = "iteration";
+    if (const auto rt = e.find("run_type"); rt != e.end()) {
+      if (!rt->is_string()) return Error{src, entry_ref(i, e) + ": run_type is " + type_name(*rt) + ", expected a string"};
+      run_type = rt->get<std::string>();
+      if (run_type != "iteration" && run_type != "aggregate")
+        return Error{src, entry_ref(i, e) + ": unknown run_type \"" + printable(run_type) + "\""};
+    }
+    std::string aggregate;
+    if (run_type == "aggregate") {
+      const auto an = e.find("aggregate_name");
+      if (an == e.end() || !an->is_string() || an->get_ref<const std::string&>().empty())
+        return Error{src, entry_ref(i, e) + ": aggregate without an aggregate_name"};
+      aggregate = an->get<std::string>();
+    }
+    std::string base = name;
+    if (const auto rn = e.find("run_name"); rn != e.end()) {
+      if (!rn->is_string() || rn->get_ref<const std::string&>().empty())
+        return Error{src, entry_ref(i, e) + ": run_name is " + type_name(*rn) + ", expected a name"};
+      base = rn->get<std::string>();
+    } else if (!aggregate.empty()) {
+      const std::string suffix = "_" + aggregate;
+      if (base.size() > suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0)
+        base.resize(base.size() - suffix.size());
+    }
+    const std::string key = benchmark_key(base);
+    if (auto bad = bad_counter(src, i, e)) return *bad;
+    if (opt.keep_raw) keys.push_back(key);
+    auto [slot, fresh] = by_key.try_emplace(key, groups.size());
+    if (fresh) groups.push_back(Group{key, {}, {}, {}, false, false, {}, {}});
+    Group& g = groups[slot->second];
+
+    bool errored = e.contains("error_occurred") && truthy(e["error_occurred"]);
+    bool skipped = e.contains("skipped") && truthy(e["skipped"]);
+    if (errored || skipped) {
+      const char* msg_key = errored ? "error_message" : "skip_message";
+      std::string msg;
+      if (const auto m = e.find(msg_key); m != e.end() && m->is_string()) msg = m->get<std::string>();
+      // Google Benchmark 1.7 has no SkipWithMessage: our binaries mark a case the device
+      // cannot run as an error whose message starts "unsupported: " (docs/ARCHITECTURE.md).
+      if (constexpr std::string_view kUnsupported = "unsupported: "; errored && msg.starts_with(kUnsupported)) {
+        errored = false;
+        skipped = true;
+        msg.erase(0, kUnsupported.size());
+      }
+      if (!g.errored && !g.skipped) g.message = msg;
+      g.errored = g.errored || errored;
+      g.skipped = g.skipped || skipped;
+      continue;
+    }
+    if (run_type == "aggregate") {
+      if (!g.aggregates.emplace(aggregate, Entry{i, &e}).second)
+        return Error{src, "duplicate benchmark \"" + printable(key) + "\" (aggregate " + printable(aggregate) + " twice)"};
+      continue;
+    }
+    long long rep = -1;
+    if (const auto ri = e.find("repetition_index"); ri != e.end()) {
+      if (!ri->is_number_integer() || ri->get<long long>() < 0)
+        return Error{src, entry_ref(i, e) + ": repetition_index is " + type_name(*ri) + ", expected a count"};
+      rep = ri->get<long long>();
+    }
+    const auto& reps = g.repetition_indices;
+    const bool dup = rep < 0 ? !reps.empty()
+                             : std::find(reps.begin(), reps.end(), rep) != reps.end() ||
+                                   std::find(reps.begin(), reps.end(), -1LL) != reps.end();
+    if (dup)
+      return Error{src, "duplicate benchmark \"" + printable(key) + "\" (entry #" + std::to_string(i + 1) + ")"};
+    g.repetition_indices.push_back(rep);
+    g.iterations.push_back(Entry{i, &e});
+  }
+
+  r.benchmarks.reserve(groups.size());
+  for (Group& g : groups) {
+    auto b = fold(src, g);
+    if (!b) return b.error();
+    r.benchmarks.push_back(std::move(*b));
+  }
+  if (opt.keep_raw) {
+    r.raw_entries.reserve(bl->size());
+    for (const json& e : *bl) r.raw_entries.push_back(raw_entry_text(e));
+    r.raw_keys = std::move(keys);
+  }
+  r.reindex();
+  return r;
+}
+
+}  // namespace
+
+const Benchmark* Results::find(std::string_view name) const {
+  const auto it = index_.find(std::string(name));
+  return it == index_.end() ? nullptr : &benchmarks[it->second];
+}
+
+std::string Results::context_value(const std::string& key) const {
+  const auto it = context.find(key);
+  return it == context.end() || it->second.empty() ? "unknown" : it->second;
+}
+
+void Results::reindex() {
+  index_.clear();
+  index_.reserve(benchmarks.size());
+  for (std::size_t i = 0; i < benchmarks.size(); ++i) index_.emplace(benchmarks[i].name, i);
+}
+
+std::optional<double> ns_per_unit(std::string_view unit) {
+  if (unit == "ns") return 1.0;
+  if (unit == "us") return 1e3;
+  if (unit == "ms") return 1e6;
+  if (unit == "s") return 1e9;
+  return std::nullopt;
+}
+
+std::string benchmark_key(std::string_view n) {
+  static constexpr std::string_view kExact[] = {"manual_time", "real_time", "process_time"};
+  static constexpr std::string_view kPrefix[] = {"min_time:", "min_warmup_time:", "iterations:", "repeats:"};
+  while (true) {
+    const std::size_t slash = n.rfind('/');
+    if (slash == std::string_view::npos || slash == 0) break;
+    const std::string_view last = n.substr(slash + 1);
+    bool strip = std::find(std::begin(kExact), std::end(kExact), last) != std::end(kExact);
+    for (const auto p : kPrefix) strip = strip || last.starts_with(p);
+    if (!strip) break;
+    n = n.substr(0, slash);
+  }
+  return std::string(n);
+}
+
+Sanitized sanitize_nonfinite(std::string_view in) {
+  // One pass that copies untouched spans whole: at tens of MB a file, per-character appends
+  // cost more than the JSON parse.
+  Sanitized s;
+  const char* p = in.data();
+  const std::size_t n = in.size();
+  std::size_t copied = 0;
+  int depth = 0;
+  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.'; };
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = p[i];
+    switch (c) {
+      case '"':
+        for (++i; i < n && p[i] != '"'; ++i)
+          if (p[i] == '\\') ++i;
+        break;
+      case '[':
+      case '{':
+        s.max_depth = std::max(s.max_depth, ++depth);
+        break;
+      case ']':
+      case '}':
+        --depth;
+        break;
+      case 'N':
+      case 'I':
+      case '-': {
+        if (i > 0 && is_word(p[i - 1])) break;
+        const std::string_view rest(p + i, n - i);
+        std::string_view mark;
+        std::size_t len = 0;
+        if (rest.starts_with("NaN")) {
+          mark = kNaNJson;
+          len = 3;
+        } else if (rest.starts_with("Infinity")) {
+          mark = kPosInfJson;
+          len = 8;
+        } else if (rest.starts_with("-Infinity")) {
+          mark = kNegInfJson;
+          len = 9;
+        }
+        if (len == 0 || (i + len < n && is_word(p[i + len]))) break;
+        if (s.text.empty()) s.text.reserve(n + n / 16);
+        s.text.append(p + copied, i - copied);
+        s.text += mark;
+        i += len - 1;
+        copied = i + 1;
+        s.replaced = true;
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  if (s.replaced) s.text.append(p + copied, n - copied);
+  return s;
+}
+
+Expected<Results> parse_results(std::string_view text, const std::string& source, const ReadOptions& options) {
+  const bool blank = std::all_of(text.begin(), text.end(),
+                                 [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; });
+  if (blank) return Error{source, "empty file"};
+  if (text.size() > kMaxFileBytes) return Error{source, "file is larger than 1 GiB"};
+  if (text.find('\0') != std::string_view::npos) return Error{source, "binary data (a NUL byte), not JSON"};
+  Sanitized s = sanitize_nonfinite(text);
+  if (s.max_depth > kMaxJsonDepth)
+    return Error{source, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels"};
+  const std::string_view clean = s.replaced ? std::string_view(s.text) : text;
+  json doc;
+  try {
+    doc = json::parse(clean.begin(), clean.end());
+  } catch (const json::exception& e) {
+    std::string what = e.what();
+    if (what.starts_with("[json.exception.")) {
+      if (const std::size_t close = what.find("] "); close != std::string::npos) what = what.substr(close + 2);
+    }
+    // nlohmann quotes the bytes it last read: noise at best, invalid UTF-8 at worst.
+    if (const std::size_t lr = what.find("; last read: "); lr != std::string::npos) {
+      const std::size_t ex = what.rfind("; expected ");
+      what = what.substr(0, lr) + (ex != std::string::npos && ex > lr ? what.substr(ex) : "");
+    }
+    return Error{source, "not valid JSON: " + printable(what, 200)};
+  }
+  try {
+    return parse_document(doc, source, options);
+  } catch (const json::exception& e) {  // a type we did not expect somewhere: still one line
+    return Error{source, "unexpected JSON content: " + printable(e.what(), 200)};
+  }
+}
+
+Expected<Results> load_results(const FileSystem& fs, const std::string& path, const ReadOptions& options) {
+  const auto kind = fs.kind(path);
+  if (kind == FileSystem::Kind::Missing) return Error{path, "no such file or folder"};
+  if (kind == FileSystem::Kind::Other) return Error{path, "is not a file or folder"};
+  if (kind == FileSystem::Kind::File) {
+    auto text = fs.read(path, kMaxFileBytes);
+    if (!text) return text.error();
+    return parse_results(*text, path, options);
+  }
+  auto names = fs.list(path);
+  if (!names) return names.error();
+  std::vector<Results> parts;
+  for (const std::string& n : *names) {
+    if (n.starts_with(".")) continue;
+    const std::string full = join_path(path, n);
+    if (!n.ends_with(".json") || fs.kind(full) != FileSystem::Kind::File)
+      return Error{path, "folder holds \"" + printable(n) + "\", which is not a .json results file"};
+    auto text = fs.read(full, kMaxFileBytes);
+    if (!text) return text.error();
+    auto r = parse_results(*text, full, options);
+    if (!r) return r.error();
+    parts.push_back(std::move(*r));
+  }
+  if (parts.empty()) return Error{path, "folder holds no .json results files"};
+  return merge_results(std::move(parts), path);
+}
+
+}  // namespace gpucheck::compare

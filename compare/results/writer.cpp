@@ -1,0 +1,97 @@
+// Results written or recombined: folders merged into one file's shape, a confirmation's entries
+// put in place of the first pass's, and Google Benchmark's JSON again from what was read raw.
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "results/json_text.hpp"
+#include "results/results.hpp"
+
+namespace gpucheck::compare {
+
+Expected<Results> merge_results(std::vector<Results> parts, const std::string& source) {
+  if (parts.empty()) return Error{source, "no results files"};
+  if (parts.size() == 1) {
+    parts.front().source = source;
+    return std::move(parts.front());
+  }
+  Results out;
+  out.source = source;
+  std::unordered_map<std::string, std::string> seen;  // name -> file
+  std::map<std::string, std::vector<std::string>> values;
+  for (Results& p : parts) {
+    for (auto& [k, v] : p.context) {
+      auto& vs = values[k];
+      if (std::find(vs.begin(), vs.end(), v) == vs.end()) vs.push_back(v);
+    }
+    for (auto& member : p.raw_context) {
+      const std::string& key = member.first;
+      const bool known = std::any_of(out.raw_context.begin(), out.raw_context.end(),
+                                     [&key](const auto& kv) { return kv.first == key; });
+      if (!known) out.raw_context.push_back(std::move(member));
+    }
+    for (Benchmark& b : p.benchmarks) {
+      auto [it, fresh] = seen.emplace(b.name, b.source);
+      if (!fresh)
+        return Error{source, "duplicate benchmark \"" + printable(b.name) + "\" in " + b.source + " and " + it->second};
+      out.benchmarks.push_back(std::move(b));
+    }
+    for (std::string& e : p.raw_entries) out.raw_entries.push_back(std::move(e));
+    for (std::string& k : p.raw_keys) out.raw_keys.push_back(std::move(k));
+  }
+  for (const auto& [k, vs] : values) {
+    std::string joined;
+    for (const auto& v : vs) joined += (joined.empty() ? "" : " | ") + v;
+    out.context[k] = joined;
+    if (vs.size() > 1) {
+      for (auto& kv : out.raw_context)
+        if (kv.first == k) kv.second = quote_json(joined);
+    }
+  }
+  out.reindex();
+  return out;
+}
+
+Results replace_benchmarks(const Results& first, const Results& rerun, const std::vector<std::string>& names) {
+  std::unordered_set<std::string> replaced;
+  for (const auto& n : names)
+    if (rerun.find(n) != nullptr && first.find(n) != nullptr) replaced.insert(n);
+  Results out;
+  out.source = first.source;
+  out.context = first.context;
+  out.raw_context = first.raw_context;
+  out.benchmarks.reserve(first.benchmarks.size());
+  for (const Benchmark& b : first.benchmarks)
+    out.benchmarks.push_back(replaced.count(b.name) != 0 ? *rerun.find(b.name) : b);
+  std::unordered_set<std::string> emitted;
+  for (std::size_t i = 0; i < first.raw_entries.size() && i < first.raw_keys.size(); ++i) {
+    const std::string& key = first.raw_keys[i];
+    if (replaced.count(key) == 0) {
+      out.raw_entries.push_back(first.raw_entries[i]);
+      out.raw_keys.push_back(key);
+      continue;
+    }
+    if (!emitted.insert(key).second) continue;
+    for (std::size_t j = 0; j < rerun.raw_entries.size() && j < rerun.raw_keys.size(); ++j) {
+      if (rerun.raw_keys[j] != key) continue;
+      out.raw_entries.push_back(rerun.raw_entries[j]);
+      out.raw_keys.push_back(key);
+    }
+  }
+  out.reindex();
+  return out;
+}
+
+std::string to_gbench_json(const Results& r) {
+  std::string out = "{\n  \"context\": {";
+  for (std::size_t i = 0; i < r.raw_context.size(); ++i)
+    out += (i ? ",\n    " : "\n    ") + quote_json(r.raw_context[i].first) + ": " + r.raw_context[i].second;
+  out += r.raw_context.empty() ? "},\n" : "\n  },\n";
+  out += "  \"benchmarks\": [";
+  for (std::size_t i = 0; i < r.raw_entries.size(); ++i) out += (i ? ",\n    " : "\n    ") + r.raw_entries[i];
+  out += r.raw_entries.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
+}
+
+}  // namespace gpucheck::compare

@@ -1,0 +1,416 @@
+// Compare rules. A regression needs three things: the same benchmark on both sides, a change
+// in the worse direction beyond its threshold, and (when both sides have repetitions) a
+// Mann-Whitney p-value below alpha. Improvements are reported and never fail.
+#include "rules/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <unordered_set>
+
+#include "base/format.hpp"
+#include "rules/stats.hpp"
+#include "base/suggest.hpp"
+
+namespace gpucheck::compare {
+namespace {
+
+bool ends_with_any(std::string_view s, std::initializer_list<std::string_view> tails) {
+  return std::any_of(tails.begin(), tails.end(), [&](std::string_view t) { return s.ends_with(t); });
+}
+
+int order(Verdict v) { return static_cast<int>(v); }
+
+const std::vector<double>* samples_of(const Benchmark& b, const std::string& metric) {
+  if (metric == "real_time") return &b.samples_ns;
+  const auto it = b.counter_samples.find(metric);
+  return it == b.counter_samples.end() ? nullptr : &it->second;
+}
+
+std::optional<double> value_of(const Benchmark& b, const std::string& metric) {
+  if (metric == "real_time") return b.real_time_ns;
+  const auto it = b.counters.find(metric);
+  if (it == b.counters.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<double> cv_of(const Benchmark& b, const std::string& metric) {
+  if (metric == "real_time") return b.cv;
+  if (const auto it = b.counter_cv.find(metric); it != b.counter_cv.end()) return std::fabs(it->second);
+  if (const auto* s = samples_of(b, metric)) return coefficient_of_variation(*s);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Direction> direction_for(std::string_view m) {
+  if (m == "real_time" || m == "cpu_time" || m.find("latency") != std::string_view::npos ||
+      m.starts_with("us_per") || m.starts_with("ns_per") || m.starts_with("ms_per") ||
+      ends_with_any(m, {"_us", "_ns", "_ms", "_s", "_time"}))
+    return Direction::LowerIsBetter;
+  if (ends_with_any(m, {"ps", "PS", "_per_second", "/s"}) || m.starts_with("pct_of_") ||
+      m == "bytes_per_second" || m == "items_per_second")
+    return Direction::HigherIsBetter;
+  return std::nullopt;
+}
+
+std::string rate_counter(const Benchmark& b) {
+  static constexpr std::string_view kPreferred[] = {"TFLOPS", "GBps", "busbw_GBps", "algbw_GBps", "us_per_launch"};
+  const bool one_rank = one_rank_collective(b);
+  for (const auto k : kPreferred) {
+    if (k == "busbw_GBps" && one_rank) continue;  // 0 by definition there
+    if (b.counters.count(std::string(k)) != 0) return std::string(k);
+  }
+  return {};
+}
+
+bool one_rank_collective(const Benchmark& b) {
+  const auto r = b.counters.find("ranks");
+  return r != b.counters.end() && r->second == 1.0 && b.counters.count("algbw_GBps") != 0;
+}
+
+std::string_view verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Regression: return "REGRESSION";
+    case Verdict::Missing: return "MISSING";
+    case Verdict::Errored: return "ERRORED";
+    case Verdict::Skipped: return "skipped";
+    case Verdict::Unconfirmed: return "unconfirmed";
+    case Verdict::HostDiffers: return "host differs";
+    case Verdict::Improvement: return "improved";
+    case Verdict::New: return "new";
+    case Verdict::NoMetric: return "no metric";
+    case Verdict::Same: return "ok";
+    case Verdict::ReportOnly: return "report only";
+  }
+  return "?";
+}
+
+std::string_view confirmation_name(Confirmation c) {
+  switch (c) {
+    case Confirmation::None: return "";
+    case Confirmation::Confirmed: return "confirmed";
+    case Confirmation::NotConfirmed: return "not confirmed";
+    case Confirmation::RerunFailed: return "re-run failed";
+  }
+  return "?";
+}
+
+const std::vector<std::pair<std::string, std::string>>& context_keys() {
+  static const std::vector<std::pair<std::string, std::string>> k{
+      {"gpu_name", "GPU"},
+      {"gpu_uuid", "GPU UUID"},
+      {"gpu_cc", "compute capability"},
+      {"gpu_sms", "SMs"},
+      {"gpu_memory_MiB", "memory (MiB)"},
+      {"gpu_l2_MiB", "L2 (MiB)"},
+      {"driver_version", "driver"},
+      {"cuda_runtime", "CUDA runtime"},
+      {"cuda_driver_api", "CUDA driver API"},
+      {"cublas_version", "cuBLAS"},
+      {"cudnn_version", "cuDNN"},
+      {"nccl_version", "NCCL"},
+      {"sm_clock_MHz", "SM clock (MHz)"},
+      {"sm_clock_max_MHz", "SM clock max (MHz)"},
+      {"mem_clock_MHz", "memory clock (MHz)"},
+      {"power_limit_W", "power limit (W)"},
+      {"pcie_gen_current", "PCIe gen"},
+      {"pcie_gen_max", "PCIe gen max"},
+      {"pcie_width_current", "PCIe width"},
+      {"pcie_width_max", "PCIe width max"},
+      {"ecc", "ECC"},
+      {"throttle_reasons", "throttle reasons"},
+      {"host_name", "host"},
+      {"host_cpu", "host CPU"},
+      {"gpucheck_commit", "gpucheck commit"},
+      {"gpucheck_suite", "suite"},
+      {"gpucheck_device_index", "device index"},
+  };
+  return k;
+}
+
+std::vector<ContextDiff> diff_context(const Results& base, const Results& cur) {
+  std::vector<ContextDiff> out;
+  for (const auto& [key, label] : context_keys()) {
+    const std::string a = base.context_value(key);
+    const std::string b = cur.context_value(key);
+    if (a != b) out.push_back({key, label, a, b});
+  }
+  return out;
+}
+
+bool Comparison::errored_binaries() const {
+  return std::any_of(binaries.begin(), binaries.end(),
+                     [](const BinaryRun& b) { return b.status == BinaryRun::Status::Errored; });
+}
+
+bool Comparison::failed() const {
+  return errored_binaries() || std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.fails_gate; });
+}
+
+void Comparison::recount() {
+  Counts n;
+  for (const Row& r : rows) {
+    switch (r.verdict) {
+      case Verdict::Regression: ++n.regressions; break;
+      case Verdict::Missing: ++n.missing; break;
+      case Verdict::Errored: ++n.errored; break;
+      case Verdict::Skipped: ++n.skipped; break;
+      case Verdict::Unconfirmed: ++n.unconfirmed; break;
+      case Verdict::HostDiffers: ++n.host_differs; break;
+      case Verdict::Improvement: ++n.improvements; break;
+      case Verdict::New: ++n.fresh; break;
+      case Verdict::NoMetric: ++n.no_metric; break;
+      case Verdict::Same: ++n.same; break;
+      case Verdict::ReportOnly: ++n.report_only; break;
+    }
+    if (r.noisy) ++n.noisy;
+  }
+  counts = n;
+}
+
+bool worse_direction(const Row& r, Direction d) {
+  if (!r.change) return false;
+  return d == Direction::LowerIsBetter ? *r.change > 0 : *r.change < 0;
+}
+
+Status check_metric(const Results& baseline, const Results& current, const std::string& metric) {
+  if (metric == "real_time") return Done{};
+  std::set<std::string> seen;
+  for (const Results* r : {&baseline, &current})
+    for (const Benchmark& b : r->benchmarks) {
+      if (b.counters.count(metric) != 0) return Done{};
+      for (const auto& [k, v] : b.counters) seen.insert(k);
+    }
+  const std::vector<std::string> names(seen.begin(), seen.end());
+  std::string hint = did_you_mean(metric, names);
+  if (hint.empty() && !names.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < names.size() && i < 8; ++i) list += (i ? ", " : "") + names[i];
+    hint = " (counters there: " + list + (names.size() > 8 ? ", ..." : "") + ")";
+  }
+  return Error{"--metric", "no benchmark in either file carries a counter \"" + metric + "\"" + hint};
+}
+
+namespace {
+
+std::optional<double> noise_pct(const Benchmark& b) {
+  const auto it = b.counters.find("cv_pct");
+  if (it == b.counters.end()) return std::nullopt;
+  return it->second;
+}
+
+// A benchmark on both sides with a figure each: the threshold, noise and significance rules.
+void judge(Row& r, const Benchmark& b, const Benchmark& k, const CompareOptions& o) {
+  const bool lower_better = o.direction == Direction::LowerIsBetter;
+  r.base = value_of(b, o.metric);
+  r.cur = value_of(k, o.metric);
+  if (!r.base && !r.cur) {
+    r.verdict = Verdict::NoMetric;
+    r.note = "no " + o.metric + " counter on either side";
+    return;
+  }
+  if (!r.cur) {  // the baseline had the figure; current lost it
+    r.verdict = Verdict::Missing;
+    r.note = "current has no " + o.metric + " counter (the baseline has)";
+    r.fails_gate = !o.allow_missing;
+    return;
+  }
+  if (!r.base) {
+    r.verdict = Verdict::New;
+    r.note = "the baseline has no " + o.metric + " counter";
+    return;
+  }
+  if (*r.base == 0.0) {
+    r.verdict = Verdict::NoMetric;
+    r.note = "baseline " + o.metric + " is zero: no ratio";
+    return;
+  }
+  r.change = (*r.cur - *r.base) / *r.base;
+  const double worse = lower_better ? *r.change : -*r.change;
+  const double limit = r.threshold_pct / 100.0 * (1.0 + kThresholdSlack);
+
+  r.base_cv = cv_of(b, o.metric);
+  r.cur_cv = cv_of(k, o.metric);
+  const double half = r.threshold_pct / 200.0;
+  r.noisy = (r.base_cv && *r.base_cv > half) || (r.cur_cv && *r.cur_cv > half);
+
+  const auto* sa = samples_of(b, o.metric);
+  const auto* sb = samples_of(k, o.metric);
+  const auto min_n = static_cast<std::size_t>(std::max(1, o.min_repetitions_for_test));
+  if (sa != nullptr && sb != nullptr && sa->size() >= min_n && sb->size() >= min_n) {
+    if (const auto t = mann_whitney_u(*sa, *sb)) {
+      r.p_value = t->p_value;
+      r.exact_test = t->exact;
+    }
+  }
+  const bool significant = !r.p_value || *r.p_value < o.alpha;
+  if (worse > limit) {
+    r.verdict = significant ? Verdict::Regression : Verdict::Unconfirmed;
+  } else if (-worse > limit) {
+    r.verdict = significant ? Verdict::Improvement : Verdict::Unconfirmed;
+  } else {
+    r.verdict = Verdict::Same;
+  }
+  r.fails_gate = r.verdict == Verdict::Regression;
+}
+
+std::string state_note(const Benchmark& k) {
+  return (k.state == RunState::Errored ? "errored: " : "skipped: ") + k.message;
+}
+
+// A baseline benchmark against what current has for it (maybe nothing).
+Row baseline_row(const Benchmark& b, const Benchmark* k, const CompareOptions& o) {
+  Row r;
+  r.name = b.name;
+  r.threshold_pct = o.thresholds.pct_for(b.name);
+  r.base_reps = b.repetitions;
+  const bool base_ok = b.state == RunState::Ok;
+  if (base_ok) r.base = value_of(b, o.metric);
+  r.rate = rate_counter(b);
+  if (!r.rate.empty() && base_ok) r.base_rate = b.counters.at(r.rate);
+  if (base_ok) r.base_noise_pct = noise_pct(b);
+  if (k == nullptr) {
+    r.verdict = base_ok ? Verdict::Missing : Verdict::Skipped;
+    r.note = base_ok ? "not in current results" : "no figure in the baseline either";
+    r.fails_gate = base_ok && !o.allow_missing;
+    return r;
+  }
+  r.cur_reps = k->repetitions;
+  if (k->state == RunState::Ok) {
+    r.cur_noise_pct = noise_pct(*k);
+    if (!r.rate.empty())
+      if (const auto it = k->counters.find(r.rate); it != k->counters.end()) r.cur_rate = it->second;
+  }
+  if (k->state != RunState::Ok) {
+    // A figure the baseline had and current lacks counts as missing, whatever the reason.
+    r.verdict = !base_ok ? Verdict::Skipped : k->state == RunState::Errored ? Verdict::Errored : Verdict::Missing;
+    r.note = state_note(*k);
+    r.fails_gate = base_ok && !o.allow_missing;
+    return r;
+  }
+  if (!base_ok) {
+    r.cur = value_of(*k, o.metric);
+    r.verdict = Verdict::New;
+    r.note = std::string(b.state == RunState::Errored ? "baseline errored: " : "baseline skipped: ") + b.message;
+    return r;
+  }
+  judge(r, b, *k, o);
+  return r;
+}
+
+Row current_only_row(const Benchmark& k, const CompareOptions& o) {
+  Row r;
+  r.name = k.name;
+  r.threshold_pct = o.thresholds.pct_for(k.name);
+  r.cur_reps = k.repetitions;
+  r.verdict = k.state == RunState::Ok ? Verdict::New : Verdict::Skipped;
+  if (k.state == RunState::Ok) {
+    r.cur = value_of(k, o.metric);
+    r.rate = rate_counter(k);
+    if (!r.rate.empty()) r.cur_rate = k.counters.at(r.rate);
+    r.cur_noise_pct = noise_pct(k);
+    r.note = "not in the baseline";
+  } else {
+    r.note = state_note(k);
+  }
+  return r;
+}
+
+// A host-bound figure moves with the host's speed while it was measured: the binaries time a
+// fixed piece of host work during such cases (counter host_ref_us). On the H200 leases it read
+// about 22 us, and 90-120 us while the host was slow (a neighbour, a throttled core) with the
+// launch figures 20-80% higher. Beyond this ratio the two sides did not run on the same host.
+constexpr double kHostSlowerRatio = 1.5;
+
+// host_ref_us of the compared figure: the median aggregate or the repetitions' median.
+std::optional<double> host_reference_us(const Benchmark* b) {
+  if (b == nullptr || b->state != RunState::Ok) return std::nullopt;
+  if (const auto it = b->counters.find("host_ref_us"); it != b->counters.end() && it->second > 0) return it->second;
+  return std::nullopt;
+}
+
+// The report-only and host-bound lists, applied over the plain verdict.
+void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, std::optional<double> base_ref_us,
+                std::optional<double> cur_ref_us, int gpu_other_processes) {
+  if (rule.kind == RuleKind::ReportOnly) {
+    r.measured = r.verdict;
+    r.verdict = Verdict::ReportOnly;
+    r.fails_gate = false;
+    r.listed_cv_pct = rule.cv_pct;
+    r.rule_why = rule.why;
+    return;
+  }
+  if (rule.kind != RuleKind::HostBound || !r.change) return;
+  if (same_host && gpu_other_processes > 0) {
+    r.note = "host-bound, but " + std::to_string(gpu_other_processes) + " other process" +
+             (gpu_other_processes == 1 ? "" : "es") + " used the GPU: gated at " +
+             format_double("%g%%", r.threshold_pct) + " whatever the host reference";
+    return;
+  }
+  const bool slower_host = base_ref_us && cur_ref_us && *cur_ref_us > kHostSlowerRatio * *base_ref_us;
+  if (same_host && !slower_host) return;
+  r.measured = r.verdict;
+  r.verdict = Verdict::HostDiffers;
+  r.fails_gate = false;
+  r.rule_why = rule.why;
+  const std::string pct = format_double("%g%%", r.threshold_pct);
+  if (same_host) {
+    r.note = "host-bound: the host ran slower while this was measured (host reference " +
+             format_double("%.0f", *cur_ref_us) + " us vs " + format_double("%.0f", *base_ref_us) +
+             " us): not gated at " + pct;
+    return;
+  }
+  r.note = "host-bound: gated at " + pct + " only against a baseline of the same host CPU" + (c.host_base == "unknown" || c.host_cur == "unknown"
+                                                                  ? " (a side does not record host_cpu)"
+                                                                  : "");
+}
+
+}  // namespace
+
+Comparison compare_results(const Results& baseline, const Results& current, const CompareOptions& o) {
+  Comparison c;
+  c.baseline_source = baseline.source;
+  c.current_source = current.source;
+  c.metric = o.metric;
+  c.direction = o.direction;
+  c.alpha = o.alpha;
+  c.allow_missing = o.allow_missing;
+  c.thresholds_source = o.thresholds.source;
+  c.default_threshold_pct = o.thresholds.default_pct;
+  c.context = diff_context(baseline, current);
+  c.gpu_base = baseline.context_value("gpu_name");
+  c.gpu_cur = current.context_value("gpu_name");
+  c.host_base = baseline.context_value("host_cpu");
+  c.host_cur = current.context_value("host_cpu");
+  const bool same_host = c.host_base == c.host_cur && c.host_base != "unknown";
+  c.rows.reserve(std::max(baseline.benchmarks.size(), current.benchmarks.size()));
+
+  for (const Benchmark& b : baseline.benchmarks) c.rows.push_back(baseline_row(b, current.find(b.name), o));
+  for (const Benchmark& k : current.benchmarks)
+    if (baseline.find(k.name) == nullptr) c.rows.push_back(current_only_row(k, o));
+  for (Row& r : c.rows)
+    apply_rule(r, o.thresholds.rule_for(r.name), same_host, c, host_reference_us(baseline.find(r.name)),
+               host_reference_us(current.find(r.name)), o.gpu_other_processes);
+
+  std::vector<std::string> names;
+  names.reserve(c.rows.size());
+  for (const Row& r : c.rows) names.push_back(r.name);
+  if (o.warn_unmatched_globs)
+    for (const auto& g : o.thresholds.unmatched_globs(names))
+      c.warnings.push_back(o.thresholds.source + ": " + g + " matches no benchmark in either file");
+
+  const bool lower_better = o.direction == Direction::LowerIsBetter;
+  std::stable_sort(c.rows.begin(), c.rows.end(), [&](const Row& a, const Row& b) {
+    if (order(a.verdict) != order(b.verdict)) return order(a.verdict) < order(b.verdict);
+    const double wa = a.change ? (lower_better ? *a.change : -*a.change) : 0.0;
+    const double wb = b.change ? (lower_better ? *b.change : -*b.change) : 0.0;
+    if (a.verdict == Verdict::Improvement) return wa < wb;  // biggest gain first
+    if (wa != wb) return wa > wb;
+    return a.name < b.name;
+  });
+  c.recount();
+  return c;
+}
+
+}  // namespace gpucheck::compare

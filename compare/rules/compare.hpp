@@ -1,0 +1,165 @@
+// The compare rules: match by name, one figure per side, a directional threshold, noise and
+// significance, missing and new benchmarks, and the context that explains a change.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "results/results.hpp"
+#include "rules/thresholds.hpp"
+
+namespace gpucheck::compare {
+
+enum class Direction { LowerIsBetter, HigherIsBetter };
+
+// real_time / cpu_time and latency-like counters (us_per_launch, *_us, *_ms, *_ns) are lower
+// is better; rates (TFLOPS, GBps, *ps, *_per_second, pct_of_*) higher. nullopt: unknown.
+std::optional<Direction> direction_for(std::string_view metric);
+
+// The counter a person reads for a benchmark (TFLOPS, GBps, ...), empty when it has none.
+// A collective of one rank reads algbw_GBps: its busbw is 0 by nccl-tests' definition.
+std::string rate_counter(const Benchmark& b);
+// Whether b is a collective over one rank (counter ranks = 1) that reports algbw_GBps.
+bool one_rank_collective(const Benchmark& b);
+
+enum class Verdict {
+  Regression,   // worse than the threshold (and significant where the test could run)
+  Missing,      // in the baseline, not in current (or current lacks the metric)
+  Errored,      // current run errored where the baseline had a figure
+  Skipped,      // skipped (or errored) run on a side, not compared
+  Unconfirmed,  // past the threshold but not significant at alpha
+  HostDiffers,  // a host-bound case against a baseline of another host CPU: shown, not gated
+  Improvement,  // better than the threshold
+  New,          // only in current (or the baseline had no figure)
+  NoMetric,     // the metric counter is absent on both sides
+  Same,         // within the threshold
+  ReportOnly,   // on the report-only list: shown in its own section, never gated
+};
+std::string_view verdict_name(Verdict v);
+
+// What the gate's confirmation run said about a first-pass regression.
+enum class Confirmation {
+  None,          // not re-measured
+  Confirmed,     // still past the limit (and significant where the test could run): fails
+  NotConfirmed,  // back within the limit, or not significant: passes
+  RerunFailed,   // the re-run gave no figure for it: the first pass stands
+};
+std::string_view confirmation_name(Confirmation c);
+
+struct Row {
+  std::string name;
+  Verdict verdict = Verdict::Same;
+  bool noisy = false;
+  bool fails_gate = false;
+  std::optional<double> base;    // metric value: ns for times, counter units otherwise
+  std::optional<double> cur;
+  std::optional<double> change;  // (cur - base) / base
+  double threshold_pct = 10.0;
+  std::optional<double> p_value;
+  bool exact_test = false;
+  std::optional<double> base_cv, cur_cv;
+  int base_reps = 0, cur_reps = 0;
+  std::string rate;  // rate counter shown beside the metric
+  std::optional<double> base_rate, cur_rate;
+  std::string note;  // error / skip message, or why not compared
+  // Report-only rows: the cv measured for the list, why, and what the rules would have said.
+  std::optional<double> listed_cv_pct;
+  std::string rule_why;
+  Verdict measured = Verdict::Same;
+  // The engine's own noise figure (the cv_pct counter) on each side, when reported.
+  std::optional<double> base_noise_pct, cur_noise_pct;
+  // Gate: confirmation of a first-pass regression.
+  Confirmation confirmation = Confirmation::None;
+  std::optional<double> first_change;
+  int first_cur_reps = 0;
+  // Telemetry that differs from the baseline's ("SM clock 1980 -> 1545 MHz"), and the like.
+  std::vector<std::string> why;
+};
+
+struct ContextDiff {
+  std::string key;
+  std::string label;
+  std::string base;
+  std::string cur;
+};
+
+// Context keys compared and labelled, in display order.
+const std::vector<std::pair<std::string, std::string>>& context_keys();
+std::vector<ContextDiff> diff_context(const Results& base, const Results& cur);
+
+struct CompareOptions {
+  std::string metric = "real_time";
+  Direction direction = Direction::LowerIsBetter;
+  Thresholds thresholds;
+  double alpha = 0.05;
+  int min_repetitions_for_test = 3;
+  bool allow_missing = false;
+  // Warn about globs of the thresholds file that match no benchmark (off when a filter chose
+  // a subset of the suite: the other globs are not stale).
+  bool warn_unmatched_globs = true;
+  // Other processes seen on the measured GPU (the gate's NVML look): a host-bound case is
+  // then gated at its limit even when the host reference ran slower, since a neighbour on
+  // the GPU slows the host reference too (a process streaming pinned H2D copies: 2.5x).
+  int gpu_other_processes = 0;
+};
+
+struct Counts {
+  int regressions = 0, missing = 0, errored = 0, skipped = 0, unconfirmed = 0, improvements = 0,
+      fresh = 0, no_metric = 0, same = 0, noisy = 0, host_differs = 0, report_only = 0;
+};
+
+// One run of one benchmark binary by the gate (or `gpucheck run`).
+struct BinaryRun {
+  enum class Status { Ok, CaseFailed, Errored };
+  std::string name;            // bench_matmul
+  std::string pass = "first";  // "first" or "confirm"
+  Status status = Status::Ok;
+  std::string reason;          // for CaseFailed / Errored
+  double seconds = 0.0;
+  int cases_ok = 0, cases_errored = 0, cases_skipped = 0;
+  std::string log;             // its stderr, as a path
+};
+
+struct Comparison {
+  std::string baseline_source, current_source;
+  std::string metric;
+  Direction direction = Direction::LowerIsBetter;
+  double alpha = 0.05;
+  bool allow_missing = false;
+  std::string thresholds_source;
+  double default_threshold_pct = 10.0;
+  std::vector<ContextDiff> context;
+  std::string gpu_base, gpu_cur;
+  std::string host_base, host_cur;  // host_cpu of each side
+  std::vector<Row> rows;  // regressions first
+  Counts counts;
+  // Lines shown above the table in every format ("WARNING: GPU 0 is busy ...", globs of
+  // thresholds.json that match no benchmark).
+  std::vector<std::string> warnings;
+  // Gate only: what the GPU was doing before the first binary, the binaries it ran, and the
+  // repetitions of the confirmation runs (0 when none ran).
+  std::vector<std::string> activity;
+  std::vector<BinaryRun> binaries;
+  int confirm_repetitions = 0;
+
+  [[nodiscard]] bool failed() const;  // a row fails the gate, or a binary errored
+  [[nodiscard]] bool errored_binaries() const;
+  void recount();  // counts from rows (after the gate changed verdicts)
+};
+
+// Relative slack on the threshold so that "exactly 10%" stays a pass after decimal-to-binary
+// rounding (1.1 against 1.0 is a change of 0.10000000000000009 in doubles).
+inline constexpr double kThresholdSlack = 1e-9;
+
+// A counter that no benchmark on either side carries cannot be compared: an error naming the
+// nearest counter that exists ("did you mean TFLOPS?"). real_time always exists.
+Status check_metric(const Results& baseline, const Results& current, const std::string& metric);
+
+Comparison compare_results(const Results& baseline, const Results& current, const CompareOptions& options);
+
+// True when the row's change is in the worse direction.
+bool worse_direction(const Row& r, Direction d);
+
+}  // namespace gpucheck::compare

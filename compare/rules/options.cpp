@@ -1,0 +1,91 @@
+// The compare options as the commands give them, and the thresholds file they name or find.
+#include "rules/options.hpp"
+
+#include <optional>
+
+#include "rules/thresholds.hpp"
+
+namespace gpucheck::compare::cli {
+
+const OptionSet& compare_options() {
+  static const OptionSet o{{"--metric", "--threshold", "--thresholds", "--alpha", "--min-repetitions"},
+                           {"--higher-is-better", "--lower-is-better", "--allow-missing", "--no-thresholds"}};
+  return o;
+}
+
+std::vector<std::string> thresholds_search_from(const std::string& baseline_path) {
+  std::vector<std::string> out;
+  std::string dir = parent_path(baseline_path);
+  for (int up = 0; up < 3; ++up) {
+    out.push_back(join_path(dir, "thresholds.json"));
+    const std::string next = parent_path(dir);
+    if (next == dir) break;
+    dir = next;
+  }
+  return out;
+}
+
+namespace {
+
+Expected<Thresholds> read_thresholds(const FileSystem& fs, const Args& a, const std::vector<std::string>& search) {
+  std::optional<std::string> file = value(a, "--thresholds");
+  if (file && flag(a, "--no-thresholds")) return Error{"--thresholds", "cannot be combined with --no-thresholds"};
+  if (!file && !flag(a, "--no-thresholds")) {
+    for (const std::string& cand : search) {
+      if (fs.kind(cand) == FileSystem::Kind::File) {
+        file = cand;
+        break;
+      }
+    }
+  }
+  Thresholds t;
+  if (file) {
+    auto text = fs.read(*file, std::size_t{16} << 20);
+    if (!text) return text.error();
+    auto parsed = parse_thresholds(*text, *file);
+    if (!parsed) return parsed.error();
+    t = std::move(*parsed);
+  }
+  if (const auto th = value(a, "--threshold")) {
+    auto pct = parse_percent(*th);
+    if (!pct) return Error{"--threshold", pct.error().message};
+    t.default_pct = *pct;
+  }
+  return t;
+}
+
+}  // namespace
+
+Expected<CompareOptions> read_compare_options(const FileSystem& fs, const Args& a, const std::vector<std::string>& search) {
+  CompareOptions o;
+  o.metric = value(a, "--metric").value_or("real_time");
+  if (o.metric.empty()) return Error{"--metric", "needs a counter name"};
+  const bool hib = flag(a, "--higher-is-better");
+  const bool lib = flag(a, "--lower-is-better");
+  if (hib && lib) return Error{"--higher-is-better", "cannot be combined with --lower-is-better"};
+  if (hib || lib) {
+    o.direction = hib ? Direction::HigherIsBetter : Direction::LowerIsBetter;
+  } else if (const auto d = direction_for(o.metric)) {
+    o.direction = *d;
+  } else {
+    return Error{"--metric", "cannot tell whether more " + o.metric +
+                                 " is better; add --higher-is-better or --lower-is-better"};
+  }
+  if (const auto al = value(a, "--alpha")) {
+    auto v = parse_number("--alpha", *al, 0.0, 1.0);
+    if (!v) return v.error();
+    o.alpha = *v;
+  }
+  if (const auto mr = value(a, "--min-repetitions")) {
+    auto v = parse_count("--min-repetitions", *mr, 2, 1000000);
+    if (!v) return v.error();
+    o.min_repetitions_for_test = *v;
+  }
+  o.allow_missing = flag(a, "--allow-missing");
+  auto t = read_thresholds(fs, a, search);
+  if (!t) return t.error();
+  o.thresholds = std::move(*t);
+  return o;
+}
+
+}  // namespace gpucheck::compare::cli

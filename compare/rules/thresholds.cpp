@@ -1,0 +1,213 @@
+// Threshold file and glob matching. Globs rather than regexes: the names are paths, and a
+// reviewer reads `launch/*` at a glance. The file is read strictly: a misspelt key or a key
+// given twice would silently change what the gate checks, so both are errors.
+#include "rules/thresholds.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "results/results.hpp"
+#include "base/suggest.hpp"
+
+namespace gpucheck::compare {
+namespace {
+
+using json = nlohmann::json;
+
+const std::vector<std::string>& top_keys() {
+  static const std::vector<std::string> k{"default_pct", "overrides", "report_only", "host_bound", "comment"};
+  return k;
+}
+
+std::optional<Error> unknown_key(const json& obj, const std::vector<std::string>& allowed, const std::string& source,
+                                 const std::string& where) {
+  for (const auto& [k, v] : obj.items()) {
+    (void)v;
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) {
+      std::string known;
+      for (const auto& a : allowed) known += (known.empty() ? "" : ", ") + a;
+      const std::string hint = did_you_mean(k, allowed);
+      return Error{source, where + "unknown key \"" + k + "\"" +
+                               (hint.empty() ? " (known: " + known + ")" : hint)};
+    }
+  }
+  return std::nullopt;
+}
+
+// nlohmann's parser keeps the last of two equal keys without a word: a parse callback sees
+// every key and tracks them per open object.
+struct DuplicateKeys {
+  std::vector<std::set<std::string>> open;
+  std::string first_duplicate;
+
+  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start: open.emplace_back(); break;
+      case json::parse_event_t::object_end:
+        if (!open.empty()) open.pop_back();
+        break;
+      case json::parse_event_t::key:
+        if (!open.empty() && parsed.is_string() && !open.back().insert(parsed.get<std::string>()).second &&
+            first_duplicate.empty())
+          first_duplicate = parsed.get<std::string>();
+        break;
+      default: break;
+    }
+    return true;
+  }
+};
+
+std::string list_ref(const std::string& list, std::size_t i, const std::string& glob) {
+  std::string r = list + " #" + std::to_string(i + 1);
+  if (!glob.empty()) r += " (\"" + glob + "\")";
+  return r;
+}
+
+}  // namespace
+
+bool glob_match(std::string_view p, std::string_view t) {
+  // Iterative matcher with one backtrack point: linear-ish, no recursion on hostile input.
+  std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
+  while (ti < t.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
+      ++pi;
+      ++ti;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = ti;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      ti = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+Rule Thresholds::rule_for(std::string_view name) const {
+  Rule r;
+  r.pct = default_pct;
+  for (const auto& o : report_only)
+    if (glob_match(o.glob, name)) return Rule{RuleKind::ReportOnly, default_pct, o.cv_pct, o.glob, o.why};
+  for (const auto& o : host_bound)
+    if (glob_match(o.glob, name)) return Rule{RuleKind::HostBound, o.pct, 0.0, o.glob, o.why};
+  for (const auto& o : overrides)
+    if (glob_match(o.glob, name)) return Rule{RuleKind::Override, o.pct, 0.0, o.glob, o.why};
+  return r;
+}
+
+double Thresholds::pct_for(std::string_view name) const { return rule_for(name).pct; }
+
+std::vector<std::string> Thresholds::unmatched_globs(const std::vector<std::string>& names) const {
+  std::vector<std::string> out;
+  auto check = [&](const std::string& list, const std::string& glob) {
+    const bool any = std::any_of(names.begin(), names.end(), [&](const std::string& n) { return glob_match(glob, n); });
+    if (!any) out.push_back(list + " glob \"" + glob + "\"");
+  };
+  for (const auto& o : report_only) check("report_only", o.glob);
+  for (const auto& o : host_bound) check("host_bound", o.glob);
+  for (const auto& o : overrides) check("overrides", o.glob);
+  return out;
+}
+
+Expected<double> parse_percent(std::string_view text) {
+  std::string_view s = text;
+  if (s.ends_with('%')) s.remove_suffix(1);
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v) || v <= 0 || v >= 1000)
+    return Error{"", "bad threshold \"" + std::string(text) + "\": expected a percentage such as 10%"};
+  return v;
+}
+
+Expected<Thresholds> parse_thresholds(std::string_view text, const std::string& source) {
+  const Sanitized s = sanitize_nonfinite(text);
+  if (s.max_depth > kMaxJsonDepth) return Error{source, "JSON nested too deeply"};
+  const std::string_view clean = s.replaced ? std::string_view(s.text) : text;
+  DuplicateKeys dup;
+  json doc = json::parse(clean.begin(), clean.end(), std::ref(dup), false);
+  if (doc.is_discarded()) return Error{source, "not valid JSON"};
+  if (!dup.first_duplicate.empty())
+    return Error{source, "key \"" + dup.first_duplicate + "\" given twice in one object (the parser would keep only the last)"};
+  if (!doc.is_object()) return Error{source, "expected an object with \"overrides\", \"report_only\" or \"host_bound\""};
+  if (auto e = unknown_key(doc, top_keys(), source, "")) return *e;
+  Thresholds t;
+  t.source = source;
+  auto pct_of = [&](const json& v, const std::string& what) -> Expected<double> {
+    if (v.is_number()) {
+      const double d = v.get<double>();
+      if (!std::isfinite(d) || d <= 0 || d >= 1000)
+        return Error{source, what + ": expected a percentage in (0, 1000)"};
+      return d;
+    }
+    if (v.is_string()) {
+      auto p = parse_percent(v.get<std::string>());
+      if (!p) return Error{source, what + ": " + p.error().message};
+      return p;
+    }
+    return Error{source, what + " must be a number or a string such as \"15%\""};
+  };
+  auto gated = [&](double pct, const std::string& what) -> std::optional<Error> {
+    if (pct <= kMaxGatedPct) return std::nullopt;
+    return Error{source, what + " is gated at " + std::to_string(static_cast<int>(std::lround(pct))) +
+                             "%: no case is gated at a limit above 25%: move it to report_only (with its measured cv_pct)"};
+  };
+  if (const auto d = doc.find("default_pct"); d != doc.end()) {
+    auto p = pct_of(*d, "default_pct");
+    if (!p) return p.error();
+    if (auto e = gated(*p, "default_pct")) return *e;
+    t.default_pct = *p;
+  }
+  if (const auto c = doc.find("comment"); c != doc.end() && !c->is_string())
+    return Error{source, "\"comment\" must be a string"};
+
+  // One loop over the three lists: each entry is {"glob", a number field, "why"}.
+  struct ListSpec {
+    const char* name;
+    const char* number;  // "pct" or "cv_pct"
+    bool why_required;
+  };
+  for (const ListSpec spec : {ListSpec{"report_only", "cv_pct", true}, ListSpec{"host_bound", "pct", true},
+                              ListSpec{"overrides", "pct", false}}) {
+    const auto list = doc.find(spec.name);
+    if (list == doc.end()) continue;
+    if (!list->is_array()) return Error{source, "\"" + std::string(spec.name) + "\" must be a list"};
+    const std::vector<std::string> allowed{"glob", spec.number, "why"};
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      const json& o = (*list)[i];
+      std::string glob;
+      if (o.is_object())
+        if (const auto g = o.find("glob"); g != o.end() && g->is_string()) glob = g->get<std::string>();
+      const std::string ref = list_ref(spec.name, i, glob);
+      if (!o.is_object()) return Error{source, ref + " must be an object"};
+      if (auto e = unknown_key(o, allowed, source, ref + ": ")) return *e;
+      if (glob.empty()) return Error{source, ref + " needs a \"glob\" string"};
+      const auto nv = o.find(spec.number);
+      if (nv == o.end()) return Error{source, ref + " needs \"" + std::string(spec.number) + "\""};
+      auto num = pct_of(*nv, ref + " " + spec.number);
+      if (!num) return num.error();
+      std::string why;
+      if (const auto w = o.find("why"); w != o.end()) {
+        if (!w->is_string()) return Error{source, ref + ": \"why\" must be a string"};
+        why = w->get<std::string>();
+      }
+      if (spec.why_required && why.empty()) return Error{source, ref + " needs a \"why\" (what makes the case noisy or host-bound)"};
+      const std::string sname = spec.name;
+      if (sname == "report_only") {
+        t.report_only.push_back({glob, *num, why});
+      } else {
+        if (auto e = gated(*num, ref)) return *e;
+        if (sname == "host_bound") t.host_bound.push_back({glob, *num, why});
+        else t.overrides.push_back({glob, *num, why});
+      }
+    }
+  }
+  return t;
+}
+
+}  // namespace gpucheck::compare

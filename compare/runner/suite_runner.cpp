@@ -1,0 +1,193 @@
+#include "runner/suite_runner.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "results/baseline.hpp"
+#include "gate/gate.hpp"
+#include "runner/process.hpp"
+#include "base/format.hpp"
+
+namespace gpucheck::compare::cli {
+
+const OptionSet& run_options() {
+  static const OptionSet o{{"--bin-dir", "--out", "--suite", "--device", "--timeout", "--filter"}, {}};
+  return o;
+}
+
+Expected<RunPlan> read_plan(const Args& a, const std::string& self, const std::string& command) {
+  RunPlan p;
+  p.self = self;
+  const auto bin = value(a, "--bin-dir");
+  const auto out = value(a, "--out");
+  if (!bin) return Error{command, "needs --bin-dir DIR (the folder of the bench_* binaries)"};
+  if (!out) return Error{command, "needs --out DIR (where results and reports go)"};
+  if (!a.positional.empty()) return Error{command, "takes no paths (\"" + a.positional.front() + "\"): use the options"};
+  p.bin_dir = *bin;
+  p.out = *out;
+  p.suite = value(a, "--suite").value_or("quick");
+  if (!valid_store_name(p.suite)) return Error{"--suite", "bad suite name \"" + p.suite + "\""};
+  if (const auto d = value(a, "--device")) {
+    auto v = parse_count("--device", *d, 0, 1023);
+    if (!v) return v.error();
+    p.device = *v;
+  }
+  p.timeout_s = default_timeout_s(p.suite);
+  if (const auto t = value(a, "--timeout")) {
+    auto v = parse_number("--timeout", *t, 0.0, 1e6);
+    if (!v) return v.error();
+    p.timeout_s = *v;
+  }
+  if (const auto f = value(a, "--filter")) {
+    if (f->empty()) return Error{"--filter", "needs a regular expression"};
+    try {
+      p.filter_re.emplace(*f, std::regex::extended);
+    } catch (const std::regex_error& e) {
+      return Error{"--filter", "bad regular expression \"" + *f + "\": " + e.what()};
+    }
+    p.filter = *f;
+  }
+  return p;
+}
+
+std::string seconds_text(double s) { return format_double(s < 10 ? "%.1f" : "%.0f", s); }
+
+Outcome SuiteRunner::run(const std::string& bin, const std::string& progress, const std::string& pass, int reps,
+                         const std::optional<std::string>& filter, bool allow_empty) {
+  Outcome o;
+  o.run.name = bin;
+  o.run.pass = pass;
+  const bool confirm = pass == "confirm";
+  const std::string json_dir = join_path(plan_.out, confirm ? "confirm" : "runs");
+  const std::string logs = join_path(plan_.out, "logs");
+  const std::string stem = bin + (confirm ? ".confirm" : "");
+  const std::string final_json = join_path(json_dir, bin + ".json");
+  std::string tmp_name(1, '.');
+  tmp_name.append(bin).append(".json.tmp-").append(std::to_string(::getpid()));
+  const std::string tmp_json = join_path(json_dir, tmp_name);
+  o.run.log = join_path(logs, stem + ".log");
+  // An older run's file must not stand in for this one's.
+  (void)ctx_.fs.remove(final_json);
+  (void)ctx_.fs.remove(tmp_json);
+
+  ProcessSpec spec;
+  spec.program = join_path(plan_.bin_dir, bin);
+  if (spec.program.find('/') == std::string::npos) spec.program = "./" + spec.program;
+  spec.args = {"--suite", plan_.suite, "--device", std::to_string(plan_.device), "--benchmark_out=" + tmp_json,
+               "--benchmark_out_format=json"};
+  if (reps > 1) spec.args.push_back("--benchmark_repetitions=" + std::to_string(reps));
+  if (filter) spec.args.push_back("--benchmark_filter=" + *filter);
+  spec.args.insert(spec.args.end(), plan_.extra_args.begin(), plan_.extra_args.end());
+  spec.stdout_path = join_path(logs, stem + ".stdout.log");
+  spec.stderr_path = o.run.log;
+  spec.timeout_s = plan_.timeout_s * std::max(1, reps);
+  spec.kill_grace_s = kill_grace_s(spec.timeout_s);
+
+  ctx_.io.emit(progress + " " + bin + (confirm ? " (confirmation)" : "") + " ... ");
+  const ProcessResult pr = ctx_.env.runner->run(spec);
+  o.run.seconds = pr.seconds;
+  std::string err_text;
+  if (auto t = ctx_.fs.read(o.run.log, std::size_t{64} << 20)) err_text = std::move(*t);
+  const std::string last = last_line(err_text);
+  auto errored = [&o](std::string reason) {
+    o.run.status = BinaryRun::Status::Errored;
+    o.run.reason = std::move(reason);
+  };
+  switch (pr.end) {
+    case ProcessResult::End::CouldNotStart: errored("cannot start " + spec.program + ": " + pr.error); break;
+    case ProcessResult::End::Interrupted:
+      o.interrupted = true;
+      errored("interrupted");
+      break;
+    case ProcessResult::End::TimedOut:
+      errored("timed out after " + seconds_text(spec.timeout_s) + " s" +
+              (pr.killed_hard ? " (ignored SIGTERM, killed)" : ""));
+      break;
+    case ProcessResult::End::Signalled:
+      errored("crashed: " + signal_name(pr.signal) + (last.empty() ? "" : "; last stderr line: " + last));
+      break;
+    case ProcessResult::End::Exited:
+      if (pr.exit_code == 2) {
+        errored("could not run (exit 2): " + (last.empty() ? std::string("no message on stderr") : last));
+        o.no_device = says_no_device(last);
+      } else if (pr.exit_code != 0 && pr.exit_code != 1) {
+        errored("exit " + std::to_string(pr.exit_code) + (last.empty() ? "" : ": " + last));
+      } else {
+        read_json(o, tmp_json, final_json, pr.exit_code, allow_empty, last);
+      }
+      break;
+  }
+  if (o.run.status == BinaryRun::Status::Errored) (void)ctx_.fs.remove(tmp_json);
+
+  std::string line = seconds_text(o.run.seconds) + " s, ";
+  if (o.matched_nothing) line += "no case matches the filter";
+  else if (o.run.status == BinaryRun::Status::Errored) line += "ERRORED: " + o.run.reason + " (log " + o.run.log + ")";
+  else line += std::to_string(o.run.cases_ok) + (o.run.cases_ok == 1 ? " case ok" : " cases ok");
+  if (o.run.status != BinaryRun::Status::Errored && (o.run.cases_errored || o.run.cases_skipped)) {
+    if (o.run.cases_errored) line += ", " + std::to_string(o.run.cases_errored) + " errored";
+    if (o.run.cases_skipped) line += ", " + std::to_string(o.run.cases_skipped) + " skipped";
+  }
+  line += "\n";
+  if (o.run.status != BinaryRun::Status::Ok)
+    for (const auto& l : last_lines(err_text, 5)) line += "    | " + l + "\n";
+  ctx_.io.emit(line);
+  return o;
+}
+
+void SuiteRunner::read_json(Outcome& o, const std::string& tmp, const std::string& final_json, int code,
+                            bool allow_empty, const std::string& last) {
+  const std::string after = "exit " + std::to_string(code) + " but ";
+  const std::string tail = last.empty() ? "" : "; last stderr line: " + last;
+  if (ctx_.fs.kind(tmp) == FileSystem::Kind::Missing) {
+    if (allow_empty && code == 0) {
+      o.matched_nothing = true;
+      return;
+    }
+    o.run.status = BinaryRun::Status::Errored;
+    o.run.reason = after + "it wrote no results JSON" + tail;
+    return;
+  }
+  ReadOptions keep;
+  keep.keep_raw = true;
+  auto text = ctx_.fs.read(tmp, kMaxFileBytes);
+  Expected<Results> parsed = text ? parse_results(*text, final_json, keep) : Expected<Results>(text.error());
+  if (!parsed) {
+    // Google Benchmark leaves an empty file when its filter matched nothing.
+    const std::string& m = parsed.error().message;
+    const bool empty = text && (m == "empty file" || m.find("list is empty") != std::string::npos);
+    if (allow_empty && code == 0 && empty) {
+      o.matched_nothing = true;
+      (void)ctx_.fs.remove(tmp);
+      return;
+    }
+    // Kept for a look, out of the way of any reader of runs/.
+    const std::string kept = join_path(join_path(plan_.out, "logs"), base_name(final_json) + ".unreadable");
+    (void)ctx_.fs.rename(tmp, kept);
+    o.run.status = BinaryRun::Status::Errored;
+    o.run.reason = after + "its results JSON does not read (" + parsed.error().message + ")" + tail;
+    return;
+  }
+  if (auto r = ctx_.fs.rename(tmp, final_json); !r) {
+    o.run.status = BinaryRun::Status::Errored;
+    o.run.reason = "results not kept: " + r.error().str();
+    return;
+  }
+  for (const Benchmark& b : parsed->benchmarks) {
+    if (b.state == RunState::Ok) ++o.run.cases_ok;
+    else if (b.state == RunState::Errored) ++o.run.cases_errored;
+    else ++o.run.cases_skipped;
+  }
+  if (code == 1 && o.run.cases_errored == 0) {
+    o.run.status = BinaryRun::Status::Errored;
+    o.run.reason = "exit 1 but no case in its JSON is marked as failed" + tail;
+    return;
+  }
+  if (code == 1) {
+    o.run.status = BinaryRun::Status::CaseFailed;
+    o.run.reason = std::to_string(o.run.cases_errored) + " case(s) failed (exit 1; their entries say why)";
+  }
+  o.results = std::move(*parsed);
+}
+
+}  // namespace gpucheck::compare::cli

@@ -1,0 +1,58 @@
+// The gate's runner, shared by `gpucheck gate`, `gpucheck run` and `gpucheck accept`: one
+// benchmark binary in its own process (runner contract, DESIGN.md), its JSON written to a
+// temporary name and trusted only once the process ended and the file parses, then renamed
+// into DIR/runs (or DIR/confirm); a crash, hang, exit 2 or unreadable JSON costs that binary
+// only. Internal to compare/src.
+#pragma once
+
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "base/args.hpp"
+#include "rules/compare.hpp"
+#include "results/results.hpp"
+
+namespace gpucheck::compare::cli {
+
+struct RunPlan {
+  std::string self;  // how gpucheck was invoked, for the command lines it prints
+  std::string bin_dir, out, suite = "quick";
+  int device = 0;
+  double timeout_s = 0.0;  // per one-repetition run
+  std::optional<std::string> filter;
+  std::optional<std::regex> filter_re;
+  std::vector<std::string> extra_args;  // passed to every binary after the contract's flags
+};
+
+const OptionSet& run_options();  // --bin-dir --out --suite --device --timeout --filter
+Expected<RunPlan> read_plan(const Args& a, const std::string& self, const std::string& command);
+std::string seconds_text(double s);
+
+// One process run of one binary and what came of it.
+struct Outcome {
+  BinaryRun run;
+  std::optional<Results> results;
+  bool no_device = false;        // exit 2 saying there is no CUDA device
+  bool matched_nothing = false;  // a filter left it no case
+  bool interrupted = false;
+};
+
+class SuiteRunner {
+ public:
+  SuiteRunner(Context& ctx, const RunPlan& plan) : ctx_(ctx), plan_(plan) {}
+
+  // `pass`: "first" or "confirm"; `allow_empty`: a filter may leave the binary no case.
+  Outcome run(const std::string& bin, const std::string& progress, const std::string& pass, int reps,
+              const std::optional<std::string>& filter, bool allow_empty);
+
+ private:
+  void read_json(Outcome& o, const std::string& tmp, const std::string& final_json, int code, bool allow_empty,
+                 const std::string& last);
+
+  Context& ctx_;
+  const RunPlan& plan_;
+};
+
+}  // namespace gpucheck::compare::cli
