@@ -12,7 +12,7 @@
 #include <set>
 
 #include "base/args.hpp"
-#include "gate/gate.hpp"
+#include "runner/suite.hpp"
 #include "report/render.hpp"
 #include "results/baseline.hpp"
 #include "results/results.hpp"

@@ -56,16 +56,25 @@ std::string notes_text(const Row& r) {
 
 std::string summary_text(const Comparison& c) {
   const Counts& n = c.counts;
-  const std::size_t gated = c.rows.size() - static_cast<std::size_t>(n.report_only);
-  std::string s = std::to_string(gated) + " benchmarks: " + std::to_string(n.regressions) + " regressed, " +
-                  std::to_string(n.missing) + " missing, " + std::to_string(n.errored) + " errored, " +
-                  std::to_string(n.unconfirmed) + " unconfirmed, " + std::to_string(n.improvements) + " improved, " +
-                  std::to_string(n.fresh) + " new, " + std::to_string(n.skipped) + " skipped, " +
-                  std::to_string(n.same) + " unchanged";
-  if (n.host_differs) s += ", " + std::to_string(n.host_differs) + " not gated (host differs)";
-  if (n.no_metric) s += ", " + std::to_string(n.no_metric) + " without the metric";
-  if (n.noisy) s += "; " + std::to_string(n.noisy) + " noisy";
-  if (n.report_only) s += "; " + std::to_string(n.report_only) + " report-only";
+  const std::size_t gated = c.rows.size() - static_cast<std::size_t>(n[Verdict::ReportOnly]);
+  // The kinds in summary order; the noisy count stands among them at kNoisySummaryAt.
+  std::vector<const VerdictKind*> kinds;
+  for (const VerdictKind& k : verdict_kinds()) kinds.push_back(&k);
+  std::stable_sort(kinds.begin(), kinds.end(), [](const auto* a, const auto* b) { return a->summary_at < b->summary_at; });
+  std::string s = std::to_string(gated) + " benchmarks: ";
+  bool first = true, noisy_done = false;
+  auto add = [&](std::string_view sep, int count, std::string_view words) {
+    s += (first ? std::string() : std::string(sep)) + std::to_string(count) + " " + std::string(words);
+    first = false;
+  };
+  for (const VerdictKind* k : kinds) {
+    if (!noisy_done && k->summary_at > kNoisySummaryAt) {
+      if (n.noisy) add("; ", n.noisy, "noisy");
+      noisy_done = true;
+    }
+    if (k->always || n[k->verdict] > 0) add(k->separator, n[k->verdict], k->summary);
+  }
+  if (!noisy_done && n.noisy) add("; ", n.noisy, "noisy");
   int errored = 0;
   for (const auto& b : c.binaries) errored += b.status == BinaryRun::Status::Errored ? 1 : 0;
   if (errored) s += "; " + std::to_string(errored) + " binary run" + (errored > 1 ? "s" : "") + " ERRORED";
@@ -75,8 +84,8 @@ std::string summary_text(const Comparison& c) {
 std::string result_text(const Comparison& c) {
   if (!c.failed()) return "PASS";
   std::vector<std::string> why;
-  if (c.counts.regressions) why.emplace_back("regression");
-  if (!c.allow_missing && (c.counts.missing || c.counts.errored)) why.emplace_back("missing figures");
+  if (c.counts[Verdict::Regression]) why.emplace_back("regression");
+  if (!c.allow_missing && (c.counts[Verdict::Missing] || c.counts[Verdict::Errored])) why.emplace_back("missing figures");
   if (c.errored_binaries()) why.emplace_back("errored binaries");
   std::string s;
   for (std::size_t i = 0; i < why.size(); ++i) s += (i ? " and " : "") + why[i];
@@ -143,16 +152,10 @@ std::string report_only_cv(const Row& r) {
   return s;
 }
 
-const char* colour_of(const Row& r) {
-  switch (r.verdict) {
-    case Verdict::Regression:
-    case Verdict::Missing:
-    case Verdict::Errored: return "\033[1;31m";
-    case Verdict::Unconfirmed: return "\033[33m";
-    case Verdict::Improvement: return "\033[32m";
-    case Verdict::New: return "\033[36m";
-    default: return r.noisy ? "\033[33m" : "";
-  }
+std::string colour_of(const Row& r) {
+  const std::string_view k = kind_of(r.verdict).colour;
+  if (!k.empty()) return std::string(k);
+  return r.noisy ? "\033[33m" : "";
 }
 
 std::string pad(std::string s, std::size_t w, bool right = false) {
@@ -180,7 +183,7 @@ std::string render_terminal(const Comparison& c, bool colour) {
     for (const auto& d : c.context) w = std::max(w, d.label.size());
     for (const auto& d : c.context) out += "  " + pad(d.label, w) + "  " + d.base + " -> " + d.cur + "\n";
   }
-  if (c.counts.host_differs) out += host_line(c) + "\n";
+  if (c.counts[Verdict::HostDiffers]) out += host_line(c) + "\n";
   std::size_t bw = 0;
   for (const auto& b : c.binaries)
     if (b.status != BinaryRun::Status::Ok) bw = std::max(bw, b.name.size() + b.pass.size() + 3);
@@ -209,7 +212,7 @@ std::string render_terminal(const Comparison& c, bool colour) {
     for (std::size_t i = 0; i < row.size(); ++i) {
       const bool right = i >= 1 && i <= 3;
       std::string cell = pad(row[i], w[i], right);
-      if (i == 4 && ri > 0 && colour && *colour_of(*shown[ri - 1]) != '\0')
+      if (i == 4 && ri > 0 && colour && !colour_of(*shown[ri - 1]).empty())
         cell = colour_of(*shown[ri - 1]) + cell + reset;
       line += (i ? "  " : "") + cell;
     }
@@ -259,7 +262,7 @@ std::string render_markdown(const Comparison& c) {
              escape_markdown_cell(d.cur) + " |\n";
     out += "\n";
   }
-  if (c.counts.host_differs) out += escape_markdown_cell(host_line(c)) + ".\n\n";
+  if (c.counts[Verdict::HostDiffers]) out += escape_markdown_cell(host_line(c)) + ".\n\n";
   if (!c.binaries.empty()) {
     std::string table = "| binary | pass | status | time | cases | reason |\n|---|---|---|---:|---|---|\n";
     for (const auto& b : c.binaries)
@@ -326,10 +329,15 @@ std::string render_json(const Comparison& c) {
   j["allow_missing"] = c.allow_missing;
   j["result"] = c.failed() ? "fail" : "pass";
   const Counts& n = c.counts;
-  j["counts"] = {{"regressed", n.regressions}, {"missing", n.missing},     {"errored", n.errored},
-                 {"skipped", n.skipped},       {"unconfirmed", n.unconfirmed}, {"improved", n.improvements},
-                 {"new", n.fresh},             {"no_metric", n.no_metric}, {"unchanged", n.same},
-                 {"noisy", n.noisy},           {"host_differs", n.host_differs}, {"report_only", n.report_only}};
+  {
+    // The kinds in compare.json's order, the noisy count at kNoisyCountAt among them.
+    std::vector<std::pair<int, std::pair<std::string_view, int>>> counts;
+    for (const VerdictKind& k : verdict_kinds()) counts.push_back({k.count_at, {k.count_key, n[k.verdict]}});
+    counts.push_back({kNoisyCountAt, {"noisy", n.noisy}});
+    std::sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    j["counts"] = json::object();
+    for (const auto& [at, kv] : counts) j["counts"][std::string(kv.first)] = kv.second;
+  }
   j["warnings"] = c.warnings;
   j["gpu_activity"] = c.activity;
   j["hosts"] = {{"baseline", c.host_base}, {"current", c.host_cur}};

@@ -19,7 +19,7 @@ bool ends_with_any(std::string_view s, std::initializer_list<std::string_view> t
   return std::any_of(tails.begin(), tails.end(), [&](std::string_view t) { return s.ends_with(t); });
 }
 
-int order(Verdict v) { return static_cast<int>(v); }
+int order(Verdict v) { return kind_of(v).rank; }
 
 const std::vector<double>* samples_of(const Benchmark& b, const std::string& metric) {
   if (metric == "real_time") return &b.samples_ns;
@@ -67,33 +67,6 @@ std::string rate_counter(const Benchmark& b) {
 bool one_rank_collective(const Benchmark& b) {
   const auto r = b.counters.find("ranks");
   return r != b.counters.end() && r->second == 1.0 && b.counters.count("algbw_GBps") != 0;
-}
-
-std::string_view verdict_name(Verdict v) {
-  switch (v) {
-    case Verdict::Regression: return "REGRESSION";
-    case Verdict::Missing: return "MISSING";
-    case Verdict::Errored: return "ERRORED";
-    case Verdict::Skipped: return "skipped";
-    case Verdict::Unconfirmed: return "unconfirmed";
-    case Verdict::HostDiffers: return "host differs";
-    case Verdict::Improvement: return "improved";
-    case Verdict::New: return "new";
-    case Verdict::NoMetric: return "no metric";
-    case Verdict::Same: return "ok";
-    case Verdict::ReportOnly: return "report only";
-  }
-  return "?";
-}
-
-std::string_view confirmation_name(Confirmation c) {
-  switch (c) {
-    case Confirmation::None: return "";
-    case Confirmation::Confirmed: return "confirmed";
-    case Confirmation::NotConfirmed: return "not confirmed";
-    case Confirmation::RerunFailed: return "re-run failed";
-  }
-  return "?";
 }
 
 const std::vector<std::pair<std::string, std::string>>& context_keys() {
@@ -151,19 +124,7 @@ bool Comparison::failed() const {
 void Comparison::recount() {
   Counts n;
   for (const Row& r : rows) {
-    switch (r.verdict) {
-      case Verdict::Regression: ++n.regressions; break;
-      case Verdict::Missing: ++n.missing; break;
-      case Verdict::Errored: ++n.errored; break;
-      case Verdict::Skipped: ++n.skipped; break;
-      case Verdict::Unconfirmed: ++n.unconfirmed; break;
-      case Verdict::HostDiffers: ++n.host_differs; break;
-      case Verdict::Improvement: ++n.improvements; break;
-      case Verdict::New: ++n.fresh; break;
-      case Verdict::NoMetric: ++n.no_metric; break;
-      case Verdict::Same: ++n.same; break;
-      case Verdict::ReportOnly: ++n.report_only; break;
-    }
+    ++n[r.verdict];
     if (r.noisy) ++n.noisy;
   }
   counts = n;
@@ -213,7 +174,7 @@ void judge(Row& r, const Benchmark& b, const Benchmark& k, const CompareOptions&
   if (!r.cur) {  // the baseline had the figure; current lost it
     r.verdict = Verdict::Missing;
     r.note = "current has no " + o.metric + " counter (the baseline has)";
-    r.fails_gate = !o.allow_missing;
+    r.fails_gate = fails_gate(r.verdict, o.allow_missing);
     return;
   }
   if (!r.base) {
@@ -252,7 +213,7 @@ void judge(Row& r, const Benchmark& b, const Benchmark& k, const CompareOptions&
   } else {
     r.verdict = Verdict::Same;
   }
-  r.fails_gate = r.verdict == Verdict::Regression;
+  r.fails_gate = fails_gate(r.verdict, o.allow_missing);
 }
 
 std::string state_note(const Benchmark& k) {
@@ -273,7 +234,7 @@ Row baseline_row(const Benchmark& b, const Benchmark* k, const CompareOptions& o
   if (k == nullptr) {
     r.verdict = base_ok ? Verdict::Missing : Verdict::Skipped;
     r.note = base_ok ? "not in current results" : "no figure in the baseline either";
-    r.fails_gate = base_ok && !o.allow_missing;
+    r.fails_gate = fails_gate(r.verdict, o.allow_missing);
     return r;
   }
   r.cur_reps = k->repetitions;
@@ -286,7 +247,7 @@ Row baseline_row(const Benchmark& b, const Benchmark* k, const CompareOptions& o
     // A figure the baseline had and current lacks counts as missing, whatever the reason.
     r.verdict = !base_ok ? Verdict::Skipped : k->state == RunState::Errored ? Verdict::Errored : Verdict::Missing;
     r.note = state_note(*k);
-    r.fails_gate = base_ok && !o.allow_missing;
+    r.fails_gate = fails_gate(r.verdict, o.allow_missing);
     return r;
   }
   if (!base_ok) {
@@ -336,7 +297,7 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, s
   if (rule.kind == RuleKind::ReportOnly) {
     r.measured = r.verdict;
     r.verdict = Verdict::ReportOnly;
-    r.fails_gate = false;
+    r.fails_gate = fails_gate(r.verdict, c.allow_missing);
     r.listed_cv_pct = rule.cv_pct;
     r.rule_why = rule.why;
     return;
@@ -352,7 +313,7 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, s
   if (same_host && !slower_host) return;
   r.measured = r.verdict;
   r.verdict = Verdict::HostDiffers;
-  r.fails_gate = false;
+  r.fails_gate = fails_gate(r.verdict, c.allow_missing);
   r.rule_why = rule.why;
   const std::string pct = format_double("%g%%", r.threshold_pct);
   if (same_host) {

@@ -9,6 +9,7 @@
 
 #include "results/results.hpp"
 #include "rules/thresholds.hpp"
+#include "rules/verdict.hpp"
 
 namespace gpucheck::compare {
 
@@ -23,30 +24,6 @@ std::optional<Direction> direction_for(std::string_view metric);
 std::string rate_counter(const Benchmark& b);
 // Whether b is a collective over one rank (counter ranks = 1) that reports algbw_GBps.
 bool one_rank_collective(const Benchmark& b);
-
-enum class Verdict {
-  Regression,   // worse than the threshold (and significant where the test could run)
-  Missing,      // in the baseline, not in current (or current lacks the metric)
-  Errored,      // current run errored where the baseline had a figure
-  Skipped,      // skipped (or errored) run on a side, not compared
-  Unconfirmed,  // past the threshold but not significant at alpha
-  HostDiffers,  // a host-bound case against a baseline of another host CPU: shown, not gated
-  Improvement,  // better than the threshold
-  New,          // only in current (or the baseline had no figure)
-  NoMetric,     // the metric counter is absent on both sides
-  Same,         // within the threshold
-  ReportOnly,   // on the report-only list: shown in its own section, never gated
-};
-std::string_view verdict_name(Verdict v);
-
-// What the gate's confirmation run said about a first-pass regression.
-enum class Confirmation {
-  None,          // not re-measured
-  Confirmed,     // still past the limit (and significant where the test could run): fails
-  NotConfirmed,  // back within the limit, or not significant: passes
-  RerunFailed,   // the re-run gave no figure for it: the first pass stands
-};
-std::string_view confirmation_name(Confirmation c);
 
 struct Row {
   std::string name;
@@ -103,11 +80,6 @@ struct CompareOptions {
   // then gated at its limit even when the host reference ran slower, since a neighbour on
   // the GPU slows the host reference too (a process streaming pinned H2D copies: 2.5x).
   int gpu_other_processes = 0;
-};
-
-struct Counts {
-  int regressions = 0, missing = 0, errored = 0, skipped = 0, unconfirmed = 0, improvements = 0,
-      fresh = 0, no_metric = 0, same = 0, noisy = 0, host_differs = 0, report_only = 0;
 };
 
 // One run of one benchmark binary by the gate (or `gpucheck run`).

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "results/baseline.hpp"
-#include "gate/gate.hpp"
+#include "runner/suite.hpp"
 #include "runner/process.hpp"
 #include "base/format.hpp"
 

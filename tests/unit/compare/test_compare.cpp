@@ -231,7 +231,7 @@ TEST(Compare, MissingFailsUnlessAllowed) {
 TEST(Compare, NewIsListedAndPasses) {
   auto c = cmp({{"a/a/fp32/1", {1.0}}}, {{"a/a/fp32/1", {1.0}}, {"n/n/fp32/1", {1.0}}});
   EXPECT_EQ(row(c, "n/n/fp32/1").verdict, gc::Verdict::New);
-  EXPECT_EQ(c.counts.fresh, 1);
+  EXPECT_EQ(c.counts[gc::Verdict::New], 1);
   EXPECT_FALSE(c.failed());
 }
 
@@ -254,7 +254,7 @@ TEST(Compare, RegressionsSortFirstWorstFirst) {
   EXPECT_EQ(c.rows[1].name, "b/b/fp32/1");
   EXPECT_EQ(c.rows[2].verdict, gc::Verdict::Missing);
   EXPECT_EQ(c.rows[3].verdict, gc::Verdict::Improvement);
-  EXPECT_EQ(c.counts.regressions, 2);
+  EXPECT_EQ(c.counts[gc::Verdict::Regression], 2);
 }
 
 TEST(Compare, ContextDifferencesAreListed) {

@@ -16,7 +16,7 @@
 #include "fake_fs.hpp"
 #include "cli/cli.hpp"
 #include "rules/explain.hpp"
-#include "gate/gate.hpp"
+#include "runner/suite.hpp"
 #include "runner/gpu_activity.hpp"
 #include "runner/process.hpp"
 #include "results/results.hpp"

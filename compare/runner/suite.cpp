@@ -1,5 +1,5 @@
-// Pure helpers of the gate (tested without processes).
-#include "gate/gate.hpp"
+// Pure helpers of the runner contract (tested without processes).
+#include "runner/suite.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
-// The gate's pure pieces: which binaries make the suite, how a case is named in a filter,
-// what a binary's end means. The orchestration (gpucheck gate / run) is in gate_cli.cpp.
+// The runner contract's pure pieces: which binaries make a suite, how a case is named in a
+// filter, what a binary's end means. The orchestration (gpucheck gate / run) is in gate/.
 #pragma once
 
 #include <optional>
