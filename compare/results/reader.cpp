@@ -263,105 +263,142 @@ Expected<Benchmark> fold(const std::string& src, Group& g) {
   return b;
 }
 
-Expected<Results> parse_document(const json& doc, const std::string& src, const ReadOptions& opt) {
+// The envelope: an object with an optional "context" object and a non-empty "benchmarks" list.
+Expected<const json*> read_envelope(const json& doc, const std::string& src, Results& r, bool keep_raw) {
   if (!doc.is_object())
     return Error{src, "not Google Benchmark output: the top level is " + type_name(doc) +
                           ", expected an object with \"context\" and \"benchmarks\""};
-  Results r;
-  r.source = src;
   if (const auto ctx = doc.find("context"); ctx != doc.end()) {
     if (!ctx->is_object())
       return Error{src, "not Google Benchmark output: \"context\" is " + type_name(*ctx) + ", expected an object"};
-    read_context(*ctx, r, opt.keep_raw);
+    read_context(*ctx, r, keep_raw);
   }
   const auto bl = doc.find("benchmarks");
   if (bl == doc.end()) return Error{src, "not Google Benchmark output: no \"benchmarks\" list"};
   if (!bl->is_array())
     return Error{src, "not Google Benchmark output: \"benchmarks\" is " + type_name(*bl) + ", expected a list"};
   if (bl->empty()) return Error{src, "the \"benchmarks\" list is empty"};
+  return &*bl;
+}
+
+// Which benchmark an entry belongs to, and what kind of entry it is.
+struct EntryId {
+  std::string key;        // the benchmark's key (suffixes stripped)
+  bool aggregate = false;
+  std::string aggregate_name;
+};
+
+Expected<EntryId> read_entry_id(const json& e, std::size_t i, const std::string& src) {
+  const std::string ref = "benchmark #" + std::to_string(i + 1);
+  if (!e.is_object()) return Error{src, ref + " is " + type_name(e) + ", expected an object"};
+  const auto nm = e.find("name");
+  if (nm == e.end()) return Error{src, ref + " has no name"};
+  if (!nm->is_string()) return Error{src, ref + ": name is " + type_name(*nm) + ", expected a string"};
+  const auto& name = nm->get_ref<const std::string&>();
+  if (name.empty() || name[0] == '\x01') return Error{src, ref + ": name is empty"};
+
+  EntryId id;
+  if (const auto rt = e.find("run_type"); rt != e.end()) {
+    if (!rt->is_string()) return Error{src, entry_ref(i, e) + ": run_type is " + type_name(*rt) + ", expected a string"};
+    const std::string run_type = rt->get<std::string>();
+    if (run_type != "iteration" && run_type != "aggregate")
+      return Error{src, entry_ref(i, e) + ": unknown run_type \"" + printable(run_type) + "\""};
+    id.aggregate = run_type == "aggregate";
+  }
+  if (id.aggregate) {
+    const auto an = e.find("aggregate_name");
+    if (an == e.end() || !an->is_string() || an->get_ref<const std::string&>().empty())
+      return Error{src, entry_ref(i, e) + ": aggregate without an aggregate_name"};
+    id.aggregate_name = an->get<std::string>();
+  }
+  std::string base = name;
+  if (const auto rn = e.find("run_name"); rn != e.end()) {
+    if (!rn->is_string() || rn->get_ref<const std::string&>().empty())
+      return Error{src, entry_ref(i, e) + ": run_name is " + type_name(*rn) + ", expected a name"};
+    base = rn->get<std::string>();
+  } else if (id.aggregate) {
+    const std::string suffix = "_" + id.aggregate_name;
+    if (base.size() > suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0)
+      base.resize(base.size() - suffix.size());
+  }
+  id.key = benchmark_key(base);
+  return id;
+}
+
+// An entry that did not run: errored, or skipped. Google Benchmark 1.7 has no SkipWithMessage:
+// our binaries mark a case the device cannot run as an error whose message starts with the
+// contract's skip prefix (docs/ARCHITECTURE.md), read here as a skip.
+struct NotRun {
+  bool errored = false, skipped = false;
+  std::string message;
+};
+
+std::optional<NotRun> read_not_run(const json& e) {
+  NotRun n;
+  n.errored = e.contains("error_occurred") && truthy(e["error_occurred"]);
+  n.skipped = e.contains("skipped") && truthy(e["skipped"]);
+  if (!n.errored && !n.skipped) return std::nullopt;
+  const char* msg_key = n.errored ? "error_message" : "skip_message";
+  if (const auto m = e.find(msg_key); m != e.end() && m->is_string()) n.message = m->get<std::string>();
+  if (constexpr std::string_view kUnsupported = "unsupported: "; n.errored && n.message.starts_with(kUnsupported)) {
+    n.errored = false;
+    n.skipped = true;
+    n.message.erase(0, kUnsupported.size());
+  }
+  return n;
+}
+
+// One repetition of an iteration entry into its group: repetition indices are counts, and the
+// same one twice (or an unindexed entry beside others) is the same benchmark twice.
+Status add_iteration(Group& g, const json& e, std::size_t i, const std::string& src) {
+  long long rep = -1;
+  if (const auto ri = e.find("repetition_index"); ri != e.end()) {
+    if (!ri->is_number_integer() || ri->get<long long>() < 0)
+      return Error{src, entry_ref(i, e) + ": repetition_index is " + type_name(*ri) + ", expected a count"};
+    rep = ri->get<long long>();
+  }
+  const auto& reps = g.repetition_indices;
+  const bool dup = rep < 0 ? !reps.empty()
+                           : std::find(reps.begin(), reps.end(), rep) != reps.end() ||
+                                 std::find(reps.begin(), reps.end(), -1LL) != reps.end();
+  if (dup) return Error{src, "duplicate benchmark \"" + printable(g.key) + "\" (entry #" + std::to_string(i + 1) + ")"};
+  g.repetition_indices.push_back(rep);
+  g.iterations.push_back(Entry{i, &e});
+  return Done{};
+}
+
+Expected<Results> parse_document(const json& doc, const std::string& src, const ReadOptions& opt) {
+  Results r;
+  r.source = src;
+  const auto envelope = read_envelope(doc, src, r, opt.keep_raw);
+  if (!envelope) return envelope.error();
+  const json& bl = **envelope;
 
   std::vector<Group> groups;
   std::unordered_map<std::string, std::size_t> by_key;
   std::vector<std::string> keys;
-  if (opt.keep_raw) keys.reserve(bl->size());
-  for (std::size_t i = 0; i < bl->size(); ++i) {
-    const json& e = (*bl)[i];
-    const std::string ref = "benchmark #" + std::to_string(i + 1);
-    if (!e.is_object()) return Error{src, ref + " is " + type_name(e) + ", expected an object"};
-    const auto nm = e.find("name");
-    if (nm == e.end()) return Error{src, ref + " has no name"};
-    if (!nm->is_string()) return Error{src, ref + ": name is " + type_name(*nm) + ", expected a string"};
-    const auto& name = nm->get_ref<const std::string&>();
-    if (name.empty() || name[0] == '\x01') return Error{src, ref + ": name is empty"};
-
-    std::string run_type = "iteration";
-    if (const auto rt = e.find("run_type"); rt != e.end()) {
-      if (!rt->is_string()) return Error{src, entry_ref(i, e) + ": run_type is " + type_name(*rt) + ", expected a string"};
-      run_type = rt->get<std::string>();
-      if (run_type != "iteration" && run_type != "aggregate")
-        return Error{src, entry_ref(i, e) + ": unknown run_type \"" + printable(run_type) + "\""};
-    }
-    std::string aggregate;
-    if (run_type == "aggregate") {
-      const auto an = e.find("aggregate_name");
-      if (an == e.end() || !an->is_string() || an->get_ref<const std::string&>().empty())
-        return Error{src, entry_ref(i, e) + ": aggregate without an aggregate_name"};
-      aggregate = an->get<std::string>();
-    }
-    std::string base = name;
-    if (const auto rn = e.find("run_name"); rn != e.end()) {
-      if (!rn->is_string() || rn->get_ref<const std::string&>().empty())
-        return Error{src, entry_ref(i, e) + ": run_name is " + type_name(*rn) + ", expected a name"};
-      base = rn->get<std::string>();
-    } else if (!aggregate.empty()) {
-      const std::string suffix = "_" + aggregate;
-      if (base.size() > suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0)
-        base.resize(base.size() - suffix.size());
-    }
-    const std::string key = benchmark_key(base);
+  if (opt.keep_raw) keys.reserve(bl.size());
+  for (std::size_t i = 0; i < bl.size(); ++i) {
+    const json& e = bl[i];
+    auto id = read_entry_id(e, i, src);
+    if (!id) return id.error();
     if (auto bad = bad_counter(src, i, e)) return *bad;
-    if (opt.keep_raw) keys.push_back(key);
-    auto [slot, fresh] = by_key.try_emplace(key, groups.size());
-    if (fresh) groups.push_back(Group{key, {}, {}, {}, false, false, {}, {}});
+    if (opt.keep_raw) keys.push_back(id->key);
+    auto [slot, fresh] = by_key.try_emplace(id->key, groups.size());
+    if (fresh) groups.push_back(Group{id->key, {}, {}, {}, false, false, {}, {}});
     Group& g = groups[slot->second];
 
-    bool errored = e.contains("error_occurred") && truthy(e["error_occurred"]);
-    bool skipped = e.contains("skipped") && truthy(e["skipped"]);
-    if (errored || skipped) {
-      const char* msg_key = errored ? "error_message" : "skip_message";
-      std::string msg;
-      if (const auto m = e.find(msg_key); m != e.end() && m->is_string()) msg = m->get<std::string>();
-      // Google Benchmark 1.7 has no SkipWithMessage: our binaries mark a case the device
-      // cannot run as an error whose message starts "unsupported: " (docs/ARCHITECTURE.md).
-      if (constexpr std::string_view kUnsupported = "unsupported: "; errored && msg.starts_with(kUnsupported)) {
-        errored = false;
-        skipped = true;
-        msg.erase(0, kUnsupported.size());
-      }
-      if (!g.errored && !g.skipped) g.message = msg;
-      g.errored = g.errored || errored;
-      g.skipped = g.skipped || skipped;
-      continue;
+    if (const auto not_run = read_not_run(e)) {
+      if (!g.errored && !g.skipped) g.message = not_run->message;
+      g.errored = g.errored || not_run->errored;
+      g.skipped = g.skipped || not_run->skipped;
+    } else if (id->aggregate) {
+      if (!g.aggregates.emplace(id->aggregate_name, Entry{i, &e}).second)
+        return Error{src, "duplicate benchmark \"" + printable(id->key) + "\" (aggregate " +
+                              printable(id->aggregate_name) + " twice)"};
+    } else if (auto added = add_iteration(g, e, i, src); !added) {
+      return added.error();
     }
-    if (run_type == "aggregate") {
-      if (!g.aggregates.emplace(aggregate, Entry{i, &e}).second)
-        return Error{src, "duplicate benchmark \"" + printable(key) + "\" (aggregate " + printable(aggregate) + " twice)"};
-      continue;
-    }
-    long long rep = -1;
-    if (const auto ri = e.find("repetition_index"); ri != e.end()) {
-      if (!ri->is_number_integer() || ri->get<long long>() < 0)
-        return Error{src, entry_ref(i, e) + ": repetition_index is " + type_name(*ri) + ", expected a count"};
-      rep = ri->get<long long>();
-    }
-    const auto& reps = g.repetition_indices;
-    const bool dup = rep < 0 ? !reps.empty()
-                             : std::find(reps.begin(), reps.end(), rep) != reps.end() ||
-                                   std::find(reps.begin(), reps.end(), -1LL) != reps.end();
-    if (dup)
-      return Error{src, "duplicate benchmark \"" + printable(key) + "\" (entry #" + std::to_string(i + 1) + ")"};
-    g.repetition_indices.push_back(rep);
-    g.iterations.push_back(Entry{i, &e});
   }
 
   r.benchmarks.reserve(groups.size());
@@ -371,8 +408,8 @@ Expected<Results> parse_document(const json& doc, const std::string& src, const 
     r.benchmarks.push_back(std::move(*b));
   }
   if (opt.keep_raw) {
-    r.raw_entries.reserve(bl->size());
-    for (const json& e : *bl) r.raw_entries.push_back(raw_entry_text(e));
+    r.raw_entries.reserve(bl.size());
+    for (const json& e : bl) r.raw_entries.push_back(raw_entry_text(e));
     r.raw_keys = std::move(keys);
   }
   r.reindex();

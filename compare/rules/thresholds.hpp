@@ -5,6 +5,7 @@
 // host_bound, then overrides, then the default.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,7 +18,7 @@ namespace gpucheck::compare {
 inline constexpr double kMaxGatedPct = 25.0;
 
 struct ThresholdOverride {
-  std::string glob;  // '*' matches any run of characters ('/' included), '?' any one
+  std::string glob;  // fnmatch(3): '*' any run of characters ('/' included), '?' any one, [a-z] a set
   double pct = 10.0;
   std::string why;
 };
@@ -69,7 +70,11 @@ Expected<double> parse_percent(std::string_view text);
 //  "report_only": [{"glob": "launch/graph_instantiate/*", "cv_pct": 26, "why": "..."}],
 //  "host_bound":  [{"glob": "launch/eager/*", "pct": 8, "why": "..."}]}
 // Every key is optional ("comment" is allowed at the top level); "pct" may be a string such
-// as "15%". Unknown keys, duplicate keys, and a gated limit above kMaxGatedPct are errors.
+// as "15%". Unknown keys and duplicate keys are errors (the reading: read_thresholds_json), and
+// so is a gated limit above kMaxGatedPct (the rule: check_gated_limits, which applies to a
+// limit from the command line too).
 Expected<Thresholds> parse_thresholds(std::string_view text, const std::string& source);
+Expected<Thresholds> read_thresholds_json(std::string_view text, const std::string& source);
+std::optional<Error> check_gated_limits(const Thresholds& t, const std::string& source);
 
 }  // namespace gpucheck::compare

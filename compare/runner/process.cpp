@@ -73,23 +73,8 @@ struct SpawnSetup {
 }  // namespace
 
 std::string signal_name(int sig) {
-  switch (sig) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGKILL: return "SIGKILL";
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGHUP: return "SIGHUP";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGTRAP: return "SIGTRAP";
-    case SIGXCPU: return "SIGXCPU";
-    case SIGSYS: return "SIGSYS";
-    default: return "signal " + std::to_string(sig);
-  }
+  if (const char* abbrev = ::sigabbrev_np(sig); abbrev != nullptr) return std::string("SIG") + abbrev;
+  return "signal " + std::to_string(sig);
 }
 
 ProcessResult PosixProcessRunner::run(const ProcessSpec& spec) {

@@ -14,6 +14,30 @@ TEST(Thresholds, Globs) {
   EXPECT_FALSE(gc::glob_match("pcie/h2d", "pcie/h2d/pinned"));
   EXPECT_TRUE(gc::glob_match("a*b*c*d", "aXXbYYcZZd"));
   EXPECT_FALSE(gc::glob_match("a*b*c*d", "aXXbYYcZZ"));
+  // fnmatch(3) sets, as a shell has them.
+  EXPECT_FALSE(gc::glob_match("pcie/[hd]2d/*", "pcie/d2h/pinned/4KiB"));
+  EXPECT_TRUE(gc::glob_match("pcie/[hd]2[hd]/*", "pcie/d2h/pinned/4KiB"));
+  EXPECT_FALSE(gc::glob_match("pcie/[!hd]2d/*", "pcie/h2d/pinned/4KiB"));
+}
+
+// The 25% ceiling is a rule over what the file says, applied apart from reading it.
+TEST(Thresholds, CeilingIsARuleApartFromTheReader) {
+  auto read = gc::read_thresholds_json(R"({"default_pct": 30, "host_bound": [{"glob": "h/*", "pct": 40, "why": "w"}]})", "t.json");
+  ASSERT_TRUE(read) << read.error().str();
+  EXPECT_DOUBLE_EQ(read->default_pct, 30.0);
+  const auto e = gc::check_gated_limits(*read, "t.json");
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->where, "t.json");
+  gc::Thresholds ok;
+  ok.default_pct = 25.0;
+  ok.overrides.push_back({"a/*", 25.0, ""});
+  EXPECT_FALSE(gc::check_gated_limits(ok, "t.json").has_value());
+  ok.overrides.push_back({"b/*", 25.01, ""});
+  EXPECT_TRUE(gc::check_gated_limits(ok, "t.json").has_value());
+  // Report-only entries are never gated: their cv may be anything.
+  gc::Thresholds ro;
+  ro.report_only.push_back({"c/*", 80.0, "noisy"});
+  EXPECT_FALSE(gc::check_gated_limits(ro, "t.json").has_value());
 }
 
 TEST(Thresholds, Percentages) {
