@@ -318,6 +318,87 @@ ActivityReport probe_activity(Context& ctx, const GatePlan& g, const std::string
   return describe_activity(snap, sel, g.run.device, static_cast<unsigned>(::getpid()));
 }
 
+// What the GPU was doing before the first binary, on the terminal (the record gets it later).
+void show_activity_before(Context& ctx, const GatePlan& g, const ActivitySnapshot& snap) {
+  const ActivityReport before = probe_activity(ctx, g, "", snap);
+  std::string text;
+  for (const auto& w : before.warnings) text += "WARNING: " + w + "\n";
+  for (const auto& l : before.lines) text += l + "\n";
+  ctx.io.emit(text);
+}
+
+// Nothing ran: no GPU model to pick a baseline by, no case to compare. The comparison of two
+// empty sides carries the options; the binaries' errors are the report.
+Comparison nothing_ran(const GatePlan& g, const std::string& results_path) {
+  Results base, cur;
+  base.source = g.baseline;
+  cur.source = results_path;
+  CompareOptions o = g.compare;
+  o.warn_unmatched_globs = false;  // no names to match: every glob would be "stale"
+  return compare_results(base, cur, o);
+}
+
+// The judging of a first pass: the baseline picked and checked, the comparison, the
+// confirmation of every case past its limit, the explanations. `current` ends as judged
+// (the confirmation's entries in place of the first pass's) and is written again if it moved.
+Expected<Comparison> judge_first_pass(Context& ctx, GatePlan& g, FirstPass& fp, Results& current, ActivitySnapshot& snap,
+                                      const std::string& results_path, bool any_results) {
+  CliOutput& io = ctx.io;
+  auto base_path = pick_baseline(ctx.fs, g, current, results_path);
+  if (!base_path) return base_path.error();
+  auto base_full = load_results(ctx.fs, *base_path);
+  if (!base_full) return base_full.error();
+  const std::string gpu_b = base_full->context_value("gpu_name");
+  const std::string gpu_c = current.context_value("gpu_name");
+  std::vector<std::string> extra_warnings;
+  if (any_results && gpu_b != gpu_c) {
+    if (!g.allow_other_gpu)
+      return Error{*base_path, "baseline is from " + gpu_b + ", this run is on " + gpu_c +
+                                   ": compare the same GPU model, or pass --allow-other-gpu"};
+    extra_warnings.push_back("baseline is from " + gpu_b + ", this run is on " + gpu_c + " (--allow-other-gpu)");
+  }
+  if (auto m = check_metric(*base_full, current, g.compare.metric); !m && any_results) return m.error();
+  const Results base = restrict_to_filter(*base_full, g.run);
+  io.emit("baseline: " + *base_path + " (" + gpu_b + ")\n");
+
+  // A neighbour may have started after the first look: look again before judging and
+  // re-measuring. A neighbour on the GPU is never excused as a slow host.
+  if (ctx.env.gpu_probe != nullptr) snap = merge_snapshots(snap, ctx.env.gpu_probe->snapshot());
+  const ActivityReport seen = probe_activity(ctx, g, current.context_value("gpu_uuid"), snap);
+  g.compare.gpu_other_processes = seen.other_processes.value_or(0);
+  Comparison first = compare_results(base, current, g.compare);
+  auto conf = confirm(ctx, g, first, current, fp.owner);
+  if (!conf) return conf.error();
+  Comparison c = conf->first.empty() ? std::move(first) : compare_results(base, current, g.compare);
+  if (!conf->first.empty()) {
+    c.confirm_repetitions = g.confirm_reps;
+    mark_confirmations(c, *conf);
+    for (auto& r : conf->runs) fp.outcomes.push_back(Outcome{r, std::nullopt, false, false, false});
+    // The record is what was judged: the re-run's entries replace the first pass's.
+    if (auto w = write_atomic(ctx.fs, results_path, to_gbench_json(current)); !w) return w.error();
+  }
+  explain_regressions(c, base, current, seen.other_processes);
+  c.warnings.insert(c.warnings.begin(), extra_warnings.begin(), extra_warnings.end());
+  return c;
+}
+
+// compare.md, compare.json and junit.xml beside results.json; the terminal table; the step summary.
+Status write_gate_outputs(Context& ctx, const GatePlan& g, const Comparison& c, const std::string& results_path,
+                          bool any_results) {
+  const std::string md = render_markdown(c);
+  const std::vector<std::pair<std::string, std::string>> files{
+      {join_path(g.run.out, "compare.md"), md},
+      {join_path(g.run.out, "compare.json"), render_json(c)},
+      {join_path(g.run.out, "junit.xml"), render_junit(c)}};
+  for (const auto& [path, text] : files)
+    if (auto w = write_atomic(ctx.fs, path, text); !w) return w.error();
+  ctx.io.emit(render_terminal(c, g.colour));
+  ctx.io.emit("wrote " + (any_results ? results_path + ", " : std::string()) + files[0].first + ", " + files[1].first +
+              ", " + files[2].first + " (logs in " + join_path(g.run.out, "logs") + ")\n");
+  append_step_summary(ctx.fs, ctx.env, ctx.io, md);
+  return Done{};
+}
+
 }  // namespace
 
 ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
@@ -337,13 +418,7 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
   ActivitySnapshot snap;
   snap.reason = "no NVML probe";
   if (ctx.env.gpu_probe != nullptr) snap = ctx.env.gpu_probe->snapshot();
-  {
-    const ActivityReport before = probe_activity(ctx, *g, "", snap);
-    std::string text;
-    for (const auto& w : before.warnings) text += "WARNING: " + w + "\n";
-    for (const auto& l : before.lines) text += l + "\n";
-    io.emit(text);
-  }
+  show_activity_before(ctx, *g, snap);
 
   auto fp = run_all(ctx, g->run, bins->names, 1);
   if (!fp) return fail(io, fp.error());
@@ -357,51 +432,11 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
 
   Comparison c;
   if (!any_results && g->baseline_is_dir) {
-    // Nothing ran: no GPU model to pick a baseline by. The binaries' errors are the report.
-    c.baseline_source = g->baseline;
-    c.current_source = results_path;
-    c.metric = g->compare.metric;
-    c.direction = g->compare.direction;
-    c.alpha = g->compare.alpha;
-    c.thresholds_source = g->compare.thresholds.source;
-    c.default_threshold_pct = g->compare.thresholds.default_pct;
-    c.gpu_base = c.gpu_cur = c.host_base = c.host_cur = "unknown";
+    c = nothing_ran(*g, results_path);
   } else {
-    auto base_path = pick_baseline(ctx.fs, *g, *current, results_path);
-    if (!base_path) return fail(io, base_path.error());
-    auto base_full = load_results(ctx.fs, *base_path);
-    if (!base_full) return fail(io, base_full.error());
-    const std::string gpu_b = base_full->context_value("gpu_name");
-    const std::string gpu_c = current->context_value("gpu_name");
-    std::vector<std::string> extra_warnings;
-    if (any_results && gpu_b != gpu_c) {
-      if (!g->allow_other_gpu)
-        return fail(io, Error{*base_path, "baseline is from " + gpu_b + ", this run is on " + gpu_c +
-                                              ": compare the same GPU model, or pass --allow-other-gpu"});
-      extra_warnings.push_back("baseline is from " + gpu_b + ", this run is on " + gpu_c + " (--allow-other-gpu)");
-    }
-    if (auto m = check_metric(*base_full, *current, g->compare.metric); !m && any_results) return fail(io, m.error());
-    const Results base = restrict_to_filter(*base_full, g->run);
-    io.emit("baseline: " + *base_path + " (" + gpu_b + ")\n");
-
-    // A neighbour may have started after the first look: look again before judging and
-    // re-measuring. A neighbour on the GPU is never excused as a slow host.
-    if (ctx.env.gpu_probe != nullptr) snap = merge_snapshots(snap, ctx.env.gpu_probe->snapshot());
-    const ActivityReport seen = probe_activity(ctx, *g, current->context_value("gpu_uuid"), snap);
-    g->compare.gpu_other_processes = seen.other_processes.value_or(0);
-    Comparison first = compare_results(base, *current, g->compare);
-    auto conf = confirm(ctx, *g, first, *current, fp->owner);
-    if (!conf) return fail(io, conf.error());
-    c = conf->first.empty() ? std::move(first) : compare_results(base, *current, g->compare);
-    if (!conf->first.empty()) {
-      c.confirm_repetitions = g->confirm_reps;
-      mark_confirmations(c, *conf);
-      for (auto& r : conf->runs) fp->outcomes.push_back(Outcome{r, std::nullopt, false, false, false});
-      // The record is what was judged: the re-run's entries replace the first pass's.
-      if (auto w = write_atomic(ctx.fs, results_path, to_gbench_json(*current)); !w) return fail(io, w.error());
-    }
-    explain_regressions(c, base, *current, seen.other_processes);
-    c.warnings.insert(c.warnings.begin(), extra_warnings.begin(), extra_warnings.end());
+    auto judged = judge_first_pass(ctx, *g, *fp, *current, snap, results_path, any_results);
+    if (!judged) return fail(io, judged.error());
+    c = std::move(*judged);
   }
   blame_errored_binaries(c, fp->outcomes);
   c.recount();
@@ -409,18 +444,7 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
   c.warnings.insert(c.warnings.begin(), report.warnings.begin(), report.warnings.end());
   c.activity = report.lines;
   c.binaries = runs_of(fp->outcomes);
-
-  const std::string md = render_markdown(c);
-  const std::vector<std::pair<std::string, std::string>> files{
-      {join_path(g->run.out, "compare.md"), md},
-      {join_path(g->run.out, "compare.json"), render_json(c)},
-      {join_path(g->run.out, "junit.xml"), render_junit(c)}};
-  for (const auto& [path, text] : files)
-    if (auto w = write_atomic(ctx.fs, path, text); !w) return fail(io, w.error());
-  io.emit(render_terminal(c, g->colour));
-  io.emit("wrote " + (any_results ? results_path + ", " : std::string()) + files[0].first + ", " + files[1].first +
-          ", " + files[2].first + " (logs in " + join_path(g->run.out, "logs") + ")\n");
-  append_step_summary(ctx.fs, ctx.env, io, md);
+  if (auto w = write_gate_outputs(ctx, *g, c, results_path, any_results); !w) return fail(io, w.error());
   return c.failed() ? ExitStatus::Regression : ExitStatus::Ok;
 }
 
