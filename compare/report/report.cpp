@@ -10,6 +10,7 @@
 #include <set>
 
 #include "base/format.hpp"
+#include "gpucheck/core/names.hpp"
 
 namespace gpucheck::compare {
 namespace {
@@ -17,18 +18,6 @@ namespace {
 std::string family_of(const std::string& name) {
   const std::size_t s = name.find('/');
   return s == std::string::npos ? name : name.substr(0, s);
-}
-
-std::vector<std::string> split(const std::string& name) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t s = name.find('/', start);
-    parts.push_back(name.substr(start, s == std::string::npos ? std::string::npos : s - start));
-    if (s == std::string::npos) break;
-    start = s + 1;
-  }
-  return parts;
 }
 
 std::string join(const std::vector<std::string>& parts) {
@@ -206,9 +195,10 @@ const std::vector<std::pair<std::string, std::string>>& paired_segments() {
   return k;
 }
 
-Expected<Report> build_report(const std::vector<Results>& inputs, const ReportOptions& o) {
-  if (inputs.empty()) return Error{"report", "needs at least one results file"};
-  Report rep;
+namespace {
+
+// One column per file, labelled by GPU, host and driver; the context rows any file has.
+void add_columns(Report& rep, const std::vector<Results>& inputs) {
   for (const Results& r : inputs) {
     std::string label = r.context_value("gpu_name");
     if (const auto h = r.context_value("host_name"); h != "unknown") label += " · " + h;
@@ -226,80 +216,96 @@ Expected<Report> build_report(const std::vector<Results>& inputs, const ReportOp
     }
     if (any) rep.context.emplace_back(label, std::move(vals));
   }
+}
+
+// A benchmark's row: the metric it is read by, a cell per file, each cell's speed against the
+// first column's.
+ReportRow make_row(const std::string& name, const std::vector<Results>& inputs, const ReportOptions& o) {
+  ReportRow row;
+  row.name = name;
+  row.metric = o.metric;
+  if (row.metric.empty()) {
+    for (const Results& r : inputs)
+      if (const Benchmark* b = r.find(name); b != nullptr && b->state == RunState::Ok) {
+        row.metric = rate_counter(*b);
+        if (one_rank_collective(*b)) row.metric_note = "one rank: busbw is 0 by definition";
+        break;
+      }
+    if (row.metric.empty()) row.metric = "real_time";
+  }
+  row.direction = direction_for(row.metric).value_or(Direction::HigherIsBetter);
+  for (const Results& r : inputs) {
+    ReportCell cell;
+    const Benchmark* b = r.find(name);
+    if (b == nullptr) {
+      cell.note = "absent";
+    } else if (b->state != RunState::Ok) {
+      cell.note = (b->state == RunState::Errored ? "errored: " : "skipped: ") + b->message;
+    } else {
+      cell.value = metric_value(*b, row.metric);
+      if (!cell.value) cell.note = "no " + row.metric;
+    }
+    row.cells.push_back(std::move(cell));
+  }
+  const auto& first = row.cells.front().value;
+  for (auto& cell : row.cells)
+    if (first && cell.value && *first > 0 && *cell.value > 0)
+      cell.speed = row.direction == Direction::LowerIsBetter ? *first / *cell.value : *cell.value / *first;
+  return row;
+}
+
+// Within a family, every pair of cases whose names differ in one segment by a pair of
+// paired_segments(): the speed-up of the numerator over the denominator, per file.
+void add_pairs(ReportFamily& fam, const std::vector<Results>& inputs) {
+  std::set<std::string> in_family;
+  for (const auto& r : fam.rows) in_family.insert(r.name);
+  for (const auto& r : fam.rows) {
+    auto parts = split_name(r.name);
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+      for (const auto& [num, den] : paired_segments()) {
+        if (parts[i] != num) continue;
+        auto other = parts;
+        other[i] = den;
+        const std::string other_name = join(other);
+        if (in_family.count(other_name) == 0) continue;
+        PairedRatio p;
+        p.label = num + "/" + den;
+        p.numerator = r.name;
+        p.denominator = other_name;
+        for (const Results& res : inputs) {
+          const Benchmark* a = res.find(r.name);
+          const Benchmark* b = res.find(other_name);
+          if (a && b && a->state == RunState::Ok && b->state == RunState::Ok && a->real_time_ns > 0)
+            p.speedup.emplace_back(b->real_time_ns / a->real_time_ns);
+          else
+            p.speedup.emplace_back(std::nullopt);
+        }
+        fam.pairs.push_back(std::move(p));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Expected<Report> build_report(const std::vector<Results>& inputs, const ReportOptions& o) {
+  if (inputs.empty()) return Error{"report", "needs at least one results file"};
+  Report rep;
+  add_columns(rep, inputs);
   // Rows in first-seen order across the files; families in first-seen order too.
   std::vector<std::string> names;
   std::set<std::string> seen;
   for (const Results& r : inputs)
     for (const auto& b : r.benchmarks)
       if (seen.insert(b.name).second) names.push_back(b.name);
-
   std::map<std::string, std::size_t> fam_index;
   for (const auto& name : names) {
-    ReportRow row;
-    row.name = name;
-    row.metric = o.metric;
-    if (row.metric.empty()) {
-      for (const Results& r : inputs)
-        if (const Benchmark* b = r.find(name); b != nullptr && b->state == RunState::Ok) {
-          row.metric = rate_counter(*b);
-          if (one_rank_collective(*b)) row.metric_note = "one rank: busbw is 0 by definition";
-          break;
-        }
-      if (row.metric.empty()) row.metric = "real_time";
-    }
-    row.direction = direction_for(row.metric).value_or(Direction::HigherIsBetter);
-    for (const Results& r : inputs) {
-      ReportCell cell;
-      const Benchmark* b = r.find(name);
-      if (b == nullptr) {
-        cell.note = "absent";
-      } else if (b->state != RunState::Ok) {
-        cell.note = (b->state == RunState::Errored ? "errored: " : "skipped: ") + b->message;
-      } else {
-        cell.value = metric_value(*b, row.metric);
-        if (!cell.value) cell.note = "no " + row.metric;
-      }
-      row.cells.push_back(std::move(cell));
-    }
-    const auto& first = row.cells.front().value;
-    for (auto& cell : row.cells)
-      if (first && cell.value && *first > 0 && *cell.value > 0)
-        cell.speed = row.direction == Direction::LowerIsBetter ? *first / *cell.value : *cell.value / *first;
     const std::string fam = family_of(name);
     auto [it, fresh] = fam_index.try_emplace(fam, rep.families.size());
     if (fresh) rep.families.push_back(ReportFamily{fam, {}, {}});
-    rep.families[it->second].rows.push_back(std::move(row));
+    rep.families[it->second].rows.push_back(make_row(name, inputs, o));
   }
-
-  for (auto& fam : rep.families) {
-    std::set<std::string> in_family;
-    for (const auto& r : fam.rows) in_family.insert(r.name);
-    for (const auto& r : fam.rows) {
-      auto parts = split(r.name);
-      for (std::size_t i = 1; i < parts.size(); ++i) {
-        for (const auto& [num, den] : paired_segments()) {
-          if (parts[i] != num) continue;
-          auto other = parts;
-          other[i] = den;
-          const std::string other_name = join(other);
-          if (in_family.count(other_name) == 0) continue;
-          PairedRatio p;
-          p.label = num + "/" + den;
-          p.numerator = r.name;
-          p.denominator = other_name;
-          for (const Results& res : inputs) {
-            const Benchmark* a = res.find(r.name);
-            const Benchmark* b = res.find(other_name);
-            if (a && b && a->state == RunState::Ok && b->state == RunState::Ok && a->real_time_ns > 0)
-              p.speedup.emplace_back(b->real_time_ns / a->real_time_ns);
-            else
-              p.speedup.emplace_back(std::nullopt);
-          }
-          fam.pairs.push_back(std::move(p));
-        }
-      }
-    }
-  }
+  for (auto& fam : rep.families) add_pairs(fam, inputs);
   return rep;
 }
 
