@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,22 @@ Run cli(std::vector<std::string> args) {
 
 std::size_t lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
 
+// The rows of `gpucheck compare ... --format json` by name: what the verdicts are, not how the
+// table words them.
+std::map<std::string, nlohmann::json> json_rows(std::vector<std::string> args, gc::FileSystem& fs) {
+  args.insert(args.end(), {"--format", "json"});
+  const Run r = cli(std::move(args), fs);
+  std::map<std::string, nlohmann::json> rows;
+  const auto doc = nlohmann::json::parse(r.io.out, nullptr, false);
+  if (doc.is_discarded() || !doc.contains("rows")) return rows;
+  for (const auto& row : doc["rows"]) rows[row["name"].get<std::string>()] = row;
+  return rows;
+}
+std::map<std::string, nlohmann::json> json_rows(std::vector<std::string> args) {
+  gc::RealFileSystem fs;
+  return json_rows(std::move(args), fs);
+}
+
 }  // namespace
 
 // ---- the crafted pairs ------------------------------------------------------------------
@@ -47,7 +66,8 @@ std::size_t lines(const std::string& s) { return static_cast<std::size_t>(std::c
 struct Pair {
   const char* current;
   gc::ExitStatus want;
-  const char* verdict;
+  gc::Verdict verdict;  // of the one case compared, matmul/cublaslt/bf16/8192x8192x8192
+  double change;        // its change, as a fraction (NaN: none)
 };
 
 class CraftedPairs : public ::testing::TestWithParam<Pair> {};
@@ -57,18 +77,24 @@ TEST_P(CraftedPairs, ExitStatus) {
   auto r = cli({"compare", fx("crafted/baseline.json"), fx(std::string("crafted/") + p.current), "--no-thresholds"});
   EXPECT_EQ(r.status, p.want) << r.io.out << r.io.err;
   EXPECT_TRUE(r.io.err.empty()) << r.io.err;
-  EXPECT_NE(r.io.out.find(p.verdict), std::string::npos) << r.io.out;
+  auto rows = json_rows({"compare", fx("crafted/baseline.json"), fx(std::string("crafted/") + p.current), "--no-thresholds"});
+  const auto it = rows.find("matmul/cublaslt/bf16/8192x8192x8192");
+  ASSERT_NE(it, rows.end()) << r.io.out;
+  EXPECT_EQ(it->second["verdict"], std::string(gc::verdict_name(p.verdict)));
+  EXPECT_EQ(it->second["fails_gate"], p.want == gc::ExitStatus::Regression);
+  if (std::isnan(p.change)) EXPECT_TRUE(it->second["change"].is_null());
+  else EXPECT_NEAR(it->second["change"].get<double>(), p.change, 1e-9);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Issue3, CraftedPairs,
-    ::testing::Values(Pair{"slower_9pct.json", gc::ExitStatus::Ok, "+9.00%  ok"},
-                      Pair{"slower_11pct.json", gc::ExitStatus::Regression, "+11.00%  REGRESSION"},
-                      Pair{"slower_10pct_exact.json", gc::ExitStatus::Ok, "+10.00%  ok"},
-                      Pair{"slower_10.01pct.json", gc::ExitStatus::Regression, "+10.01%  REGRESSION"},
-                      Pair{"same_in_us.json", gc::ExitStatus::Ok, "+0.00%  ok"},
-                      Pair{"missing.json", gc::ExitStatus::Regression, "MISSING"},
-                      Pair{"faster_30pct.json", gc::ExitStatus::Ok, "-30.00%  improved"}),
+    ::testing::Values(Pair{"slower_9pct.json", gc::ExitStatus::Ok, gc::Verdict::Same, 0.09},
+                      Pair{"slower_11pct.json", gc::ExitStatus::Regression, gc::Verdict::Regression, 0.11},
+                      Pair{"slower_10pct_exact.json", gc::ExitStatus::Ok, gc::Verdict::Same, 0.10},
+                      Pair{"slower_10.01pct.json", gc::ExitStatus::Regression, gc::Verdict::Regression, 0.1001},
+                      Pair{"same_in_us.json", gc::ExitStatus::Ok, gc::Verdict::Same, 0.0},
+                      Pair{"missing.json", gc::ExitStatus::Regression, gc::Verdict::Missing, std::nan("")},
+                      Pair{"faster_30pct.json", gc::ExitStatus::Ok, gc::Verdict::Improvement, -0.30}),
     [](const ::testing::TestParamInfo<Pair>& i) {
       std::string n = i.param.current;
       n = n.substr(0, n.find(".json"));
@@ -340,8 +366,12 @@ TEST(Cli, CurrentLackingTheMetricIsMissing) {
   fs.add("cur.json", doc1(R"("GBps": 3)"));
   auto r = cli({"compare", "base.json", "cur.json", "--metric", "TFLOPS"}, fs);
   EXPECT_EQ(r.status, gc::ExitStatus::Regression) << r.io.out << r.io.err;
-  EXPECT_NE(r.io.out.find("MISSING"), std::string::npos);
-  EXPECT_NE(r.io.out.find("current has no TFLOPS counter"), std::string::npos);
+  auto rows = json_rows({"compare", "base.json", "cur.json", "--metric", "TFLOPS"}, fs);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows.begin()->second["verdict"], std::string(gc::verdict_name(gc::Verdict::Missing)));
+  EXPECT_EQ(rows.begin()->second["fails_gate"], true);
+  EXPECT_TRUE(rows.begin()->second["current"].is_null());
+  EXPECT_FALSE(rows.begin()->second["baseline"].is_null());
 }
 
 TEST(Cli, CountersOfTheWrongTypeOrSignAreExitTwo) {
@@ -415,13 +445,23 @@ TEST(Cli, ReportOnlyNeverFailsAndHostBoundNeedsTheSameHost) {
   fs.add("other.json", results(1.5, "CPU B"));
   auto same = cli({"compare", "b/base.json", "same.json"}, fs);
   EXPECT_EQ(same.status, gc::ExitStatus::Regression) << same.io.out;
-  EXPECT_NE(same.io.out.find("launch/eager/empty/100"), std::string::npos);
-  EXPECT_NE(same.io.out.find("limit 8%"), std::string::npos);
+  auto rows = json_rows({"compare", "b/base.json", "same.json"}, fs);
+  const auto& eager = rows["launch/eager/empty/100"];
+  EXPECT_EQ(eager["verdict"], std::string(gc::verdict_name(gc::Verdict::Regression)));
+  EXPECT_EQ(eager["threshold_pct"], 8.0);
+  EXPECT_EQ(eager["fails_gate"], true);
+  const auto& inst = rows["launch/graph_instantiate/chain/100"];
+  EXPECT_EQ(inst["verdict"], std::string(gc::verdict_name(gc::Verdict::ReportOnly)));
+  EXPECT_EQ(inst["fails_gate"], false);
+  EXPECT_EQ(inst["listed_cv_pct"], 26.0);
+  // The terminal's own section for them is behaviour too: it says what is never gated.
   EXPECT_NE(same.io.out.find("report only (shown, never gated):\n  launch/graph_instantiate/chain/100"), std::string::npos) << same.io.out;
   EXPECT_NE(same.io.out.find("cv 26% listed, 24% now"), std::string::npos) << same.io.out;
   auto other = cli({"compare", "b/base.json", "other.json"}, fs);
   EXPECT_EQ(other.status, gc::ExitStatus::Ok) << other.io.out;
-  EXPECT_NE(other.io.out.find("host differs"), std::string::npos);
+  auto orows = json_rows({"compare", "b/base.json", "other.json"}, fs);
+  EXPECT_EQ(orows["launch/eager/empty/100"]["verdict"], std::string(gc::verdict_name(gc::Verdict::HostDiffers)));
+  EXPECT_EQ(orows["launch/eager/empty/100"]["fails_gate"], false);
   EXPECT_NE(other.io.out.find("host CPU differs (baseline CPU A, current CPU B)"), std::string::npos) << other.io.out;
   for (const std::string fmt : {"markdown", "json", "junit"}) {
     auto r = cli({"compare", "b/base.json", "other.json", "--format", fmt}, fs);
@@ -448,6 +488,8 @@ TEST(Cli, HostBoundOnASlowerHostIsNotGatedAndAReallySlowerLaunchPathIs) {
   EXPECT_EQ(path.status, gc::ExitStatus::Regression) << path.io.out;
   auto host = cli({"compare", "b/base.json", "slow_host.json"}, fs);
   EXPECT_EQ(host.status, gc::ExitStatus::Ok) << host.io.out;
+  auto hrows = json_rows({"compare", "b/base.json", "slow_host.json"}, fs);
+  EXPECT_EQ(hrows["launch/host_launch/empty/1"]["verdict"], std::string(gc::verdict_name(gc::Verdict::HostDiffers)));
   EXPECT_NE(host.io.out.find("the host ran slower while this was measured (host reference 110 us vs 22 us)"),
             std::string::npos)
       << host.io.out;
