@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "base/format.hpp"
+#include "rules/host_bound.hpp"
 #include "rules/stats.hpp"
 #include "base/suggest.hpp"
 
@@ -278,22 +279,25 @@ Row current_only_row(const Benchmark& k, const CompareOptions& o) {
   return r;
 }
 
-// A host-bound figure moves with the host's speed while it was measured: the binaries time a
-// fixed piece of host work during such cases (counter host_ref_us). On the H200 leases it read
-// about 22 us, and 90-120 us while the host was slow (a neighbour, a throttled core) with the
-// launch figures 20-80% higher. Beyond this ratio the two sides did not run on the same host.
-constexpr double kHostSlowerRatio = 1.5;
-
-// host_ref_us of the compared figure: the median aggregate or the repetitions' median.
-std::optional<double> host_reference_us(const Benchmark* b) {
+// A side's host reference (docs/GATE.md, host-bound): host_ref_us, and host_ref_max_us when
+// the binary measured the reference warm before and after the case.
+std::optional<HostReference> host_reference(const Benchmark* b) {
   if (b == nullptr || b->state != RunState::Ok) return std::nullopt;
-  if (const auto it = b->counters.find("host_ref_us"); it != b->counters.end() && it->second > 0) return it->second;
-  return std::nullopt;
+  const auto it = b->counters.find("host_ref_us");
+  if (it == b->counters.end() || !(it->second > 0)) return std::nullopt;
+  HostReference r{it->second, std::nullopt};
+  if (const auto m = b->counters.find("host_ref_max_us"); m != b->counters.end()) r.max_us = m->second;
+  return r;
+}
+
+std::string reference_text(const HostReference& base, const HostReference& cur) {
+  return "host reference " + format_double("%.0f", cur.typical_us) + " us vs " + format_double("%.0f", base.typical_us) +
+         " us";
 }
 
 // The report-only and host-bound lists, applied over the plain verdict.
-void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, std::optional<double> base_ref_us,
-                std::optional<double> cur_ref_us, int gpu_other_processes) {
+void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, const Benchmark* base,
+                const Benchmark* cur, const CompareOptions& o) {
   if (rule.kind == RuleKind::ReportOnly) {
     r.measured = r.verdict;
     r.verdict = Verdict::ReportOnly;
@@ -303,28 +307,54 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, s
     return;
   }
   if (rule.kind != RuleKind::HostBound || !r.change) return;
-  if (same_host && gpu_other_processes > 0) {
-    r.note = "host-bound, but " + std::to_string(gpu_other_processes) + " other process" +
-             (gpu_other_processes == 1 ? "" : "es") + " used the GPU: gated at " +
-             format_double("%g%%", r.threshold_pct) + " whatever the host reference";
-    return;
-  }
-  const bool slower_host = base_ref_us && cur_ref_us && *cur_ref_us > kHostSlowerRatio * *base_ref_us;
-  if (same_host && !slower_host) return;
-  r.measured = r.verdict;
-  r.verdict = Verdict::HostDiffers;
-  r.fails_gate = fails_gate(r.verdict, c.allow_missing);
-  r.rule_why = rule.why;
+  HostBoundInput in;
+  const double ratio = 1.0 + *r.change;
+  in.slowdown = o.direction == Direction::LowerIsBetter ? ratio : (ratio > 0 ? 1.0 / ratio : HUGE_VAL);
+  in.limit_pct = r.threshold_pct;
+  in.same_host_cpu = same_host;
+  in.gpu_other_processes = o.gpu_other_processes;
+  in.base_ref = host_reference(base);
+  in.cur_ref = host_reference(cur);
+  const HostBoundJudgement j = judge_host_bound(in);
   const std::string pct = format_double("%g%%", r.threshold_pct);
-  if (same_host) {
-    r.note = "host-bound: the host ran slower while this was measured (host reference " +
-             format_double("%.0f", *cur_ref_us) + " us vs " + format_double("%.0f", *base_ref_us) +
-             " us): not gated at " + pct;
-    return;
+  switch (j.outcome) {
+    case HostBoundOutcome::OtherHostCpu:
+      r.measured = r.verdict;
+      r.verdict = Verdict::HostDiffers;
+      r.fails_gate = fails_gate(r.verdict, c.allow_missing);
+      r.rule_why = rule.why;
+      r.note = "host-bound: gated at " + pct + " only against a baseline of the same host CPU" +
+               (c.host_base == "unknown" || c.host_cur == "unknown" ? " (a side does not record host_cpu)" : "");
+      return;
+    case HostBoundOutcome::GatedWithNeighbour:
+      r.note = "host-bound, but " + std::to_string(o.gpu_other_processes) + " other process" +
+               (o.gpu_other_processes == 1 ? "" : "es") + " used the GPU: gated at " + pct + " whatever the host reference";
+      return;
+    case HostBoundOutcome::Gated:
+      if (j.reference == ReferenceUse::Unstable && worse_direction(r, o.direction))
+        r.note = "host-bound: the host reference's readings disagree (" +
+                 format_double("%.0f", in.base_ref->typical_us) + "-" + format_double("%.0f", in.base_ref->max_us.value_or(0)) +
+                 " us baseline, " + format_double("%.0f", in.cur_ref->typical_us) + "-" +
+                 format_double("%.0f", in.cur_ref->max_us.value_or(0)) + " us now): not used, gated at " + pct +
+                 " as measured; measure again";
+      return;
+    case HostBoundOutcome::Adjusted: {
+      const std::string moved = reference_text(*in.base_ref, *in.cur_ref) + ", " + format_double("%.2f", j.ref_ratio) + "x";
+      const std::string left = format_change(j.adjusted_slowdown - 1.0);
+      if (r.verdict == Verdict::Regression && !j.past_limit) {
+        // Excused by as much as the reference moved, and no more: the figure shows it.
+        r.measured = r.verdict;
+        r.verdict = Verdict::HostDiffers;
+        r.fails_gate = fails_gate(r.verdict, c.allow_missing);
+        r.rule_why = rule.why;
+        r.note = "host-bound: the host ran slower while this was measured (" + moved + "); " + left +
+                 " is left beyond it, within " + pct + ": not gated";
+      } else if (r.verdict == Verdict::Regression) {
+        r.note = "host-bound: the host ran slower (" + moved + "), but " + left + " is left beyond it: past " + pct;
+      }
+      return;
+    }
   }
-  r.note = "host-bound: gated at " + pct + " only against a baseline of the same host CPU" + (c.host_base == "unknown" || c.host_cur == "unknown"
-                                                                  ? " (a side does not record host_cpu)"
-                                                                  : "");
 }
 
 }  // namespace
@@ -351,8 +381,7 @@ Comparison compare_results(const Results& baseline, const Results& current, cons
   for (const Benchmark& k : current.benchmarks)
     if (baseline.find(k.name) == nullptr) c.rows.push_back(current_only_row(k, o));
   for (Row& r : c.rows)
-    apply_rule(r, o.thresholds.rule_for(r.name), same_host, c, host_reference_us(baseline.find(r.name)),
-               host_reference_us(current.find(r.name)), o.gpu_other_processes);
+    apply_rule(r, o.thresholds.rule_for(r.name), same_host, c, baseline.find(r.name), current.find(r.name), o);
 
   std::vector<std::string> names;
   names.reserve(c.rows.size());
