@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "base/format.hpp"
+#include "gpucheck/core/environment.hpp"
 #include "rules/host_bound.hpp"
 #include "rules/stats.hpp"
 #include "base/suggest.hpp"
@@ -357,6 +358,25 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, c
   }
 }
 
+// The timing environment each side recorded (core/environment.hpp): a difference is shown
+// above the table, never failed on; a baseline recorded before the environment was says so.
+std::vector<std::string> environment_warnings(const Results& baseline, const Results& current) {
+  const std::string key(kEnvironmentContextKey);
+  const auto b = baseline.context.find(key), k = current.context.find(key);
+  if (k == current.context.end()) return {};
+  const Environment cur = parse_environment_record(k->second);
+  if (b == baseline.context.end()) {
+    if (cur.empty()) return {};
+    return {"the baseline records no environment (recorded before gpucheck recorded it); this run had " +
+            environment_record(cur)};
+  }
+  std::vector<std::string> out;
+  for (const auto& ch : environment_changes(parse_environment_record(b->second), cur))
+    out.push_back("environment differs from the baseline's: " + ch.name + " " + (ch.base ? "=" + *ch.base : "unset") +
+                  " -> " + (ch.cur ? "=" + *ch.cur : "unset"));
+  return out;
+}
+
 }  // namespace
 
 Comparison compare_results(const Results& baseline, const Results& current, const CompareOptions& o) {
@@ -370,6 +390,7 @@ Comparison compare_results(const Results& baseline, const Results& current, cons
   c.thresholds_source = o.thresholds.source;
   c.default_threshold_pct = o.thresholds.default_pct;
   c.context = diff_context(baseline, current);
+  for (auto& w : environment_warnings(baseline, current)) c.warnings.push_back(std::move(w));
   c.gpu_base = baseline.context_value("gpu_name");
   c.gpu_cur = current.context_value("gpu_name");
   c.host_base = baseline.context_value("host_cpu");

@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "base/format.hpp"
 #include "rules/thresholds.hpp"
 
 namespace gpucheck::compare::cli {
@@ -50,6 +51,12 @@ Expected<Thresholds> read_thresholds(const FileSystem& fs, const Args& a, const 
     auto pct = parse_percent(*th);
     if (!pct) return Error{"--threshold", pct.error().message};
     t.default_pct = *pct;
+    // The same ceiling as thresholds.json: no case is gated at a limit above kMaxGatedPct.
+    Thresholds only{};
+    only.default_pct = *pct;
+    if (check_gated_limits(only, "--threshold"))
+      return Error{"--threshold", format_pct(*pct) + " is above the ceiling: no case is gated at a limit above " +
+                                      format_pct(kMaxGatedPct) + " (a case that noisy belongs on report_only in thresholds.json)"};
   }
   return t;
 }

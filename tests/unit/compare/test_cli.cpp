@@ -552,3 +552,16 @@ TEST(Cli, BaselineUpdateHostAndLock) {
   auto show = cli({"baseline", "show"}, fs);
   EXPECT_NE(show.io.out.find("host amd-epyc-9654-96-core-processor"), std::string::npos) << show.io.out;
 }
+
+// --threshold obeys thresholds.json's ceiling (issue 17: 26 up to 999 were accepted).
+TEST(Cli, ThresholdAboveTheCeilingIsBadInput) {
+  for (const char* t : {"26", "30%", "999"}) {
+    auto r = cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_9pct.json"), "--no-thresholds", "--threshold", t});
+    EXPECT_EQ(r.status, gc::ExitStatus::BadInput) << t;
+    EXPECT_EQ(lines(r.io.err), 1u) << r.io.err;
+    EXPECT_EQ(r.io.err.rfind("gpucheck: --threshold: ", 0), 0u) << r.io.err;
+  }
+  EXPECT_EQ(cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_9pct.json"), "--no-thresholds", "--threshold", "25"})
+                .status,
+            gc::ExitStatus::Ok);
+}

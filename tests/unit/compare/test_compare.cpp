@@ -271,3 +271,31 @@ TEST(Compare, ContextDifferencesAreListed) {
   EXPECT_EQ(d[1].base, "unknown");
   EXPECT_EQ(d[2].key, "throttle_reasons");
 }
+
+// The timing environment each side recorded (gpucheck_environment): shown, never failed on.
+TEST(Compare, EnvironmentThatDiffersFromTheBaselineIsShownNotFailed) {
+  auto doc = [](const char* env) {
+    std::string ctx = R"("gpu_name": "NVIDIA H200")";
+    if (env != nullptr) ctx += std::string(R"(, "gpucheck_environment": ")") + env + "\"";
+    return gc::parse_results(R"({"context": {)" + ctx + R"(}, "benchmarks": [
+        {"name": "memory/copy_kernel/u8/2GiB", "real_time": 1.0, "time_unit": "ms"}]})", "r.json");
+  };
+  const auto none = doc(""), blocking = doc("CUDA_LAUNCH_BLOCKING=1; NCCL_ALGO=Ring"), old = doc(nullptr);
+  const auto ring = doc("NCCL_ALGO=Tree");
+  ASSERT_TRUE(none && blocking && old && ring);
+  gc::CompareOptions o;
+  const auto c = gc::compare_results(*none, *blocking, o);
+  ASSERT_EQ(c.warnings.size(), 2u);
+  EXPECT_NE(c.warnings[0].find("CUDA_LAUNCH_BLOCKING unset -> =1"), std::string::npos) << c.warnings[0];
+  EXPECT_NE(c.warnings[1].find("NCCL_ALGO unset -> =Ring"), std::string::npos) << c.warnings[1];
+  EXPECT_FALSE(c.failed());
+  EXPECT_EQ(gc::compare_results(*ring, *blocking, o).warnings.size(), 2u);  // CUDA_LAUNCH_BLOCKING, NCCL_ALGO
+  EXPECT_TRUE(gc::compare_results(*blocking, *blocking, o).warnings.empty());
+  // A baseline from before the record: said, not failed on; nothing when this run had none set.
+  const auto unrecorded = gc::compare_results(*old, *blocking, o);
+  ASSERT_EQ(unrecorded.warnings.size(), 1u);
+  EXPECT_NE(unrecorded.warnings[0].find("the baseline records no environment"), std::string::npos);
+  EXPECT_FALSE(unrecorded.failed());
+  EXPECT_TRUE(gc::compare_results(*old, *none, o).warnings.empty());
+  EXPECT_TRUE(gc::compare_results(*old, *old, o).warnings.empty());
+}
