@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gpucheck/core/environment.hpp"
 #include "gpucheck/core/options.hpp"
 #include "gpucheck/harness/device.hpp"
 #include "gpucheck/harness/registry.hpp"
@@ -77,6 +78,13 @@ int run_family(int argc, char** argv, const Family& family) {
     return 2;
   }
   if (options.help) std::fputs(options_help(argv[0]).c_str(), stdout);  // gbench adds its own
+  // The environment is part of the measurement (core/environment.hpp): a variable that changes
+  // what a figure means stops the binary before any device is touched, with or without a GPU.
+  const Environment timing_env = timing_environment(environ);
+  if (const auto why = environment_refusal(timing_env); why && !options.help) {
+    std::fprintf(stderr, "gpucheck: %s\n", why->c_str());
+    return 2;
+  }
 
   int count = 0;
   if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
@@ -100,6 +108,7 @@ int run_family(int argc, char** argv, const Family& family) {
   try {
     Device device(options);
     for (const auto& [key, value] : device.context()) benchmark::AddCustomContext(key, value);
+    benchmark::AddCustomContext(std::string(kEnvironmentContextKey), environment_record(timing_env));
     Registry registry(device);
     family.register_cases(registry);
     const bool prints = !family.prints || family.prints();
