@@ -68,6 +68,19 @@ struct FirstPass {
   std::vector<Results> parts;
 };
 
+// Why a binary's results cannot join the others' (nullopt: they can): a case another binary
+// already reported (a name clash), or another GPU model than the suite's (`gpu`, as `gpu_from` reported).
+std::optional<std::string> part_conflict(const Results& part, const std::map<std::string, std::string>& owner,
+                                         const std::string& gpu, const std::string& gpu_from) {
+  for (const Benchmark& b : part.benchmarks)
+    if (const auto it = owner.find(b.name); it != owner.end())
+      return "reports " + b.name + ", which " + it->second + " reported too (a name clash): its results are left out";
+  const std::string g = part.context_value("gpu_name");
+  if (!gpu.empty() && g != "unknown" && g != gpu)
+    return "ran on " + g + ", " + gpu_from + " on " + gpu + ": its results are left out";
+  return std::nullopt;
+}
+
 Expected<FirstPass> run_all(Context& ctx, const RunPlan& plan, const std::vector<std::string>& bins, int reps) {
   FirstPass fp;
   SuiteRunner runner(ctx, plan);
@@ -82,8 +95,34 @@ Expected<FirstPass> run_all(Context& ctx, const RunPlan& plan, const std::vector
     return Error{"gpucheck", "no GPU: every benchmark binary said \"" + fp.outcomes.front().run.reason.substr(
                                                                             fp.outcomes.front().run.reason.find(": ") + 2) +
                                  "\""};
+  // The suite's GPU model: the one most binaries report (ties: the first); a binary on
+  // another one ran somewhere else (CUDA_VISIBLE_DEVICES, a wrapper) and is left out.
+  std::string gpu, gpu_from;
+  {
+    std::map<std::string, int> votes;
+    for (const Outcome& o : fp.outcomes)
+      if (o.results) ++votes[o.results->context_value("gpu_name")];
+    int best = 0;
+    for (const Outcome& o : fp.outcomes) {
+      if (!o.results) continue;
+      const std::string g = o.results->context_value("gpu_name");
+      if (g != "unknown" && votes[g] > best) {
+        best = votes[g];
+        gpu = g;
+        gpu_from = o.run.name;
+      }
+    }
+  }
   for (Outcome& o : fp.outcomes) {
     if (!o.results) continue;
+    // A binary whose results cannot stand beside the others' costs that binary only.
+    if (const auto clash = part_conflict(*o.results, fp.owner, gpu, gpu_from)) {
+      o.run.status = BinaryRun::Status::Errored;
+      o.run.reason = *clash;
+      ctx.io.emit(o.run.name + ": ERRORED: " + *clash + "\n");
+      o.results.reset();
+      continue;
+    }
     for (const Benchmark& b : o.results->benchmarks) fp.owner.emplace(b.name, o.run.name);
     fp.parts.push_back(std::move(*o.results));
     o.results.reset();

@@ -1,11 +1,16 @@
 // Starting a benchmark binary as a child process, behind an interface (tests use a fake that
 // writes files instead). The real one puts the child in its own process group, sends its
-// output to files, and on a timeout stops the whole group: SIGTERM, then SIGKILL after a
-// grace period. A hang or a crash costs that binary only.
+// output to files (capped: the head and the tail are kept), and on a timeout stops the whole
+// group: SIGTERM, then SIGKILL after a grace period. Nothing it started outlives it: the
+// group gets SIGKILL whenever the binary ends, descendants that left the group (setsid) are
+// found as orphans of gpucheck (a child subreaper) and killed, and the binary gets SIGKILL
+// if gpucheck itself dies (parent-death signal). A hang or a crash costs that binary only.
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpucheck::compare {
@@ -17,6 +22,9 @@ struct ProcessSpec {
   std::string stderr_path;        // created or truncated; the child's stderr
   double timeout_s = 0.0;         // 0: no limit
   double kill_grace_s = 5.0;      // SIGTERM to SIGKILL
+  // Per output file: past this, the middle is dropped and the first and last halves kept
+  // (a binary printing `yes` once filled a 300 MB disk in 0.1 s).
+  std::size_t log_cap_bytes = std::size_t{16} << 20;
 };
 
 struct ProcessResult {
@@ -27,6 +35,8 @@ struct ProcessResult {
   double seconds = 0.0;      // wall time
   bool killed_hard = false;  // TimedOut / Interrupted: SIGTERM was not enough
   std::string error;         // CouldNotStart
+  int pid = 0;               // the child's, once started (its files may carry it: FILE.partial-PID)
+  std::size_t dropped_bytes = 0;  // of output, past log_cap_bytes
 };
 
 class ProcessRunner {
@@ -41,12 +51,34 @@ class ProcessRunner {
 class PosixProcessRunner final : public ProcessRunner {
  public:
   // `stop`: set (by a signal handler) to a signal number to stop the running child and
-  // return Interrupted.
-  explicit PosixProcessRunner(const std::atomic<int>* stop = nullptr) : stop_(stop) {}
+  // return Interrupted. Makes this process a child subreaper (Linux), so that descendants of
+  // a binary that leave its group are reparented here and can be stopped with it.
+  explicit PosixProcessRunner(const std::atomic<int>* stop = nullptr);
   ProcessResult run(const ProcessSpec& spec) override;
 
  private:
   const std::atomic<int>* stop_;
+};
+
+// Kills and reaps every child of this process (orphaned descendants of a binary that left its
+// process group, reparented to this subreaper), with their groups; returns how many.
+int kill_orphans();
+
+// The pure half of the log cap: what of a stream is written at once (the head), what is held
+// back as its tail, and how much was dropped between them.
+class CappedLog {
+ public:
+  explicit CappedLog(std::size_t cap_bytes) : head_cap_(cap_bytes / 2), tail_cap_(cap_bytes - cap_bytes / 2) {}
+  // Returns the part of `data` to write now; the rest is kept as the tail.
+  std::string_view add(std::string_view data);
+  // What to write at the end: a line saying how much was dropped, then the tail ("" if none).
+  [[nodiscard]] std::string finish() const;
+  [[nodiscard]] std::size_t dropped() const { return dropped_; }
+
+ private:
+  std::size_t head_cap_, tail_cap_;
+  std::size_t written_ = 0, dropped_ = 0;
+  std::string tail_;
 };
 
 // "SIGSEGV" for 11; "signal 77" for a number without a name.

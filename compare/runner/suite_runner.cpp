@@ -119,6 +119,11 @@ Outcome SuiteRunner::run(const std::string& bin, const std::string& progress, co
       break;
   }
   if (o.run.status == BinaryRun::Status::Errored) (void)ctx_.fs.remove(tmp_json);
+  // A binary killed before it renamed its output leaves FILE.partial-PID (runner contract: it
+  // writes there first): gone with it.
+  if (pr.pid > 0) (void)ctx_.fs.remove(tmp_json + ".partial-" + std::to_string(pr.pid));
+  if (pr.dropped_bytes > 0)
+    ctx_.io.emit("(" + bin + " printed " + std::to_string(pr.dropped_bytes) + " bytes more than its logs keep: the middle was dropped) ");
 
   std::string line = seconds_text(o.run.seconds) + " s, ";
   if (o.matched_nothing) line += "no case matches the filter";

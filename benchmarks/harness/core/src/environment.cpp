@@ -18,7 +18,7 @@ constexpr std::array<TimingVariable, 13> kVariables{{
      "makes every kernel launch wait until the kernel has run: launch figures measure the whole kernel, and the "
      "stream hold that times device work cannot be set up"},
     {"NVIDIA_TF32_OVERRIDE", false, EnvEffect::Refuse, kTf32Harmless,
-     "=0 turns TF32 off in cuBLAS and cuDNN: the cases named tf32 would measure fp32"},
+     "turns TF32 off in cuBLAS and cuDNN: the cases named tf32 would measure fp32"},
     {"CUDA_DEVICE_MAX_CONNECTIONS", false, EnvEffect::Record, {},
      "how many hardware queues the streams share: 1 serialises independent streams (bidirectional copies, lanes)"},
     {"CUBLAS_WORKSPACE_CONFIG", false, EnvEffect::Record, {}, "the workspace cuBLAS may use: it limits the algorithms it picks"},

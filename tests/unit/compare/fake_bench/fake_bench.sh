@@ -7,7 +7,11 @@
 # MODE: steady, regress (every run 30% slower, SM clock down, sw_power_cap), regress_once (30%
 # slower on the first call only; state in $FAKE_STATE), hang, hang_ignoring_term, crash
 # (SIGSEGV), exit2, nodevice, truncated (half a JSON file), casefail (one case errored, exit 1),
-# exit1_clean (exit 1 with nothing failed). FAKE_BASELINE=1: behave (record a baseline).
+# exit1_clean (exit 1 with nothing failed), group_child_deaf (leaves a child in its group that
+# ignores SIGTERM, then hangs; obeys SIGTERM itself), setsid_child (starts a grandchild in a new
+# session, then writes its results), partial_hang (writes FILE.partial-PID, as the real binaries
+# do, then hangs), flood (40 MB on stderr, then its results), clash (reports steady's cases).
+# FAKE_BASELINE=1: behave (record a baseline).
 # FAKE_GPU / FAKE_HOST: the context's gpu_name / host_cpu.
 set -u
 mode=$1 family=$2
@@ -34,6 +38,14 @@ if ((!baseline)); then
     exit2) echo "gpucheck: bench_exit2: cannot create a cuBLAS handle (fake)" >&2; exit 2 ;;
     nodevice) echo "gpucheck: no CUDA device found (fake: no driver loaded)" >&2; exit 2 ;;
     regress) slow=1; clock=1545; reasons=4; throttled=12 ;;
+    group_child_deaf)
+      bash -c 'trap "" TERM; while :; do sleep 0.1; done' fake_group_child_deaf &
+      trap 'exit 143' TERM
+      echo "fake_bench: hanging with a deaf child in my group" >&2
+      while :; do sleep 0.1; done ;;
+    setsid_child) setsid bash -c 'while :; do sleep 0.1; done' fake_setsid_grandchild < /dev/null > /dev/null 2>&1 & ;;
+    partial_hang) echo "{" > "$out.partial-$$"; echo "fake_bench: writing $out.partial-$$" >&2; sleep 1000 ;;
+    flood) head -c 40000000 /dev/zero | tr '\0' 'y' >&2; echo "fake_bench: the last line of a flood" >&2 ;;
     regress_once)
       state=${FAKE_STATE:?FAKE_STATE must name a folder}/regress_once.called
       if [[ ! -e $state ]]; then slow=1; : > "$state"; fi ;;
@@ -42,6 +54,7 @@ fi
 
 gpu=${FAKE_GPU:-NVIDIA H200}
 host=${FAKE_HOST:-Fake CPU (family 6 model 143 stepping 8)}
+[[ $mode == clash ]] && family=steady
 cases=("$family/a/fp32/1MiB" "$family/b/fp32/4MiB")
 base_us=(100 400)
 entries=()

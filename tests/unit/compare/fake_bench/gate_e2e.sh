@@ -117,6 +117,92 @@ case $case in
     check "killed" has "timed out after 1.0 s (ignored SIGTERM, killed)"
     check "no process left" none_left "$fake hang_ignoring_term deaf "
     ;;
+  group_child_deaf)
+    # A child in the binary's group ignores SIGTERM; the binary obeys it within the grace.
+    bench bench_deafkid group_child_deaf
+    record
+    gate --timeout 1
+    check "exit 1" test "$rc" -eq 1
+    check "timed out" has "timed out after 1.0 s"
+    check "no process left in the group" none_left "fake_group_child_deaf"
+    ;;
+  setsid_child)
+    # A grandchild that left the group (setsid) does not outlive the gate.
+    bench bench_escape setsid_child
+    record
+    gate
+    check "exit 0" test "$rc" -eq 0
+    check "no grandchild left" none_left "fake_setsid_grandchild"
+    ;;
+  killed_gate)
+    # kill -9 of gpucheck takes the running binary with it (parent-death signal).
+    bench bench_hang hang
+    record
+    "$gpucheck" gate --bin-dir bin --baseline baselines --out out > out.txt 2> err.txt &
+    gpid=$!
+    for _ in $(seq 50); do pgrep -f -- "$fake hang hang" > /dev/null && break; sleep 0.1; done
+    check "the binary was running" pgrep -f -- "$fake hang hang"
+    kill -9 "$gpid"
+    wait "$gpid" 2> /dev/null
+    check "no binary left after kill -9 of gpucheck" none_left "$fake hang hang"
+    ;;
+  signalled_gate)
+    # SIGTERM to gpucheck (a cancelled CI job) stops the binary and its deaf child.
+    bench bench_deafkid group_child_deaf
+    record
+    "$gpucheck" gate --bin-dir bin --baseline baselines --out out > out.txt 2> err.txt &
+    gpid=$!
+    for _ in $(seq 50); do pgrep -f -- "fake_group_child_deaf" > /dev/null && break; sleep 0.1; done
+    kill -TERM "$gpid"
+    wait "$gpid"
+    rc=$?
+    check "exit 2 (interrupted)" test "$rc" -eq 2
+    check "no process left in the group" none_left "fake_group_child_deaf"
+    check "no binary left" none_left "$fake group_child_deaf deafkid"
+    ;;
+  partial_left)
+    # A binary killed at its timeout leaves no FILE.partial-PID behind.
+    bench bench_partial partial_hang
+    record
+    gate --timeout 1
+    check "exit 1" test "$rc" -eq 1
+    check "the binary wrote a partial file" grep -q "partial-" out/logs/bench_partial.log
+    check "no partial file left" test -z "$(find out -name '*.partial-*')"
+    ;;
+  flood)
+    # A binary printing 40 MB costs its log the middle, never the disk; the tail is kept.
+    bench bench_flood flood
+    record
+    gate
+    check "exit 0" test "$rc" -eq 0
+    size=$(wc -c < out/logs/bench_flood.log)
+    check "log capped (${size} bytes)" test "$size" -le $((16 * 1024 * 1024 + 4096))
+    check "the tail kept" grep -q "the last line of a flood" out/logs/bench_flood.log
+    check "says what was dropped" grep -q "bytes of output dropped here" out/logs/bench_flood.log
+    ;;
+  clash)
+    # A binary whose cases another binary reports costs that binary only; outputs are written.
+    bench bench_steady steady
+    record
+    bench bench_twin clash
+    gate
+    check "exit 1 (an errored binary)" test "$rc" -eq 1
+    check "names the clash" has "bench_twin: ERRORED: reports steady/a/fp32/1MiB, which bench_steady reported too"
+    for f in results.json compare.md compare.json junit.xml; do check "out/$f written" test -f "out/$f"; done
+    check "steady still compared" grep -qE '^steady/a/fp32/1MiB .* ok' out.txt
+    ;;
+  mixed_gpu)
+    # One binary on another GPU model than the rest costs that binary only.
+    bench bench_steady steady
+    bench bench_memory steady
+    bench bench_zeta steady
+    record
+    printf '#!/usr/bin/env bash\nFAKE_GPU="NVIDIA A100-SXM4-80GB" exec bash "%s" steady memory "$@"\n' "$fake" > bin/bench_memory
+    gate
+    check "exit 1 (an errored binary)" test "$rc" -eq 1
+    check "names the other GPU" has "bench_memory: ERRORED: ran on NVIDIA A100-SXM4-80GB, bench_steady on NVIDIA H200"
+    for f in results.json compare.md compare.json junit.xml; do check "out/$f written" test -f "out/$f"; done
+    ;;
   crash)
     bench bench_crash crash
     bench bench_steady steady
