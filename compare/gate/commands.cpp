@@ -90,11 +90,19 @@ Expected<FirstPass> run_all(Context& ctx, const RunPlan& plan, const std::vector
     if (o.interrupted) return Error{bins[i], "interrupted by a signal: the run stopped (results not written)"};
     fp.outcomes.push_back(std::move(o));
   }
-  const bool all_no_device = std::all_of(fp.outcomes.begin(), fp.outcomes.end(), [](const Outcome& o) { return o.no_device; });
-  if (all_no_device)
-    return Error{"gpucheck", "no GPU: every benchmark binary said \"" + fp.outcomes.front().run.reason.substr(
-                                                                            fp.outcomes.front().run.reason.find(": ") + 2) +
-                                 "\""};
+  // Every binary could not run, for one reason (no GPU, CUDA_LAUNCH_BLOCKING set, ...): that
+  // reason is the gate's one line, exit 2.
+  const auto could_not_run = [](const Outcome& o) {
+    return o.run.status == BinaryRun::Status::Errored && o.run.reason.starts_with(kCouldNotRun);
+  };
+  if (!fp.outcomes.empty() && std::all_of(fp.outcomes.begin(), fp.outcomes.end(), could_not_run) &&
+      std::all_of(fp.outcomes.begin(), fp.outcomes.end(),
+                  [&](const Outcome& o) { return o.run.reason == fp.outcomes.front().run.reason; })) {
+    std::string why = fp.outcomes.front().run.reason.substr(kCouldNotRun.size());
+    if (why.starts_with("gpucheck: ")) why.erase(0, 10);
+    return Error{"", (fp.outcomes.front().no_device ? "no GPU: every benchmark binary said \"" : "every benchmark binary refused: \"") +
+                         why + "\""};
+  }
   // The suite's GPU model: the one most binaries report (ties: the first); a binary on
   // another one ran somewhere else (CUDA_VISIBLE_DEVICES, a wrapper) and is left out.
   std::string gpu, gpu_from;

@@ -109,7 +109,7 @@ Outcome SuiteRunner::run(const std::string& bin, const std::string& progress, co
       break;
     case ProcessResult::End::Exited:
       if (pr.exit_code == 2) {
-        errored("could not run (exit 2): " + (last.empty() ? std::string("no message on stderr") : last));
+        errored(std::string(kCouldNotRun) + (last.empty() ? std::string("no message on stderr") : last));
         o.no_device = says_no_device(last);
       } else if (pr.exit_code != 0 && pr.exit_code != 1) {
         errored("exit " + std::to_string(pr.exit_code) + (last.empty() ? "" : ": " + last));

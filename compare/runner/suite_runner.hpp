@@ -8,6 +8,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/args.hpp"
@@ -29,6 +30,9 @@ struct RunPlan {
 const OptionSet& run_options();  // --bin-dir --out --suite --device --timeout --filter
 Expected<RunPlan> read_plan(const Args& a, const std::string& self, const std::string& command);
 std::string seconds_text(double s);
+
+// The reason of a binary that exited 2 (runner contract: could not run at all) starts so.
+inline constexpr std::string_view kCouldNotRun = "could not run (exit 2): ";
 
 // One process run of one binary and what came of it.
 struct Outcome {

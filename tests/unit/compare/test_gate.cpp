@@ -250,8 +250,25 @@ TEST(Gate, AllBinariesWithoutADeviceIsExitTwo) {
     });
   g.fs.dirs.insert("baselines");
   EXPECT_EQ(g.gate(), gc::ExitStatus::BadInput);
-  EXPECT_EQ(g.io.err, "gpucheck: gpucheck: no GPU: every benchmark binary said \"gpucheck: no CUDA device found "
+  // One prefix (issue 17: it read "gpucheck: gpucheck: no GPU").
+  EXPECT_EQ(g.io.err, "gpucheck: no GPU: every benchmark binary said \"no CUDA device found "
                       "(cudaGetDeviceCount: no driver)\"\n");
+}
+
+// CUDA_LAUNCH_BLOCKING=1 exported: every binary refuses before measuring (core/environment),
+// and the gate says so in one line, exit 2, instead of 47 errored cases.
+TEST(Gate, EveryBinaryRefusingForOneReasonIsExitTwoNamingIt) {
+  GateFixture g;
+  for (const char* b : {"bench_a", "bench_b", "bench_c"})
+    g.binary(b, [](const gc::ProcessSpec& spec, FakeFileSystem& fs, int) {
+      fs.files[spec.stderr_path] = "gpucheck: CUDA_LAUNCH_BLOCKING=1 makes every kernel launch wait; unset it to measure\n";
+      return exited(2);
+    });
+  g.fs.dirs.insert("baselines");
+  EXPECT_EQ(g.gate(), gc::ExitStatus::BadInput);
+  EXPECT_EQ(g.io.err, "gpucheck: every benchmark binary refused: \"CUDA_LAUNCH_BLOCKING=1 makes every kernel launch "
+                      "wait; unset it to measure\"\n");
+  EXPECT_EQ(g.runner.calls.size(), 3u);
 }
 
 TEST(Gate, UsageErrorsBeforeAnyBinaryRuns) {

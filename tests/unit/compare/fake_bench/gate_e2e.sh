@@ -251,7 +251,7 @@ case $case in
     gate
     check "exit 2" test "$rc" -eq 2
     check "one line" one_line
-    check "says no GPU" has 'gpucheck: gpucheck: no GPU: every benchmark binary said "gpucheck: no CUDA device found (fake: no driver loaded)"' err.txt
+    check "says no GPU, one prefix" has 'gpucheck: no GPU: every benchmark binary said "no CUDA device found (fake: no driver loaded)"' err.txt
     ;;
   no_baseline)
     bench bench_steady steady
