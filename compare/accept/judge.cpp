@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <set>
 
-#include "accept/accept.hpp"
+#include "accept/judge.hpp"
 #include "rules/explain.hpp"
 #include "base/format.hpp"
 #include "rules/stats.hpp"

@@ -13,7 +13,8 @@
 #include <vector>
 
 #include "fake_fs.hpp"
-#include "accept/accept.hpp"
+#include "accept/command.hpp"
+#include "accept/measure.hpp"
 #include "cli/cli.hpp"
 #include "runner/process.hpp"
 #include "gpucheck/core/pcie.hpp"
