@@ -13,17 +13,10 @@
 
 namespace gpucheck::compare::accept_detail {
 
-// check_pcie.cpp: the link, and H2D/D2H against the link it ran at (else the one expected).
-struct Link {
-  int gen = 0, width = 0;
-};
-struct LinkFindings {
-  AcceptCheck check;
-  Link reference;             // the link bandwidth is measured against (0: none)
-  std::string reference_why;  // "read under load", "the SKU's link", ...
-};
-LinkFindings check_pcie_link(const GpuView& g);
-std::vector<AcceptCheck> check_pcie_bandwidth(const GpuView& g, const LinkFindings& link, const AcceptLimits& lim);
+// check_pcie.cpp: the link (its row carries the PcieLinkDecision in `basis`), and H2D/D2H
+// against the link that decision names as the reference.
+AcceptCheck check_pcie_link(const GpuView& g);
+std::vector<AcceptCheck> check_pcie_bandwidth(const GpuView& g, const PcieLinkDecision& link, const AcceptLimits& lim);
 
 // check_rates.cpp: a case's rate against a fraction of a reference (a link, the datasheet).
 struct Rate {

@@ -5,6 +5,7 @@
 // never fails for lack of data. The report lists each GPU's rows, then its node's.
 #include <algorithm>
 #include <map>
+#include <variant>
 
 #include "accept/checks.hpp"
 #include "accept/gpus.hpp"
@@ -62,9 +63,10 @@ Expected<AcceptReport> judge(const std::vector<Results>& per_file, const SpecDb&
       auto add = [&rep](std::vector<AcceptCheck> cs) {
         for (auto& c : cs) rep.checks.push_back(std::move(c));
       };
-      LinkFindings link = check_pcie_link(*g);
-      rep.checks.push_back(link.check);
-      add(check_pcie_bandwidth(*g, link, lim));
+      AcceptCheck link = check_pcie_link(*g);
+      const PcieLinkDecision decision = std::get<PcieLinkDecision>(link.basis);
+      rep.checks.push_back(std::move(link));
+      add(check_pcie_bandwidth(*g, decision, lim));
       add(check_memory(*g, lim));
       add(check_gemm(*g, lim));
       rep.checks.push_back(check_clocks(*g));
