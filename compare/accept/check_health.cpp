@@ -2,6 +2,7 @@
 // case or in the context; sw_power_cap is normal under load and only reported), ECC (mode per
 // accept.json, uncorrected errors since the driver loaded), row remapping, and the burn.
 #include <algorithm>
+#include <utility>
 
 #include "accept/checks.hpp"
 #include "accept/names.hpp"
@@ -16,21 +17,15 @@ using accept_names::kFaultReasons;
 using accept_names::kPowerCap;
 const std::string kBurn(accept_names::kBurn);
 
+// A context reason that is a fault (throttle_reasons spells hw_thermal_slowdown and the like).
 bool fault_name(const std::string& name) {
   return std::any_of(std::begin(kFaultNames), std::end(kFaultNames),
                      [&](std::string_view f) { return name.starts_with(f); });
 }
 
-struct Reasons {
-  std::uint64_t mask = 0;
-  int cases = 0;                              // cases that carried the counter
-  std::vector<std::string> fault_cases;       // cases with a fault reason
-  int power_capped = 0;                       // cases with sw_power_cap
-  std::optional<double> sm_min, sm_max;       // sm_clock_MHz over the cases
-};
-
-Reasons case_reasons(const GpuView& g, bool burn) {
-  Reasons r;
+// The reasons of the burn case (burn) or of every other case, and the SM clocks they ran at.
+ClockFindings case_reasons(const GpuView& g, bool burn) {
+  ClockFindings r;
   for (const auto& [name, b] : g.bench) {
     if ((name == kBurn) != burn || b->state != RunState::Ok) continue;
     if (const auto m = counter_mask(*b, "clock_event_reasons")) {
@@ -41,12 +36,94 @@ Reasons case_reasons(const GpuView& g, bool burn) {
     }
     for (const char* k : {"sm_clock_MHz", "sm_clock_min_MHz"}) {
       if (const auto it = b->counters.find(k); it != b->counters.end() && it->second > 0) {
-        r.sm_min = std::min(r.sm_min.value_or(it->second), it->second);
-        r.sm_max = std::max(r.sm_max.value_or(it->second), it->second);
+        r.sm_min_MHz = std::min(r.sm_min_MHz.value_or(it->second), it->second);
+        r.sm_max_MHz = std::max(r.sm_max_MHz.value_or(it->second), it->second);
       }
     }
   }
+  r.fault_mask = r.mask & kFaultReasons;
   return r;
+}
+
+ClockFindings clock_findings(const GpuView& g) {
+  ClockFindings f = case_reasons(g, false);
+  auto& names = f.context_reasons;
+  for (const auto& v : g.values("throttle_reasons"))
+    for (const auto& n : split(v, ","))
+      if (known(n) && n != "none" && std::find(names.begin(), names.end(), n) == names.end()) {
+        names.push_back(n);
+        if (fault_name(n)) f.context_faults.push_back(n);
+      }
+  f.context_known = !g.values("throttle_reasons").empty();
+  f.sm_rated_max_MHz = g.max_int("sm_clock_max_MHz");
+  return f;
+}
+
+AcceptVerdict clocks_verdict(const ClockFindings& f) {
+  if (f.cases == 0 && !f.context_known) return AcceptVerdict::NotChecked;
+  return f.fault_mask != 0 || !f.context_faults.empty() ? AcceptVerdict::Fail : AcceptVerdict::Pass;
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : "; ") + p;
+  return s;
+}
+
+// The clocks row's measured and note, from the findings and the verdict they gave.
+void word_clocks(const ClockFindings& f, AcceptCheck& c) {
+  if (c.verdict == AcceptVerdict::NotChecked) {
+    c.note = "no clock_event_reasons counters and throttle_reasons unknown";
+    return;
+  }
+  c.measured = f.cases > 0 ? describe_clock_event_reasons(f.mask)
+                           : (f.context_reasons.empty() ? "none" : list_some(f.context_reasons, 9));
+  std::vector<std::string> notes;
+  if (c.verdict == AcceptVerdict::Fail) {
+    if (f.fault_mask) notes.push_back(describe_clock_event_reasons(f.fault_mask) + " during " + list_some(f.fault_cases));
+    if (!f.context_faults.empty()) notes.push_back(list_some(f.context_faults, 9) + " in the context's throttle_reasons");
+    c.note = join(notes) + ": the card slows itself (heat, power delivery or a fault)";
+    return;
+  }
+  const std::string cap(accept_names::kPowerCapName);
+  if (f.power_capped > 0)
+    notes.push_back(cap + " in " + std::to_string(f.power_capped) + " of " + std::to_string(f.cases) +
+                    " cases (normal under GEMM load)");
+  else if (std::find(f.context_reasons.begin(), f.context_reasons.end(), cap) != f.context_reasons.end())
+    notes.push_back(cap + " seen (normal under GEMM load)");
+  if (f.cases == 0) notes.push_back("context throttle_reasons only (no per-case counters)");
+  if (f.sm_min_MHz) {
+    std::string s = "SM clock " + whole(*f.sm_min_MHz) + "-" + whole(*f.sm_max_MHz) + " MHz";
+    if (f.sm_rated_max_MHz > 0) s += " (max " + std::to_string(f.sm_rated_max_MHz) + ")";
+    notes.push_back(s);
+  }
+  c.note = join(notes);
+}
+
+// The burn row's measured and note: its facts, led by what failed.
+void word_burn(const BurnFindings& f, AcceptCheck& c) {
+  if (f.tflops) {
+    c.value = *f.tflops;
+    c.measured = num(*f.tflops) + " TFLOP/s";
+  }
+  std::vector<std::string> info;
+  if (f.iterations) info.push_back(whole(*f.iterations) + " iterations");
+  if (f.mismatches) info.push_back(whole(*f.mismatches) + " mismatches");
+  if (f.sm_clock_min_MHz) info.push_back("SM clock min " + whole(*f.sm_clock_min_MHz) + " MHz");
+  if (f.temperature_max_C) info.push_back("max " + whole(*f.temperature_max_C) + " C");
+  if (f.throttled_samples && *f.throttled_samples > 0)
+    info.push_back(whole(*f.throttled_samples) + " throttled samples (" + describe_clock_event_reasons(f.reasons.mask) +
+                   ")");
+  std::string facts;
+  for (const auto& i : info) facts += (facts.empty() ? "" : ", ") + i;
+  if (f.mismatches && *f.mismatches > 0)
+    c.note = whole(*f.mismatches) + " mismatches: wrong results under sustained load (" + facts + ")";
+  else if (f.reasons.fault_mask)
+    c.note = describe_clock_event_reasons(f.reasons.fault_mask) + " during the burn (" + facts + ")";
+  else if (!f.mismatches)
+    c.note = kBurn + " has no mismatches counter: results not verified";
+  else
+    c.note = facts;
 }
 
 }  // namespace
@@ -54,43 +131,10 @@ Reasons case_reasons(const GpuView& g, bool burn) {
 AcceptCheck check_clocks(const GpuView& g) {
   AcceptCheck c = make_check(g, "clocks", "");
   c.floor = "no hw_slowdown, thermal or power-brake reason";
-  const Reasons r = case_reasons(g, false);
-  std::vector<std::string> ctx_names, ctx_faults;
-  for (const auto& v : g.values("throttle_reasons"))
-    for (const auto& n : split(v, ","))
-      if (known(n) && n != "none" && std::find(ctx_names.begin(), ctx_names.end(), n) == ctx_names.end()) {
-        ctx_names.push_back(n);
-        if (fault_name(n)) ctx_faults.push_back(n);
-      }
-  const bool ctx_known = !g.values("throttle_reasons").empty();
-  if (r.cases == 0 && !ctx_known) {
-    c.note = "no clock_event_reasons counters and throttle_reasons unknown";
-    return c;
-  }
-  c.measured = r.cases > 0 ? describe_clock_event_reasons(r.mask) : (ctx_names.empty() ? "none" : list_some(ctx_names, 9));
-  std::vector<std::string> notes;
-  if (r.mask & kFaultReasons)
-    notes.push_back(describe_clock_event_reasons(r.mask & kFaultReasons) + " during " + list_some(r.fault_cases));
-  if (!ctx_faults.empty()) notes.push_back(list_some(ctx_faults, 9) + " in the context's throttle_reasons");
-  if (!notes.empty()) {
-    c.verdict = AcceptVerdict::Fail;
-    for (const auto& n : notes) c.note += (c.note.empty() ? "" : "; ") + n;
-    c.note += ": the card slows itself (heat, power delivery or a fault)";
-    return c;
-  }
-  c.verdict = AcceptVerdict::Pass;
-  if (r.power_capped > 0)
-    notes.push_back(std::string(accept_names::kPowerCapName) + " in " + std::to_string(r.power_capped) + " of " + std::to_string(r.cases) +
-                    " cases (normal under GEMM load)");
-  else if (std::find(ctx_names.begin(), ctx_names.end(), accept_names::kPowerCapName) != ctx_names.end())
-    notes.push_back(std::string(accept_names::kPowerCapName) + " seen (normal under GEMM load)");
-  if (r.cases == 0) notes.push_back("context throttle_reasons only (no per-case counters)");
-  if (r.sm_min) {
-    std::string s = "SM clock " + whole(*r.sm_min) + "-" + whole(*r.sm_max) + " MHz";
-    if (const int mx = g.max_int("sm_clock_max_MHz"); mx > 0) s += " (max " + std::to_string(mx) + ")";
-    notes.push_back(s);
-  }
-  for (const auto& n : notes) c.note += (c.note.empty() ? "" : "; ") + n;
+  const ClockFindings f = clock_findings(g);
+  c.verdict = clocks_verdict(f);
+  word_clocks(f, c);
+  c.basis = f;
   return c;
 }
 
@@ -193,33 +237,19 @@ AcceptCheck check_burn(const GpuView& g) {
     const auto it = b->counters.find(k);
     return it == b->counters.end() ? std::nullopt : std::optional<double>(it->second);
   };
-  if (const auto t = counter("TFLOPS")) {
-    c.value = *t;
-    c.measured = num(*t) + " TFLOP/s";
-  }
-  std::vector<std::string> info;
-  // gbench owns an entry's "iterations" field, so the burn counts its GEMMs as burn_iterations.
-  if (const auto it = counter("burn_iterations")) info.push_back(whole(*it) + " iterations");
-  if (mism) info.push_back(whole(*mism) + " mismatches");
-  if (const auto s = counter("sm_clock_min_MHz")) info.push_back("SM clock min " + whole(*s) + " MHz");
-  if (const auto t = counter("temperature_max_C")) info.push_back("max " + whole(*t) + " C");
-  const Reasons r = case_reasons(g, true);
-  if (const auto ts = counter("throttled_samples"); ts && *ts > 0)
-    info.push_back(whole(*ts) + " throttled samples (" + describe_clock_event_reasons(r.mask) + ")");
-  std::string facts;
-  for (const auto& i : info) facts += (facts.empty() ? "" : ", ") + i;
-  if (mism && *mism > 0) {
-    c.verdict = AcceptVerdict::Fail;
-    c.note = whole(*mism) + " mismatches: wrong results under sustained load (" + facts + ")";
-  } else if (r.mask & kFaultReasons) {
-    c.verdict = AcceptVerdict::Fail;
-    c.note = describe_clock_event_reasons(r.mask & kFaultReasons) + " during the burn (" + facts + ")";
-  } else if (!mism) {
-    c.note = kBurn + std::string(" has no mismatches counter: results not verified");
-  } else {
-    c.verdict = AcceptVerdict::Pass;
-    c.note = facts;
-  }
+  BurnFindings f;
+  f.tflops = counter("TFLOPS");
+  f.iterations = counter("burn_iterations");  // gbench owns an entry's "iterations" field
+  f.mismatches = mism;
+  f.sm_clock_min_MHz = counter("sm_clock_min_MHz");
+  f.temperature_max_C = counter("temperature_max_C");
+  f.throttled_samples = counter("throttled_samples");
+  f.reasons = case_reasons(g, true);
+  c.verdict = (f.mismatches && *f.mismatches > 0) || f.reasons.fault_mask ? AcceptVerdict::Fail
+              : f.mismatches                                           ? AcceptVerdict::Pass
+                                                                       : AcceptVerdict::NotChecked;
+  word_burn(f, c);
+  c.basis = std::move(f);
   return c;
 }
 

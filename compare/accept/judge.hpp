@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "accept/config.hpp"
+#include "accept/health.hpp"
 #include "accept/pcie_link.hpp"
 #include "base/expected.hpp"
 #include "results/results.hpp"
@@ -41,9 +42,9 @@ struct AcceptCheck {
   std::string unit;
   std::string note;      // why it failed, why it was not checked, or a remark
   std::string benchmark; // the case it read, if one
-  // The structured decision behind the words, for checks that have one (pcie_link): what a
-  // program or a test reads instead of the note. The renderers do not show it.
-  std::variant<std::monostate, PcieLinkDecision> basis;
+  // The structured decision behind the words, for checks that have one (pcie_link, clocks,
+  // burn): what a program or a test reads instead of the note. The renderers do not show it.
+  std::variant<std::monostate, PcieLinkDecision, ClockFindings, BurnFindings> basis;
 
   // "GPU 3 00000000:4E:00.0: pcie_link: PCIe Gen4 x16, expected Gen5 x16"
   [[nodiscard]] std::string line() const;
