@@ -145,6 +145,16 @@ std::string all(const std::vector<std::string>& xs) {
   return s;
 }
 
+// One dimension of a link decision, every field of it.
+::testing::AssertionResult dimension_is(const gc::LinkDimension& d, LinkState state, int seen, LinkReadAt at,
+                                        LinkCause cause = LinkCause::None, int cause_value = 0) {
+  if (d.state == state && d.seen == seen && d.read_at == at && d.cause == cause && d.cause_value == cause_value)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "state " << static_cast<int>(d.state) << ", seen " << d.seen << ", read at "
+                                       << static_cast<int>(d.read_at) << ", cause " << static_cast<int>(d.cause) << " "
+                                       << d.cause_value;
+}
+
 #define EXPECT_VERDICT(report, gpu, check, item, want)                                          \
   do {                                                                                          \
     const gc::AcceptCheck* c_ = find(report, gpu, check, item);                                 \
@@ -229,12 +239,8 @@ TEST(Accept, Gen4UnderLoadFailsNamingGpuAndNumbers) {
   EXPECT_EQ(link.want.gen, 5);
   EXPECT_EQ(link.want.width, 16);
   EXPECT_EQ(link.want_from, gc::LinkWantFrom::Sku);
-  EXPECT_EQ(link.gen.state, LinkState::Short);
-  EXPECT_EQ(link.gen.seen, 4);
-  EXPECT_EQ(link.gen.read_at, LinkReadAt::UnderLoad);
-  EXPECT_EQ(link.gen.cause, LinkCause::None);  // nothing caps it: it trained low
-  EXPECT_EQ(link.width.state, LinkState::Ok);
-  EXPECT_EQ(link.width.read_at, LinkReadAt::UnderLoad);
+  EXPECT_TRUE(dimension_is(link.gen, LinkState::Short, 4, LinkReadAt::UnderLoad));  // nothing caps it: it trained low
+  EXPECT_TRUE(dimension_is(link.width, LinkState::Ok, 16, LinkReadAt::UnderLoad));
   // Bandwidth is judged against the link it ran at: 55 GB/s on Gen4 x16 (31.5) is > 100%.
   EXPECT_VERDICT(r, kGpu0, "pcie_bandwidth", "h2d", AcceptVerdict::Pass);
 }
@@ -248,20 +254,15 @@ TEST(Accept, Gen4ContextOfQuickResultsFails) {
   EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Fail);
   auto link = basis<gc::PcieLinkDecision>(find(r, kGpu0, "pcie_link"));
   EXPECT_EQ(link.outcome, LinkOutcome::Short);
-  EXPECT_EQ(link.gen.state, LinkState::Short);
-  EXPECT_EQ(link.gen.seen, 4);
-  EXPECT_EQ(link.gen.read_at, LinkReadAt::Maximum);  // it cannot train higher, whatever it reads at idle
-  EXPECT_EQ(link.gen.cause, LinkCause::GpuAndSlotMaximum);
-  EXPECT_EQ(link.gen.cause_value, 4);
-  EXPECT_EQ(link.width.state, LinkState::Ok);
-  EXPECT_EQ(link.width.read_at, LinkReadAt::AtIdle);
+  // It cannot train higher than NVML's maximum, whatever it reads at idle.
+  EXPECT_TRUE(dimension_is(link.gen, LinkState::Short, 4, LinkReadAt::Maximum, LinkCause::GpuAndSlotMaximum, 4));
+  EXPECT_TRUE(dimension_is(link.width, LinkState::Ok, 16, LinkReadAt::AtIdle));
   d["context"]["pcie_gen_gpu_max"] = "5";  // the GPU alone could: the slot caps it
   r = judge({d});
   link = basis<gc::PcieLinkDecision>(find(r, kGpu0, "pcie_link"));
   EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Fail);
-  EXPECT_EQ(link.gen.cause, LinkCause::SlotLimit);
-  EXPECT_EQ(link.gen.cause_value, 4);
-  EXPECT_EQ(link.width.read_at, LinkReadAt::AtIdle);
+  EXPECT_TRUE(dimension_is(link.gen, LinkState::Short, 4, LinkReadAt::Maximum, LinkCause::SlotLimit, 4));
+  EXPECT_TRUE(dimension_is(link.width, LinkState::Ok, 16, LinkReadAt::AtIdle));
 }
 
 TEST(Accept, LowGenerationReadAtIdleIsNotCheckedNotFailed) {
@@ -272,9 +273,8 @@ TEST(Accept, LowGenerationReadAtIdleIsNotCheckedNotFailed) {
   EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::NotChecked);
   const auto link = basis<gc::PcieLinkDecision>(find(r, kGpu0, "pcie_link"));
   EXPECT_EQ(link.outcome, LinkOutcome::IdleGeneration);
-  EXPECT_EQ(link.gen.state, LinkState::IdleLow);
-  EXPECT_EQ(link.gen.seen, 1);
-  EXPECT_EQ(link.gen.read_at, LinkReadAt::AtIdle);
+  EXPECT_TRUE(dimension_is(link.gen, LinkState::IdleLow, 1, LinkReadAt::AtIdle));
+  EXPECT_TRUE(dimension_is(link.width, LinkState::Ok, 16, LinkReadAt::AtIdle));
   // Bandwidth still checked, against the SKU's link.
   EXPECT_VERDICT(r, kGpu0, "pcie_bandwidth", "h2d", AcceptVerdict::Pass);
 }
@@ -286,12 +286,8 @@ TEST(Accept, SlotThatCapsTheCardIsNamed) {
   const auto r = judge({d});
   EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Fail);
   const auto link = basis<gc::PcieLinkDecision>(find(r, kGpu0, "pcie_link"));
-  EXPECT_EQ(link.gen.state, LinkState::Short);
-  EXPECT_EQ(link.gen.seen, 4);
-  EXPECT_EQ(link.gen.read_at, LinkReadAt::UnderLoad);
-  EXPECT_EQ(link.gen.cause, LinkCause::SlotLimit);
-  EXPECT_EQ(link.gen.cause_value, 4);
-  EXPECT_EQ(link.width.state, LinkState::Ok);
+  EXPECT_TRUE(dimension_is(link.gen, LinkState::Short, 4, LinkReadAt::UnderLoad, LinkCause::SlotLimit, 4));
+  EXPECT_TRUE(dimension_is(link.width, LinkState::Ok, 16, LinkReadAt::UnderLoad));
 }
 
 TEST(Accept, X8LinkFails) {
@@ -300,20 +296,15 @@ TEST(Accept, X8LinkFails) {
   auto r = judge({d});
   EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Fail);
   auto link = basis<gc::PcieLinkDecision>(find(r, kGpu0, "pcie_link"));
-  EXPECT_EQ(link.width.state, LinkState::Short);
-  EXPECT_EQ(link.width.seen, 8);
-  EXPECT_EQ(link.width.read_at, LinkReadAt::AtIdle);
-  EXPECT_EQ(link.width.cause, LinkCause::TrainedNarrow);
-  EXPECT_EQ(link.gen.state, LinkState::Ok);
-  EXPECT_EQ(link.gen.seen, 5);
+  EXPECT_TRUE(dimension_is(link.width, LinkState::Short, 8, LinkReadAt::AtIdle, LinkCause::TrainedNarrow));
+  EXPECT_TRUE(dimension_is(link.gen, LinkState::Ok, 5, LinkReadAt::AtIdle));
   d["context"]["pcie_gen_current"] = "1";  // and idling at Gen1: the generation is left out
   r = judge({d});
   EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Fail);
   link = basis<gc::PcieLinkDecision>(find(r, kGpu0, "pcie_link"));
   EXPECT_EQ(link.outcome, LinkOutcome::Short);
-  EXPECT_EQ(link.gen.state, LinkState::IdleLow);
-  EXPECT_EQ(link.gen.seen, 1);
-  EXPECT_EQ(link.width.cause, LinkCause::TrainedNarrow);
+  EXPECT_TRUE(dimension_is(link.gen, LinkState::IdleLow, 1, LinkReadAt::AtIdle));
+  EXPECT_TRUE(dimension_is(link.width, LinkState::Short, 8, LinkReadAt::AtIdle, LinkCause::TrainedNarrow));
 
   json l = accept_fixture();
   entry(l, "pcie/h2d/pinned/256MiB")["pcie_width_load"] = 8;
@@ -321,12 +312,8 @@ TEST(Accept, X8LinkFails) {
   r = judge({l});
   EXPECT_VERDICT(r, kGpu0, "pcie_link", "", AcceptVerdict::Fail);
   link = basis<gc::PcieLinkDecision>(find(r, kGpu0, "pcie_link"));
-  EXPECT_EQ(link.width.state, LinkState::Short);
-  EXPECT_EQ(link.width.seen, 8);
-  EXPECT_EQ(link.width.read_at, LinkReadAt::UnderLoad);
-  EXPECT_EQ(link.width.cause, LinkCause::SlotLimit);
-  EXPECT_EQ(link.width.cause_value, 8);
-  EXPECT_EQ(link.gen.state, LinkState::Ok);
+  EXPECT_TRUE(dimension_is(link.width, LinkState::Short, 8, LinkReadAt::UnderLoad, LinkCause::SlotLimit, 8));
+  EXPECT_TRUE(dimension_is(link.gen, LinkState::Ok, 5, LinkReadAt::UnderLoad));
 }
 
 // The words of each link decision above: here the text is the behaviour under test (what the
