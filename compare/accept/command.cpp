@@ -6,7 +6,9 @@
 #include <cmath>
 
 #include "base/args.hpp"
-#include "accept/accept.hpp"
+#include "accept/command.hpp"
+#include "accept/measure.hpp"
+#include "accept/render.hpp"
 #include "gpucheck/core/options.hpp"
 #include "gpucheck/core/specs.hpp"
 

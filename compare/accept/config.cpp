@@ -5,7 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "accept/accept.hpp"
+#include "accept/config.hpp"
 
 namespace gpucheck::compare {
 namespace {

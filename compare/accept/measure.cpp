@@ -10,7 +10,7 @@
 #include <mutex>
 #include <thread>
 
-#include "accept/accept.hpp"
+#include "accept/measure.hpp"
 #include "runner/gpu_activity.hpp"
 #include "base/format.hpp"
 #include "gpucheck/core/options.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "accept/accept.hpp"
+#include "accept/render.hpp"
 #include "base/format.hpp"
 
 namespace gpucheck::compare {

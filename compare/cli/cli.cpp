@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <future>
 
-#include "accept/accept.hpp"
+#include "accept/command.hpp"
 #include "base/args.hpp"
 #include "base/suggest.hpp"
 #include "gate/commands.hpp"
