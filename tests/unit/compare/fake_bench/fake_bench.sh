@@ -39,11 +39,11 @@ if ((!baseline)); then
     nodevice) echo "gpucheck: no CUDA device found (fake: no driver loaded)" >&2; exit 2 ;;
     regress) slow=1; clock=1545; reasons=4; throttled=12 ;;
     group_child_deaf)
-      bash -c 'trap "" TERM; while :; do sleep 0.1; done' fake_group_child_deaf &
+      bash -c 'trap "" TERM; while :; do sleep 0.1; done' "fake_group_child_deaf:${FAKE_STATE:-}" &
       trap 'exit 143' TERM
       echo "fake_bench: hanging with a deaf child in my group" >&2
       while :; do sleep 0.1; done ;;
-    setsid_child) setsid bash -c 'while :; do sleep 0.1; done' fake_setsid_grandchild < /dev/null > /dev/null 2>&1 & ;;
+    setsid_child) setsid bash -c 'while :; do sleep 0.1; done' "fake_setsid_grandchild:${FAKE_STATE:-}" < /dev/null > /dev/null 2>&1 & ;;
     partial_hang) echo "{" > "$out.partial-$$"; echo "fake_bench: writing $out.partial-$$" >&2; sleep 1000 ;;
     flood) head -c 40000000 /dev/zero | tr '\0' 'y' >&2; echo "fake_bench: the last line of a flood" >&2 ;;
     regress_once)

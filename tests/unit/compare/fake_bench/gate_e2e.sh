@@ -124,7 +124,7 @@ case $case in
     gate --timeout 1
     check "exit 1" test "$rc" -eq 1
     check "timed out" has "timed out after 1.0 s"
-    check "no process left in the group" none_left "fake_group_child_deaf"
+    check "no process left in the group" none_left "fake_group_child_deaf:$FAKE_STATE"
     ;;
   setsid_child)
     # A grandchild that left the group (setsid) does not outlive the gate.
@@ -132,19 +132,19 @@ case $case in
     record
     gate
     check "exit 0" test "$rc" -eq 0
-    check "no grandchild left" none_left "fake_setsid_grandchild"
+    check "no grandchild left" none_left "fake_setsid_grandchild:$FAKE_STATE"
     ;;
   killed_gate)
     # kill -9 of gpucheck takes the running binary with it (parent-death signal).
-    bench bench_hang hang
+    bench bench_orphan hang
     record
     "$gpucheck" gate --bin-dir bin --baseline baselines --out out > out.txt 2> err.txt &
     gpid=$!
-    for _ in $(seq 50); do pgrep -f -- "$fake hang hang" > /dev/null && break; sleep 0.1; done
-    check "the binary was running" pgrep -f -- "$fake hang hang"
+    for _ in $(seq 50); do pgrep -f -- "$fake hang orphan" > /dev/null && break; sleep 0.1; done
+    check "the binary was running" pgrep -f -- "$fake hang orphan"
     kill -9 "$gpid"
     wait "$gpid" 2> /dev/null
-    check "no binary left after kill -9 of gpucheck" none_left "$fake hang hang"
+    check "no binary left after kill -9 of gpucheck" none_left "$fake hang orphan"
     ;;
   signalled_gate)
     # SIGTERM to gpucheck (a cancelled CI job) stops the binary and its deaf child.
@@ -152,12 +152,12 @@ case $case in
     record
     "$gpucheck" gate --bin-dir bin --baseline baselines --out out > out.txt 2> err.txt &
     gpid=$!
-    for _ in $(seq 50); do pgrep -f -- "fake_group_child_deaf" > /dev/null && break; sleep 0.1; done
+    for _ in $(seq 50); do pgrep -f -- "fake_group_child_deaf:$FAKE_STATE" > /dev/null && break; sleep 0.1; done
     kill -TERM "$gpid"
     wait "$gpid"
     rc=$?
     check "exit 2 (interrupted)" test "$rc" -eq 2
-    check "no process left in the group" none_left "fake_group_child_deaf"
+    check "no process left in the group" none_left "fake_group_child_deaf:$FAKE_STATE"
     check "no binary left" none_left "$fake group_child_deaf deafkid"
     ;;
   partial_left)
