@@ -81,6 +81,12 @@ std::string to_gbench_json(const Results& results);
 // keep_raw. The gate uses it so results.json holds the confirmation's entries for re-run cases.
 Results replace_benchmarks(const Results& first, const Results& rerun, const std::vector<std::string>& names);
 
+// Several one-repetition runs of the same binary, each a fresh process, as one file with their
+// figures as repetitions (each case's entries numbered 0..N-1): how the confirmation and a
+// baseline measure host-bound cases, whose figure moves with the process (docs/GATE.md).
+// Every run read with keep_raw; the context is the first run's.
+Expected<Results> stack_repetitions(const std::vector<Results>& runs, const std::string& source);
+
 // The benchmark key for a gbench name: drops "/manual_time", "/real_time", "/process_time",
 // "/min_time:..", "/min_warmup_time:..", "/iterations:..", "/repeats:..".
 std::string benchmark_key(std::string_view gbench_name);

@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <nlohmann/json.hpp>
+
 #include "results/json_text.hpp"
 #include "results/results.hpp"
 
@@ -92,6 +94,43 @@ std::string to_gbench_json(const Results& r) {
   for (std::size_t i = 0; i < r.raw_entries.size(); ++i) out += (i ? ",\n    " : "\n    ") + r.raw_entries[i];
   out += r.raw_entries.empty() ? "]\n}\n" : "\n  ]\n}\n";
   return out;
+}
+
+Expected<Results> stack_repetitions(const std::vector<Results>& runs, const std::string& source) {
+  if (runs.empty()) return Error{source, "no runs to stack"};
+  using json = nlohmann::ordered_json;
+  // Case keys in first-seen order, each with its entries from every run, in run order.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<json>> entries;
+  for (const Results& r : runs) {
+    for (std::size_t i = 0; i < r.raw_entries.size() && i < r.raw_keys.size(); ++i) {
+      json e = json::parse(r.raw_entries[i], nullptr, false);
+      if (e.is_discarded() || !e.is_object()) return Error{r.source, "entry does not read back"};
+      if (e.value("run_type", std::string("iteration")) == "aggregate") continue;  // none with one repetition
+      auto [it, fresh] = entries.try_emplace(r.raw_keys[i]);
+      if (fresh) order.push_back(r.raw_keys[i]);
+      it->second.push_back(std::move(e));
+    }
+  }
+  std::string text = "{\n  \"context\": {";
+  const Results& first = runs.front();
+  for (std::size_t i = 0; i < first.raw_context.size(); ++i)
+    text += (i ? ",\n    " : "\n    ") + quote_json(first.raw_context[i].first) + ": " + first.raw_context[i].second;
+  text += first.raw_context.empty() ? "},\n  \"benchmarks\": [" : "\n  },\n  \"benchmarks\": [";
+  bool any = false;
+  for (const std::string& key : order) {
+    auto& es = entries[key];
+    for (std::size_t i = 0; i < es.size(); ++i) {
+      es[i]["repetitions"] = es.size();
+      es[i]["repetition_index"] = i;
+      text += (any ? ",\n    " : "\n    ") + es[i].dump();
+      any = true;
+    }
+  }
+  text += any ? "\n  ]\n}\n" : "]\n}\n";
+  ReadOptions keep;
+  keep.keep_raw = true;
+  return parse_results(text, source, keep);
 }
 
 }  // namespace gpucheck::compare
