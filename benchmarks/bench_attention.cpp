@@ -34,12 +34,14 @@
 #include <vector>
 
 #include "attention_cudnn.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/harness/check.hpp"
 #include "gpucheck/harness/check_cudnn.hpp"
 #include "gpucheck/harness/cudnn_handle.hpp"
 #include "gpucheck/harness/cublas_handle.hpp"
 #include "gpucheck/harness/device.hpp"
+#include "gpucheck/harness/dtype_enums.hpp"
 #include "gpucheck/harness/libraries.hpp"
 #include "gpucheck/harness/main.hpp"
 #include "gpucheck/harness/registry.hpp"
@@ -213,7 +215,7 @@ class Cudnn final : public Attention {
     s.seq_q = p.seq_q;
     s.seq_kv = p.seq_k;
     s.head_dim = p.head_dim;
-    s.data = p.dtype == DType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    s.data = harness::cudnn_data_type(p.dtype, "attention");
     s.causal = p.causal;  // cuDNN's top-left mask equals ours for seq_q == seq_k
     s.scale = p.scale;
     return s;
@@ -225,7 +227,7 @@ class Cudnn final : public Attention {
 
 // The family's table: one row per backend.
 struct Backend {
-  const char* name;
+  std::string_view name;
   bool quick;  // in the quick suite (with its shapes); the others: full suite only
   // nullopt: every dtype; else only this input dtype has the row.
   std::optional<DType> only;
@@ -241,7 +243,7 @@ const std::vector<Backend>& backends() {
       return std::make_unique<Fused>(n, p, d, k);
     };
   };
-  auto naive = [](const char* name, bool quick, std::optional<DType> only, DType s_dtype) {
+  auto naive = [](std::string_view name, bool quick, std::optional<DType> only, DType s_dtype) {
     return Backend{name, quick, only, s_dtype,
                    [s_dtype](const std::string& n, const AttentionProblem& p, harness::Device& d,
                              AttentionState& st) -> std::unique_ptr<harness::Op> {
@@ -249,9 +251,9 @@ const std::vector<Backend>& backends() {
                    }};
   };
   static const std::vector<Backend> b{
-      naive("naive", true, std::nullopt, DType::fp32),
-      {"flash", true, std::nullopt, std::nullopt, fused(K::automatic)},
-      {"cudnn", true, std::nullopt, std::nullopt,
+      naive(contract::segment::naive, true, std::nullopt, DType::fp32),
+      {contract::segment::flash, true, std::nullopt, std::nullopt, fused(K::automatic)},
+      {contract::segment::cudnn, true, std::nullopt, std::nullopt,
        [](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState& st) -> std::unique_ptr<harness::Op> {
          return std::make_unique<Cudnn>(n, p, d, st.cudnn.get());
        }},
@@ -297,8 +299,8 @@ void register_cases(harness::Registry& r) {
       p.scale = 1.0f / std::sqrt(static_cast<float>(cfg.shape.d));
       p.causal = cfg.causal;
       harness::Case c;
-      c.name = cfg.causal ? bench_name({"attention", be.name, to_string(cfg.dtype), shape_label(cfg.shape), "causal"})
-                          : bench_name({"attention", be.name, to_string(cfg.dtype), shape_label(cfg.shape)});
+      c.name = cfg.causal ? bench_name({contract::family::attention, be.name, to_string(cfg.dtype), shape_label(cfg.shape), "causal"})
+                          : bench_name({contract::family::attention, be.name, to_string(cfg.dtype), shape_label(cfg.shape)});
       c.rates = {harness::tflops(attention_flops(p))};
       if (be.naive_s) c.rates.push_back(harness::gbps(Naive::bytes(p, *be.naive_s)));
       // Fused attention at 600+ TFLOP/s draws past the H200's power limit within tens of
@@ -314,5 +316,5 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {"attention", gpucheck::register_cases, {}, {}});
+  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::attention, gpucheck::register_cases, {}, {}});
 }

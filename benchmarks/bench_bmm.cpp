@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/bmm_model.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
@@ -139,7 +140,7 @@ class Bmm final : public harness::Op {
   std::string label() const override { return path_.label; }
   void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
     if (path_.run == &Bmm::permute) return;  // GBps: a rate of the case
-    if (auto peak = dev_.peak_tflops(dtype_)) state.counters["pct_of_peak"] = 100.0 * bmm_flops(shape_) / m.per_call_s / 1e12 / *peak;
+    if (auto peak = dev_.peak_tflops(dtype_)) state.counters[contract::counter::pct_of_peak] = 100.0 * bmm_flops(shape_) / m.per_call_s / 1e12 / *peak;
   }
 
   // strided into c_ref_, checked on sampled outputs against a double reference; then this
@@ -290,7 +291,7 @@ void register_cases(harness::Registry& r) {
   for (const Shaped& sh : shapes)
     for (const Path& p : paths()) {
       harness::Case c;
-      c.name = bench_name({"bmm", p.name, to_string(sh.dtype), bmm_shape_label(sh.shape)});
+      c.name = bench_name({contract::family::bmm, p.name, to_string(sh.dtype), bmm_shape_label(sh.shape)});
       c.measure = r.defaults();
       c.measure.mode = p.timing;
       if (p.run == &Bmm::permute)
@@ -306,5 +307,5 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {"bmm", gpucheck::register_cases, {}, {}});
+  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::bmm, gpucheck::register_cases, {}, {}});
 }

@@ -43,11 +43,13 @@
 #include <vector>
 
 #include "conv_graph.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/conv_model.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check_cudnn.hpp"
 #include "gpucheck/harness/cudnn_handle.hpp"
 #include "gpucheck/harness/device.hpp"
+#include "gpucheck/harness/dtype_enums.hpp"
 #include "gpucheck/harness/libraries.hpp"
 #include "gpucheck/harness/main.hpp"
 #include "gpucheck/harness/registry.hpp"
@@ -80,16 +82,9 @@ struct ConvCase {
   std::string name() const { return conv_case_name(layout, dir, dtype, shape); }
 };
 
-DType storage_type(DType t) { return t == DType::tf32 ? DType::fp32 : t; }
-
 cudnnDataType_t cudnn_type(DType t) {
-  switch (t) {
-    case DType::fp32:
-    case DType::tf32: return CUDNN_DATA_FLOAT;
-    case DType::fp16: return CUDNN_DATA_HALF;
-    case DType::bf16: return CUDNN_DATA_BFLOAT16;
-    default: throw std::invalid_argument("conv: unsupported dtype " + std::string(to_string(t)));
-  }
+  if (t != DType::fp32 && t != DType::tf32 && t != DType::fp16 && t != DType::bf16) harness::unsupported_dtype(t, "conv");
+  return harness::cudnn_data_type(t, "conv");
 }
 
 // What the convolution descriptor asks for, as PyTorch sets it: strict fp32 = FMA only;
@@ -381,7 +376,7 @@ class Conv final : public harness::Op {
     GPUCHECK_CUDNN(cudnnGetConvolution2dForwardOutputDim(cd_.get(), xd_.get(), wd_.get(), &n, &k, &p, &q));
     if (n != c.shape.n || k != c.shape.k || p != c.shape.p() || q != c.shape.q())
       throw GpuError(c.name() + ": cuDNN's output shape differs from the model's");
-    const std::size_t e = storage_bytes(storage_type(c.dtype));
+    const std::size_t e = storage_bytes(storage_dtype(c.dtype));
     for (ConvTensor t : kTensors) buffer(t) = harness::DeviceBuffer(e * conv_elems(c.shape, t));
   }
 
@@ -392,7 +387,7 @@ class Conv final : public harness::Op {
   // Fills the three tensors from the fixed seeds (tf32: full fp32 values; the tolerance
   // covers TF32's rounding).
   void fill() {
-    const DType t = storage_type(c_.dtype);
+    const DType t = storage_dtype(c_.dtype);
     for (ConvTensor k : kTensors)
       kernels::fill_uniform(ptr(k), conv_elems(c_.shape, k), t, seed(k), -1.f, 1.f, dev_.stream());
   }
@@ -403,7 +398,7 @@ class Conv final : public harness::Op {
     twin_->fill();
     for (ConvTensor t : kTensors)
       transform(state_.handle(), twin_->tensor(t).get(), ConvLayout::nchw, tensor(t).get(), c_.layout,
-                storage_type(c_.dtype), conv_dims(c_.shape, t), dev_.stream());
+                storage_dtype(c_.dtype), conv_dims(c_.shape, t), dev_.stream());
   }
 
   // Chooses the algorithm (searched once per case name, then kept in the family's state),
@@ -610,7 +605,7 @@ class Conv final : public harness::Op {
   void check_against_host() const {
     const ConvShape& s = c_.shape;
     cudaStream_t st = dev_.stream();
-    const DType t = storage_type(c_.dtype);
+    const DType t = storage_dtype(c_.dtype);
     const ConvRoles roles = conv_roles(c_.dir);
     const std::size_t len = conv_reduction_length(s, c_.dir);
     const std::size_t out_n = conv_out_elems(s, c_.dir);
@@ -649,7 +644,7 @@ class Conv final : public harness::Op {
   // NCHW twin's full output.
   void check_against(const Conv& nchw) const {
     cudaStream_t s = dev_.stream();
-    const DType t = storage_type(c_.dtype);
+    const DType t = storage_dtype(c_.dtype);
     harness::DeviceBuffer back(out().bytes());
     transform(state_.handle(), out().get(), ConvLayout::nhwc, back.get(), ConvLayout::nchw, t,
               conv_dims(c_.shape, conv_roles(c_.dir).out), s);
@@ -742,5 +737,5 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {"conv", gpucheck::register_cases, {}, {}});
+  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::conv, gpucheck::register_cases, {}, {}});
 }

@@ -27,10 +27,12 @@
 #include <string>
 #include <vector>
 
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check.hpp"
 #include "gpucheck/harness/device.hpp"
+#include "gpucheck/harness/dtype_enums.hpp"
 #include "gpucheck/harness/libraries.hpp"
 #include "gpucheck/harness/main.hpp"
 #include "gpucheck/harness/registry.hpp"
@@ -48,8 +50,10 @@ struct GemmCase {
   Load load = Load::burst;
   double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
   std::string name() const {
-    const char* variant = load == Load::burst ? "cublaslt" : load == Load::sustained ? "cublaslt_sustained" : "burn";
-    return bench_name({"matmul", variant, to_string(dtype), shape_mnk(m, n, k)});
+    const std::string_view variant = load == Load::burst       ? contract::segment::cublaslt
+                                     : load == Load::sustained ? contract::segment::cublaslt_sustained
+                                                               : contract::segment::burn;
+    return contract::matmul_name(variant, dtype, m, n, k);
   }
 };
 
@@ -61,13 +65,15 @@ struct LtTypes {
 
 LtTypes lt_types(DType t) {
   switch (t) {
-    case DType::fp32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, DType::fp32};
-    case DType::tf32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, DType::fp32};
-    case DType::fp16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, DType::fp16};
-    case DType::bf16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, DType::bf16};
-    case DType::fp8e4m3: return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, DType::bf16};
+    case DType::fp32:
+    case DType::tf32:
+    case DType::fp16:
+    case DType::bf16:
+    case DType::fp8e4m3: break;
     default: throw std::invalid_argument("matmul: unsupported dtype " + std::string(to_string(t)));
   }
+  const DType out = t == DType::fp8e4m3 ? DType::bf16 : storage_dtype(t);  // fp8 GEMMs write bf16
+  return {harness::cuda_data_type(t), harness::cuda_data_type(out), harness::cublas_compute_type(t), out};
 }
 
 // One cuBLASLt handle for the binary, owned by the registry (destroyed before the device).
@@ -93,7 +99,7 @@ class Gemm : public harness::Op {
  public:
   Gemm(const GemmCase& c, harness::Device& dev, cublasLtHandle_t lt)
       : c_(c), types_(lt_types(c.dtype)), dev_(dev), lt_(lt) {
-    const std::size_t in_bytes = storage_bytes(c.dtype == DType::tf32 ? DType::fp32 : c.dtype);
+    const std::size_t in_bytes = storage_bytes(c.dtype);
     const std::size_t out_bytes = storage_bytes(types_.out);
     a_ = harness::DeviceBuffer(in_bytes * c.k * c.m);
     b_ = harness::DeviceBuffer(in_bytes * c.k * c.n);
@@ -162,7 +168,7 @@ class Gemm : public harness::Op {
       for (std::int64_t kk = 0; kk < c_.k; ++kk) ib.push_back(static_cast<std::size_t>(j * c_.k + kk));
     for (auto j : cj)
       for (auto r : ri) id.push_back(static_cast<std::size_t>(j * c_.m + r));
-    const DType in = c_.dtype == DType::tf32 ? DType::fp32 : c_.dtype;
+    const DType in = storage_dtype(c_.dtype);
     const auto a = kernels::gather_to_host_double(a_.get(), ia, in, s);
     const auto b = kernels::gather_to_host_double(b_.get(), ib, in, s);
     const auto d = kernels::gather_to_host_double(d_.get(), id, types_.out, s);
@@ -197,7 +203,7 @@ class Gemm : public harness::Op {
   }
 
   void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
-    if (auto peak = dev_.peak_tflops(c_.dtype)) state.counters["pct_of_peak"] = 100.0 * c_.flops() / m.per_call_s / 1e12 / *peak;
+    if (auto peak = dev_.peak_tflops(c_.dtype)) state.counters[contract::counter::pct_of_peak] = 100.0 * c_.flops() / m.per_call_s / 1e12 / *peak;
   }
 
  protected:
@@ -251,10 +257,10 @@ class BurnGemm final : public Gemm {
   }
   void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
     Gemm::add_counters(state, m);
-    state.counters["burn_iterations"] = static_cast<double>(calls_);  // ("iterations" is Google Benchmark's own field)
-    state.counters["mismatches"] = 0;  // verify_after threw otherwise
-    if (m.sampled.sm_clock_MHz) state.counters["sm_clock_min_MHz"] = *m.sampled.sm_clock_MHz;
-    if (temperature_max_) state.counters["temperature_max_C"] = *temperature_max_;
+    state.counters[contract::counter::burn_iterations] = static_cast<double>(calls_);  // ("iterations" is Google Benchmark's own field)
+    state.counters[contract::counter::mismatches] = 0;  // verify_after threw otherwise
+    if (m.sampled.sm_clock_MHz) state.counters[contract::counter::sm_clock_min_MHz] = *m.sampled.sm_clock_MHz;
+    if (temperature_max_) state.counters[contract::counter::temperature_max_C] = *temperature_max_;
   }
 
  private:
@@ -344,5 +350,5 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {"matmul", gpucheck::register_cases, {}, {}});
+  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::matmul, gpucheck::register_cases, {}, {}});
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check.hpp"
@@ -141,8 +142,8 @@ class ReadSum final : public harness::Op {
 // The family's table: variant, dtype in the name, bytes through HBM per call (read + written)
 // per array byte, the suites that run it, and how to make its op.
 struct Variant {
-  const char* name;
-  const char* dtype;
+  std::string_view name;
+  std::string_view dtype;
   double traffic;  // bytes moved per byte of one array
   bool quick;      // in the quick (gate) suite
   bool accept;     // in the acceptance suite
@@ -159,22 +160,22 @@ std::unique_ptr<harness::Op> make_copy(const std::string& name, std::size_t byte
 
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> v{
-      {"memcpy_d2d", "u8", 2, true, true,
+      {contract::segment::memcpy_d2d, to_string(DType::u8), 2, true, true,
        [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
          return std::make_unique<Copy>(n, b, d, [](void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
            GPUCHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
          }, std::string());
        }},
-      {"copy_kernel", "u8", 2, true, true,
+      {contract::segment::copy_kernel, to_string(DType::u8), 2, true, true,
        [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::flat, false); }},
       // The persistent SM-sized grid, measured slower on the H200: the layout comparison.
-      {"copy_kernel_persistent", "u8", 2, false, false,
+      {"copy_kernel_persistent", to_string(DType::u8), 2, false, false,
        [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::strided, true); }},
-      {"triad", "fp32", 3, true, false,
+      {"triad", to_string(DType::fp32), 3, true, false,
        [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
          return std::make_unique<Triad>(n, b, d);
        }},
-      {"read_sum", "fp32", 1, true, false,
+      {"read_sum", to_string(DType::fp32), 1, true, false,
        [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
          return std::make_unique<ReadSum>(n, b, d);
        }},
@@ -195,8 +196,8 @@ void register_cases(harness::Registry& r) {
     if (bytes < 4 * l2) continue;
     for (const Variant& v : variants()) {
       if ((suite == Suite::quick && !v.quick) || (suite == Suite::accept && !v.accept)) continue;
-      const std::string name = bench_name({"memory", v.name, v.dtype, bytes_label(bytes)});
-      if (std::string_view(v.name) == "read_sum" && bytes / sizeof(float) > 0x7fffffffu) {
+      const std::string name = contract::memory_name(v.name, v.dtype, bytes);
+      if (v.name == "read_sum" && bytes / sizeof(float) > 0x7fffffffu) {
         r.add_unsupported(name, "cuBLAS's reference sum takes an int count: over 2^31 floats");
         continue;
       }
@@ -214,5 +215,5 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {"memory", gpucheck::register_cases, {}, {}});
+  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::memory, gpucheck::register_cases, {}, {}});
 }

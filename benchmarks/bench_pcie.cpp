@@ -33,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/collectives.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/pcie.hpp"
@@ -58,8 +59,9 @@ struct PcieCase {
   Mem mem;
   std::size_t bytes;  // per direction
   std::string name() const {
-    const char* d = dir == Dir::h2d ? "h2d" : dir == Dir::d2h ? "d2h" : "bidir";
-    return bench_name({"pcie", d, mem == Mem::pinned ? "pinned" : "pageable", bytes_label(bytes)});
+    namespace seg = contract::segment;
+    const std::string_view d = dir == Dir::h2d ? seg::h2d : dir == Dir::d2h ? seg::d2h : seg::bidir;
+    return contract::pcie_name(d, mem == Mem::pinned ? seg::pinned : seg::pageable, bytes);
   }
 };
 
@@ -264,16 +266,16 @@ class PcieOp final : public harness::Op {
   }
   void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
     const Telemetry& idle = dev_.telemetry();
-    if (gen_load_ > 0) state.counters["pcie_gen_load"] = gen_load_;
-    if (width_load_ > 0) state.counters["pcie_width_load"] = width_load_;
+    if (gen_load_ > 0) state.counters[contract::counter::pcie_gen_load] = gen_load_;
+    if (width_load_ > 0) state.counters[contract::counter::pcie_width_load] = width_load_;
     const PcieLink link = gen_load_ > 0 && width_load_ > 0
                               ? PcieLink{gen_load_, width_load_}
                               : PcieLink{idle.pcie_gen_current.value_or(0), idle.pcie_width_current.value_or(0)};
     const double directions = c_.dir == Dir::bidir ? 2.0 : 1.0;
     const double GBps = directions * static_cast<double>(c_.bytes) / m.per_call_s / 1e9;
     if (const double link_GBps = pcie_link_GBps(link); link_GBps > 0)
-      state.counters["pct_of_link"] = 100.0 * GBps / (directions * link_GBps);
-    if (c_.bytes <= kLatencyMaxBytes) state.counters["latency_us"] = m.per_call_s * 1e6;
+      state.counters[contract::counter::pct_of_link] = 100.0 * GBps / (directions * link_GBps);
+    if (c_.bytes <= kLatencyMaxBytes) state.counters[contract::counter::latency_us] = m.per_call_s * 1e6;
   }
   std::string label() const override {
     const Telemetry& t = dev_.telemetry();
@@ -359,5 +361,5 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {"pcie", gpucheck::register_cases, {}, {}});
+  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::pcie, gpucheck::register_cases, {}, {}});
 }

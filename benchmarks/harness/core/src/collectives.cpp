@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 
 namespace gpucheck {
@@ -30,7 +31,7 @@ float reduce_scatter_expected(int rank, int /*segment*/, std::size_t j, int nran
 }
 
 constexpr CollectiveSpec kTable[] = {
-    {Collective::all_reduce, "allreduce", Extent::share, Extent::share, true, reduce_and_spread, all_reduce_expected},
+    {Collective::all_reduce, contract::segment::allreduce, Extent::share, Extent::share, true, reduce_and_spread, all_reduce_expected},
     {Collective::all_gather, "allgather", Extent::share, Extent::all_shares, false, spread, all_gather_expected},
     {Collective::reduce_scatter, "reducescatter", Extent::all_shares, Extent::share, true, spread,
      reduce_scatter_expected},
@@ -149,9 +150,7 @@ std::vector<std::uint64_t> geometric_sizes(std::uint64_t lo, std::uint64_t hi, s
 }
 
 std::string collective_case_name(Collective c, bool in_place, DType t, std::uint64_t nominal_bytes, int nranks) {
-  std::string g = std::to_string(nranks);
-  g.insert(g.begin(), 'g');  // not "g" + to_string(): GCC 12's -Wrestrict false positive
-  return bench_name({"nccl", collective_variant(c, in_place), to_string(t), bytes_label(nominal_bytes), g});
+  return contract::nccl_name(collective_variant(c, in_place), t, nominal_bytes, nranks);
 }
 
 std::vector<CollectiveCase> collective_cases(Suite s, int nranks) {

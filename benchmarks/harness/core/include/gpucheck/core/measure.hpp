@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpucheck/core/contract.hpp"
+
 namespace gpucheck {
 
 // How a sample is timed (docs/ARCHITECTURE.md):
@@ -75,7 +77,7 @@ struct ClockReading {
 // sustained load and is not counted. Such samples are counted and reported, not discarded
 // (a card that throttles is what acceptance must see; docs/ARCHITECTURE.md).
 bool is_slowed(const ClockReading& r, std::optional<unsigned> sm_clock_max_MHz);
-inline constexpr std::uint64_t kSlowingReasons = 0x8 | 0x20 | 0x40 | 0x80;
+using contract::kSlowingReasons;
 
 struct SampleStats {
   int n = 0;
