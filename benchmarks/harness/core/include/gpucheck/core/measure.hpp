@@ -79,10 +79,12 @@ struct ClockReading {
 bool is_slowed(const ClockReading& r, std::optional<unsigned> sm_clock_max_MHz);
 using contract::kSlowingReasons;
 
+// A case's samples, from gpucheck/core/stats.hpp (the tool's statistics): cv 0 where
+// coefficient_of_variation has none (below two values, a zero mean), everything 0 when empty.
 struct SampleStats {
   int n = 0;
   double median = 0, mean = 0, min = 0, max = 0;
-  double cv = 0;  // fraction; 0 below two values
+  double cv = 0;  // fraction
 };
 SampleStats summarize(std::span<const double> xs);
 
