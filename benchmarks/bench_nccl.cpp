@@ -342,5 +342,6 @@ int main(int argc, char** argv) {
   return harness::run_family(
       argc, argv,
       {contract::family::nccl, [&job](harness::Registry& r) { register_cases(r, job); },
-       [&job](int* c, char** v, std::string* err) { return job.take_args(c, v, err); }, [&job] { return job.root(); }});
+       [&job](int* c, char** v, std::string* err) { return job.take_args(c, v, err); }, [&job] { return job.root(); },
+       {"--mpi", "--fixed-buffers"}});
 }

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpucheck {
 
@@ -22,9 +23,15 @@ std::string_view to_string(Suite s);
 std::optional<Suite> parse_suite(std::string_view s);
 
 // Removes our flags from argv (leaving Google Benchmark's and unknown ones in place, in
-// order). Accepts `--flag value` and `--flag=value`. On bad input returns false with a
-// one-line reason in *err and leaves argv unchanged.
+// order; --help is seen and left). Accepts `--flag value` and `--flag=value`; given twice,
+// the last counts. On bad input returns false with a one-line reason in *err and leaves argv
+// unchanged. (gpucheck/core/args.hpp parses.)
 bool parse_options(int* argc, char** argv, Options* out, std::string* err);
+
+// After ours and the family's flags are taken: every argument left must be Google
+// Benchmark's (`--benchmark_*`, `--v=N`, `--help`). False with "OPTION: unknown option (did
+// you mean X?)" otherwise, the suggestion drawn from our options and `family_options`.
+bool check_passed_arguments(int argc, char** argv, const std::vector<std::string>& family_options, std::string* err);
 
 // Help text for our flags.
 std::string options_help(std::string_view program);
