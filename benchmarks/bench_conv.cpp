@@ -42,6 +42,7 @@
 #include <utility>
 #include <vector>
 
+#include "cases/conv.hpp"
 #include "conv_graph.hpp"
 #include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/conv_model.hpp"
@@ -74,13 +75,7 @@ constexpr std::size_t kMaxTimedCandidates = 6;
 constexpr std::size_t kMaxGraphPlans = 10;
 constexpr int kTimedCalls = 5;
 
-struct ConvCase {
-  ConvLayout layout;
-  ConvDir dir;
-  DType dtype;
-  ConvShape shape;
-  std::string name() const { return conv_case_name(layout, dir, dtype, shape); }
-};
+using conv::ConvCase;
 
 cudnnDataType_t cudnn_type(DType t) {
   if (t != DType::fp32 && t != DType::tf32 && t != DType::fp16 && t != DType::bf16) harness::unsupported_dtype(t, "conv");
@@ -394,7 +389,7 @@ class Conv final : public harness::Op {
 
   // An NHWC case: builds and fills the NCHW twin and copies its three tensors here.
   void fill_from_twin() {
-    twin_ = std::make_unique<Conv>(ConvCase{ConvLayout::nchw, c_.dir, c_.dtype, c_.shape}, dev_, state_);
+    twin_ = std::make_unique<Conv>(ConvCase{ConvLayout::nchw, c_.dir, c_.dtype, c_.shape, c_.suites}, dev_, state_);
     twin_->fill();
     for (ConvTensor t : kTensors)
       transform(state_.handle(), twin_->tensor(t).get(), ConvLayout::nchw, tensor(t).get(), c_.layout,
@@ -689,36 +684,10 @@ std::unique_ptr<harness::Op> prepare(const ConvCase& c, harness::Device& dev, Co
   return op;
 }
 
-std::vector<ConvCase> cases_for(Suite suite) {
-  std::vector<ConvCase> cases;
-  const std::vector<ConvLayout> layouts{ConvLayout::nchw, ConvLayout::nhwc};
-  switch (suite) {
-    case Suite::full:
-      for (std::int64_t batch : {64, 256})
-        for (const ConvShape& shape : resnet50_convs(batch))
-          for (ConvDir dir : kConvDirs)
-            for (DType t : {DType::fp32, DType::tf32, DType::fp16, DType::bf16})
-              for (ConvLayout l : layouts) cases.push_back({l, dir, t, shape});
-      break;
-    case Suite::quick:
-      // The three shapes torch_anchors.py measures, forward, in the anchors' dtypes (its fp32
-      // runs with TF32 allowed, so our tf32 is its counterpart).
-      for (const ConvShape& shape : resnet50_convs(64)) {
-        const std::string n = shape.name();
-        if (n != "n64c64h56w56k64r3s3" && n != "n64c256h56w56k64r1s1" && n != "n64c128h28w28k128r3s3") continue;
-        for (DType t : {DType::fp16, DType::tf32})
-          for (ConvLayout l : layouts) cases.push_back({l, ConvDir::fwd, t, shape});
-      }
-      break;
-    case Suite::accept:  // acceptance and burn-in run other families
-    case Suite::burn: break;
-  }
-  return cases;
-}
-
 void register_cases(harness::Registry& r) {
   harness::record_cudnn_version();
-  const std::vector<ConvCase> cases = cases_for(r.device().suite());
+  std::vector<ConvCase> cases = conv::rows();
+  std::erase_if(cases, [&](const ConvCase& c) { return !c.suites.has(r.device().suite()); });
   if (cases.empty()) return;
   harness::Device& dev = r.device();
   const harness::MeasureOptions search = search_options(r.defaults());

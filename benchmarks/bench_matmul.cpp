@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "cases/matmul.hpp"
 #include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
@@ -42,20 +43,8 @@
 namespace gpucheck {
 namespace {
 
-enum class Load { burst, sustained, burn };
-
-struct GemmCase {
-  DType dtype;
-  std::int64_t m, n, k;
-  Load load = Load::burst;
-  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
-  std::string name() const {
-    const std::string_view variant = load == Load::burst       ? contract::segment::cublaslt
-                                     : load == Load::sustained ? contract::segment::cublaslt_sustained
-                                                               : contract::segment::burn;
-    return contract::matmul_name(variant, dtype, m, n, k);
-  }
-};
+using matmul::GemmCase;
+using matmul::Load;
 
 struct LtTypes {
   cudaDataType_t ab, cd;
@@ -293,43 +282,13 @@ harness::MeasureOptions measure_for(Load load, const harness::Registry& r, doubl
   return o;
 }
 
-std::vector<GemmCase> cases_for(Suite suite) {
-  const std::vector<DType> dtypes{DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8e4m3};
-  std::vector<GemmCase> cases;
-  switch (suite) {
-    case Suite::full:
-      for (DType t : dtypes) {
-        for (std::int64_t n : {1024, 2048, 4096, 8192, 16384}) cases.push_back({t, n, n, n});
-        // Transformer shapes (m = tokens): MLP up and down projections of 8B- and 70B-class
-        // models, and a skinny decode step (16 tokens).
-        for (auto [m, n, k] : {std::array<std::int64_t, 3>{4096, 14336, 4096}, {4096, 4096, 14336},
-                               {8192, 28672, 8192}, {8192, 8192, 28672}, {16, 28672, 8192}})
-          cases.push_back({t, m, n, k});
-      }
-      cases.push_back({DType::bf16, 8192, 8192, 8192, Load::sustained});
-      break;
-    case Suite::quick:
-      for (DType t : dtypes) cases.push_back({t, 8192, 8192, 8192});
-      cases.push_back({DType::bf16, 4096, 14336, 4096});
-      cases.push_back({DType::bf16, 16, 28672, 8192});
-      cases.push_back({DType::bf16, 8192, 8192, 8192, Load::sustained});
-      break;
-    case Suite::accept:
-      for (DType t : {DType::tf32, DType::fp16, DType::bf16, DType::fp8e4m3}) cases.push_back({t, 8192, 8192, 8192});
-      break;
-    case Suite::burn:
-      cases.push_back({DType::bf16, 8192, 8192, 8192, Load::burn});
-      break;
-  }
-  return cases;
-}
-
 void register_cases(harness::Registry& r) {
   harness::record_cublas_version();
   harness::Device& dev = r.device();
   const LtHandle& lt = r.keep<LtHandle>();
   const double burn_seconds = dev.options().burn_seconds;
-  for (const GemmCase& c : cases_for(dev.suite())) {
+  for (const GemmCase& c : matmul::rows()) {
+    if (!c.suites.has(dev.suite())) continue;
     if (c.dtype == DType::fp8e4m3 && dev.compute_capability() < 89) {
       r.add_unsupported(c.name(), "fp8 GEMMs need compute capability 8.9 or newer (this GPU is " +
                                       std::to_string(dev.compute_capability() / 10) + "." +

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cases/memory.hpp"
 #include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
@@ -139,16 +140,9 @@ class ReadSum final : public harness::Op {
   DeviceBuffer src_, partial_;
 };
 
-// The family's table: variant, dtype in the name, bytes through HBM per call (read + written)
-// per array byte, the suites that run it, and how to make its op.
-struct Variant {
-  std::string_view name;
-  std::string_view dtype;
-  double traffic;  // bytes moved per byte of one array
-  bool quick;      // in the quick (gate) suite
-  bool accept;     // in the acceptance suite
-  std::function<std::unique_ptr<harness::Op>(const std::string& name, std::size_t bytes, harness::Device&)> make;
-};
+// How a variant's op is made (benchmarks/cases/memory.hpp holds the table).
+using Make = std::function<std::unique_ptr<harness::Op>(const std::string& name, std::size_t bytes, harness::Device&)>;
+using Variant = memory::Variant<Make>;
 
 std::unique_ptr<harness::Op> make_copy(const std::string& name, std::size_t bytes, harness::Device& dev,
                                        kernels::CopyVariant v, bool with_label) {
@@ -159,27 +153,20 @@ std::unique_ptr<harness::Op> make_copy(const std::string& name, std::size_t byte
 }
 
 const std::vector<Variant>& variants() {
-  static const std::vector<Variant> v{
-      {contract::segment::memcpy_d2d, to_string(DType::u8), 2, true, true,
-       [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
-         return std::make_unique<Copy>(n, b, d, [](void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
-           GPUCHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
-         }, std::string());
-       }},
-      {contract::segment::copy_kernel, to_string(DType::u8), 2, true, true,
-       [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::flat, false); }},
-      // The persistent SM-sized grid, measured slower on the H200: the layout comparison.
-      {"copy_kernel_persistent", to_string(DType::u8), 2, false, false,
-       [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::strided, true); }},
-      {"triad", to_string(DType::fp32), 3, true, false,
-       [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
-         return std::make_unique<Triad>(n, b, d);
-       }},
-      {"read_sum", to_string(DType::fp32), 1, true, false,
-       [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
-         return std::make_unique<ReadSum>(n, b, d);
-       }},
-  };
+  static const std::vector<Variant> v = memory::variants<Make>(
+      [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
+        return std::make_unique<Copy>(n, b, d, [](void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
+          GPUCHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+        }, std::string());
+      },
+      [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::flat, false); },
+      [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::strided, true); },
+      [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
+        return std::make_unique<Triad>(n, b, d);
+      },
+      [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
+        return std::make_unique<ReadSum>(n, b, d);
+      });
   return v;
 }
 
@@ -187,16 +174,14 @@ void register_cases(harness::Registry& r) {
   harness::record_cublas_version();
   harness::Device& dev = r.device();
   const Suite suite = dev.suite();
-  if (suite == Suite::burn) return;
   // At least 4x L2 so that nothing is served from cache.
   const std::size_t l2 = static_cast<std::size_t>(dev.props().l2CacheSize);
-  std::vector<std::size_t> sizes{std::size_t{2} << 30};
-  if (suite == Suite::full) sizes = {std::size_t{256} << 20, std::size_t{1} << 30, std::size_t{2} << 30, std::size_t{4} << 30};
-  for (std::size_t bytes : sizes) {
-    if (bytes < 4 * l2) continue;
+  for (const memory::Size& size : memory::sizes()) {
+    const std::size_t bytes = size.bytes;
+    if (!size.suites.has(suite) || bytes < 4 * l2) continue;
     for (const Variant& v : variants()) {
-      if ((suite == Suite::quick && !v.quick) || (suite == Suite::accept && !v.accept)) continue;
-      const std::string name = contract::memory_name(v.name, v.dtype, bytes);
+      if (!v.suites.has(suite)) continue;
+      const std::string name = memory::case_name(v, size);
       if (v.name == "read_sum" && bytes / sizeof(float) > 0x7fffffffu) {
         r.add_unsupported(name, "cuBLAS's reference sum takes an int count: over 2^31 floats");
         continue;

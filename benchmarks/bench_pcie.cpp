@@ -33,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "cases/pcie.hpp"
 #include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/collectives.hpp"
 #include "gpucheck/core/names.hpp"
@@ -49,21 +50,11 @@ namespace {
 using harness::DeviceBuffer;
 using harness::PinnedBuffer;
 
-enum class Dir { h2d, d2h, bidir };
-enum class Mem { pinned, pageable };
+using pcie::Dir;
+using pcie::Mem;
+using pcie::PcieCase;
 
 constexpr std::size_t kLatencyMaxBytes = std::size_t{64} << 10;  // latency_us on copies this small
-
-struct PcieCase {
-  Dir dir;
-  Mem mem;
-  std::size_t bytes;  // per direction
-  std::string name() const {
-    namespace seg = contract::segment;
-    const std::string_view d = dir == Dir::h2d ? seg::h2d : dir == Dir::d2h ? seg::d2h : seg::bidir;
-    return contract::pcie_name(d, mem == Mem::pinned ? seg::pinned : seg::pageable, bytes);
-  }
-};
 
 // Host memory of either kind. Pageable memory is plain malloc. Every page then holds real
 // bytes (the pattern, or 0xFF before a D2H copy) before anything is timed: first-touch faults
@@ -300,27 +291,6 @@ class PcieOp final : public harness::Op {
   int gen_load_ = 0, width_load_ = 0;
 };
 
-std::vector<PcieCase> cases_for(Suite suite) {
-  const std::size_t quick = std::size_t{256} << 20;
-  switch (suite) {
-    case Suite::full: {
-      std::vector<PcieCase> cases;
-      for (Dir d : {Dir::h2d, Dir::d2h, Dir::bidir})
-        for (Mem m : {Mem::pinned, Mem::pageable})
-          for (std::uint64_t b : geometric_sizes(std::uint64_t{4} << 10, std::uint64_t{1} << 30, 4))
-            cases.push_back({d, m, static_cast<std::size_t>(b)});
-      return cases;
-    }
-    case Suite::quick:
-      return {{Dir::h2d, Mem::pinned, quick},   {Dir::h2d, Mem::pageable, quick}, {Dir::d2h, Mem::pinned, quick},
-              {Dir::d2h, Mem::pageable, quick}, {Dir::bidir, Mem::pinned, quick}, {Dir::h2d, Mem::pinned, 4096}};
-    case Suite::accept:
-      return {{Dir::h2d, Mem::pinned, quick}, {Dir::d2h, Mem::pinned, quick}, {Dir::bidir, Mem::pinned, quick}};
-    case Suite::burn: return {};
-  }
-  return {};
-}
-
 // The host reference of the copy cases (see the top): two 128 MiB pageable buffers, written
 // once, then copied one into the other per reading.
 class HostMemoryProbe {
@@ -343,7 +313,8 @@ class HostMemoryProbe {
 void register_cases(harness::Registry& r) {
   harness::Device& dev = r.device();
   HostMemoryProbe& probe = r.keep<HostMemoryProbe>();
-  for (const PcieCase& pc : cases_for(dev.suite())) {
+  for (const PcieCase& pc : pcie::rows()) {
+    if (!pc.suites.has(dev.suite())) continue;
     harness::Case c;
     c.name = pc.name();
     c.rates = {harness::gbps((pc.dir == Dir::bidir ? 2.0 : 1.0) * static_cast<double>(pc.bytes))};

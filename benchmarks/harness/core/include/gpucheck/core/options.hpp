@@ -1,5 +1,6 @@
 // The flags every benchmark binary shares, parsed before Google Benchmark sees argv.
 #pragma once
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,22 @@ namespace gpucheck {
 // quick: the gate's representative handful; full: the sweeps; accept: the figures
 // `gpucheck accept` judges (link, copy, GEMM rates); burn: sustained checked load.
 enum class Suite { quick, full, accept, burn };
+
+// The suites a row of a family's table belongs to: data in the row, so that registration is
+// a loop over the rows (benchmarks/cases/*.hpp) and a row's membership is read, not derived.
+class Suites {
+ public:
+  constexpr Suites() = default;
+  constexpr Suites(std::initializer_list<Suite> s) {
+    for (Suite x : s) bits_ |= bit(x);
+  }
+  constexpr bool has(Suite s) const { return (bits_ & bit(s)) != 0; }
+  constexpr bool operator==(const Suites&) const = default;
+
+ private:
+  static constexpr unsigned bit(Suite s) { return 1u << static_cast<unsigned>(s); }
+  unsigned bits_ = 0;
+};
 
 struct Options {
   int device = 0;             // --device N
