@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "cases/bmm.hpp"
-#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/bmm_model.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check.hpp"

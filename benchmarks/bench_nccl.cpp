@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/collectives.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/harness/check_nccl.hpp"
 #include "gpucheck/harness/device.hpp"

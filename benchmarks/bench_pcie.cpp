@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "cases/pcie.hpp"
-#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/collectives.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/pcie.hpp"
 #include "gpucheck/harness/device.hpp"
