@@ -34,12 +34,15 @@
 #include <vector>
 
 #include "attention_cudnn.hpp"
+#include "cases/attention.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/harness/check.hpp"
 #include "gpucheck/harness/check_cudnn.hpp"
-#include "gpucheck/harness/cudnn_handle.hpp"
 #include "gpucheck/harness/cublas_handle.hpp"
+#include "gpucheck/harness/cudnn_handle.hpp"
 #include "gpucheck/harness/device.hpp"
+#include "gpucheck/harness/dtype_enums.hpp"
 #include "gpucheck/harness/libraries.hpp"
 #include "gpucheck/harness/main.hpp"
 #include "gpucheck/harness/registry.hpp"
@@ -57,15 +60,7 @@ constexpr float kLogitRange = 4.0f;  // Q and K uniform in [-4, 4]; V in [-1, 1]
 constexpr std::size_t kCheckedRows = 256;
 constexpr double kMaxRelL2 = 1e-2;
 
-struct Shape {
-  int b, h, s, d;
-};
-
-std::string shape_label(const Shape& s) {
-  char buf[64];  // (snprintf: g++ 12 misreports -Wrestrict on a chain of string + to_string)
-  std::snprintf(buf, sizeof buf, "b%dh%ds%dd%d", s.b, s.h, s.s, s.d);
-  return buf;
-}
+using attention::Shape;
 
 double attention_flops(const AttentionProblem& p) {
   const double full = 4.0 * p.batch * p.heads * static_cast<double>(p.seq_q) * p.seq_k * p.head_dim;
@@ -213,7 +208,7 @@ class Cudnn final : public Attention {
     s.seq_q = p.seq_q;
     s.seq_kv = p.seq_k;
     s.head_dim = p.head_dim;
-    s.data = p.dtype == DType::bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
+    s.data = harness::cudnn_data_type(p.dtype, "attention");
     s.causal = p.causal;  // cuDNN's top-left mask equals ours for seq_q == seq_k
     s.scale = p.scale;
     return s;
@@ -223,43 +218,28 @@ class Cudnn final : public Attention {
   DeviceBuffer ws_;
 };
 
-// The family's table: one row per backend.
-struct Backend {
-  const char* name;
-  bool quick;  // in the quick suite (with its shapes); the others: full suite only
-  // nullopt: every dtype; else only this input dtype has the row.
-  std::optional<DType> only;
-  // A naive row's S dtype (its GBps counts S's bytes); nullopt for the fused backends.
-  std::optional<DType> naive_s;
-  std::function<std::unique_ptr<harness::Op>(const std::string&, const AttentionProblem&, harness::Device&, AttentionState&)> make;
-};
+// How a backend's op is made (benchmarks/cases/attention.hpp holds the table); a naive
+// row passes its S dtype.
+using Make = std::function<std::unique_ptr<harness::Op>(const std::string&, const AttentionProblem&, harness::Device&,
+                                                         AttentionState&, std::optional<DType> naive_s)>;
+using Backend = attention::Backend<Make>;
 
 const std::vector<Backend>& backends() {
   using K = kernels::AttentionKernel;
-  auto fused = [](K k) {
-    return [k](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState&) -> std::unique_ptr<harness::Op> {
-      return std::make_unique<Fused>(n, p, d, k);
-    };
+  auto fused = [](K k) -> Make {
+    return [k](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState&,
+               std::optional<DType>) -> std::unique_ptr<harness::Op> { return std::make_unique<Fused>(n, p, d, k); };
   };
-  auto naive = [](const char* name, bool quick, std::optional<DType> only, DType s_dtype) {
-    return Backend{name, quick, only, s_dtype,
-                   [s_dtype](const std::string& n, const AttentionProblem& p, harness::Device& d,
-                             AttentionState& st) -> std::unique_ptr<harness::Op> {
-                     return std::make_unique<Naive>(n, p, d, st.cublas, s_dtype);
-                   }};
+  const Make naive = [](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState& st,
+                        std::optional<DType> s_dtype) -> std::unique_ptr<harness::Op> {
+    return std::make_unique<Naive>(n, p, d, st.cublas, s_dtype.value_or(DType::fp32));
   };
-  static const std::vector<Backend> b{
-      naive("naive", true, std::nullopt, DType::fp32),
-      {"flash", true, std::nullopt, std::nullopt, fused(K::automatic)},
-      {"cudnn", true, std::nullopt, std::nullopt,
-       [](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState& st) -> std::unique_ptr<harness::Op> {
-         return std::make_unique<Cudnn>(n, p, d, st.cudnn.get());
-       }},
-      naive("naive_s16", false, DType::fp16, DType::fp16),
-      {"flash_mma_sync", false, std::nullopt, std::nullopt, fused(K::mma_sync)},
-      {"flash_hopper_serial", false, std::nullopt, std::nullopt, fused(K::hopper_serial)},
-      {"flash_hopper", false, std::nullopt, std::nullopt, fused(K::hopper)},
+  const Make cudnn = [](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState& st,
+                        std::optional<DType>) -> std::unique_ptr<harness::Op> {
+    return std::make_unique<Cudnn>(n, p, d, st.cudnn.get());
   };
+  static const std::vector<Backend> b =
+      attention::backends(naive, fused(K::automatic), cudnn, fused(K::mma_sync), fused(K::hopper_serial), fused(K::hopper));
   return b;
 }
 
@@ -267,27 +247,14 @@ void register_cases(harness::Registry& r) {
   harness::record_cublas_version();
   harness::record_cudnn_version();
   harness::Device& dev = r.device();
-  if (dev.suite() == Suite::accept || dev.suite() == Suite::burn) return;
+  const Suite suite = dev.suite();
+  std::vector<attention::Config> configs = attention::configs();
+  std::erase_if(configs, [&](const attention::Config& c) { return !c.suites.has(suite); });
+  if (configs.empty()) return;
   AttentionState& state = r.keep<AttentionState>();
-  struct Config {
-    Shape shape;
-    DType dtype;
-    bool causal;
-  };
-  std::vector<Config> configs;
-  if (dev.full()) {
-    for (DType t : {DType::fp16, DType::bf16})
-      for (Shape s : {Shape{8, 16, 1024, 64}, Shape{4, 16, 4096, 64}, Shape{4, 16, 4096, 128}, Shape{1, 32, 16384, 128},
-                      Shape{16, 16, 512, 64}})
-        for (bool causal : {false, true}) configs.push_back({s, t, causal});
-  } else {
-    for (bool causal : {false, true}) configs.push_back({Shape{4, 16, 4096, 128}, DType::fp16, causal});
-    configs.push_back({Shape{4, 16, 4096, 64}, DType::fp16, false});
-  }
-  for (const Config& cfg : configs)
+  for (const attention::Config& cfg : configs)
     for (const Backend& be : backends()) {
-      if (!dev.full() && !be.quick) continue;
-      if (be.only && *be.only != cfg.dtype) continue;
+      if (!attention::pairs(cfg, be, suite)) continue;
       AttentionProblem p;
       p.batch = cfg.shape.b;
       p.heads = cfg.shape.h;
@@ -297,15 +264,14 @@ void register_cases(harness::Registry& r) {
       p.scale = 1.0f / std::sqrt(static_cast<float>(cfg.shape.d));
       p.causal = cfg.causal;
       harness::Case c;
-      c.name = cfg.causal ? bench_name({"attention", be.name, to_string(cfg.dtype), shape_label(cfg.shape), "causal"})
-                          : bench_name({"attention", be.name, to_string(cfg.dtype), shape_label(cfg.shape)});
+      c.name = attention::case_name(cfg, be);
       c.rates = {harness::tflops(attention_flops(p))};
       if (be.naive_s) c.rates.push_back(harness::gbps(Naive::bytes(p, *be.naive_s)));
       // Fused attention at 600+ TFLOP/s draws past the H200's power limit within tens of
       // milliseconds, like a GEMM: measured back to back, later repetitions ran 10-16% slower
       // than the first (SM clock 1950 -> 1515 MHz). So each case is a power burst.
       c.measure = harness::power_burst(r.defaults());
-      c.setup = [&be, name = c.name, p, &dev, &state] { return be.make(name, p, dev, state); };
+      c.setup = [&be, name = c.name, p, &dev, &state] { return be.make(name, p, dev, state, be.naive_s); };
       r.add(std::move(c));
     }
 }
@@ -314,5 +280,5 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {"attention", gpucheck::register_cases, {}, {}});
+  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::attention, gpucheck::register_cases, {}, {}});
 }

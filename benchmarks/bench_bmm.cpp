@@ -26,7 +26,9 @@
 #include <string>
 #include <vector>
 
+#include "cases/bmm.hpp"
 #include "gpucheck/core/bmm_model.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check.hpp"
@@ -48,18 +50,10 @@ using harness::CublasHandle;
 
 class Bmm;
 
-// The family's table: one row per path. `run` is one call of the path; `check` how its
-// output is verified against the strided reference; the rate is TFLOPS for GEMM paths and
-// GBps (bytes read + written) for the permute alone.
-enum class Check { reference_only, permuted_equal, exact, tolerance };
-struct Path {
-  const char* name;
-  TimingMode timing;
-  void (Bmm::*run)(cudaStream_t) const;
-  Check check;
-  bool needs_out;  // writes its own C (every GEMM path but strided)
-  const char* label;
-};
+// A path's call (benchmarks/cases/bmm.hpp holds the table of paths and shapes).
+using Run = void (Bmm::*)(cudaStream_t) const;
+using Path = bmm::Path<Run>;
+using bmm::Check;
 
 // Operands of one case. A is generated as [b,m,k]; its [m,b,k] copy (the einsum layout) is
 // made with the permute kernel, so every path multiplies the very same values.
@@ -136,10 +130,10 @@ class Bmm final : public harness::Op {
                                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
 
-  std::string label() const override { return path_.label; }
+  std::string label() const override { return std::string(path_.label); }
   void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
-    if (path_.run == &Bmm::permute) return;  // GBps: a rate of the case
-    if (auto peak = dev_.peak_tflops(dtype_)) state.counters["pct_of_peak"] = 100.0 * bmm_flops(shape_) / m.per_call_s / 1e12 / *peak;
+    if (path_.permute_only) return;  // GBps: a rate of the case
+    if (auto peak = dev_.peak_tflops(dtype_)) state.counters[contract::counter::pct_of_peak] = 100.0 * bmm_flops(shape_) / m.per_call_s / 1e12 / *peak;
   }
 
   // strided into c_ref_, checked on sampled outputs against a double reference; then this
@@ -258,42 +252,27 @@ class Bmm final : public harness::Op {
 };
 
 const std::vector<Path>& paths() {
-  static const std::vector<Path> p{
-      {"strided", TimingMode::held, &Bmm::strided_bmk, Check::reference_only, false, ""},
-      {"strided_mbk", TimingMode::held, &Bmm::strided_mbk, Check::tolerance, true, "A[m,b,k] read in place (lda=b*k)"},
-      {"permute_bmm", TimingMode::held, &Bmm::permute_bmm, Check::exact, true, "permute+strided timed together"},
-      {"permute", TimingMode::held, &Bmm::permute, Check::permuted_equal, false, "A[m,b,k]->[b,m,k] bytes=read+write"},
-      {"ptr_array", TimingMode::held, &Bmm::ptr_array, Check::tolerance, true, ""},
-      {"loop", TimingMode::per_call, &Bmm::loop, Check::tolerance, true, "host issue of every call included"},
-  };
+  static const std::vector<Path> p =
+      bmm::paths<Run>(&Bmm::strided_bmk, &Bmm::strided_mbk, &Bmm::permute_bmm, &Bmm::permute, &Bmm::ptr_array, &Bmm::loop);
   return p;
 }
 
 void register_cases(harness::Registry& r) {
   harness::record_cublas_version();
   harness::Device& dev = r.device();
-  if (dev.suite() == Suite::accept || dev.suite() == Suite::burn) return;
+  const Suite suite = dev.suite();
+  std::vector<bmm::Shaped> shapes = bmm::shapes();
+  std::erase_if(shapes, [&](const bmm::Shaped& sh) { return !sh.suites.has(suite); });
+  if (shapes.empty()) return;
   CublasHandle& cublas = r.keep<CublasHandle>();
-  struct Shaped {
-    DType dtype;
-    BmmShape shape;
-  };
-  std::vector<Shaped> shapes;
-  if (dev.full()) {
-    // Attention-like (b64 512^3, b512 128x128x64) and a wide MLP-like batch (b16 2048^2 x 128).
-    for (DType t : {DType::fp16, DType::bf16, DType::fp32})
-      for (BmmShape s : {BmmShape{64, 512, 512, 512}, BmmShape{512, 128, 128, 64}, BmmShape{16, 2048, 2048, 128}})
-        shapes.push_back({t, s});
-  } else {
-    shapes.push_back({DType::fp16, BmmShape{64, 512, 512, 512}});
-  }
-  for (const Shaped& sh : shapes)
+  for (const bmm::Shaped& sh : shapes)
     for (const Path& p : paths()) {
+      if (!p.suites.has(suite)) continue;
       harness::Case c;
-      c.name = bench_name({"bmm", p.name, to_string(sh.dtype), bmm_shape_label(sh.shape)});
+      c.name = bmm::case_name(p, sh);
       c.measure = r.defaults();
       c.measure.mode = p.timing;
-      if (p.run == &Bmm::permute)
+      if (p.permute_only)
         c.rates = {harness::gbps(permute_traffic_bytes(sh.shape.b * sh.shape.m * sh.shape.k, storage_bytes(sh.dtype)))};
       else
         c.rates = {harness::tflops(bmm_flops(sh.shape))};
@@ -306,5 +285,5 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {"bmm", gpucheck::register_cases, {}, {}});
+  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::bmm, gpucheck::register_cases, {}, {}});
 }

@@ -42,12 +42,15 @@
 #include <utility>
 #include <vector>
 
+#include "cases/conv.hpp"
 #include "conv_graph.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/conv_model.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check_cudnn.hpp"
 #include "gpucheck/harness/cudnn_handle.hpp"
 #include "gpucheck/harness/device.hpp"
+#include "gpucheck/harness/dtype_enums.hpp"
 #include "gpucheck/harness/libraries.hpp"
 #include "gpucheck/harness/main.hpp"
 #include "gpucheck/harness/registry.hpp"
@@ -72,24 +75,11 @@ constexpr std::size_t kMaxTimedCandidates = 6;
 constexpr std::size_t kMaxGraphPlans = 10;
 constexpr int kTimedCalls = 5;
 
-struct ConvCase {
-  ConvLayout layout;
-  ConvDir dir;
-  DType dtype;
-  ConvShape shape;
-  std::string name() const { return conv_case_name(layout, dir, dtype, shape); }
-};
-
-DType storage_type(DType t) { return t == DType::tf32 ? DType::fp32 : t; }
+using conv::ConvCase;
 
 cudnnDataType_t cudnn_type(DType t) {
-  switch (t) {
-    case DType::fp32:
-    case DType::tf32: return CUDNN_DATA_FLOAT;
-    case DType::fp16: return CUDNN_DATA_HALF;
-    case DType::bf16: return CUDNN_DATA_BFLOAT16;
-    default: throw std::invalid_argument("conv: unsupported dtype " + std::string(to_string(t)));
-  }
+  if (t != DType::fp32 && t != DType::tf32 && t != DType::fp16 && t != DType::bf16) harness::unsupported_dtype(t, "conv");
+  return harness::cudnn_data_type(t, "conv");
 }
 
 // What the convolution descriptor asks for, as PyTorch sets it: strict fp32 = FMA only;
@@ -381,7 +371,7 @@ class Conv final : public harness::Op {
     GPUCHECK_CUDNN(cudnnGetConvolution2dForwardOutputDim(cd_.get(), xd_.get(), wd_.get(), &n, &k, &p, &q));
     if (n != c.shape.n || k != c.shape.k || p != c.shape.p() || q != c.shape.q())
       throw GpuError(c.name() + ": cuDNN's output shape differs from the model's");
-    const std::size_t e = storage_bytes(storage_type(c.dtype));
+    const std::size_t e = storage_bytes(storage_dtype(c.dtype));
     for (ConvTensor t : kTensors) buffer(t) = harness::DeviceBuffer(e * conv_elems(c.shape, t));
   }
 
@@ -392,18 +382,18 @@ class Conv final : public harness::Op {
   // Fills the three tensors from the fixed seeds (tf32: full fp32 values; the tolerance
   // covers TF32's rounding).
   void fill() {
-    const DType t = storage_type(c_.dtype);
+    const DType t = storage_dtype(c_.dtype);
     for (ConvTensor k : kTensors)
       kernels::fill_uniform(ptr(k), conv_elems(c_.shape, k), t, seed(k), -1.f, 1.f, dev_.stream());
   }
 
   // An NHWC case: builds and fills the NCHW twin and copies its three tensors here.
   void fill_from_twin() {
-    twin_ = std::make_unique<Conv>(ConvCase{ConvLayout::nchw, c_.dir, c_.dtype, c_.shape}, dev_, state_);
+    twin_ = std::make_unique<Conv>(ConvCase{ConvLayout::nchw, c_.dir, c_.dtype, c_.shape, c_.suites}, dev_, state_);
     twin_->fill();
     for (ConvTensor t : kTensors)
       transform(state_.handle(), twin_->tensor(t).get(), ConvLayout::nchw, tensor(t).get(), c_.layout,
-                storage_type(c_.dtype), conv_dims(c_.shape, t), dev_.stream());
+                storage_dtype(c_.dtype), conv_dims(c_.shape, t), dev_.stream());
   }
 
   // Chooses the algorithm (searched once per case name, then kept in the family's state),
@@ -610,7 +600,7 @@ class Conv final : public harness::Op {
   void check_against_host() const {
     const ConvShape& s = c_.shape;
     cudaStream_t st = dev_.stream();
-    const DType t = storage_type(c_.dtype);
+    const DType t = storage_dtype(c_.dtype);
     const ConvRoles roles = conv_roles(c_.dir);
     const std::size_t len = conv_reduction_length(s, c_.dir);
     const std::size_t out_n = conv_out_elems(s, c_.dir);
@@ -649,7 +639,7 @@ class Conv final : public harness::Op {
   // NCHW twin's full output.
   void check_against(const Conv& nchw) const {
     cudaStream_t s = dev_.stream();
-    const DType t = storage_type(c_.dtype);
+    const DType t = storage_dtype(c_.dtype);
     harness::DeviceBuffer back(out().bytes());
     transform(state_.handle(), out().get(), ConvLayout::nhwc, back.get(), ConvLayout::nchw, t,
               conv_dims(c_.shape, conv_roles(c_.dir).out), s);
@@ -694,36 +684,10 @@ std::unique_ptr<harness::Op> prepare(const ConvCase& c, harness::Device& dev, Co
   return op;
 }
 
-std::vector<ConvCase> cases_for(Suite suite) {
-  std::vector<ConvCase> cases;
-  const std::vector<ConvLayout> layouts{ConvLayout::nchw, ConvLayout::nhwc};
-  switch (suite) {
-    case Suite::full:
-      for (std::int64_t batch : {64, 256})
-        for (const ConvShape& shape : resnet50_convs(batch))
-          for (ConvDir dir : kConvDirs)
-            for (DType t : {DType::fp32, DType::tf32, DType::fp16, DType::bf16})
-              for (ConvLayout l : layouts) cases.push_back({l, dir, t, shape});
-      break;
-    case Suite::quick:
-      // The three shapes torch_anchors.py measures, forward, in the anchors' dtypes (its fp32
-      // runs with TF32 allowed, so our tf32 is its counterpart).
-      for (const ConvShape& shape : resnet50_convs(64)) {
-        const std::string n = shape.name();
-        if (n != "n64c64h56w56k64r3s3" && n != "n64c256h56w56k64r1s1" && n != "n64c128h28w28k128r3s3") continue;
-        for (DType t : {DType::fp16, DType::tf32})
-          for (ConvLayout l : layouts) cases.push_back({l, ConvDir::fwd, t, shape});
-      }
-      break;
-    case Suite::accept:  // acceptance and burn-in run other families
-    case Suite::burn: break;
-  }
-  return cases;
-}
-
 void register_cases(harness::Registry& r) {
   harness::record_cudnn_version();
-  const std::vector<ConvCase> cases = cases_for(r.device().suite());
+  std::vector<ConvCase> cases = conv::rows();
+  std::erase_if(cases, [&](const ConvCase& c) { return !c.suites.has(r.device().suite()); });
   if (cases.empty()) return;
   harness::Device& dev = r.device();
   const harness::MeasureOptions search = search_options(r.defaults());
@@ -742,5 +706,5 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {"conv", gpucheck::register_cases, {}, {}});
+  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::conv, gpucheck::register_cases, {}, {}});
 }

@@ -29,6 +29,8 @@
 #include <string>
 #include <vector>
 
+#include "cases/launch.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/launch_model.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/harness/device.hpp"
@@ -40,11 +42,11 @@
 namespace gpucheck {
 namespace {
 
-enum class Kernel { empty, small };
+using launch::Kernel;
+using launch::kGraphLaunchesPerSample;
+using launch::kHostLaunchesPerSample;
 
 constexpr int kSmallElems = 1024;            // 4 KiB of uint32
-constexpr int kHostLaunchesPerSample = 100;  // far below the launch queue's depth
-constexpr int kGraphLaunchesPerSample = 10;
 
 class Graph {
  public:
@@ -160,7 +162,7 @@ class LaunchOp : public harness::Op {
   void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
     const double us = us_per_launch(m.per_call_s, divisor_);
     if (!(us > 0)) throw GpuError(name_ + ": us_per_launch is not positive");
-    state.counters["us_per_launch"] = us;
+    state.counters[contract::counter::us_per_launch] = us;
   }
 
  protected:
@@ -229,7 +231,7 @@ class HostGraphLaunchOp final : public LaunchOp {
   }
   void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
     LaunchOp::add_counters(state, m);
-    state.counters["us_per_node"] = m.per_call_s * 1e6 / static_cast<double>(n_);
+    state.counters[contract::counter::us_per_node] = m.per_call_s * 1e6 / static_cast<double>(n_);
   }
   std::string label() const override {
     return "steady_clock over " + std::to_string(kGraphLaunchesPerSample) +
@@ -263,7 +265,7 @@ class InstantiateOp final : public LaunchOp {
   void between_samples() override { execs_.clear(); }
   void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
     LaunchOp::add_counters(state, m);  // per node
-    state.counters["us_total"] = m.per_call_s * 1e6;
+    state.counters[contract::counter::us_total] = m.per_call_s * 1e6;
   }
   std::string label() const override { return "us_per_launch = instantiate time per node"; }
 
@@ -272,63 +274,34 @@ class InstantiateOp final : public LaunchOp {
   std::vector<GraphExec> execs_;
 };
 
-// The family's table: mode name, how it is timed, and how to make its op.
-struct Mode {
-  const char* name;
-  TimingMode timing;
-  int batch;  // calls per sample; 0: the engine's choice
-  std::function<std::unique_ptr<harness::Op>(const std::string&, Kernel, std::int64_t, harness::Device&)> make;
-};
+// How a mode's op is made (benchmarks/cases/launch.hpp holds the tables).
+using Make = std::function<std::unique_ptr<harness::Op>(const std::string&, Kernel, std::int64_t, harness::Device&)>;
 
-const std::vector<Mode>& modes() {
-  static const std::vector<Mode> m{
-      {"eager", TimingMode::per_call, 1,
-       [](const std::string& n, Kernel k, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
-         return std::make_unique<ChainOp>(n, k, len, d, false);
-       }},
-      {"graph", TimingMode::per_call, 1,
-       [](const std::string& n, Kernel k, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
-         return std::make_unique<ChainOp>(n, k, len, d, true);
-       }},
-      {"host_launch", TimingMode::host, kHostLaunchesPerSample,
-       [](const std::string& n, Kernel, std::int64_t, harness::Device& d) -> std::unique_ptr<harness::Op> {
-         return std::make_unique<HostLaunchOp>(n, d);
-       }},
-      {"host_graph_launch", TimingMode::host, kGraphLaunchesPerSample,
-       [](const std::string& n, Kernel, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
-         return std::make_unique<HostGraphLaunchOp>(n, len, d);
-       }},
-      {"graph_instantiate", TimingMode::host, 1,
-       [](const std::string& n, Kernel, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
-         return std::make_unique<InstantiateOp>(n, len, d);
-       }},
-  };
+const std::vector<launch::Mode<Make>>& modes() {
+  static const std::vector<launch::Mode<Make>> m = launch::modes<Make>(
+      [](const std::string& n, Kernel k, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
+        return std::make_unique<ChainOp>(n, k, len, d, false);
+      },
+      [](const std::string& n, Kernel k, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
+        return std::make_unique<ChainOp>(n, k, len, d, true);
+      },
+      [](const std::string& n, Kernel, std::int64_t, harness::Device& d) -> std::unique_ptr<harness::Op> {
+        return std::make_unique<HostLaunchOp>(n, d);
+      },
+      [](const std::string& n, Kernel, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
+        return std::make_unique<HostGraphLaunchOp>(n, len, d);
+      },
+      [](const std::string& n, Kernel, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
+        return std::make_unique<InstantiateOp>(n, len, d);
+      });
   return m;
 }
 
 void register_cases(harness::Registry& r) {
   harness::Device& dev = r.device();
-  if (dev.suite() == Suite::accept || dev.suite() == Suite::burn) return;
-  const std::vector<std::int64_t> ns = dev.full() ? std::vector<std::int64_t>{1, 10, 100, 1000}
-                                                  : std::vector<std::int64_t>{100};
-  struct Row {
-    const Mode* mode;
-    Kernel kernel;
-    std::int64_t n;
-  };
-  std::vector<Row> rows;
-  for (std::int64_t n : ns)
-    for (const Mode& m : modes())
-      if (m.timing == TimingMode::per_call)
-        for (Kernel k : {Kernel::empty, Kernel::small}) rows.push_back({&m, k, n});
-  for (const Mode& m : modes()) {
-    if (std::string_view(m.name) == "host_launch") rows.push_back({&m, Kernel::empty, 1});
-    else if (m.timing == TimingMode::host)
-      for (std::int64_t n : ns) rows.push_back({&m, Kernel::empty, n});
-  }
-  for (const Row& row : rows) {
+  for (const launch::Case<Make>& row : launch::cases(modes(), dev.suite())) {
     harness::Case c;
-    c.name = bench_name({"launch", row.mode->name, row.kernel == Kernel::empty ? "empty" : "small", std::to_string(row.n)});
+    c.name = row.name();
     c.measure = r.defaults();
     c.measure.mode = row.mode->timing;
     if (row.mode->batch > 0) c.measure.plan.min_batch = c.measure.plan.max_batch = row.mode->batch;
@@ -345,5 +318,5 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {"launch", gpucheck::register_cases, {}, {}});
+  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::launch, gpucheck::register_cases, {}, {}});
 }

@@ -27,10 +27,13 @@
 #include <string>
 #include <vector>
 
+#include "cases/matmul.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check.hpp"
 #include "gpucheck/harness/device.hpp"
+#include "gpucheck/harness/dtype_enums.hpp"
 #include "gpucheck/harness/libraries.hpp"
 #include "gpucheck/harness/main.hpp"
 #include "gpucheck/harness/registry.hpp"
@@ -40,18 +43,8 @@
 namespace gpucheck {
 namespace {
 
-enum class Load { burst, sustained, burn };
-
-struct GemmCase {
-  DType dtype;
-  std::int64_t m, n, k;
-  Load load = Load::burst;
-  double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
-  std::string name() const {
-    const char* variant = load == Load::burst ? "cublaslt" : load == Load::sustained ? "cublaslt_sustained" : "burn";
-    return bench_name({"matmul", variant, to_string(dtype), shape_mnk(m, n, k)});
-  }
-};
+using matmul::GemmCase;
+using matmul::Load;
 
 struct LtTypes {
   cudaDataType_t ab, cd;
@@ -61,13 +54,15 @@ struct LtTypes {
 
 LtTypes lt_types(DType t) {
   switch (t) {
-    case DType::fp32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, DType::fp32};
-    case DType::tf32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, DType::fp32};
-    case DType::fp16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, DType::fp16};
-    case DType::bf16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, DType::bf16};
-    case DType::fp8e4m3: return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, DType::bf16};
+    case DType::fp32:
+    case DType::tf32:
+    case DType::fp16:
+    case DType::bf16:
+    case DType::fp8e4m3: break;
     default: throw std::invalid_argument("matmul: unsupported dtype " + std::string(to_string(t)));
   }
+  const DType out = t == DType::fp8e4m3 ? DType::bf16 : storage_dtype(t);  // fp8 GEMMs write bf16
+  return {harness::cuda_data_type(t), harness::cuda_data_type(out), harness::cublas_compute_type(t), out};
 }
 
 // One cuBLASLt handle for the binary, owned by the registry (destroyed before the device).
@@ -93,7 +88,7 @@ class Gemm : public harness::Op {
  public:
   Gemm(const GemmCase& c, harness::Device& dev, cublasLtHandle_t lt)
       : c_(c), types_(lt_types(c.dtype)), dev_(dev), lt_(lt) {
-    const std::size_t in_bytes = storage_bytes(c.dtype == DType::tf32 ? DType::fp32 : c.dtype);
+    const std::size_t in_bytes = storage_bytes(c.dtype);
     const std::size_t out_bytes = storage_bytes(types_.out);
     a_ = harness::DeviceBuffer(in_bytes * c.k * c.m);
     b_ = harness::DeviceBuffer(in_bytes * c.k * c.n);
@@ -162,7 +157,7 @@ class Gemm : public harness::Op {
       for (std::int64_t kk = 0; kk < c_.k; ++kk) ib.push_back(static_cast<std::size_t>(j * c_.k + kk));
     for (auto j : cj)
       for (auto r : ri) id.push_back(static_cast<std::size_t>(j * c_.m + r));
-    const DType in = c_.dtype == DType::tf32 ? DType::fp32 : c_.dtype;
+    const DType in = storage_dtype(c_.dtype);
     const auto a = kernels::gather_to_host_double(a_.get(), ia, in, s);
     const auto b = kernels::gather_to_host_double(b_.get(), ib, in, s);
     const auto d = kernels::gather_to_host_double(d_.get(), id, types_.out, s);
@@ -197,7 +192,7 @@ class Gemm : public harness::Op {
   }
 
   void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
-    if (auto peak = dev_.peak_tflops(c_.dtype)) state.counters["pct_of_peak"] = 100.0 * c_.flops() / m.per_call_s / 1e12 / *peak;
+    if (auto peak = dev_.peak_tflops(c_.dtype)) state.counters[contract::counter::pct_of_peak] = 100.0 * c_.flops() / m.per_call_s / 1e12 / *peak;
   }
 
  protected:
@@ -251,10 +246,10 @@ class BurnGemm final : public Gemm {
   }
   void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
     Gemm::add_counters(state, m);
-    state.counters["burn_iterations"] = static_cast<double>(calls_);  // ("iterations" is Google Benchmark's own field)
-    state.counters["mismatches"] = 0;  // verify_after threw otherwise
-    if (m.sampled.sm_clock_MHz) state.counters["sm_clock_min_MHz"] = *m.sampled.sm_clock_MHz;
-    if (temperature_max_) state.counters["temperature_max_C"] = *temperature_max_;
+    state.counters[contract::counter::burn_iterations] = static_cast<double>(calls_);  // ("iterations" is Google Benchmark's own field)
+    state.counters[contract::counter::mismatches] = 0;  // verify_after threw otherwise
+    if (m.sampled.sm_clock_MHz) state.counters[contract::counter::sm_clock_min_MHz] = *m.sampled.sm_clock_MHz;
+    if (temperature_max_) state.counters[contract::counter::temperature_max_C] = *temperature_max_;
   }
 
  private:
@@ -287,43 +282,13 @@ harness::MeasureOptions measure_for(Load load, const harness::Registry& r, doubl
   return o;
 }
 
-std::vector<GemmCase> cases_for(Suite suite) {
-  const std::vector<DType> dtypes{DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8e4m3};
-  std::vector<GemmCase> cases;
-  switch (suite) {
-    case Suite::full:
-      for (DType t : dtypes) {
-        for (std::int64_t n : {1024, 2048, 4096, 8192, 16384}) cases.push_back({t, n, n, n});
-        // Transformer shapes (m = tokens): MLP up and down projections of 8B- and 70B-class
-        // models, and a skinny decode step (16 tokens).
-        for (auto [m, n, k] : {std::array<std::int64_t, 3>{4096, 14336, 4096}, {4096, 4096, 14336},
-                               {8192, 28672, 8192}, {8192, 8192, 28672}, {16, 28672, 8192}})
-          cases.push_back({t, m, n, k});
-      }
-      cases.push_back({DType::bf16, 8192, 8192, 8192, Load::sustained});
-      break;
-    case Suite::quick:
-      for (DType t : dtypes) cases.push_back({t, 8192, 8192, 8192});
-      cases.push_back({DType::bf16, 4096, 14336, 4096});
-      cases.push_back({DType::bf16, 16, 28672, 8192});
-      cases.push_back({DType::bf16, 8192, 8192, 8192, Load::sustained});
-      break;
-    case Suite::accept:
-      for (DType t : {DType::tf32, DType::fp16, DType::bf16, DType::fp8e4m3}) cases.push_back({t, 8192, 8192, 8192});
-      break;
-    case Suite::burn:
-      cases.push_back({DType::bf16, 8192, 8192, 8192, Load::burn});
-      break;
-  }
-  return cases;
-}
-
 void register_cases(harness::Registry& r) {
   harness::record_cublas_version();
   harness::Device& dev = r.device();
   const LtHandle& lt = r.keep<LtHandle>();
   const double burn_seconds = dev.options().burn_seconds;
-  for (const GemmCase& c : cases_for(dev.suite())) {
+  for (const GemmCase& c : matmul::rows()) {
+    if (!c.suites.has(dev.suite())) continue;
     if (c.dtype == DType::fp8e4m3 && dev.compute_capability() < 89) {
       r.add_unsupported(c.name(), "fp8 GEMMs need compute capability 8.9 or newer (this GPU is " +
                                       std::to_string(dev.compute_capability() / 10) + "." +
@@ -344,5 +309,5 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {"matmul", gpucheck::register_cases, {}, {}});
+  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::matmul, gpucheck::register_cases, {}, {}});
 }

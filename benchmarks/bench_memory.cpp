@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "cases/memory.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check.hpp"
@@ -138,16 +140,9 @@ class ReadSum final : public harness::Op {
   DeviceBuffer src_, partial_;
 };
 
-// The family's table: variant, dtype in the name, bytes through HBM per call (read + written)
-// per array byte, the suites that run it, and how to make its op.
-struct Variant {
-  const char* name;
-  const char* dtype;
-  double traffic;  // bytes moved per byte of one array
-  bool quick;      // in the quick (gate) suite
-  bool accept;     // in the acceptance suite
-  std::function<std::unique_ptr<harness::Op>(const std::string& name, std::size_t bytes, harness::Device&)> make;
-};
+// How a variant's op is made (benchmarks/cases/memory.hpp holds the table).
+using Make = std::function<std::unique_ptr<harness::Op>(const std::string& name, std::size_t bytes, harness::Device&)>;
+using Variant = memory::Variant<Make>;
 
 std::unique_ptr<harness::Op> make_copy(const std::string& name, std::size_t bytes, harness::Device& dev,
                                        kernels::CopyVariant v, bool with_label) {
@@ -158,27 +153,20 @@ std::unique_ptr<harness::Op> make_copy(const std::string& name, std::size_t byte
 }
 
 const std::vector<Variant>& variants() {
-  static const std::vector<Variant> v{
-      {"memcpy_d2d", "u8", 2, true, true,
-       [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
-         return std::make_unique<Copy>(n, b, d, [](void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
-           GPUCHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
-         }, std::string());
-       }},
-      {"copy_kernel", "u8", 2, true, true,
-       [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::flat, false); }},
-      // The persistent SM-sized grid, measured slower on the H200: the layout comparison.
-      {"copy_kernel_persistent", "u8", 2, false, false,
-       [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::strided, true); }},
-      {"triad", "fp32", 3, true, false,
-       [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
-         return std::make_unique<Triad>(n, b, d);
-       }},
-      {"read_sum", "fp32", 1, true, false,
-       [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
-         return std::make_unique<ReadSum>(n, b, d);
-       }},
-  };
+  static const std::vector<Variant> v = memory::variants<Make>(
+      [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
+        return std::make_unique<Copy>(n, b, d, [](void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
+          GPUCHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+        }, std::string());
+      },
+      [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::flat, false); },
+      [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::strided, true); },
+      [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
+        return std::make_unique<Triad>(n, b, d);
+      },
+      [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
+        return std::make_unique<ReadSum>(n, b, d);
+      });
   return v;
 }
 
@@ -186,17 +174,15 @@ void register_cases(harness::Registry& r) {
   harness::record_cublas_version();
   harness::Device& dev = r.device();
   const Suite suite = dev.suite();
-  if (suite == Suite::burn) return;
   // At least 4x L2 so that nothing is served from cache.
   const std::size_t l2 = static_cast<std::size_t>(dev.props().l2CacheSize);
-  std::vector<std::size_t> sizes{std::size_t{2} << 30};
-  if (suite == Suite::full) sizes = {std::size_t{256} << 20, std::size_t{1} << 30, std::size_t{2} << 30, std::size_t{4} << 30};
-  for (std::size_t bytes : sizes) {
-    if (bytes < 4 * l2) continue;
+  for (const memory::Size& size : memory::sizes()) {
+    const std::size_t bytes = size.bytes;
+    if (!size.suites.has(suite) || bytes < 4 * l2) continue;
     for (const Variant& v : variants()) {
-      if ((suite == Suite::quick && !v.quick) || (suite == Suite::accept && !v.accept)) continue;
-      const std::string name = bench_name({"memory", v.name, v.dtype, bytes_label(bytes)});
-      if (std::string_view(v.name) == "read_sum" && bytes / sizeof(float) > 0x7fffffffu) {
+      if (!v.suites.has(suite)) continue;
+      const std::string name = memory::case_name(v, size);
+      if (v.name == "read_sum" && bytes / sizeof(float) > 0x7fffffffu) {
         r.add_unsupported(name, "cuBLAS's reference sum takes an int count: over 2^31 floats");
         continue;
       }
@@ -214,5 +200,5 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {"memory", gpucheck::register_cases, {}, {}});
+  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::memory, gpucheck::register_cases, {}, {}});
 }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "gpucheck/core/collectives.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/harness/check_nccl.hpp"
 #include "gpucheck/harness/device.hpp"
@@ -192,8 +193,8 @@ class CollectiveOp final : public harness::Op {
     return l;
   }
   void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
-    state.counters["wrong"] = 0;  // verify() and verify_after() threw otherwise
-    state.counters["ranks"] = job_.nranks();
+    state.counters[contract::counter::wrong] = 0;  // verify() and verify_after() threw otherwise
+    state.counters[contract::counter::ranks] = job_.nranks();
     batch_ = m.sampled.batch;  // for label(), which the registry asks for next
   }
 
@@ -320,7 +321,7 @@ void register_cases(harness::Registry& r, NcclJob& job) {
     harness::Case hc;
     hc.name = name;
     const auto bytes = static_cast<double>(k.bytes);
-    hc.rates = {{"algbw_GBps", bytes, 1e9}, {"busbw_GBps", bytes * busbw_factor(c.coll, n), 1e9}};
+    hc.rates = {{contract::counter::algbw_GBps, bytes, 1e9}, {contract::counter::busbw_GBps, bytes * busbw_factor(c.coll, n), 1e9}};
     hc.measure = measure_for(c, r, job);
     hc.setup = [&job, c, copies]() -> std::unique_ptr<harness::Op> {
       job.throw_if_failed();  // set-up failed, or a watchdog aborted the communicators
@@ -340,6 +341,7 @@ int main(int argc, char** argv) {
   NcclJob job;  // outlives run_family: communicators and MPI end after the last case
   return harness::run_family(
       argc, argv,
-      {"nccl", [&job](harness::Registry& r) { register_cases(r, job); },
-       [&job](int* c, char** v, std::string* err) { return job.take_args(c, v, err); }, [&job] { return job.root(); }});
+      {contract::family::nccl, [&job](harness::Registry& r) { register_cases(r, job); },
+       [&job](int* c, char** v, std::string* err) { return job.take_args(c, v, err); }, [&job] { return job.root(); },
+       {"--mpi", "--fixed-buffers"}});
 }

@@ -33,7 +33,9 @@
 #include <thread>
 #include <vector>
 
+#include "cases/pcie.hpp"
 #include "gpucheck/core/collectives.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/pcie.hpp"
 #include "gpucheck/harness/device.hpp"
@@ -48,20 +50,11 @@ namespace {
 using harness::DeviceBuffer;
 using harness::PinnedBuffer;
 
-enum class Dir { h2d, d2h, bidir };
-enum class Mem { pinned, pageable };
+using pcie::Dir;
+using pcie::Mem;
+using pcie::PcieCase;
 
 constexpr std::size_t kLatencyMaxBytes = std::size_t{64} << 10;  // latency_us on copies this small
-
-struct PcieCase {
-  Dir dir;
-  Mem mem;
-  std::size_t bytes;  // per direction
-  std::string name() const {
-    const char* d = dir == Dir::h2d ? "h2d" : dir == Dir::d2h ? "d2h" : "bidir";
-    return bench_name({"pcie", d, mem == Mem::pinned ? "pinned" : "pageable", bytes_label(bytes)});
-  }
-};
 
 // Host memory of either kind. Pageable memory is plain malloc. Every page then holds real
 // bytes (the pattern, or 0xFF before a D2H copy) before anything is timed: first-touch faults
@@ -264,16 +257,16 @@ class PcieOp final : public harness::Op {
   }
   void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
     const Telemetry& idle = dev_.telemetry();
-    if (gen_load_ > 0) state.counters["pcie_gen_load"] = gen_load_;
-    if (width_load_ > 0) state.counters["pcie_width_load"] = width_load_;
+    if (gen_load_ > 0) state.counters[contract::counter::pcie_gen_load] = gen_load_;
+    if (width_load_ > 0) state.counters[contract::counter::pcie_width_load] = width_load_;
     const PcieLink link = gen_load_ > 0 && width_load_ > 0
                               ? PcieLink{gen_load_, width_load_}
                               : PcieLink{idle.pcie_gen_current.value_or(0), idle.pcie_width_current.value_or(0)};
     const double directions = c_.dir == Dir::bidir ? 2.0 : 1.0;
     const double GBps = directions * static_cast<double>(c_.bytes) / m.per_call_s / 1e9;
     if (const double link_GBps = pcie_link_GBps(link); link_GBps > 0)
-      state.counters["pct_of_link"] = 100.0 * GBps / (directions * link_GBps);
-    if (c_.bytes <= kLatencyMaxBytes) state.counters["latency_us"] = m.per_call_s * 1e6;
+      state.counters[contract::counter::pct_of_link] = 100.0 * GBps / (directions * link_GBps);
+    if (c_.bytes <= kLatencyMaxBytes) state.counters[contract::counter::latency_us] = m.per_call_s * 1e6;
   }
   std::string label() const override {
     const Telemetry& t = dev_.telemetry();
@@ -298,27 +291,6 @@ class PcieOp final : public harness::Op {
   int gen_load_ = 0, width_load_ = 0;
 };
 
-std::vector<PcieCase> cases_for(Suite suite) {
-  const std::size_t quick = std::size_t{256} << 20;
-  switch (suite) {
-    case Suite::full: {
-      std::vector<PcieCase> cases;
-      for (Dir d : {Dir::h2d, Dir::d2h, Dir::bidir})
-        for (Mem m : {Mem::pinned, Mem::pageable})
-          for (std::uint64_t b : geometric_sizes(std::uint64_t{4} << 10, std::uint64_t{1} << 30, 4))
-            cases.push_back({d, m, static_cast<std::size_t>(b)});
-      return cases;
-    }
-    case Suite::quick:
-      return {{Dir::h2d, Mem::pinned, quick},   {Dir::h2d, Mem::pageable, quick}, {Dir::d2h, Mem::pinned, quick},
-              {Dir::d2h, Mem::pageable, quick}, {Dir::bidir, Mem::pinned, quick}, {Dir::h2d, Mem::pinned, 4096}};
-    case Suite::accept:
-      return {{Dir::h2d, Mem::pinned, quick}, {Dir::d2h, Mem::pinned, quick}, {Dir::bidir, Mem::pinned, quick}};
-    case Suite::burn: return {};
-  }
-  return {};
-}
-
 // The host reference of the copy cases (see the top): two 128 MiB pageable buffers, written
 // once, then copied one into the other per reading.
 class HostMemoryProbe {
@@ -341,7 +313,8 @@ class HostMemoryProbe {
 void register_cases(harness::Registry& r) {
   harness::Device& dev = r.device();
   HostMemoryProbe& probe = r.keep<HostMemoryProbe>();
-  for (const PcieCase& pc : cases_for(dev.suite())) {
+  for (const PcieCase& pc : pcie::rows()) {
+    if (!pc.suites.has(dev.suite())) continue;
     harness::Case c;
     c.name = pc.name();
     c.rates = {harness::gbps((pc.dir == Dir::bidir ? 2.0 : 1.0) * static_cast<double>(pc.bytes))};
@@ -359,5 +332,5 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {"pcie", gpucheck::register_cases, {}, {}});
+  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::pcie, gpucheck::register_cases, {}, {}});
 }

@@ -15,6 +15,7 @@
 #include <mpi.h>
 #endif
 
+#include "gpucheck/core/args.hpp"
 #include "gpucheck/core/collectives.hpp"
 #include "gpucheck/harness/check_nccl.hpp"
 
@@ -122,15 +123,18 @@ bool NcclJob::take_args(int* argc, char** argv, std::string* err) {
     }
     want_mpi = *v == 1;
   }
-  remove_args(argc, argv, [&](std::string_view a) {
-    if (a == "--fixed-buffers") {
-      fixed_buffers_ = true;
-      return true;
+  {
+    const args::OptionSet ours{{}, {"--mpi", "--fixed-buffers"}, {}, {}, {}, /*pass_unknown=*/true};
+    args::Parsed p;
+    args::ParseError e;
+    if (!args::parse(args::from_argv(*argc, argv), ours, &p, &e)) {
+      *err = e.str();
+      return false;
     }
-    if (a != "--mpi") return false;
-    want_mpi = true;
-    return true;
-  });
+    fixed_buffers_ = p.flag("--fixed-buffers");
+    want_mpi = want_mpi || p.flag("--mpi");
+    args::keep_passed(argc, argv, p);
+  }
   if (!want_mpi) return true;
 #ifdef GPUCHECK_HAVE_MPI
   try {

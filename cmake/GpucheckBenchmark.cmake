@@ -4,7 +4,9 @@
 # run_family) and our kernels, is listed in bin/gpucheck-benchmarks.txt (what `gpucheck gate`
 # runs), and is registered as a CTest smoke run (label gpu) that runs its quick suite with
 # --benchmark_out and checks the JSON (names, the listed counters present and positive, the
-# listed context keys known, the device context's values plausible). Without a device the run
+# listed context keys known, the device context's values plausible, and the figures against
+# ranges a broken measurement cannot meet: tests/gpu/smoke_ranges.hpp, with the specs.json
+# that travels with the build). Without a device the run
 # reports "Skipped" (a failure when GPUCHECK_REQUIRE_GPU=1).
 function(gpucheck_add_benchmark name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;COUNTERS;CONTEXT;ARGS" ${ARGN})
@@ -25,7 +27,8 @@ function(gpucheck_add_benchmark name)
     add_test(NAME gpu.${name}.quick
              COMMAND bash ${PROJECT_SOURCE_DIR}/tests/gpu/run_smoke.sh $<TARGET_FILE:${name}>
                      $<TARGET_FILE:gpu_json_check> ${CMAKE_CURRENT_BINARY_DIR}/${name}.quick.json
-                     --family ${family} ${check_args} -- ${ARG_ARGS})
+                     --family ${family} --specs ${PROJECT_BINARY_DIR}/share/gpucheck/specs.json ${check_args}
+                     -- ${ARG_ARGS})
     set_tests_properties(gpu.${name}.quick PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 RUN_SERIAL TRUE)
   endif()
 endfunction()

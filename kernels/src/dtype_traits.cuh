@@ -33,13 +33,13 @@ __host__ __device__ inline __nv_fp8_e4m3 from_float<__nv_fp8_e4m3>(float v) { re
 template <>
 __host__ __device__ inline __nv_fp8_e5m2 from_float<__nv_fp8_e5m2>(float v) { return __nv_fp8_e5m2(v); }
 
-// Calls f(T{}) with the storage type of a floating dtype.
+// Calls f(T{}) with the storage type of a floating dtype (the dtype table's storage: tf32
+// is stored as fp32). The types are the table's storage_type names.
 template <typename F>
 void dispatch_float(DType t, F&& f) {
-  switch (t) {
+  switch (storage_dtype(t)) {
     case DType::fp64: f(double{}); return;
-    case DType::fp32:
-    case DType::tf32: f(float{}); return;
+    case DType::fp32: f(float{}); return;
     case DType::fp16: f(__half{}); return;
     case DType::bf16: f(__nv_bfloat16{}); return;
     case DType::fp8e4m3: f(__nv_fp8_e4m3{}); return;

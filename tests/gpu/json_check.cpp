@@ -2,13 +2,14 @@
 // shape under the expected family, no errors, the listed counters present, finite and
 // positive, the listed context keys known, and the device context's VALUES plausible: NVML
 // loaded, clocks, power limit, PCIe link and temperature numbers in the ranges a real GPU
-// reports (a broken NVML binding writes "unknown" and fails here). Usage:
-//   gpu_json_check FILE --family NAME [--counter C]... [--context KEY]... [--min-cases N]
+// reports (a broken NVML binding writes "unknown" and fails here), and the figures against
+// ranges a broken measurement cannot meet (smoke_ranges.hpp: GEMMs against the datasheet of
+// the GPU the results name, the 2 GiB copies against HBM, empty launches under 50 us). Usage:
+//   gpu_json_check FILE --family NAME [--counter C]... [--context KEY]... [--min-cases N] [--specs FILE]
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -16,24 +17,35 @@
 #include <string>
 #include <vector>
 
+#include "gpucheck/core/args.hpp"
+#include "gpucheck/core/contract.hpp"
+#include "gpucheck/core/json_text.hpp"
+#include "gpucheck/core/specs.hpp"
+#include "smoke_ranges.hpp"
+
+namespace ctr = gpucheck::contract::counter;
+
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: gpu_json_check FILE --family NAME [--counter C]... [--min-cases N]\n");
+  static const char* kUsage =
+      "usage: gpu_json_check FILE --family NAME [--counter C]... [--context KEY]... [--min-cases N] [--specs FILE]\n";
+  const gpucheck::args::OptionSet flags{{"--family", "--min-cases", "--specs"}, {}, {"--counter", "--context"}};
+  gpucheck::args::Parsed a;
+  gpucheck::args::ParseError perr;
+  if (!gpucheck::args::parse(gpucheck::args::from_argv(argc, argv), flags, &a, &perr) || a.positional.size() != 1) {
+    if (!perr.message.empty()) std::fprintf(stderr, "gpu_json_check: %s\n", perr.str().c_str());
+    std::fputs(kUsage, stderr);
     return 2;
   }
-  std::string file = argv[1], family;
-  std::vector<std::string> counters, context_keys;
+  const std::string file = a.positional.front(), family = a.value("--family").value_or("");
+  const std::vector<std::string> counters = a.list("--counter"), context_keys = a.list("--context");
   long min_cases = 1;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    std::string f = argv[i];
-    if (f == "--family") family = argv[i + 1];
-    else if (f == "--counter") counters.emplace_back(argv[i + 1]);
-    else if (f == "--context") context_keys.emplace_back(argv[i + 1]);
-    else if (f == "--min-cases") min_cases = std::stol(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "gpu_json_check: unknown flag %s\n", f.c_str());
+  if (const auto m = a.value("--min-cases")) {
+    const auto v = gpucheck::args::to_integer(*m);
+    if (!v || *v < 0) {
+      std::fprintf(stderr, "gpu_json_check: --min-cases wants a count, got '%s'\n", m->c_str());
       return 2;
     }
+    min_cases = static_cast<long>(*v);
   }
   std::ifstream in(file);
   if (!in) {
@@ -42,14 +54,8 @@ int main(int argc, char** argv) {
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  std::string text = ss.str();
-  // Google Benchmark writes bare NaN/Infinity: make them strings so they parse (and fail below).
-  for (const char* tok : {"-Infinity", "Infinity", "NaN"}) {
-    for (std::size_t p = text.find(tok); p != std::string::npos; p = text.find(tok, p + 2)) {
-      if (p > 0 && text[p - 1] == '"') continue;
-      text.replace(p, std::strlen(tok), std::string("\"") + tok + "\"");
-    }
-  }
+  // Google Benchmark writes bare NaN/Infinity: made strings so they parse (and fail below).
+  const std::string text = gpucheck::quote_non_finite(ss.str());
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
@@ -105,7 +111,7 @@ int main(int argc, char** argv) {
       fail(name + ": " + b.value("error_message", std::string("error")));
     if (b.value("skipped", false)) fail(name + ": skipped");
     // Every case carries the engine's noise figures.
-    for (const char* k : {"samples", "cv_pct"})
+    for (const char* k : {ctr::samples, ctr::cv_pct})
       if (!b.contains(k) || !b[k].is_number() || !std::isfinite(b[k].get<double>()) || b[k].get<double>() < 0)
         fail(name + ": counter " + k + " missing or not a finite number >= 0");
     const auto& t = b.value("real_time", nlohmann::json());
@@ -113,7 +119,7 @@ int main(int argc, char** argv) {
     for (const auto& c : counters) {
       if (!b.contains(c)) {
         // pct_of_peak is absent on SKUs with no datasheet entry; every other counter is required.
-        if (c != "pct_of_peak" || ctx.value("gpu_sku", "unknown") != "unknown") fail(name + ": counter " + c + " missing");
+        if (c != ctr::pct_of_peak || ctx.value("gpu_sku", "unknown") != "unknown") fail(name + ": counter " + c + " missing");
         continue;
       }
       if (!b[c].is_number() || !std::isfinite(b[c].get<double>()) || !(b[c].get<double>() > 0))
@@ -125,6 +131,40 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
   if (cases < min_cases) fail("only " + std::to_string(cases) + " cases");
+  // Values against ranges a broken measurement cannot meet (smoke_ranges.hpp).
+  {
+    std::vector<gpucheck::smoke::Figure> figures;
+    for (const auto& b : j.value("benchmarks", nlohmann::json::array())) {
+      if (b.value("run_type", std::string("iteration")) == "aggregate") continue;
+      gpucheck::smoke::Figure f{b.value("name", ""), {}};
+      for (const auto& [k, v] : b.items())
+        if (v.is_number()) f.counters[k] = v.get<double>();
+        else if (v.is_string() && gpucheck::contract::counter_info(k))  // a quoted NaN/Infinity
+          f.counters[k] = std::strtod(v.get<std::string>().c_str(), nullptr);
+      figures.push_back(std::move(f));
+    }
+    const std::string gpu = ctx.value("gpu_name", std::string("?"));
+    gpucheck::SpecDb specs;
+    const gpucheck::SkuSpec* sku = nullptr;
+    bool have_specs = false;
+    if (const auto path = a.value("--specs")) {
+      std::string err;
+      if (!gpucheck::SpecDb::load(*path, &specs, &err)) fail("specs: " + err);
+      else {
+        have_specs = true;
+        sku = specs.lookup(gpu);
+      }
+    }
+    for (const auto& c : gpucheck::smoke::check_ranges(figures, sku, gpu)) {
+      using gpucheck::smoke::Verdict;
+      if (c.verdict == Verdict::fail) fail(c.name + ": " + c.why);
+      else if (c.verdict == Verdict::skipped)
+        std::printf("SKIP range: %s: %s\n", c.name.c_str(), have_specs ? c.why.c_str() : "no --specs file given");
+      else
+        std::printf("range ok: %s %s=%.4g %s %.4g\n", c.name.c_str(), c.counter.c_str(), c.value, c.at_least ? ">" : "<",
+                    c.bound);
+    }
+  }
   std::printf("%s: %ld cases, %d failures (gpu %s, driver %s)\n", failures ? "FAIL" : "PASS", cases, failures,
               ctx.value("gpu_name", std::string("?")).c_str(), ctx.value("driver_version", std::string("?")).c_str());
   return failures ? 1 : 0;

@@ -136,10 +136,10 @@ TEST(Engine, RegistryCountsOneFailedCaseAndTheOthersStillRun) {
   EXPECT_FALSE(errored(rep.runs[2]));
   for (int i : {0, 2}) {
     const auto& run = rep.runs[static_cast<std::size_t>(i)];
-    EXPECT_GE(run.counters.at("samples").value, 10);
-    EXPECT_GE(run.counters.at("cv_pct").value, 0);
+    EXPECT_GE(run.counters.at(contract::counter::samples).value, 10);
+    EXPECT_GE(run.counters.at(contract::counter::cv_pct).value, 0);
     EXPECT_NEAR(run.GetAdjustedRealTime(), kWorkNs / 1000.0, 0.2 * kWorkNs / 1000.0);  // microseconds
-    EXPECT_GT(run.counters.at("GBps").value, 0);
+    EXPECT_GT(run.counters.at(contract::counter::GBps).value, 0);
   }
   // Skipped, not failed: 1.7 marks it an error with the "unsupported: " prefix, 1.8 skips it.
   EXPECT_NE(message(rep.runs[3]).find("not on this device"), std::string::npos);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpucheck/core/collectives.hpp"
+#include "gpucheck/core/contract.hpp"
 
 namespace gpucheck {
 namespace {
@@ -306,6 +307,8 @@ TEST(Collectives, QuickSuiteNamesAreTheBaselineKeys) {
 
 TEST(Collectives, OtherSuites) {
   EXPECT_EQ(names_of(Suite::accept, 8), std::vector<std::string>{"nccl/allreduce/fp32/1GiB/g8"});
+  // What acceptance reads (contract::accept_nccl_name) is what the accept suite registers.
+  for (int n : {1, 2, 8}) EXPECT_EQ(names_of(Suite::accept, n), std::vector<std::string>{contract::accept_nccl_name(n)});
   EXPECT_TRUE(collective_cases(Suite::burn, 8).empty());
   const auto full = names_of(Suite::full, 2);
   EXPECT_EQ(full.size(), 3u * 31u * 2u);

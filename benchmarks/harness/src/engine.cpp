@@ -1,3 +1,4 @@
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/harness/engine.hpp"
 
 #include <algorithm>
@@ -219,16 +220,16 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
 void report(benchmark::State& state, const Measurement& m) {
   const Sampled& s = m.sampled;
   state.SetIterationTime(m.per_call_s);
-  state.counters["samples"] = s.stats.n;
-  state.counters["cv_pct"] = 100.0 * s.stats.cv;
-  state.counters["batch"] = s.batch;
+  state.counters[contract::counter::samples] = s.stats.n;
+  state.counters[contract::counter::cv_pct] = 100.0 * s.stats.cv;
+  state.counters[contract::counter::batch] = s.batch;
   if (s.clock_read) {
-    state.counters["throttled_samples"] = s.slowed_samples;
-    state.counters["clock_event_reasons"] = static_cast<double>(s.clock_event_reasons);
-    state.counters["throttled"] = is_throttling(s.clock_event_reasons) ? 1 : 0;
-    if (s.sm_clock_MHz) state.counters["sm_clock_MHz"] = *s.sm_clock_MHz;
+    state.counters[contract::counter::throttled_samples] = s.slowed_samples;
+    state.counters[contract::counter::clock_event_reasons] = static_cast<double>(s.clock_event_reasons);
+    state.counters[contract::counter::throttled] = is_throttling(s.clock_event_reasons) ? 1 : 0;
+    if (s.sm_clock_MHz) state.counters[contract::counter::sm_clock_MHz] = *s.sm_clock_MHz;
   }
-  if (!s.host_reference_s.empty()) state.counters["host_ref_us"] = summarize(s.host_reference_s).median * 1e6;
+  if (!s.host_reference_s.empty()) state.counters[contract::counter::host_ref_us] = summarize(s.host_reference_s).median * 1e6;
 }
 
 std::string engine_note(const Measurement& m) {

@@ -6,14 +6,18 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gpucheck/core/environment.hpp"
 #include "gpucheck/core/options.hpp"
+#include "gpucheck/core/output.hpp"
 #include "gpucheck/harness/device.hpp"
 #include "gpucheck/harness/registry.hpp"
 
@@ -28,40 +32,71 @@ class NullReporter final : public benchmark::BenchmarkReporter {
 };
 
 // Google Benchmark writes --benchmark_out as it goes; a killed run would leave a truncated
-// file that a later compare trips on. It writes to FILE.partial-PID instead, renamed to FILE
-// once every case ran.
-class AtomicOut {
+// file that a later compare trips on. So it writes elsewhere and the output is put in place
+// once every case ran (gpucheck/core/output.hpp): a regular file (or a new one) through its
+// temp `.NAME.tmp-PID` beside it, flushed and renamed; standard output (`-`), a FIFO or a
+// character device through a private temp whose bytes are then written to it in place.
+class OutputFile {
  public:
-  AtomicOut(int argc, char** argv) {
+  // Rewrites --benchmark_out=FILE in argv to the file Google Benchmark is to write. False
+  // with a reason when FILE cannot be an output (a folder, a block device, a dangling link).
+  bool take(int argc, char** argv, std::string* err) {
     constexpr std::string_view flag = "--benchmark_out=";
     for (int i = 1; i < argc; ++i) {
       const std::string_view a = argv[i];
       if (a.substr(0, flag.size()) != flag || a.size() == flag.size()) continue;
       final_ = std::string(a.substr(flag.size()));
-      partial_ = final_ + ".partial-" + std::to_string(::getpid());
-      arg_ = std::string(flag) + partial_;
+      const PathFacts facts = final_ == "-" ? PathFacts{} : path_facts(final_);
+      kind_ = classify_output(final_, facts);
+      if (kind_ == OutputKind::refuse) {
+        *err = "cannot write " + final_ + ": " + refusal_reason(facts);
+        return false;
+      }
+      if (kind_ == OutputKind::replace) {
+        replace_ = std::make_unique<AtomicReplace>(final_);
+        written_ = replace_->temp_path();
+      } else if (!make_private_temp(err)) {
+        return false;
+      }
+      arg_ = std::string(flag) + written_;
       argv[i] = arg_.data();
     }
+    return true;
   }
-  ~AtomicOut() {
-    if (!committed_ && !partial_.empty()) std::remove(partial_.c_str());
+  ~OutputFile() {
+    if (!private_.empty()) ::unlink(private_.c_str());
   }
-  AtomicOut(const AtomicOut&) = delete;
-  AtomicOut& operator=(const AtomicOut&) = delete;
   // Returns false with a reason when the file could not be put in place.
   bool commit(std::string* err) {
     if (final_.empty()) return true;
-    if (std::rename(partial_.c_str(), final_.c_str()) != 0) {
-      *err = "cannot write " + final_ + ": " + std::strerror(errno);
+    if (replace_) return replace_->commit(err);
+    std::ifstream in(private_, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in) {
+      *err = "cannot read back " + private_ + " (the results for " + final_ + ")";
       return false;
     }
-    committed_ = true;
-    return true;
+    return write_output(final_, text.str(), err);
   }
 
  private:
-  std::string final_, partial_, arg_;
-  bool committed_ = false;
+  bool make_private_temp(std::string* err) {
+    const char* dir = std::getenv("TMPDIR");
+    std::string tmpl = std::string(dir && *dir ? dir : "/tmp") + "/gpucheck-out-XXXXXX";
+    const int fd = ::mkstemp(tmpl.data());
+    if (fd < 0) {
+      *err = "cannot create a temp file in " + tmpl.substr(0, tmpl.rfind('/')) + ": " + std::strerror(errno);
+      return false;
+    }
+    ::close(fd);
+    private_ = written_ = tmpl;
+    return true;
+  }
+
+  std::string final_, written_, arg_, private_;
+  OutputKind kind_ = OutputKind::replace;
+  std::unique_ptr<AtomicReplace> replace_;
 };
 
 }  // namespace
@@ -74,6 +109,10 @@ int run_family(int argc, char** argv, const Family& family) {
     return 2;
   }
   if (family.take_args && !family.take_args(&argc, argv, &err)) {
+    std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
+    return 2;
+  }
+  if (!check_passed_arguments(argc, argv, family.options, &err)) {
     std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
     return 2;
   }
@@ -99,7 +138,11 @@ int run_family(int argc, char** argv, const Family& family) {
     return 2;
   }
 
-  AtomicOut out(argc, argv);
+  OutputFile out;
+  if (!out.take(argc, argv, &err)) {
+    std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
+    return 2;
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 

@@ -26,7 +26,7 @@ void skip_case(benchmark::State& state, const std::string& reason) {
 #ifdef GPUCHECK_HAVE_SKIP_WITH_MESSAGE
   state.SkipWithMessage(reason);
 #else
-  state.SkipWithError((kUnsupportedPrefix + reason).c_str());
+  state.SkipWithError((std::string(contract::kUnsupportedPrefix) + reason).c_str());
 #endif
 }
 

@@ -50,7 +50,7 @@ std::array<std::int64_t, 3> permuted_shape(const std::array<std::int64_t, 3>& in
 
 PathTolerance bmm_path_tolerance(DType out, std::int64_t k, double amax) {
   const double kk = static_cast<double>(std::max<std::int64_t>(k, 1));
-  const double u_out = unit_roundoff(out == DType::tf32 ? DType::fp32 : out);
+  const double u_out = unit_roundoff(storage_dtype(out));
   const double u32 = unit_roundoff(DType::fp32);
   // fp32 accumulation error per unit of scale (random-sign growth ~ sqrt(k)), as in
   // reduction_tolerance; two paths may each carry it.

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 
 namespace gpucheck {
@@ -30,7 +31,7 @@ float reduce_scatter_expected(int rank, int /*segment*/, std::size_t j, int nran
 }
 
 constexpr CollectiveSpec kTable[] = {
-    {Collective::all_reduce, "allreduce", Extent::share, Extent::share, true, reduce_and_spread, all_reduce_expected},
+    {Collective::all_reduce, contract::segment::allreduce, Extent::share, Extent::share, true, reduce_and_spread, all_reduce_expected},
     {Collective::all_gather, "allgather", Extent::share, Extent::all_shares, false, spread, all_gather_expected},
     {Collective::reduce_scatter, "reducescatter", Extent::all_shares, Extent::share, true, spread,
      reduce_scatter_expected},
@@ -149,33 +150,32 @@ std::vector<std::uint64_t> geometric_sizes(std::uint64_t lo, std::uint64_t hi, s
 }
 
 std::string collective_case_name(Collective c, bool in_place, DType t, std::uint64_t nominal_bytes, int nranks) {
-  std::string g = std::to_string(nranks);
-  g.insert(g.begin(), 'g');  // not "g" + to_string(): GCC 12's -Wrestrict false positive
-  return bench_name({"nccl", collective_variant(c, in_place), to_string(t), bytes_label(nominal_bytes), g});
+  return contract::nccl_name(collective_variant(c, in_place), t, nominal_bytes, nranks);
+}
+
+std::vector<CollectiveRow> collective_rows() {
+  using enum Suite;
+  constexpr std::uint64_t MiB = std::uint64_t{1} << 20, GiB = std::uint64_t{1} << 30;
+  static_assert(contract::kAcceptNcclBytes == GiB);
+  std::vector<CollectiveRow> r;
+  // With one rank an in-place collective moves no data (a launch of about 2 us): the gate's
+  // suite leaves it out (multi_rank); the full suite keeps it, as nccl-tests does.
+  for (std::uint64_t b : {MiB, 64 * MiB, GiB}) {
+    r.push_back({{Collective::all_reduce, false, b}, b == GiB ? Suites{quick, accept} : Suites{quick}, false});
+    r.push_back({{Collective::all_reduce, true, b}, {quick}, true});
+  }
+  for (Collective c : {Collective::all_gather, Collective::reduce_scatter})
+    for (bool in_place : {false, true}) r.push_back({{c, in_place, 64 * MiB}, {quick}, in_place});
+  for (const CollectiveSpec& row : kTable)
+    for (std::uint64_t b : geometric_sizes(8, 8 * GiB, 2))
+      for (bool in_place : {false, true}) r.push_back({{row.id, in_place, b}, {full}, false});
+  return r;  // burn: none
 }
 
 std::vector<CollectiveCase> collective_cases(Suite s, int nranks) {
-  constexpr std::uint64_t MiB = std::uint64_t{1} << 20, GiB = std::uint64_t{1} << 30;
   std::vector<CollectiveCase> out;
-  switch (s) {
-    case Suite::full:
-      for (const CollectiveSpec& row : kTable)
-        for (std::uint64_t b : geometric_sizes(8, 8 * GiB, 2))
-          for (bool in_place : {false, true}) out.push_back({row.id, in_place, b});
-      break;
-    case Suite::quick: {
-      // With one rank an in-place collective moves no data (a launch of about 2 us): the
-      // gate's suite leaves it out; the full suite keeps it, as nccl-tests does.
-      const std::vector<bool> places = nranks > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false};
-      for (std::uint64_t b : {MiB, 64 * MiB, GiB})
-        for (bool in_place : places) out.push_back({Collective::all_reduce, in_place, b});
-      for (Collective c : {Collective::all_gather, Collective::reduce_scatter})
-        for (bool in_place : places) out.push_back({c, in_place, 64 * MiB});
-      break;
-    }
-    case Suite::accept: out.push_back({Collective::all_reduce, false, GiB}); break;
-    case Suite::burn: break;
-  }
+  for (const CollectiveRow& row : collective_rows())
+    if (row.suites.has(s) && (!row.multi_rank || nranks > 1)) out.push_back(row.c);
   return out;
 }
 

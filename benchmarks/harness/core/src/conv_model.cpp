@@ -6,6 +6,7 @@
 #include <span>
 #include <stdexcept>
 
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 
 namespace gpucheck {
@@ -94,7 +95,7 @@ std::string_view to_string(ConvDir d) {
   return "?";
 }
 
-std::string_view to_string(ConvLayout l) { return l == ConvLayout::nchw ? "nchw" : "nhwc"; }
+std::string_view to_string(ConvLayout l) { return l == ConvLayout::nchw ? contract::segment::nchw : contract::segment::nhwc; }
 
 std::string conv_variant(ConvLayout l, ConvDir d) {
   std::string v(to_string(l));
@@ -106,7 +107,7 @@ std::string conv_variant(ConvLayout l, ConvDir d) {
 }
 
 std::string conv_case_name(ConvLayout l, ConvDir d, DType t, const ConvShape& shape) {
-  return bench_name({"conv", conv_variant(l, d), to_string(t), shape.name()});
+  return bench_name({contract::family::conv, conv_variant(l, d), to_string(t), shape.name()});
 }
 
 namespace {
@@ -306,7 +307,7 @@ std::size_t conv_reduction_length(const ConvShape& s, ConvDir d) {
 
 Tolerance conv_tolerance(DType t, std::size_t reduction_length) {
   const DType in = t;
-  const DType out = t == DType::tf32 ? DType::fp32 : t;
+  const DType out = storage_dtype(t);
   Tolerance tol = reduction_tolerance(in, out, reduction_length);
   // Winograd and FFT round transformed operands: to fp32 (a few tens of fp32 ulps, 2^-20),
   // to TF32, or for fp16/bf16 possibly to the input type. Those errors are random, so over

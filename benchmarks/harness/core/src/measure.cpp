@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gpucheck/core/stats.hpp"
+
 namespace gpucheck {
 
 std::string_view to_string(TimingMode m) {
@@ -74,16 +76,12 @@ SampleStats summarize(std::span<const double> xs) {
   SampleStats s;
   s.n = static_cast<int>(xs.size());
   if (xs.empty()) return s;
-  std::vector<double> v(xs.begin(), xs.end());
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  s.min = v.front();
-  s.max = v.back();
-  RunningStats r;
-  for (double x : xs) r.add(x);
-  s.mean = r.mean();
-  s.cv = r.cv();
+  const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+  s.min = *lo;
+  s.max = *hi;
+  s.median = *median(xs);
+  s.mean = *mean(xs);
+  s.cv = coefficient_of_variation(xs).value_or(0.0);
   return s;
 }
 

@@ -1,10 +1,12 @@
 #include "gpucheck/core/options.hpp"
 
-#include <charconv>
 #include <cstdlib>
 #include <unistd.h>
+#include <set>
 #include <string_view>
 #include <vector>
+
+#include "gpucheck/core/args.hpp"
 
 namespace gpucheck {
 
@@ -24,87 +26,70 @@ std::optional<Suite> parse_suite(std::string_view s) {
   return std::nullopt;
 }
 
-namespace {
-// Matches `--name value` or `--name=value`; advances *i past what it consumed.
-bool take_value(int argc, char** argv, int* i, std::string_view name, std::string* value,
-                bool* matched, std::string* err) {
-  std::string_view a = argv[*i];
-  *matched = false;
-  if (a == name) {
-    *matched = true;
-    if (*i + 1 >= argc) {
-      *err = std::string(name) + " needs a value";
-      return false;
-    }
-    *value = argv[++*i];
-    return true;
-  }
-  if (a.size() > name.size() && a.substr(0, name.size()) == name && a[name.size()] == '=') {
-    *matched = true;
-    *value = std::string(a.substr(name.size() + 1));
-    return true;
-  }
-  return true;
+const args::OptionSet& option_set() {
+  // Unknown arguments are passed on in order: a family's own flags, then Google Benchmark's.
+  static const args::OptionSet o{{"--device", "--suite", "--burn-seconds", "--specs"}, {"--help", "-h"}, {}, {},
+                                 {"--help", "-h"}, /*pass_unknown=*/true, /*last_wins=*/true};
+  return o;
 }
-}  // namespace
 
 bool parse_options(int* argc, char** argv, Options* out, std::string* err) {
-  Options o;
-  std::vector<char*> keep;
-  keep.push_back(argv[0]);
-  for (int i = 1; i < *argc; ++i) {
-    std::string value;
-    bool matched = false;
-    if (!take_value(*argc, argv, &i, "--device", &value, &matched, err)) return false;
-    if (matched) {
-      int d = -1;
-      auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), d);
-      if (ec != std::errc() || p != value.data() + value.size() || d < 0) {
-        *err = "--device wants a device index (0, 1, ...), got '" + value + "'";
-        return false;
-      }
-      o.device = d;
-      continue;
-    }
-    if (!take_value(*argc, argv, &i, "--suite", &value, &matched, err)) return false;
-    if (matched) {
-      const std::optional<Suite> suite = parse_suite(value);
-      if (!suite) {
-        *err = "--suite wants quick, full, accept or burn, got '" + value + "'";
-        return false;
-      }
-      o.suite = *suite;
-      continue;
-    }
-    if (!take_value(*argc, argv, &i, "--burn-seconds", &value, &matched, err)) return false;
-    if (matched) {
-      double sec = 0;
-      auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), sec);
-      if (ec != std::errc() || p != value.data() + value.size() || !(sec > 0) || sec > 86400) {
-        *err = "--burn-seconds wants seconds in (0, 86400], got '" + value + "'";
-        return false;
-      }
-      o.burn_seconds = sec;
-      continue;
-    }
-    if (!take_value(*argc, argv, &i, "--specs", &value, &matched, err)) return false;
-    if (matched) {
-      if (value.empty()) {
-        *err = "--specs needs a file";
-        return false;
-      }
-      o.specs_path = value;
-      continue;
-    }
-    std::string_view a = argv[i];
-    if (a == "--help" || a == "-h") o.help = true;  // Google Benchmark prints its part too
-    keep.push_back(argv[i]);
+  const std::vector<std::string> in = args::from_argv(*argc, argv);
+  args::Parsed p;
+  args::ParseError e;
+  if (!args::parse(in, option_set(), &p, &e)) {
+    *err = e.str();
+    return false;
   }
-  for (std::size_t j = 0; j < keep.size(); ++j) argv[j] = keep[j];
-  *argc = static_cast<int>(keep.size());
-  argv[*argc] = nullptr;
+  Options o;
+  if (const auto v = p.value("--device")) {
+    const auto d = args::to_integer(*v);
+    if (!d || *d < 0 || *d > 1 << 20) {
+      *err = "--device wants a device index (0, 1, ...), got '" + *v + "'";
+      return false;
+    }
+    o.device = static_cast<int>(*d);
+  }
+  if (const auto v = p.value("--suite")) {
+    const std::optional<Suite> suite = parse_suite(*v);
+    if (!suite) {
+      *err = "--suite wants quick, full, accept or burn, got '" + *v + "'";
+      return false;
+    }
+    o.suite = *suite;
+  }
+  if (const auto v = p.value("--burn-seconds")) {
+    const auto sec = args::to_number(*v);
+    if (!sec || !(*sec > 0) || *sec > 86400) {
+      *err = "--burn-seconds wants seconds in (0, 86400], got '" + *v + "'";
+      return false;
+    }
+    o.burn_seconds = *sec;
+  }
+  if (const auto v = p.value("--specs")) {
+    if (v->empty()) {
+      *err = "--specs needs a file";
+      return false;
+    }
+    o.specs_path = *v;
+  }
+  o.help = p.flag("--help") || p.flag("-h");  // passed on: Google Benchmark prints its part too
+  args::keep_passed(argc, argv, p);
   *out = o;
   return true;
+}
+
+bool check_passed_arguments(int argc, char** argv, const std::vector<std::string>& family_options, std::string* err) {
+  args::OptionSet gbench{{}, {"--help", "-h"}, {}, {"--benchmark_", "--v="}};
+  // Suggestions only: these were parsed before (ours) or by the family.
+  for (const auto& names : {option_set().with_value, std::set<std::string>(family_options.begin(), family_options.end())})
+    gbench.flags.insert(names.begin(), names.end());
+  const std::vector<std::string> in = args::from_argv(argc, argv);
+  args::Parsed p;
+  args::ParseError e;
+  if (args::parse(in, gbench, &p, &e) && p.positional.empty()) return true;
+  *err = p.positional.empty() ? e.str() : "unexpected argument '" + p.positional.front() + "'";
+  return false;
 }
 
 std::string options_help(std::string_view program) {

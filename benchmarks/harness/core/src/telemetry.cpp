@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/pcie.hpp"
 
 namespace gpucheck {
@@ -398,43 +399,8 @@ std::optional<std::string> host_cpu_from_proc(std::string_view cpuinfo) {
   return model;
 }
 
-namespace {
-constexpr std::array<std::pair<std::uint64_t, const char*>, 9> kReasons{{
-    {0x1, "gpu_idle"},
-    {0x2, "applications_clocks_setting"},
-    {0x4, "sw_power_cap"},
-    {0x8, "hw_slowdown"},
-    {0x10, "sync_boost"},
-    {0x20, "sw_thermal_slowdown"},
-    {0x40, "hw_thermal_slowdown"},
-    {0x80, "hw_power_brake_slowdown"},
-    {0x100, "display_clock_setting"},
-}};
-}  // namespace
+std::string describe_clock_event_reasons(std::uint64_t mask) { return contract::describe_reasons(mask); }
 
-std::string describe_clock_event_reasons(std::uint64_t mask) {
-  if (mask == 0) return "none";
-  std::string out;
-  std::uint64_t known = 0;
-  for (const auto& [bit, name] : kReasons) {
-    known |= bit;
-    if (mask & bit) {
-      if (!out.empty()) out += ',';
-      out += name;
-    }
-  }
-  if (mask & ~known) {
-    if (!out.empty()) out += ',';
-    std::ostringstream ss;
-    ss << "other(0x" << std::hex << (mask & ~known) << ")";
-    out += ss.str();
-  }
-  return out;
-}
-
-bool is_throttling(std::uint64_t mask) {
-  constexpr std::uint64_t kSlowing = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
-  return (mask & kSlowing) != 0;
-}
+bool is_throttling(std::uint64_t mask) { return contract::is_slowing(mask); }
 
 }  // namespace gpucheck

@@ -10,7 +10,7 @@ Tolerance reduction_tolerance(DType in, DType out, std::size_t k) {
   Tolerance t;
   // Output is rounded once to its storage format (twice the unit roundoff leaves room for
   // a scaled epilogue).
-  t.rel_out = 2.0 * unit_roundoff(out == DType::tf32 ? DType::fp32 : out);
+  t.rel_out = 2.0 * unit_roundoff(storage_dtype(out));
   // Inputs are exact in their own dtype (the reference reads the stored values), so the
   // error comes from the math mode (tf32 rounds fp32 inputs to 10 mantissa bits) and from
   // fp32 accumulation, which grows like sqrt(k) for random signs; worst case is linear.
@@ -24,8 +24,8 @@ Tolerance reduction_tolerance(DType in, DType out, std::size_t k) {
   }
   // The L2 bound sits well above rounding and far below what a wrong index or a missing
   // tile gives (errors of the order of the values themselves, rel_l2 ~ 1).
-  const double u = std::max(unit_roundoff(out == DType::tf32 ? DType::fp32 : out),
-                             in == DType::tf32 ? unit_roundoff(DType::tf32) : 0.0);
+  const double u = std::max(unit_roundoff(storage_dtype(out)),
+                             info(in).math_mode ? unit_roundoff(in) : 0.0);
   t.rel_l2 = std::max(1e-5, 8.0 * u);
   if (in == DType::fp8e4m3 || in == DType::fp8e5m2) t.rel_l2 = std::max(t.rel_l2, 2e-2);
   return t;

@@ -6,26 +6,11 @@
 #pragma once
 #include <cublas_v2.h>
 
-#include <stdexcept>
-#include <string>
-#include <string_view>
-
-#include "gpucheck/core/dtype.hpp"
 #include "gpucheck/harness/check.hpp"
+#include "gpucheck/harness/dtype_enums.hpp"
 #include "gpucheck/harness/memory.hpp"
 
 namespace gpucheck::harness {
-
-// cuBLAS's type of a stored fp32, fp16 or bf16 element; any other dtype throws
-// std::invalid_argument "<who>: unsupported dtype <t>".
-inline cudaDataType_t cuda_data_type(DType t, std::string_view who) {
-  switch (t) {
-    case DType::fp32: return CUDA_R_32F;
-    case DType::fp16: return CUDA_R_16F;
-    case DType::bf16: return CUDA_R_16BF;
-    default: throw std::invalid_argument(std::string(who) + ": unsupported dtype " + std::string(to_string(t)));
-  }
-}
 
 class CublasHandle {
  public:

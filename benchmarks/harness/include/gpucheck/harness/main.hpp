@@ -9,6 +9,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpucheck::harness {
 
@@ -22,6 +23,9 @@ struct Family {
   std::function<bool(int* argc, char** argv, std::string* err)> take_args;
   // Optional: false on processes whose console output is not wanted (MPI ranks other than 0).
   std::function<bool()> prints;
+  // The flags take_args takes, for "did you mean" when an argument is left that neither we
+  // nor Google Benchmark know.
+  std::vector<std::string> options = {};
 };
 
 int run_family(int argc, char** argv, const Family& family);

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/harness/engine.hpp"
 
 namespace gpucheck::harness {
@@ -44,12 +45,12 @@ class Op {
 
 // A figure derived from the per-call time: counter = amount / seconds / unit.
 struct Rate {
-  std::string counter;  // "TFLOPS", "GBps", "busbw_GBps", ...
+  std::string counter;  // a contract::counter name: TFLOPS, GBps, busbw_GBps, ...
   double amount = 0;    // per call: FLOPs, bytes
   double unit = 1;      // 1e12 for TFLOPS, 1e9 for GBps
 };
-inline Rate tflops(double flops) { return {"TFLOPS", flops, 1e12}; }
-inline Rate gbps(double bytes) { return {"GBps", bytes, 1e9}; }
+inline Rate tflops(double flops) { return {contract::counter::TFLOPS, flops, 1e12}; }
+inline Rate gbps(double bytes) { return {contract::counter::GBps, bytes, 1e9}; }
 
 struct Case {
   std::string name;
@@ -106,9 +107,8 @@ class Registry {
 };
 
 // Marks a case skipped with a reason: Google Benchmark 1.8's SkipWithMessage where the
-// library has it; with 1.7, SkipWithError with the message prefixed "unsupported: ", which
-// the compare tool reads as skipped (docs/ARCHITECTURE.md).
+// library has it; with 1.7, SkipWithError with the message prefixed
+// contract::kUnsupportedPrefix, which the compare tool reads as skipped (docs/ARCHITECTURE.md).
 void skip_case(benchmark::State& state, const std::string& reason);
-inline constexpr const char* kUnsupportedPrefix = "unsupported: ";
 
 }  // namespace gpucheck::harness

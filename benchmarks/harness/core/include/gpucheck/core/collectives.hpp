@@ -137,6 +137,15 @@ struct CollectiveCase {
   bool in_place;
   std::uint64_t bytes;  // nominal size S
 };
+// The family's table: one row per case with the suites it belongs to; `multi_rank` rows
+// only with two ranks or more.
+struct CollectiveRow {
+  CollectiveCase c;
+  Suites suites;
+  bool multi_rank = false;
+};
+std::vector<CollectiveRow> collective_rows();
+// The rows of a suite for this many ranks, in table order.
 std::vector<CollectiveCase> collective_cases(Suite s, int nranks);
 
 // How a case is sampled. With two ranks or more as nccl-tests does (`-w 5 -n 20`): wall time

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpucheck/core/contract.hpp"
+
 namespace gpucheck {
 
 // How a sample is timed (docs/ARCHITECTURE.md):
@@ -75,12 +77,14 @@ struct ClockReading {
 // sustained load and is not counted. Such samples are counted and reported, not discarded
 // (a card that throttles is what acceptance must see; docs/ARCHITECTURE.md).
 bool is_slowed(const ClockReading& r, std::optional<unsigned> sm_clock_max_MHz);
-inline constexpr std::uint64_t kSlowingReasons = 0x8 | 0x20 | 0x40 | 0x80;
+using contract::kSlowingReasons;
 
+// A case's samples, from gpucheck/core/stats.hpp (the tool's statistics): cv 0 where
+// coefficient_of_variation has none (below two values, a zero mean), everything 0 when empty.
 struct SampleStats {
   int n = 0;
   double median = 0, mean = 0, min = 0, max = 0;
-  double cv = 0;  // fraction; 0 below two values
+  double cv = 0;  // fraction
 };
 SampleStats summarize(std::span<const double> xs);
 

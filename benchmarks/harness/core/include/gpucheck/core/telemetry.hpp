@@ -107,9 +107,11 @@ std::optional<std::string> pcie_upstream_port(std::string_view canonical_device_
 std::string process_name(unsigned pid, const FileReader& fs);
 
 // Names of the set bits of an NVML clocks-event (throttle) reason mask, comma-separated;
-// "none" for 0. gpu_idle is listed but is not throttling (see is_throttling).
+// "none" for 0 (contract::describe_reasons: the names and classes are the contract's table).
 std::string describe_clock_event_reasons(std::uint64_t mask);
-// True when the mask holds a reason that lowers clocks under load (power, thermal, slowdown).
+// True when the mask holds a slowing reason (contract::kSlowingReasons: hardware slowdown,
+// thermal, power brake). Power capping alone (sw_power_cap) is how a card runs under load
+// and is not throttling; the counter `throttled` means this.
 bool is_throttling(std::uint64_t mask);
 
 }  // namespace gpucheck

@@ -1,0 +1,73 @@
+// Writing an output file, for the binaries and the tool alike. An output is one of:
+//   standard output  `-`: written to file descriptor 1;
+//   in place         a character device or a FIFO, or a symbolic link to one: opened and
+//                    written, never replaced (a FIFO is opened without blocking: no reader
+//                    is an error, not a hang);
+//   replaced         a regular file, a link to one (its target is replaced), or a path that
+//                    does not exist: written to `.NAME.tmp-PID` in the same folder, flushed
+//                    (fsync), renamed over NAME, and the folder flushed, so a reader sees the
+//                    old file or the new one and a crash leaves no half file under NAME; the
+//                    temp is removed on every failure path.
+// Anything else (a folder, a block device, a socket, a link to nothing) is refused.
+// Errors are values: false and a one-line reason naming the path in *err.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace gpucheck {
+
+enum class FileType { missing, regular, directory, character_device, block_device, fifo, socket, symlink, other };
+
+// What lstat(2) and stat(2) say about a path: `type` of the path itself, `target` of what it
+// names after following links (equal to `type` unless type is symlink; missing for a link to
+// nothing).
+struct PathFacts {
+  FileType type = FileType::missing;
+  FileType target = FileType::missing;
+};
+
+enum class OutputKind { standard_output, in_place, replace, refuse };
+
+// The rule above, pure: `path` only decides `-`.
+OutputKind classify_output(std::string_view path, const PathFacts& facts);
+// Why an output of these facts is refused ("is a folder", ...); "" when it is not.
+std::string refusal_reason(const PathFacts& facts);
+
+// lstat + stat of a path (missing when it does not exist).
+PathFacts path_facts(const std::string& path);
+
+// The temp beside `path` that replace() writes: "DIR/.NAME.tmp-PID".
+std::string temp_path_for(const std::string& path, long pid);
+
+// A file being replaced atomically, for writers that are handed a path (Google Benchmark's
+// --benchmark_out): create() names the temp to write; commit() flushes it, renames it over
+// the final path and flushes the folder. The destructor removes the temp unless committed.
+class AtomicReplace {
+ public:
+  // `final_path` is the path as given; a link to a regular file replaces its target.
+  explicit AtomicReplace(std::string final_path);
+  ~AtomicReplace();
+  AtomicReplace(const AtomicReplace&) = delete;
+  AtomicReplace& operator=(const AtomicReplace&) = delete;
+
+  const std::string& final_path() const { return final_; }
+  const std::string& temp_path() const { return temp_; }
+  // Flushes the temp, renames it over the final path, flushes the folder. A temp that nobody
+  // wrote is an error (nothing to put in place).
+  bool commit(std::string* err);
+  // Removes the temp now (nothing is put in place).
+  void abandon();
+
+ private:
+  std::string final_, temp_;
+  bool done_ = false;
+};
+
+// Writes `data` to `path` by its kind (above). False with a reason on any failure, and the
+// temp removed; an output that is refused writes nothing.
+bool write_output(const std::string& path, std::string_view data, std::string* err);
+
+// The `replace` path alone: temp, write, fsync, rename, fsync the folder.
+bool write_file_atomically(const std::string& path, std::string_view data, std::string* err);
+
+}  // namespace gpucheck
