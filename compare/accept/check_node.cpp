@@ -2,9 +2,11 @@
 // (leave-one-out, so with two GPUs the slow one is named; only the slow side fails), and the
 // NCCL all-reduce bus bandwidth over the node against accept.json's floor, where one is set.
 #include <algorithm>
+#include <limits>
 #include <cmath>
 
 #include "accept/checks.hpp"
+#include "gpucheck/core/stats.hpp"
 #include "accept/names.hpp"
 #include "rules/stats.hpp"
 
@@ -67,7 +69,7 @@ std::map<const GpuView*, std::vector<AcceptCheck>> check_alike(const std::vector
           }
       if (others.empty()) continue;
       ++compared;
-      const double ref = median(others);
+      const double ref = gpucheck::median(others).value_or(std::numeric_limits<double>::quiet_NaN());
       if (!(ref > 0)) continue;
       const double shortfall = 1.0 - *mine / ref;
       if (compared == 1 || shortfall > worst) {

@@ -9,9 +9,10 @@
 #include <unordered_set>
 
 #include "base/filesystem.hpp"
+#include "gpucheck/core/stats.hpp"
+#include "gpucheck/core/json_text.hpp"
 #include "results/json_text.hpp"
 #include "results/results.hpp"
-#include "rules/stats.hpp"
 
 namespace gpucheck::compare {
 namespace {
@@ -230,11 +231,11 @@ Expected<Benchmark> fold(const std::string& src, Group& g) {
     b.real_time_ns = *t;
     b.counters = read_counters(*chosen->j);
   } else if (!b.samples_ns.empty()) {
-    b.real_time_ns = median(b.samples_ns);
+    b.real_time_ns = gpucheck::median(b.samples_ns).value_or(std::numeric_limits<double>::quiet_NaN());
     if (b.samples_ns.size() == 1) {
       b.counters = read_counters(*g.iterations.front().j);
     } else {
-      for (const auto& [k, v] : b.counter_samples) b.counters[k] = median(v);
+      for (const auto& [k, v] : b.counter_samples) b.counters[k] = gpucheck::median(v).value_or(std::numeric_limits<double>::quiet_NaN());
     }
   } else if (auto m2 = g.aggregates.find("mean"); m2 != g.aggregates.end()) {
     auto t = read_time_ns(src, m2->second.index, *m2->second.j);
@@ -259,7 +260,7 @@ Expected<Benchmark> fold(const std::string& src, Group& g) {
     if (const auto reps = c->second.j->find("repetitions"); reps != c->second.j->end() && reps->is_number_integer())
       b.repetitions = std::max(b.repetitions, static_cast<int>(std::clamp<long long>(reps->get<long long>(), 1, 1 << 20)));
   }
-  if (!b.cv) b.cv = coefficient_of_variation(b.samples_ns);
+  if (!b.cv) b.cv = gpucheck::coefficient_of_variation(b.samples_ns);
   return b;
 }
 
@@ -458,61 +459,8 @@ std::string benchmark_key(std::string_view n) {
 }
 
 Sanitized sanitize_nonfinite(std::string_view in) {
-  // One pass that copies untouched spans whole: at tens of MB a file, per-character appends
-  // cost more than the JSON parse.
-  Sanitized s;
-  const char* p = in.data();
-  const std::size_t n = in.size();
-  std::size_t copied = 0;
-  int depth = 0;
-  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.'; };
-  for (std::size_t i = 0; i < n; ++i) {
-    const char c = p[i];
-    switch (c) {
-      case '"':
-        for (++i; i < n && p[i] != '"'; ++i)
-          if (p[i] == '\\') ++i;
-        break;
-      case '[':
-      case '{':
-        s.max_depth = std::max(s.max_depth, ++depth);
-        break;
-      case ']':
-      case '}':
-        --depth;
-        break;
-      case 'N':
-      case 'I':
-      case '-': {
-        if (i > 0 && is_word(p[i - 1])) break;
-        const std::string_view rest(p + i, n - i);
-        std::string_view mark;
-        std::size_t len = 0;
-        if (rest.starts_with("NaN")) {
-          mark = kNaNJson;
-          len = 3;
-        } else if (rest.starts_with("Infinity")) {
-          mark = kPosInfJson;
-          len = 8;
-        } else if (rest.starts_with("-Infinity")) {
-          mark = kNegInfJson;
-          len = 9;
-        }
-        if (len == 0 || (i + len < n && is_word(p[i + len]))) break;
-        if (s.text.empty()) s.text.reserve(n + n / 16);
-        s.text.append(p + copied, i - copied);
-        s.text += mark;
-        i += len - 1;
-        copied = i + 1;
-        s.replaced = true;
-        break;
-      }
-      default:
-        break;
-    }
-  }
-  if (s.replaced) s.text.append(p + copied, n - copied);
-  return s;
+  const NonFiniteSanitized s = sanitize_non_finite(in, {kNaNJson, kPosInfJson, kNegInfJson});
+  return Sanitized{s.text, s.replaced, s.max_depth};
 }
 
 Expected<Results> parse_results(std::string_view text, const std::string& source, const ReadOptions& options) {

@@ -2,6 +2,7 @@
 // in the worse direction beyond its threshold, and (when both sides have repetitions) a
 // Mann-Whitney p-value below alpha. Improvements are reported and never fail.
 #include "rules/compare.hpp"
+#include "gpucheck/core/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -39,7 +40,7 @@ std::optional<double> value_of(const Benchmark& b, const std::string& metric) {
 std::optional<double> cv_of(const Benchmark& b, const std::string& metric) {
   if (metric == "real_time") return b.cv;
   if (const auto it = b.counter_cv.find(metric); it != b.counter_cv.end()) return std::fabs(it->second);
-  if (const auto* s = samples_of(b, metric)) return coefficient_of_variation(*s);
+  if (const auto* s = samples_of(b, metric)) return gpucheck::coefficient_of_variation(*s);
   return std::nullopt;
 }
 

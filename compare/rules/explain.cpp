@@ -3,6 +3,7 @@
 // run), throttled_samples, samples, cv_pct, and a label holding stop=time_limit when the
 // noise target was not reached. Reason names come from the harness core (one table).
 #include "rules/explain.hpp"
+#include "gpucheck/core/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -19,7 +20,7 @@ namespace {
 std::optional<double> counter(const Benchmark& b, const std::string& name) {
   if (const auto it = b.counters.find(name); it != b.counters.end()) return it->second;
   if (const auto it = b.counter_samples.find(name); it != b.counter_samples.end() && !it->second.empty())
-    return median(it->second);
+    return gpucheck::median(it->second);
   return std::nullopt;
 }
 

@@ -10,37 +10,6 @@
 
 namespace gpucheck::compare {
 
-double median(std::span<const double> xs) {
-  if (xs.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> v(xs.begin(), xs.end());
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double hi = v[mid];
-  if (v.size() % 2 == 1) return hi;
-  const double lo = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return lo + (hi - lo) / 2.0;
-}
-
-double mean(std::span<const double> xs) {
-  if (xs.empty()) return std::numeric_limits<double>::quiet_NaN();
-  return std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
-}
-
-double stddev(std::span<const double> xs) {
-  if (xs.size() < 2) return std::numeric_limits<double>::quiet_NaN();
-  const double m = mean(xs);
-  double ss = 0.0;
-  for (const double x : xs) ss += (x - m) * (x - m);
-  return std::sqrt(ss / static_cast<double>(xs.size() - 1));
-}
-
-std::optional<double> coefficient_of_variation(std::span<const double> xs) {
-  if (xs.size() < 2) return std::nullopt;
-  const double m = mean(xs);
-  if (m == 0.0 || !std::isfinite(m)) return std::nullopt;
-  return stddev(xs) / std::fabs(m);
-}
-
 double mann_whitney_exact_sf(double u, int n1, int n2) {
   if (n1 <= 0 || n2 <= 0) return 1.0;
   // The number of arrangements with statistic k is the coefficient of q^k in the Gaussian

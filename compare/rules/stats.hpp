@@ -1,5 +1,5 @@
-// Statistics for deciding whether a change is real: median, spread, and the Mann-Whitney U
-// test Google Benchmark's compare.py uses (same conventions as scipy.stats.mannwhitneyu,
+// Statistics for deciding whether a change is real: the Mann-Whitney U test Google
+// Benchmark's compare.py uses (same conventions as scipy.stats.mannwhitneyu,
 // two-sided, method "auto").
 #pragma once
 
@@ -8,11 +8,8 @@
 
 namespace gpucheck::compare {
 
-double median(std::span<const double> xs);  // NaN for an empty span
-double mean(std::span<const double> xs);    // NaN for an empty span
-double stddev(std::span<const double> xs);  // sample (n-1); NaN below two values
-// Coefficient of variation stddev/mean as a fraction; nullopt below two values or mean 0.
-std::optional<double> coefficient_of_variation(std::span<const double> xs);
+// Median, mean, stddev and cv are core's (gpucheck/core/stats.hpp): one set for the binaries
+// and the tool.
 
 struct MannWhitney {
   double u1 = 0;       // U statistic of the first sample

@@ -9,21 +9,6 @@
 
 namespace gc = gpucheck::compare;
 
-TEST(Stats, MedianOddEvenAndEmpty) {
-  EXPECT_DOUBLE_EQ(gc::median(std::vector<double>{3, 1, 2}), 2.0);
-  EXPECT_DOUBLE_EQ(gc::median(std::vector<double>{4, 1, 3, 2}), 2.5);
-  EXPECT_TRUE(std::isnan(gc::median(std::vector<double>{})));
-}
-
-TEST(Stats, CoefficientOfVariation) {
-  // mean 2, sample stddev 1
-  const auto cv = gc::coefficient_of_variation(std::vector<double>{1, 2, 3});
-  ASSERT_TRUE(cv);
-  EXPECT_DOUBLE_EQ(*cv, 0.5);
-  EXPECT_FALSE(gc::coefficient_of_variation(std::vector<double>{1}));
-  EXPECT_FALSE(gc::coefficient_of_variation(std::vector<double>{0, 0}));
-}
-
 struct UCase {
   const char* name;
   std::vector<double> x, y;

@@ -9,6 +9,20 @@
 
 namespace gpucheck {
 
+// The JSON string literals written in place of each token.
+struct NonFiniteMarks {
+  std::string_view nan, pos_inf, neg_inf;
+};
+struct NonFiniteSanitized {
+  std::string text;  // only filled when `replaced`; otherwise the input is already JSON
+  bool replaced = false;
+  int max_depth = 0;  // the deepest nesting of [ and { seen (outside strings)
+};
+// One pass, copying untouched spans whole (at tens of MB a file, per-character appends cost
+// more than the parse). A token is whole when no letter, digit, '_' or '.' touches it.
+NonFiniteSanitized sanitize_non_finite(std::string_view json_text, const NonFiniteMarks& marks);
+
+// Each token as the string of its own name: "NaN", "Infinity", "-Infinity".
 std::string quote_non_finite(std::string_view json_text);
 
 }  // namespace gpucheck
