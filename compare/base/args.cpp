@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "base/format.hpp"
-#include "base/suggest.hpp"
+#include "gpucheck/core/suggest.hpp"
 
 namespace gpucheck::compare::cli {
 

@@ -8,7 +8,7 @@
 
 #include "accept/command.hpp"
 #include "base/args.hpp"
-#include "base/suggest.hpp"
+#include "gpucheck/core/suggest.hpp"
 #include "gate/commands.hpp"
 #include "report/render.hpp"
 #include "report/report.hpp"

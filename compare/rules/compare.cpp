@@ -13,7 +13,7 @@
 #include "gpucheck/core/environment.hpp"
 #include "rules/host_bound.hpp"
 #include "rules/stats.hpp"
-#include "base/suggest.hpp"
+#include "gpucheck/core/suggest.hpp"
 
 namespace gpucheck::compare {
 namespace {

@@ -12,7 +12,7 @@
 #include <set>
 
 #include "results/results.hpp"
-#include "base/suggest.hpp"
+#include "gpucheck/core/suggest.hpp"
 
 namespace gpucheck::compare {
 namespace {
