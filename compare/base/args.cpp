@@ -6,60 +6,24 @@
 #include <cmath>
 
 #include "base/format.hpp"
-#include "gpucheck/core/suggest.hpp"
 
 namespace gpucheck::compare::cli {
 
 Expected<Args> parse_args(const std::vector<std::string>& in, std::size_t from, const OptionSet& known,
                           const std::string& command) {
   Args a;
-  bool only_positional = false;
-  for (std::size_t i = from; i < in.size(); ++i) {
-    const std::string& s = in[i];
-    if (only_positional || s.size() < 2 || s[0] != '-') {
-      a.positional.push_back(s);
-      continue;
-    }
-    if (s == "--") {
-      only_positional = true;
-      continue;
-    }
-    std::string key = s;
-    std::optional<std::string> inline_value;
-    if (const auto eq = s.find('='); eq != std::string::npos) {
-      key = s.substr(0, eq);
-      inline_value = s.substr(eq + 1);
-    }
-    const bool repeatable = known.repeatable.count(key) != 0;
-    if (repeatable || known.with_value.count(key) != 0) {
-      if (!repeatable && a.values.count(key) != 0) return Error{key, "given twice"};
-      if (!inline_value && i + 1 >= in.size()) return Error{key, "needs a value"};
-      std::string v = inline_value ? *inline_value : in[++i];
-      if (repeatable)
-        a.lists[key].push_back(std::move(v));
-      else
-        a.values[key] = std::move(v);
-    } else if (known.flags.count(key) != 0) {
-      if (inline_value) return Error{key, "takes no value"};
-      a.flags.insert(key);
-    } else {
-      std::vector<std::string> names(known.with_value.begin(), known.with_value.end());
-      names.insert(names.end(), known.flags.begin(), known.flags.end());
-      names.insert(names.end(), known.repeatable.begin(), known.repeatable.end());
-      const std::string hint = did_you_mean(key, names);
-      return Error{key, "unknown option" + (hint.empty() ? " (see gpucheck " + command + " --help)" : hint)};
-    }
-  }
-  return a;
+  gpucheck::args::ParseError e;
+  const std::span<const std::string> rest(in.data() + std::min(from, in.size()), in.size() - std::min(from, in.size()));
+  if (gpucheck::args::parse(rest, known, &a, &e)) return a;
+  if (e.message == "unknown option")
+    return Error{e.option, "unknown option" + (e.suggestion ? " (did you mean " + *e.suggestion + "?)"
+                                                            : " (see gpucheck " + command + " --help)")};
+  return Error{e.option, e.message};
 }
 
-std::optional<std::string> value(const Args& a, const std::string& key) {
-  const auto it = a.values.find(key);
-  if (it == a.values.end()) return std::nullopt;
-  return it->second;
-}
+std::optional<std::string> value(const Args& a, const std::string& key) { return a.value(key); }
 
-bool flag(const Args& a, const std::string& key) { return a.flags.count(key) != 0; }
+bool flag(const Args& a, const std::string& key) { return a.flag(key); }
 
 Expected<double> parse_number(const std::string& opt, const std::string& s, double lo, double hi) {
   double v = 0;

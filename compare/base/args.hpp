@@ -10,22 +10,15 @@
 #include <vector>
 
 #include "base/command.hpp"
+#include "gpucheck/core/args.hpp"
 #include "base/expected.hpp"
 
 namespace gpucheck::compare::cli {
 
-struct Args {
-  std::vector<std::string> positional;
-  std::map<std::string, std::string> values;              // --opt VALUE
-  std::set<std::string> flags;                            // --flag
-  std::map<std::string, std::vector<std::string>> lists;  // --opt VALUE, repeatable, in order
-};
-
-struct OptionSet {
-  std::set<std::string> with_value;
-  std::set<std::string> flags;
-  std::set<std::string> repeatable = {};  // with a value, may be given more than once (Args::lists)
-};
+// The parsed arguments and the options a command knows: core's parser, one for the binaries
+// and the tool (gpucheck/core/args.hpp).
+using Args = gpucheck::args::Parsed;
+using OptionSet = gpucheck::args::OptionSet;
 
 // `command` names the subcommand in "see gpucheck COMMAND --help". "--opt=value" is accepted
 // too; an unknown option suggests the nearest known one.
