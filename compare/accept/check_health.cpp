@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "accept/checks.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "accept/names.hpp"
 #include "rules/explain.hpp"
 #include "gpucheck/core/telemetry.hpp"
@@ -12,29 +13,23 @@
 namespace gpucheck::compare::accept_detail {
 namespace {
 
-using accept_names::kFaultNames;
+using accept_names::fault_name;
 using accept_names::kFaultReasons;
 using accept_names::kPowerCap;
-const std::string kBurn(accept_names::kBurn);
-
-// A context reason that is a fault (throttle_reasons spells hw_thermal_slowdown and the like).
-bool fault_name(const std::string& name) {
-  return std::any_of(std::begin(kFaultNames), std::end(kFaultNames),
-                     [&](std::string_view f) { return name.starts_with(f); });
-}
+const std::string kBurn = accept_names::burn();
 
 // The reasons of the burn case (burn) or of every other case, and the SM clocks they ran at.
 ClockFindings case_reasons(const GpuView& g, bool burn) {
   ClockFindings r;
   for (const auto& [name, b] : g.bench) {
     if ((name == kBurn) != burn || b->state != RunState::Ok) continue;
-    if (const auto m = counter_mask(*b, "clock_event_reasons")) {
+    if (const auto m = counter_mask(*b, contract::counter::clock_event_reasons)) {
       ++r.cases;
       r.mask |= *m;
       if (*m & kFaultReasons) r.fault_cases.push_back(name);
       if (*m & kPowerCap) ++r.power_capped;
     }
-    for (const char* k : {"sm_clock_MHz", "sm_clock_min_MHz"}) {
+    for (const char* k : {contract::counter::sm_clock_MHz, contract::counter::sm_clock_min_MHz}) {
       if (const auto it = b->counters.find(k); it != b->counters.end() && it->second > 0) {
         r.sm_min_MHz = std::min(r.sm_min_MHz.value_or(it->second), it->second);
         r.sm_max_MHz = std::max(r.sm_max_MHz.value_or(it->second), it->second);
@@ -85,7 +80,7 @@ void word_clocks(const ClockFindings& f, AcceptCheck& c) {
     c.note = join(notes) + ": the card slows itself (heat, power delivery or a fault)";
     return;
   }
-  const std::string cap(accept_names::kPowerCapName);
+  const std::string cap(accept_names::power_cap_name());
   if (f.power_capped > 0)
     notes.push_back(cap + " in " + std::to_string(f.power_capped) + " of " + std::to_string(f.cases) +
                     " cases (normal under GEMM load)");
@@ -231,19 +226,19 @@ AcceptCheck check_burn(const GpuView& g) {
     c.note = "no burn in the results (gpucheck accept --burn SECONDS)";
     return c;
   }
-  const auto mism = counter_or_why(b, kBurn, "mismatches", c);
+  const auto mism = counter_or_why(b, kBurn, contract::counter::mismatches, c);
   if (c.verdict == AcceptVerdict::Fail || b->state != RunState::Ok) return c;
   auto counter = [&](const char* k) -> std::optional<double> {
     const auto it = b->counters.find(k);
     return it == b->counters.end() ? std::nullopt : std::optional<double>(it->second);
   };
   BurnFindings f;
-  f.tflops = counter("TFLOPS");
-  f.iterations = counter("burn_iterations");  // gbench owns an entry's "iterations" field
+  f.tflops = counter(contract::counter::TFLOPS);
+  f.iterations = counter(contract::counter::burn_iterations);  // gbench owns an entry's "iterations" field
   f.mismatches = mism;
-  f.sm_clock_min_MHz = counter("sm_clock_min_MHz");
-  f.temperature_max_C = counter("temperature_max_C");
-  f.throttled_samples = counter("throttled_samples");
+  f.sm_clock_min_MHz = counter(contract::counter::sm_clock_min_MHz);
+  f.temperature_max_C = counter(contract::counter::temperature_max_C);
+  f.throttled_samples = counter(contract::counter::throttled_samples);
   f.reasons = case_reasons(g, true);
   c.verdict = (f.mismatches && *f.mismatches > 0) || f.reasons.fault_mask ? AcceptVerdict::Fail
               : f.mismatches                                           ? AcceptVerdict::Pass

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "accept/checks.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/stats.hpp"
 #include "accept/names.hpp"
 #include "rules/stats.hpp"
@@ -20,12 +21,12 @@ struct Figure {
 std::vector<Figure> alike_figures() {
   std::vector<Figure> f;
   for (const std::string_view dir : accept_names::kPcieDirections)
-    f.push_back({"pcie " + std::string(dir), accept_names::pcie(dir), "GBps", "GB/s"});
+    f.push_back({"pcie " + std::string(dir), accept_names::pcie(dir), contract::counter::GBps, std::string(contract::unit_of(contract::counter::GBps))});
   for (const std::string_view variant : accept_names::kMemoryVariants)
-    f.push_back({"memory " + std::string(variant), accept_names::memory(variant), "GBps", "GB/s"});
+    f.push_back({"memory " + std::string(variant), accept_names::memory(variant), contract::counter::GBps, std::string(contract::unit_of(contract::counter::GBps))});
   for (const std::string_view key : accept_names::kGemmKeys)
-    f.push_back({"gemm " + std::string(key), accept_names::gemm(key), "TFLOPS", "TFLOP/s"});
-  f.push_back({"burn bf16", std::string(accept_names::kBurn), "TFLOPS", "TFLOP/s"});
+    f.push_back({"gemm " + std::string(key), accept_names::gemm(key), contract::counter::TFLOPS, std::string(contract::unit_of(contract::counter::TFLOPS))});
+  f.push_back({"burn bf16", accept_names::burn(), contract::counter::TFLOPS, std::string(contract::unit_of(contract::counter::TFLOPS))});
   return f;
 }
 
@@ -115,7 +116,7 @@ std::vector<AcceptCheck> check_nccl(const std::vector<const GpuView*>& node, con
   const std::string host = node.front()->node;
   const std::string label = "node " + (known(host) ? host : std::string("(host unknown)"));
   std::map<std::string, std::pair<const Benchmark*, const GpuView*>> cases;  // one per name
-  constexpr std::string_view kPrefix = accept_names::kNcclAllreduce;
+  const std::string kPrefix = accept_names::nccl_allreduce_prefix();
   for (const GpuView* g : node)
     for (const auto& [name, b] : g->bench)
       if (name.starts_with(kPrefix)) cases.emplace(name, std::pair{b, g});
@@ -136,7 +137,7 @@ std::vector<AcceptCheck> check_nccl(const std::vector<const GpuView*>& node, con
     c.check = "nccl";
     c.item = "allreduce g" + name.substr(kPrefix.size());
     c.unit = "GB/s";
-    const auto busbw = counter_or_why(found.first, name, "busbw_GBps", c);
+    const auto busbw = counter_or_why(found.first, name, contract::counter::busbw_GBps, c);
     const int n = ranks ? static_cast<int>(*ranks) : 0;
     const auto floor = cfg.nccl_floor(found.second->sku_id(), n);
     if (floor) {

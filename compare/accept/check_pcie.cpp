@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "accept/checks.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "accept/names.hpp"
 #include "gpucheck/core/pcie.hpp"
 
@@ -15,7 +16,7 @@ PcieLinkValue load_link(const GpuView& g) {
   PcieLinkValue l;
   for (const auto& [name, b] : g.bench) {
     if (b->state != RunState::Ok) continue;
-    for (const auto& [counter, into] : {std::pair{"pcie_gen_load", &l.gen}, std::pair{"pcie_width_load", &l.width}}) {
+    for (const auto& [counter, into] : {std::pair{contract::counter::pcie_gen_load, &l.gen}, std::pair{contract::counter::pcie_width_load, &l.width}}) {
       const auto it = b->counters.find(counter);
       if (it == b->counters.end() || !(it->second >= 1) || it->second > 64) continue;
       const int v = static_cast<int>(it->second);
@@ -61,7 +62,7 @@ std::vector<AcceptCheck> check_pcie_bandwidth(const GpuView& g, const PcieLinkDe
   const PcieLink l{link.reference.gen, link.reference.width};
   const double rate = pcie_link_GBps(l);
   for (const std::string_view dir : accept_names::kPcieDirections) {
-    Rate r{"pcie_bandwidth", std::string(dir), accept_names::pcie(dir), "GBps", "GB/s", {}, {}, {},
+    Rate r{"pcie_bandwidth", std::string(dir), accept_names::pcie(dir), contract::counter::GBps, std::string(contract::unit_of(contract::counter::GBps)), {}, {}, {},
            lim.pcie_bandwidth_fraction, "no link to measure against (no reading, unknown SKU)"};
     if (rate > 0) {
       r.reference = rate;

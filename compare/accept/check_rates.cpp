@@ -2,6 +2,7 @@
 // of the SKU's datasheet (HBM copy, GEMM per dtype); FAIL below the config's fraction. A case
 // missing or skipped is "not checked"; one that errored fails.
 #include "accept/checks.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "accept/names.hpp"
 #include "gpucheck/core/dtype.hpp"
 
@@ -62,7 +63,7 @@ AcceptCheck check_rate(const GpuView& g, const Rate& r) {
 std::vector<AcceptCheck> check_memory(const GpuView& g, const AcceptLimits& lim) {
   std::vector<AcceptCheck> out;
   for (const auto& [item, fraction] : lim.memory_fraction) {
-    Rate r{"memory", item, accept_names::memory(item), "GBps", "GB/s", {}, {}, {}, fraction,
+    Rate r{"memory", item, accept_names::memory(item), contract::counter::GBps, std::string(contract::unit_of(contract::counter::GBps)), {}, {}, {}, fraction,
            g.sku ? "the SKU has no memory bandwidth in specs.json" : "unknown SKU: no datasheet figure"};
     if (g.sku && g.sku->memory_GBps > 0) {
       r.reference = g.sku->memory_GBps;
@@ -83,10 +84,10 @@ std::vector<AcceptCheck> check_gemm(const GpuView& g, const AcceptLimits& lim) {
     const std::string name = accept_names::gemm(key);
     std::optional<double> peak;
     if (g.sku)
-      if (const auto dt = parse_dtype(accept_names::gemm_dtype(key))) peak = g.sku->peak(*dt);
+      if (const auto dt = accept_names::gemm_dtype(key)) peak = g.sku->peak(*dt);
     // A SKU without the path (fp8 on A100) that did not run it has nothing to check.
     if (g.sku && !peak && g.find(name) == nullptr) continue;
-    Rate r{"gemm", key, name, "TFLOPS", "TFLOP/s", {}, {}, {}, f->second,
+    Rate r{"gemm", key, name, contract::counter::TFLOPS, std::string(contract::unit_of(contract::counter::TFLOPS)), {}, {}, {}, f->second,
            g.sku ? "the SKU has no " + key + " peak in specs.json" : "unknown SKU: no datasheet figure"};
     if (peak) {
       r.reference = *peak;

@@ -1,11 +1,18 @@
-// The accept suites' case names, built from their parts (names.hpp lists what they are).
+// The clock-event reason names of the contract's table, by class.
 #include "accept/names.hpp"
 
 namespace gpucheck::compare::accept_names {
 
-std::string pcie(std::string_view dir) { return "pcie/" + std::string(dir) + "/pinned/256MiB"; }
-std::string memory(std::string_view variant) { return "memory/" + std::string(variant) + "/u8/2GiB"; }
-std::string_view gemm_dtype(std::string_view key) { return key == "fp8" ? "fp8e4m3" : key; }
-std::string gemm(std::string_view key) { return "matmul/cublaslt/" + std::string(gemm_dtype(key)) + "/8192x8192x8192"; }
+bool fault_name(std::string_view name) {
+  for (const auto& r : contract::kClockEventReasons)
+    if (r.name == name) return r.cls == contract::ReasonClass::slowing;
+  return false;
+}
+
+std::string_view power_cap_name() {
+  for (const auto& r : contract::kClockEventReasons)
+    if (r.cls == contract::ReasonClass::power_cap) return r.name;
+  return "sw_power_cap";
+}
 
 }  // namespace gpucheck::compare::accept_names

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "base/format.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 
 namespace gpucheck::compare {
@@ -186,12 +187,12 @@ void disambiguate_labels(std::vector<std::string>& labels, const std::vector<Res
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& paired_segments() {
-  static const std::vector<std::pair<std::string, std::string>> k{
-      // Attention: fusion over the naive path (ours and cuDNN's), and ours over cuDNN's.
-      {"flash", "naive"}, {"cudnn", "naive"}, {"flash", "cudnn"}, {"fused", "naive"}, {"sdpa", "naive"},
-      {"nhwc", "nchw"},
-      {"graph", "eager"}, {"fp16", "fp32"},  {"bf16", "fp32"},     {"tf32", "fp32"},        {"fp8", "fp16"},
-      {"pinned", "pageable"}, {"einsum", "bmm"}};
+  // The contract's pairs (fusion over the naive path, ours over cuDNN's, NHWC over NCHW, ...).
+  static const std::vector<std::pair<std::string, std::string>> k = [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& p : contract::kReportPairs) out.emplace_back(std::string(p.candidate), std::string(p.reference));
+    return out;
+  }();
   return k;
 }
 

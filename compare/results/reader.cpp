@@ -10,6 +10,7 @@
 
 #include "base/filesystem.hpp"
 #include "gpucheck/core/stats.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/json_text.hpp"
 #include "results/json_text.hpp"
 #include "results/results.hpp"
@@ -341,7 +342,7 @@ std::optional<NotRun> read_not_run(const json& e) {
   if (!n.errored && !n.skipped) return std::nullopt;
   const char* msg_key = n.errored ? "error_message" : "skip_message";
   if (const auto m = e.find(msg_key); m != e.end() && m->is_string()) n.message = m->get<std::string>();
-  if (constexpr std::string_view kUnsupported = "unsupported: "; n.errored && n.message.starts_with(kUnsupported)) {
+  if (constexpr std::string_view kUnsupported = contract::kUnsupportedPrefix; n.errored && n.message.starts_with(kUnsupported)) {
     n.errored = false;
     n.skipped = true;
     n.message.erase(0, kUnsupported.size());

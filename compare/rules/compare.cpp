@@ -2,6 +2,7 @@
 // in the worse direction beyond its threshold, and (when both sides have repetitions) a
 // Mann-Whitney p-value below alpha. Improvements are reported and never fail.
 #include "rules/compare.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/stats.hpp"
 
 #include <algorithm>
@@ -58,18 +59,17 @@ std::optional<Direction> direction_for(std::string_view m) {
 }
 
 std::string rate_counter(const Benchmark& b) {
-  static constexpr std::string_view kPreferred[] = {"TFLOPS", "GBps", "busbw_GBps", "algbw_GBps", "us_per_launch"};
   const bool one_rank = one_rank_collective(b);
-  for (const auto k : kPreferred) {
-    if (k == "busbw_GBps" && one_rank) continue;  // 0 by definition there
+  for (const auto k : contract::kPreferredRates) {
+    if (k == contract::counter::busbw_GBps && one_rank) continue;  // 0 by definition there
     if (b.counters.count(std::string(k)) != 0) return std::string(k);
   }
   return {};
 }
 
 bool one_rank_collective(const Benchmark& b) {
-  const auto r = b.counters.find("ranks");
-  return r != b.counters.end() && r->second == 1.0 && b.counters.count("algbw_GBps") != 0;
+  const auto r = b.counters.find(contract::counter::ranks);
+  return r != b.counters.end() && r->second == 1.0 && b.counters.count(contract::counter::algbw_GBps) != 0;
 }
 
 const std::vector<std::pair<std::string, std::string>>& context_keys() {
@@ -159,7 +159,7 @@ Status check_metric(const Results& baseline, const Results& current, const std::
 namespace {
 
 std::optional<double> noise_pct(const Benchmark& b) {
-  const auto it = b.counters.find("cv_pct");
+  const auto it = b.counters.find(contract::counter::cv_pct);
   if (it == b.counters.end()) return std::nullopt;
   return it->second;
 }
@@ -285,10 +285,10 @@ Row current_only_row(const Benchmark& k, const CompareOptions& o) {
 // the binary measured the reference warm before and after the case.
 std::optional<HostReference> host_reference(const Benchmark* b) {
   if (b == nullptr || b->state != RunState::Ok) return std::nullopt;
-  const auto it = b->counters.find("host_ref_us");
+  const auto it = b->counters.find(contract::counter::host_ref_us);
   if (it == b->counters.end() || !(it->second > 0)) return std::nullopt;
   HostReference r{it->second, std::nullopt};
-  if (const auto m = b->counters.find("host_ref_max_us"); m != b->counters.end()) r.max_us = m->second;
+  if (const auto m = b->counters.find(contract::counter::host_ref_max_us); m != b->counters.end()) r.max_us = m->second;
   return r;
 }
 

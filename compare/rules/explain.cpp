@@ -3,6 +3,7 @@
 // run), throttled_samples, samples, cv_pct, and a label holding stop=time_limit when the
 // noise target was not reached. Reason names come from the harness core (one table).
 #include "rules/explain.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/stats.hpp"
 
 #include <algorithm>
@@ -57,14 +58,14 @@ std::optional<std::uint64_t> counter_mask(const Benchmark& b, const std::string&
 
 std::vector<std::string> explain_case(const Benchmark& base, const Benchmark& cur, std::optional<int> other_processes) {
   std::vector<std::string> why;
-  const auto clk_b = counter(base, "sm_clock_MHz");
-  const auto clk_c = counter(cur, "sm_clock_MHz");
+  const auto clk_b = counter(base, contract::counter::sm_clock_MHz);
+  const auto clk_c = counter(cur, contract::counter::sm_clock_MHz);
   if (clk_b && clk_c && *clk_b > 0 && std::fabs(*clk_c - *clk_b) / *clk_b > 0.02)
     why.push_back("SM clock " + num(*clk_b) + " -> " + num(*clk_c) + " MHz");
   else if (!clk_b && clk_c)
     why.push_back("SM clock " + num(*clk_c) + " MHz");
-  const auto rb = counter_mask(base, "clock_event_reasons");
-  const auto rc = counter_mask(cur, "clock_event_reasons");
+  const auto rb = counter_mask(base, contract::counter::clock_event_reasons);
+  const auto rc = counter_mask(cur, contract::counter::clock_event_reasons);
   if (rc) {
     const std::uint64_t b = rb.value_or(0) & ~kIdleBit;
     const std::uint64_t c = *rc & ~kIdleBit;
@@ -74,16 +75,16 @@ std::vector<std::string> explain_case(const Benchmark& base, const Benchmark& cu
       why.push_back("clock events " + text);
     }
   }
-  const auto tb = counter_max(base, "throttled_samples");
-  const auto tc = counter_max(cur, "throttled_samples");
+  const auto tb = counter_max(base, contract::counter::throttled_samples);
+  const auto tc = counter_max(cur, contract::counter::throttled_samples);
   if (tc && *tc > tb.value_or(0)) {
     std::string text = "throttled samples " + (tb ? num(*tb) + " -> " : std::string()) + num(*tc);
-    if (const auto s = counter(cur, "samples"); s && *s > 0) text += " of " + num(*s);
+    if (const auto s = counter(cur, contract::counter::samples); s && *s > 0) text += " of " + num(*s);
     why.push_back(text);
   }
   if (cur.label.find("stop=time_limit") != std::string::npos) {
     std::string text = "noise target not reached (stop=time_limit";
-    if (const auto cv = counter(cur, "cv_pct")) text += format_double(", cv %.2g%%", *cv);
+    if (const auto cv = counter(cur, contract::counter::cv_pct)) text += format_double(", cv %.2g%%", *cv);
     why.push_back(text + ")");
   }
   if (other_processes && *other_processes > 0)

@@ -55,6 +55,7 @@ inline constexpr const char* throttled = "throttled";
 inline constexpr const char* clock_event_reasons = "clock_event_reasons";
 inline constexpr const char* sm_clock_MHz = "sm_clock_MHz";
 inline constexpr const char* host_ref_us = "host_ref_us";
+inline constexpr const char* host_ref_max_us = "host_ref_max_us";
 // A family's own.
 inline constexpr const char* ranks = "ranks";
 inline constexpr const char* wrong = "wrong";
@@ -66,7 +67,7 @@ inline constexpr const char* pcie_gen_load = "pcie_gen_load";
 inline constexpr const char* pcie_width_load = "pcie_width_load";
 }  // namespace counter
 
-inline constexpr std::array<CounterInfo, 26> kCounters{{
+inline constexpr std::array<CounterInfo, 27> kCounters{{
     {counter::TFLOPS, "TFLOP/s", Better::higher},
     {counter::GBps, "GB/s", Better::higher},
     {counter::busbw_GBps, "GB/s", Better::higher},  // nccl-tests' bus bandwidth
@@ -84,7 +85,8 @@ inline constexpr std::array<CounterInfo, 26> kCounters{{
     {counter::throttled, "", Better::lower},          // 1 when a slowing reason was seen (kSlowingReasons)
     {counter::clock_event_reasons, "", Better::none},  // NVML mask, OR of every reading
     {counter::sm_clock_MHz, "MHz", Better::higher},    // the lowest reading
-    {counter::host_ref_us, "µs", Better::lower},       // the host reference's median
+    {counter::host_ref_us, "µs", Better::lower},       // the host reference, typical (warm) reading
+    {counter::host_ref_max_us, "µs", Better::lower},   // its largest reading (docs/GATE.md, host-bound)
     {counter::ranks, "", Better::none},
     {counter::wrong, "", Better::lower},
     {counter::mismatches, "", Better::lower},
@@ -97,6 +99,11 @@ inline constexpr std::array<CounterInfo, 26> kCounters{{
 
 // The row of a counter name; nullptr for a name that is not ours.
 const CounterInfo* counter_info(std::string_view name);
+// Its unit as people write it ("GB/s"); "" for a counter that is not ours or has none.
+inline std::string_view unit_of(std::string_view name) {
+  const CounterInfo* c = counter_info(name);
+  return c == nullptr ? std::string_view() : c->unit;
+}
 
 // The figure of a case when several rates are present, in this order (the first present wins).
 inline constexpr std::array<std::string_view, 5> kPreferredRates{counter::TFLOPS, counter::GBps, counter::busbw_GBps,
