@@ -322,7 +322,7 @@ void register_cases(harness::Registry& r) {
     // Pageable copies block the host in the call: they cannot be queued behind a hold.
     c.measure.mode = pc.mem == Mem::pinned ? TimingMode::held : TimingMode::per_call;
     c.measure.host_reference = [&probe] { probe.copy(); };
-    c.measure.plan.host_reference_every = 5;
+    c.measure.plan.host_reference_every = 1;
     c.setup = [pc, &dev] { return std::make_unique<PcieOp>(pc, dev); };
     r.add(std::move(c));
   }

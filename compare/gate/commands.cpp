@@ -44,10 +44,11 @@ const char* const kGateUsage =
 )";
 
 const char* const kRunUsage =
-    R"(  gpucheck run --bin-dir DIR --out DIR [--suite S] [--device N] [--repetitions N] [--timeout S] [--filter REGEX]
+    R"(  gpucheck run --bin-dir DIR --out DIR [--suite S] [--device N] [--repetitions N [--fresh-processes]] [--timeout S] [--filter REGEX]
       the gate's runner alone: every binary into DIR/results.json (exit 0 all ran, 1 a binary or case
-      failed, 2 bad input or no GPU); a baseline with repetitions, for the U test:
-      gpucheck run --bin-dir build/bin --out results/base --repetitions 5 &&
+      failed, 2 bad input or no GPU); --fresh-processes runs each repetition in a process of its own
+      (a host-bound figure moves with the process). A baseline with repetitions, for the U test:
+      gpucheck run --bin-dir build/bin --out results/base --repetitions 5 --fresh-processes &&
       gpucheck baseline update --suite quick results/base/results.json
 )";
 
@@ -81,12 +82,14 @@ std::optional<std::string> part_conflict(const Results& part, const std::map<std
   return std::nullopt;
 }
 
-Expected<FirstPass> run_all(Context& ctx, const RunPlan& plan, const std::vector<std::string>& bins, int reps) {
+Expected<FirstPass> run_all(Context& ctx, const RunPlan& plan, const std::vector<std::string>& bins, int reps,
+                            bool fresh_processes = false) {
   FirstPass fp;
   SuiteRunner runner(ctx, plan);
   for (std::size_t i = 0; i < bins.size(); ++i) {
     const std::string progress = "[" + std::to_string(i + 1) + "/" + std::to_string(bins.size()) + "]";
-    Outcome o = runner.run(bins[i], progress, "first", reps, plan.filter, plan.filter.has_value());
+    Outcome o = fresh_processes && reps > 1 ? runner.run_fresh(bins[i], progress, "first", reps, plan.filter, plan.filter.has_value())
+                                            : runner.run(bins[i], progress, "first", reps, plan.filter, plan.filter.has_value());
     if (o.interrupted) return Error{bins[i], "interrupted by a signal: the run stopped (results not written)"};
     fp.outcomes.push_back(std::move(o));
   }
@@ -171,7 +174,7 @@ std::vector<BinaryRun> runs_of(const std::vector<Outcome>& outcomes) {
 
 ExitStatus cmd_run(const std::vector<std::string>& args, Context& ctx) {
   CliOutput& io = ctx.io;
-  auto a = parse_args(args, 2, with(run_options(), {{"--repetitions"}, {}}), "run");
+  auto a = parse_args(args, 2, with(run_options(), {{"--repetitions"}, {"--fresh-processes"}}), "run");
   if (!a) return fail(io, a.error());
   auto plan = read_plan(*a, args[0], "run");
   if (!plan) return fail(io, plan.error());
@@ -186,7 +189,9 @@ ExitStatus cmd_run(const std::vector<std::string>& args, Context& ctx) {
   if (!bins) return fail(io, bins.error());
   if (auto m = make_out_dirs(ctx.fs, plan->out, false); !m) return fail(io, m.error());
   io.emit("gpucheck run: " + header(*plan, *bins, reps) + "\n");
-  auto fp = run_all(ctx, *plan, bins->names, reps);
+  // --fresh-processes: each repetition a process of its own (how a baseline is recorded, so
+  // that a host-bound case's figure spans process placements: docs/GATE.md).
+  auto fp = run_all(ctx, *plan, bins->names, reps, flag(*a, "--fresh-processes"));
   if (!fp) return fail(io, fp.error());
   const std::string results_path = join_path(plan->out, "results.json");
   const std::size_t n_parts = fp->parts.size();
@@ -281,17 +286,26 @@ Expected<Confirmations> confirm(Context& ctx, const GatePlan& g, const Compariso
               std::to_string(g.confirm_reps) + " repetitions:\n");
   SuiteRunner runner(ctx, g.run);
   std::size_t i = 0;
-  for (const auto& [bin, names] : by_binary) {
+  for (const auto& [bin, all] : by_binary) {
     ++i;
     const std::string progress = "[confirm " + std::to_string(i) + "/" + std::to_string(by_binary.size()) + "]";
-    Outcome o = runner.run(bin, progress, "confirm", g.confirm_reps, cases_filter(names), false);
-    if (o.interrupted) return Error{bin, "interrupted by a signal during the confirmation run"};
-    out.runs.push_back(o.run);
-    for (const auto& n : names) {
-      if (!o.results) out.failed[n] = o.run.reason.empty() ? "no results" : o.run.reason;
-      else if (o.results->find(n) == nullptr) out.failed[n] = "not in the re-run's results";
+    // Host-bound cases are re-measured in a fresh process per repetition (their figure moves
+    // with the process: docs/GATE.md), the others in one fresh process with repetitions.
+    std::vector<std::string> host, device;
+    for (const auto& n : all)
+      (g.compare.thresholds.rule_for(n).kind == RuleKind::HostBound ? host : device).push_back(n);
+    for (const auto* names : {&device, &host}) {
+      if (names->empty()) continue;
+      Outcome o = names == &host ? runner.run_fresh(bin, progress, "confirm", g.confirm_reps, cases_filter(*names), false)
+                                 : runner.run(bin, progress, "confirm", g.confirm_reps, cases_filter(*names), false);
+      if (o.interrupted) return Error{bin, "interrupted by a signal during the confirmation run"};
+      out.runs.push_back(o.run);
+      for (const auto& n : *names) {
+        if (!o.results) out.failed[n] = o.run.reason.empty() ? "no results" : o.run.reason;
+        else if (o.results->find(n) == nullptr) out.failed[n] = "not in the re-run's results";
+      }
+      if (o.results) current = replace_benchmarks(current, *o.results, *names);
     }
-    if (o.results) current = replace_benchmarks(current, *o.results, names);
   }
   return out;
 }

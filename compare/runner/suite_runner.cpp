@@ -140,6 +140,39 @@ Outcome SuiteRunner::run(const std::string& bin, const std::string& progress, co
   return o;
 }
 
+Outcome SuiteRunner::run_fresh(const std::string& bin, const std::string& progress, const std::string& pass,
+                               int processes, const std::optional<std::string>& filter, bool allow_empty) {
+  std::vector<Results> runs;
+  Outcome last;
+  double seconds = 0.0;
+  for (int i = 0; i < processes; ++i) {
+    const std::string p = progress + " (process " + std::to_string(i + 1) + "/" + std::to_string(processes) + ")";
+    Outcome o = run(bin, p, pass, 1, filter, allow_empty);
+    seconds += o.run.seconds;
+    if (o.interrupted || o.run.status == BinaryRun::Status::Errored || o.matched_nothing || !o.results) return o;
+    runs.push_back(std::move(*o.results));
+    last = std::move(o);
+  }
+  const bool confirm = pass == "confirm";
+  const std::string final_json = join_path(join_path(plan_.out, confirm ? "confirm" : "runs"), bin + ".processes.json");
+  auto stacked = stack_repetitions(runs, final_json);
+  last.run.seconds = seconds;
+  if (!stacked) {
+    last.run.status = BinaryRun::Status::Errored;
+    last.run.reason = "its runs do not stack: " + stacked.error().str();
+    last.results.reset();
+    return last;
+  }
+  if (auto w = write_atomic(ctx_.fs, final_json, to_gbench_json(*stacked)); !w) {
+    last.run.status = BinaryRun::Status::Errored;
+    last.run.reason = "results not kept: " + w.error().str();
+    last.results.reset();
+    return last;
+  }
+  last.results = std::move(*stacked);
+  return last;
+}
+
 void SuiteRunner::read_json(Outcome& o, const std::string& tmp, const std::string& final_json, int code,
                             bool allow_empty, const std::string& last) {
   const std::string after = "exit " + std::to_string(code) + " but ";

@@ -50,6 +50,12 @@ class SuiteRunner {
   // `pass`: "first" or "confirm"; `allow_empty`: a filter may leave the binary no case.
   Outcome run(const std::string& bin, const std::string& progress, const std::string& pass, int reps,
               const std::optional<std::string>& filter, bool allow_empty);
+  // `processes` runs of the binary, one repetition each, each a fresh process, read as one
+  // run's repetitions (stack_repetitions): a host-bound figure moves with the process (its
+  // placement), so its repetitions must span processes (docs/GATE.md, host-bound). The first
+  // run that errors ends it and is the outcome.
+  Outcome run_fresh(const std::string& bin, const std::string& progress, const std::string& pass, int processes,
+                    const std::optional<std::string>& filter, bool allow_empty);
 
  private:
   void read_json(Outcome& o, const std::string& tmp, const std::string& final_json, int code, bool allow_empty,

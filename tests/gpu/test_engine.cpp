@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -146,6 +147,37 @@ TEST(Engine, RegistryCountsOneFailedCaseAndTheOthersStillRun) {
 #ifdef GPUCHECK_HAVE_SKIP_WITH_MESSAGE
   EXPECT_EQ(rep.runs[3].skipped, benchmark::internal::SkippedWithMessage);
 #endif
+}
+
+}  // namespace
+}  // namespace gpucheck
+
+namespace gpucheck {
+namespace {
+
+// Blocking launches (CUDA_LAUNCH_BLOCKING=1 reaching the driver) are found by a 50 ms probe
+// before a held case is timed: the case errors saying why, instead of stalling 2 s a sample
+// (issue 17: 47 errored cases with the wrong reason, bench_conv timed out). CTest runs this
+// test twice: as it is, and with CUDA_LAUNCH_BLOCKING=1 (gpu_engine_launch_blocking).
+TEST(Engine, BlockingLaunchesAreFoundBeforeAHeldCaseIsTimed) {
+  GPUCHECK_REQUIRE_DEVICE();
+  harness::Device dev(Options{});
+  const char* env = std::getenv("CUDA_LAUNCH_BLOCKING");
+  const bool blocking = env != nullptr && std::string(env) == "1";
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(harness::launches_block(dev), blocking);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+  const harness::Work work = [](cudaStream_t s) { kernels::busy_wait(kWorkNs, s); };
+  if (blocking) {
+    try {
+      (void)harness::measure(dev, work, quick_plan(dev, TimingMode::held));
+      ADD_FAILURE() << "a held case was timed under blocking launches";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("kernel launches block"), std::string::npos) << e.what();
+    }
+  } else {
+    EXPECT_GT(harness::measure(dev, work, quick_plan(dev, TimingMode::held)).per_call_s, 0.0);
+  }
 }
 
 }  // namespace

@@ -333,6 +333,26 @@ JSON
     check "misspelt key: suggestion" has 'unknown key "overides" (did you mean overrides?)' err.txt
     check "misspelt key: before any binary ran" lacks "[1/2]"
     ;;
+  fresh_processes)
+    # A baseline's repetitions from fresh processes (gpucheck run --fresh-processes), and a
+    # host-bound case past its limit confirmed in a fresh process per repetition.
+    bench bench_steady steady
+    bench bench_regress_once regress_once
+    FAKE_BASELINE=1 "$gpucheck" run --bin-dir bin --out base --repetitions 5 --fresh-processes --timeout 20 > record.log 2>&1
+    check "recorded" test $? -eq 0
+    check "five processes a binary" test "$(grep -c '(process [1-5]/5) bench_steady ' record.log)" -eq 5
+    check "five repetitions a case" test "$(grep -c '"name":"steady/a/fp32/1MiB/manual_time"' base/results.json)" -eq 5
+    check "repetition indices 0-4" grep -q '"repetition_index":4' base/results.json
+    "$gpucheck" baseline update --suite quick --root baselines base/results.json >> record.log 2>&1
+    cat > baselines/thresholds.json <<'JSON'
+{"host_bound": [{"glob": "regress_once/a/*", "pct": 10, "why": "host launch rate"}]}
+JSON
+    gate
+    check "exit 0 (the slow-down did not hold)" test "$rc" -eq 0
+    check "confirmed in fresh processes" test "$(grep -c '(process [1-5]/5) bench_regress_once (confirmation)' out.txt)" -eq 5
+    check "not confirmed" grep -qE 'not confirmed +regress_once/a/fp32/1MiB' out.txt
+    check "results.json holds the 5 processes' figures" test "$(grep -c '"name":"regress_once/a/fp32/1MiB/manual_time"' out/results.json)" -eq 5
+    ;;
   baseline_update)
     bench bench_steady steady
     FAKE_BASELINE=1 "$gpucheck" run --bin-dir bin --out base --repetitions 3 > /dev/null

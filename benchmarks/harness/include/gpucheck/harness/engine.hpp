@@ -50,8 +50,8 @@ struct MeasureOptions {
   Waiter wait;                           // empty: cudaEventSynchronize
   std::function<void()> between_samples; // untimed, after each sample
   std::function<void()> during_sample;   // when the clock is read: while the work runs
-  // When set, the host reference (plan.host_reference_every samples apart, counter
-  // host_ref_us) times this instead of the fixed CPU work; it runs between samples.
+  // When set, the host reference (read warm before and after the case: counters host_ref_us
+  // and host_ref_max_us) times this instead of the fixed CPU work.
   std::function<void()> host_reference;
   // Seconds the GPU is left idle before the warm-up: a burst then starts from a card whose
   // power limiter has recovered from whatever ran before (matmul's burst cases).
@@ -75,6 +75,11 @@ struct Measurement {
 
 // Times `work`. Throws GpuError on a CUDA failure (a work that throws mid-batch releases a
 // held stream first) and HoldTimeout when a held stream stayed held for over 2 s.
+// Whether kernel launches block until the kernel has run (CUDA_LAUNCH_BLOCKING=1 reached the
+// driver, or a tool serialises launches): a 50 ms probe, once per process. The held and cold
+// modes refuse to time under it: their stream hold cannot be set up.
+bool launches_block(Device& d);
+
 Measurement measure(Device& d, const Work& work, const MeasureOptions& o);
 
 // Writes the measurement into the Google Benchmark state: manual time (the median per call)

@@ -139,7 +139,7 @@ struct SamplingPlan {
   std::optional<unsigned> sm_clock_max_MHz;
   // Host-bound modes: time the host reference workload (below) every this many samples,
   // so that the host's own speed during the case is known (0: never).
-  int host_reference_every = 0;
+  int host_reference_every = 0;  // > 0: read the host reference, warm, before and after the case
 };
 
 struct Sampled {
@@ -153,7 +153,7 @@ struct Sampled {
   std::optional<unsigned> sm_clock_max_seen_MHz;
   std::uint64_t clock_event_reasons = 0;     // OR of every reading
   bool clock_read = false;
-  std::vector<double> host_reference_s;      // the host reference's times, when asked for
+  std::vector<double> host_reference_s;      // the warm host reference before and after the case, when asked for
 };
 
 // A fixed piece of host work (integer hashing with dependent loads from a 256 KiB table, so
@@ -162,6 +162,9 @@ struct Sampled {
 // speed (frequency, a neighbour on the same core); its ratio to this reference does not,
 // which is what the gate compares for host-bound cases (docs/GATE.md).
 double time_host_reference(const Clock& clock);
+// One warm reading: an untimed pass, then the fastest of kHostReferenceTimedPasses timed ones.
+inline constexpr int kHostReferenceTimedPasses = 3;
+double warm_host_reference(SampleSource& src, const Clock& clock);
 
 // Warm-up, one calibration sample to choose the batch, then samples until the stop rule
 // (agreed across ranks when `agree` is given). Exceptions from the source propagate.
