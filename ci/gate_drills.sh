@@ -44,8 +44,8 @@ variant() {
   rm -rf "$vbin" && mkdir -p "$vbin"
   if [[ ! -d $drill_tree ]]; then
     mkdir -p "$drill_tree"
-    (cd "$src" && git ls-files -z 2> /dev/null | xargs -0 -r cp --parents -t "$drill_tree")
-    [[ -f $drill_tree/CMakeLists.txt ]] || cp -r "$src"/. "$drill_tree"/
+    # The tree as it is on disk (a checkout's index may be older than its files), less builds.
+    tar -C "$src" --exclude='./build*' --exclude=./.git --exclude=./out --exclude=./results -cf - . | tar -C "$drill_tree" -xf -
   fi
   for f in "${edited_files[@]}"; do cp "$src/$f" "$drill_tree/$f"; done
   (cd "$drill_tree" && python3 -c "$edit") || { echo "drill $name: the edit did not apply" | tee -a "$summary" >&2; return 1; }
