@@ -8,7 +8,7 @@
 #   launch_1.5x_mem  50% added by walking an 8 MiB buffer per launch (work that touches memory
 #                    and evicts the caches, as a slower driver or wrapper would)
 #   copy_6pct        the copy kernel copies 6% more bytes
-#   copy_grid        the copy kernel's grid capped at 8 blocks per SM
+#   copy_grid        the copy kernel's grid capped at 2 blocks per SM
 #   gemm_neighbour   another process runs bf16 GEMMs on the GPU during the gate (PyTorch)
 # A changed drill copies the source tree, edits it (python3, each edit checked to apply),
 # rebuilds only the binary it changes, and gates a bin folder where that binary replaces the
@@ -118,7 +118,7 @@ import pathlib
 p = pathlib.Path("kernels/src/stream.cu"); s = p.read_text()
 a = "const std::size_t blocks = std::min<std::size_t>((n + kThreads - 1) / kThreads, 0x7fffffffu);"
 assert a in s
-s = s.replace(a, "const std::size_t blocks = std::min<std::size_t>((n + kThreads - 1) / kThreads, std::size_t{132} * 8);  // drill: capped grid")
+s = s.replace(a, "const std::size_t blocks = std::min<std::size_t>((n + kThreads - 1) / kThreads, std::size_t{132} * 2);  // drill: capped grid")
 p.write_text(s)
 PY
 }
