@@ -148,7 +148,7 @@ case $case in
     ;;
   signalled_gate)
     # SIGTERM to gpucheck (a cancelled CI job) stops the binary and its deaf child.
-    bench bench_deafkid group_child_deaf
+    bench bench_sigkid group_child_deaf
     record
     "$gpucheck" gate --bin-dir bin --baseline baselines --out out > out.txt 2> err.txt &
     gpid=$!
@@ -158,7 +158,7 @@ case $case in
     rc=$?
     check "exit 2 (interrupted)" test "$rc" -eq 2
     check "no process left in the group" none_left "fake_group_child_deaf:$FAKE_STATE"
-    check "no binary left" none_left "$fake group_child_deaf deafkid"
+    check "no binary left" none_left "$fake group_child_deaf sigkid"
     ;;
   partial_left)
     # A binary killed at its timeout leaves no FILE.partial-PID behind.

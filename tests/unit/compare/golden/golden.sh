@@ -21,7 +21,7 @@ normalise() {
       -e 's/[0-9]\+\.[0-9]\+ s\b/<T> s/g' -e 's/"seconds": *[0-9.e+-]\+/"seconds":<T>/g' \
       -e 's/time="[0-9.]*"/time="<T>"/g' -e 's/"date": *"[^"]*"/"date":"<DATE>"/g' \
       -e 's/\.tmp-[0-9]\+/.tmp-<PID>/g' -e 's/pid [0-9]\+/pid <PID>/g' \
-      -e 's/^\(- \)\?GPU activity.*/\1GPU activity: <what NVML sees on this machine>/' -e '/^  GPU [0-9]\+ /d'
+      -e 's/^\(- \)\?GPU activity.*/\1GPU activity: <what NVML sees on this machine>/' -e '/^\(- \)\?  GPU [0-9]\+ /d'
 }
 
 # run NAME [FILE...] -- COMMAND...: records rc, stdout, stderr and the files named before --.
