@@ -81,8 +81,16 @@ TEST(Thresholds, RepositoryFileParses) {
   auto t = gc::parse_thresholds(s, text);
   ASSERT_TRUE(t) << t.error().str();
   EXPECT_DOUBLE_EQ(t->default_pct, 10.0);
-  EXPECT_DOUBLE_EQ(t->pct_for("launch/graph/empty/100"), 10.0);    // device time: the default
-  EXPECT_DOUBLE_EQ(t->pct_for("launch/host_launch/empty/1"), 15.0);  // host-bound
+  // Measured device-time cases at 5% (their spread over 15 fresh processes under 2.5%), the
+  // others at twice their spread; a case measured nowhere gets the default.
+  EXPECT_DOUBLE_EQ(t->pct_for("launch/graph/empty/100"), 5.0);
+  EXPECT_DOUBLE_EQ(t->pct_for("memory/copy_kernel/u8/2GiB"), 5.0);
+  EXPECT_DOUBLE_EQ(t->pct_for("matmul/cublaslt/tf32/8192x8192x8192"), 17.0);
+  EXPECT_DOUBLE_EQ(t->pct_for("matmul/cublaslt/bf16/1024x1024x1024"), 10.0);
+  EXPECT_DOUBLE_EQ(t->pct_for("launch/host_launch/empty/1"), 20.0);  // host-bound
+  EXPECT_EQ(t->rule_for("launch/host_launch/empty/1").kind, gc::RuleKind::HostBound);
+  EXPECT_EQ(t->rule_for("launch/graph_instantiate/empty/100").kind, gc::RuleKind::ReportOnly);
+  for (const auto& o : t->overrides) EXPECT_NE(o.why.find("fresh processes"), std::string::npos) << o.glob;
   EXPECT_EQ(t->rule_for("pcie/d2h/pageable/256MiB").kind, gc::RuleKind::ReportOnly);
   // Every gated limit is at most 25% (the parser enforces it); report-only entries carry a cv.
   for (const auto& o : t->overrides) EXPECT_LE(o.pct, gc::kMaxGatedPct) << o.glob;

@@ -46,9 +46,9 @@ run() {
 
 g=$gpucheck
 c=$fx/crafted
-base=$src/baselines/nvidia-h200/quick.json
+base=$fx/h200_baseline_9c0d709.json  # the stored H200 baseline and thresholds as they were when recorded
 rec=$fx/h200_quick_06ccf6c.json
-thr=$src/baselines/thresholds.json
+thr=$fx/thresholds_9c0d709.json
 
 # compare: every crafted pair, every format.
 for cur in same_in_us slower_9pct slower_10pct_exact slower_10.01pct slower_11pct faster_30pct missing; do
