@@ -200,7 +200,10 @@ std::string svg_ratio_chart(const RatioChart& c) {
       s += "<rect class=\"" + std::string(tone_class(tone)) + "\" x=\"" + num(std::min(xa, xb)) + "\" y=\"" +
            num(y + 4) + "\" width=\"" + num(std::max(1.5, std::fabs(xb - xa))) + "\" height=\"" + ix(kRow - 8) + "\"/>";
       const bool clipped = std::fabs(std::log(*it.ratio)) > span;
-      std::string v = ratio_text(*it.ratio) + (clipped ? (*it.ratio > 1 ? " ▶" : " ◀") : "");
+      // A change outside the noise that rounds to 1.00x gets a third decimal: red "1.00x" reads as a bug.
+      std::string v = ratio_text(*it.ratio);
+      if (v == "1.00x" && tone != Tone::Neutral) v = format_double("%.3f", *it.ratio) + "x";
+      v += clipped ? (*it.ratio > 1 ? " ▶" : " ◀") : "";
       s += text(x1 + 8, y + 12.5, v, "start", tone_class(tone).data());
       if (!it.mark.empty()) s += text(x1 + 58, y + 12.5, it.mark, "start", "mark");
     } else {
