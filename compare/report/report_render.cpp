@@ -102,6 +102,22 @@ void split_context(const Report& r, std::vector<const std::pair<std::string, std
   for (const auto& row : r.context) (differs(row.second) ? diff : same).push_back(&row);
 }
 
+// Each non-first column's largest losses, then wins, that are not empty: fn(column, losses, list).
+template <class Fn>
+void for_each_change_list(const Report& r, Fn&& fn) {
+  for (std::size_t c = 1; c < r.labels.size(); ++c)
+    for (const bool losses : {true, false})
+      if (const auto& list = losses ? r.summary.columns[c].losses : r.summary.columns[c].wins; !list.empty())
+        fn(c, losses, list);
+}
+
+// A change's tags: "within noise" first when its ratio is inside the band.
+std::vector<std::string> change_marks(const CaseChange& ch) {
+  std::vector<std::string> m = marks(ch.report_only, ch.noisy);
+  if (ratio_tone(ch.ratio, ch.band) == Tone::Neutral) m.insert(m.begin(), "within noise");
+  return m;
+}
+
 std::string cell_markdown(const ReportRow& row, const ReportCell& c, std::size_t i) {
   if (!c.value) return escape_markdown_cell(c.note);
   std::string s = value_text(row, c.value);
@@ -165,23 +181,14 @@ std::string render_report_markdown(const Report& r) {
       out += " |\n";
     }
     out += "\n";
-    for (std::size_t c = 1; c < ncol; ++c) {
-      const ColumnSummary& cs = r.summary.columns[c];
-      for (const bool losses : {true, false}) {
-        const auto& list = losses ? cs.losses : cs.wins;
-        if (list.empty()) continue;
-        out += std::string("### Largest ") + (losses ? "losses" : "wins") + ": " + escape_markdown_cell(r.labels[c]) +
-               " against " + escape_markdown_cell(r.labels.front()) + "\n\n| case | ratio | noise band | |\n|---|---:|---:|---|\n";
-        for (const auto& ch : list) {
-          const Tone t = ratio_tone(ch.ratio, ch.band);
-          std::vector<std::string> m = marks(ch.report_only, ch.noisy);
-          if (t == Tone::Neutral) m.insert(m.begin(), "within noise");
-          out += "| " + escape_markdown_cell(ch.name) + " | " + ratio_text(ch.ratio) + " | " + band_text(ch.band) + " | " +
-                 joined(m, ", ") + " |\n";
-        }
-        out += "\n";
-      }
-    }
+    for_each_change_list(r, [&](std::size_t c, bool losses, const std::vector<CaseChange>& list) {
+      out += std::string("### Largest ") + (losses ? "losses" : "wins") + ": " + escape_markdown_cell(r.labels[c]) +
+             " against " + escape_markdown_cell(r.labels.front()) + "\n\n| case | ratio | noise band | |\n|---|---:|---:|---|\n";
+      for (const auto& ch : list)
+        out += "| " + escape_markdown_cell(ch.name) + " | " + ratio_text(ch.ratio) + " | " + band_text(ch.band) + " | " +
+               joined(change_marks(ch), ", ") + " |\n";
+      out += "\n";
+    });
   }
   if (!r.summary.partial.empty()) {
     out += "Cases in only some columns: " + std::to_string(r.summary.partial.size()) +
@@ -350,24 +357,18 @@ std::string render_report_html(const Report& r) {
       h += "</tr>\n";
     }
     h += "</table>\n";
-    for (std::size_t c = 1; c < ncol; ++c) {
-      const ColumnSummary& cs = r.summary.columns[c];
-      for (const bool losses : {true, false}) {
-        const auto& list = losses ? cs.losses : cs.wins;
-        if (list.empty()) continue;
-        h += std::string("<h3>Largest ") + (losses ? "losses" : "wins") + ": " + escape_xml(r.labels[c]) + " against " +
-             escape_xml(r.labels.front()) + "</h3>\n<table>\n<tr><th class=\"name\">case</th><th>ratio</th><th>noise band</th><th class=\"text\"></th></tr>\n";
-        for (const auto& ch : list) {
-          const Tone t = ratio_tone(ch.ratio, ch.band);
-          std::vector<std::string> m = marks(ch.report_only, ch.noisy);
-          if (t == Tone::Neutral) m.insert(m.begin(), "within noise");
-          h += "<tr><td class=\"name\"><a href=\"#" + case_anchor(ch.name) + "\">" + escape_xml(ch.name) + "</a></td><td class=\"" +
-               std::string(tone_class(ch.report_only ? Tone::Muted : t)) + "\">" + ratio_text(ch.ratio) + "</td><td>" +
-               band_text(ch.band) + "</td><td class=\"text\">" + html_tags(m) + "</td></tr>\n";
-        }
-        h += "</table>\n";
+    for_each_change_list(r, [&](std::size_t c, bool losses, const std::vector<CaseChange>& list) {
+      h += std::string("<h3>Largest ") + (losses ? "losses" : "wins") + ": " + escape_xml(r.labels[c]) + " against " +
+           escape_xml(r.labels.front()) +
+           "</h3>\n<table>\n<tr><th class=\"name\">case</th><th>ratio</th><th>noise band</th><th class=\"text\"></th></tr>\n";
+      for (const auto& ch : list) {
+        const Tone t = ch.report_only ? Tone::Muted : ratio_tone(ch.ratio, ch.band);
+        h += "<tr><td class=\"name\"><a href=\"#" + case_anchor(ch.name) + "\">" + escape_xml(ch.name) + "</a></td><td class=\"" +
+             std::string(tone_class(t)) + "\">" + ratio_text(ch.ratio) + "</td><td>" + band_text(ch.band) +
+             "</td><td class=\"text\">" + html_tags(change_marks(ch)) + "</td></tr>\n";
       }
-    }
+      h += "</table>\n";
+    });
   }
   if (!r.summary.partial.empty()) {
     h += "<details><summary>" + std::to_string(r.summary.partial.size()) +
