@@ -32,7 +32,7 @@ const char* const kCompareUsage = R"(  gpucheck compare BASELINE CURRENT [option
       --alpha A            significance level of the Mann-Whitney U test (default 0.05)
       --min-repetitions N  repetitions needed on both sides to run the test (default 3)
       --allow-missing      benchmarks missing from CURRENT do not fail the gate
-      --format F           terminal (default), markdown, json or junit
+      --format F           terminal (default), markdown, json, junit or csv
       --out FILE           write that format to FILE (the terminal table still goes to stdout)
       --color WHEN         auto (default: on a terminal unless NO_COLOR is set), always, never
       GITHUB_STEP_SUMMARY  when set, the Markdown table is appended to that file
@@ -46,7 +46,13 @@ const char* const kBaselineUsage = R"(  gpucheck baseline update --suite NAME RE
 )";
 
 const char* const kReportUsage = R"(  gpucheck report A [B ...] [--markdown FILE] [--html FILE] [--metric NAME]
-      one column per results file; Markdown on stdout when no file is given
+      one column per run of one GPU (its files merged); Markdown on stdout when no file is given
+      --format F           what goes to stdout (or --out FILE): markdown (default), html, json or csv
+      --columns A,B,...    name the columns (after merging)
+      --only-common        drop cases that are not in every column
+      --thresholds FILE    limits and the report-only list (default: thresholds.json next to A
+                           or up to two folders above it); --no-thresholds: none
+      --specs FILE         datasheet figures for percent of spec (default: baselines/specs.json)
 )";
 
 const char* const kAcceptUsage = R"(  gpucheck accept [--devices 0,3|all] [--bin-dir DIR] [--burn SECONDS] [--timeout S] [--out DIR] [--format F]
@@ -105,9 +111,9 @@ ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
   if (a->positional.size() != 2)
     return fail(io, Error{"compare", "needs BASELINE and CURRENT (got " + std::to_string(a->positional.size()) + " paths)"});
   const std::string format = value(*a, "--format").value_or("terminal");
-  const std::vector<std::string> formats{"terminal", "markdown", "json", "junit"};
+  const std::vector<std::string> formats{"terminal", "markdown", "json", "junit", "csv"};
   if (std::find(formats.begin(), formats.end(), format) == formats.end())
-    return fail(io, Error{"--format", "unknown format \"" + format + "\" (terminal, markdown, json, junit)" +
+    return fail(io, Error{"--format", "unknown format \"" + format + "\" (terminal, markdown, json, junit, csv)" +
                                           did_you_mean(format, formats)});
   auto colour = colour_from(*a, ctx.env);
   if (!colour) return fail(io, colour.error());
@@ -132,6 +138,7 @@ ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
   if (format == "terminal") rendered = render_terminal(c, *colour && !value(*a, "--out"));
   else if (format == "markdown") rendered = render_markdown(c);
   else if (format == "json") rendered = render_json(c);
+  else if (format == "csv") rendered = render_csv(c);
   else rendered = render_junit(c);
 
   if (const auto out = value(*a, "--out")) {
@@ -226,9 +233,17 @@ ExitStatus cmd_baseline(const std::vector<std::string>& args, Context& ctx) {
 
 ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   CliOutput& io = ctx.io;
-  auto a = parse_args(args, 2, {{"--markdown", "--html", "--metric"}, {}}, "report");
+  auto a = parse_args(args, 2,
+                      {{"--markdown", "--html", "--metric", "--format", "--out", "--columns", "--thresholds", "--specs"},
+                       {"--only-common", "--no-thresholds"}},
+                      "report");
   if (!a) return fail(io, a.error());
   if (a->positional.empty()) return fail(io, Error{"report", "needs at least one results file or folder"});
+  const std::string format = value(*a, "--format").value_or("markdown");
+  const std::vector<std::string> formats{"markdown", "html", "json", "csv"};
+  if (std::find(formats.begin(), formats.end(), format) == formats.end())
+    return fail(io, Error{"--format", "unknown format \"" + format + "\" (markdown, html, json, csv)" +
+                                          did_you_mean(format, formats)});
   std::vector<Results> inputs;
   for (const auto& p : a->positional) {
     auto r = load_results(ctx.fs, p);
@@ -237,8 +252,39 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   }
   ReportOptions o;
   o.metric = value(*a, "--metric").value_or("");
+  o.only_common = flag(*a, "--only-common");
+  if (const auto cols = value(*a, "--columns")) {
+    for (std::size_t from = 0;;) {
+      const std::size_t comma = cols->find(',', from);
+      o.columns.push_back(cols->substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+    for (const auto& c : o.columns)
+      if (c.empty()) return fail(io, Error{"--columns", "an empty column name in \"" + *cols + "\""});
+  }
+  // The limits and report-only list as compare finds them (only the thresholds options).
+  std::vector<std::string> targs(args.begin(), args.begin() + 2);
+  if (const auto t = value(*a, "--thresholds")) targs.insert(targs.end(), {"--thresholds", *t});
+  if (flag(*a, "--no-thresholds")) targs.emplace_back("--no-thresholds");
+  auto ta = parse_args(targs, 2, compare_options(), "report");
+  if (!ta) return fail(io, ta.error());
+  auto co = read_compare_options(ctx.fs, *ta, thresholds_search_from(a->positional.front()));
+  if (!co) return fail(io, co.error());
+  if (!co->thresholds.source.empty()) o.thresholds = co->thresholds;
+  SpecDb specs;
+  const auto specs_path = value(*a, "--specs");
+  const std::string specs_file = specs_path.value_or("baselines/specs.json");
+  if (specs_path || ctx.fs.kind(specs_file) == FileSystem::Kind::File) {
+    auto text = ctx.fs.read(specs_file, std::size_t{16} << 20);
+    if (!text) return fail(io, text.error());
+    std::string err;
+    if (!SpecDb::parse(*text, specs_file, &specs, &err)) return fail(io, Error{"--specs", err});
+    o.specs = &specs;
+  }
   auto rep = build_report(inputs, o);
   if (!rep) return fail(io, rep.error());
+  if (o.specs) rep->specs_source = specs_file;
   const std::string md = render_report_markdown(*rep);
   const auto md_path = value(*a, "--markdown");
   const auto html_path = value(*a, "--html");
@@ -248,14 +294,24 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   if (html_path) {
     if (auto w = write_atomic(ctx.fs, *html_path, render_report_html(*rep)); !w) return fail(io, w.error());
   }
-  if (!md_path && !html_path) {
-    io.out += md;
-  } else {
-    io.out += "report of " + std::to_string(inputs.size()) + " result files";
-    if (md_path) io.out += ", markdown " + *md_path;
-    if (html_path) io.out += ", html " + *html_path;
-    io.out += "\n";
+  const auto out_path = value(*a, "--out");
+  if (out_path || (!md_path && !html_path)) {
+    const std::string rendered = format == "html"   ? render_report_html(*rep)
+                                 : format == "json" ? render_report_json(*rep)
+                                 : format == "csv"  ? render_report_csv(*rep)
+                                                    : md;
+    if (!out_path) {
+      io.out += rendered;
+      return ExitStatus::Ok;
+    }
+    if (auto w = write_atomic(ctx.fs, *out_path, rendered); !w) return fail(io, w.error());
   }
+  io.out += "report of " + std::to_string(inputs.size()) + " result files, " + std::to_string(rep->labels.size()) +
+            " column" + (rep->labels.size() == 1 ? "" : "s");
+  if (md_path) io.out += ", markdown " + *md_path;
+  if (html_path) io.out += ", html " + *html_path;
+  if (out_path) io.out += ", " + format + " " + *out_path;
+  io.out += "\n";
   return ExitStatus::Ok;
 }
 

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "report/csv.hpp"
+
 namespace gpucheck::compare {
 namespace {
 
@@ -447,6 +449,17 @@ std::string render_junit(const Comparison& c) {
     out += "  </testsuite>\n";
   }
   out += "</testsuites>\n";
+  return out;
+}
+
+std::string render_csv(const Comparison& c) {
+  auto pct = [](std::optional<double> f) { return f ? std::optional<double>(*f * 100.0) : std::nullopt; };
+  std::string out = csv_line({"name", "verdict", "metric", "baseline", "current", "change_pct", "threshold_pct", "p_value",
+                              "baseline_cv_pct", "current_cv_pct", "noisy", "fails_gate", "note"});
+  for (const Row& r : c.rows)
+    out += csv_line({r.name, std::string(verdict_name(r.verdict)), c.metric, csv_number(r.base), csv_number(r.cur),
+                     csv_number(pct(r.change)), csv_number(r.threshold_pct), csv_number(r.p_value), csv_number(pct(r.base_cv)),
+                     csv_number(pct(r.cur_cv)), r.noisy ? "1" : "0", r.fails_gate ? "1" : "0", r.note});
   return out;
 }
 

@@ -1,4 +1,4 @@
-// Renderers for a comparison: terminal table, Markdown, JSON and JUnit XML. Pure functions
+// Renderers for a comparison: terminal table, Markdown, JSON, JUnit XML and CSV. Pure functions
 // from a Comparison to text; the CLI decides where the text goes.
 #pragma once
 
@@ -15,5 +15,7 @@ std::string render_terminal(const Comparison& c, bool colour);
 std::string render_markdown(const Comparison& c);
 std::string render_json(const Comparison& c);
 std::string render_junit(const Comparison& c);
+// One line per row through the shared CSV writer (report/csv.hpp); columns in docs/COMPARE.md.
+std::string render_csv(const Comparison& c);
 
 }  // namespace gpucheck::compare

@@ -1,16 +1,19 @@
-// Hardware comparison report. Columns are result files; each benchmark is shown in the
-// counter people quote (TFLOPS, GBps, us per launch) and as a ratio to the first column, so
-// "0.62x" reads as "this machine reaches 62% of the reference". Charts are plain SVG bars.
+// Hardware comparison report: the model. Columns are runs of one GPU (the files of one run
+// merged); each benchmark is read in the counter people quote (TFLOP/s, GB/s, µs per launch)
+// and as a speed ratio to the first column, so "0.62x" reads as "this machine reaches 62% of
+// the reference". Each ratio carries its noise band (2 x the larger cv of the two figures), so
+// a renderer can tell a change from the noise; the summary is computed here, rendered in
+// report_render.cpp.
 #include "report/report.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <set>
 
 #include "base/format.hpp"
 #include "gpucheck/core/contract.hpp"
+#include "gpucheck/core/dtype.hpp"
 #include "gpucheck/core/names.hpp"
 
 namespace gpucheck::compare {
@@ -21,9 +24,9 @@ std::string family_of(const std::string& name) {
   return s == std::string::npos ? name : name.substr(0, s);
 }
 
-std::string join(const std::vector<std::string>& parts) {
+std::string join(const std::vector<std::string>& parts, const char* sep = "/") {
   std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "/" : "") + parts[i];
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
   return out;
 }
 
@@ -35,126 +38,83 @@ std::optional<double> metric_value(const Benchmark& b, const std::string& metric
   return it->second;
 }
 
-std::string value_text(const std::string& metric, std::optional<double> v) {
-  if (!v) return "-";
-  if (metric == "real_time") return format_time_ns(*v);
-  return format_double("%.4g", *v);
+// The figure's spread as a fraction: the repetitions' cv of this counter, else of the time
+// (a rate is work over time), else the engine's own cv_pct.
+std::optional<double> cell_cv(const Benchmark& b, const std::string& metric) {
+  if (const auto it = b.counter_cv.find(metric); it != b.counter_cv.end()) return it->second;
+  if (b.cv) return b.cv;
+  if (const auto it = b.counters.find(contract::counter::cv_pct); it != b.counters.end()) return it->second / 100.0;
+  return std::nullopt;
 }
 
-std::string speed_text(std::optional<double> s) { return s ? format_double("%.2f", *s) + "x" : ""; }
-
-std::string metric_title(const std::string& metric, Direction d) {
-  const std::string unit = metric == "real_time" ? "time per iteration" : metric;
-  return unit + (d == Direction::LowerIsBetter ? " (lower is better)" : " (higher is better)");
-}
-
-// Okabe-Ito: tells columns apart for colour-blind readers too.
-constexpr const char* kPalette[] = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"};
-constexpr std::size_t kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
-
-// The chart's short row name, as drawn left of the bars.
-std::string chart_label(const ReportFamily& fam, const std::string& name) {
-  std::string s = name.size() > fam.family.size() + 1 ? name.substr(fam.family.size() + 1) : name;
-  if (s.size() > 48) s = s.substr(0, 45) + "...";
-  return s;
-}
-
-}  // namespace
-
-double text_width_px(std::string_view text, double font_px) {
-  // Advance widths of DejaVu Sans (the page's first font; Arial is narrower) in em; a glyph
-  // outside ASCII counts a full em. 5% spare: a label must never be clipped at the left.
-  double em = 0.0;
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if ((c & 0xC0) == 0x80) continue;  // UTF-8 continuation byte
-    if (c >= 0x80) em += 1.0;
-    else if (c >= '0' && c <= '9') em += 0.636;
-    else if (c == 'm') em += 0.974;
-    else if (c == 'w') em += 0.818;
-    else if (c == 'i' || c == 'j' || c == 'l') em += 0.278;
-    else if (c == 'f' || c == 't' || c == 'r') em += 0.411;
-    else if (c >= 'a' && c <= 'z') em += 0.635;
-    else if (c == 'M' || c == 'W') em += 1.0;
-    else if (c == 'I') em += 0.295;
-    else if (c >= 'A' && c <= 'Z') em += 0.77;
-    else if (c == '/' || c == '.' || c == ':' || c == ' ' || c == '-') em += 0.361;
-    else if (c == '_') em += 0.5;
-    else em += 0.838;  // _ = % # and the rest: the widest common ones
+// The datasheet figure a case's counter is a fraction of: the dtype's dense peak for TFLOP/s,
+// the memory bandwidth for the memory family's GB/s. nullopt where the datasheet has none.
+std::optional<double> spec_figure(const SkuSpec& sku, const std::string& name, const std::string& metric) {
+  if (metric == contract::counter::TFLOPS) {
+    for (const auto& part : split_name(name))
+      if (const auto dt = parse_dtype(part)) return sku.peak(*dt);
+    return std::nullopt;
   }
-  return em * font_px * 1.05;
+  if (metric == contract::counter::GBps && family_of(name) == contract::family::memory && sku.memory_GBps > 0)
+    return sku.memory_GBps;
+  return std::nullopt;
 }
 
-namespace {
+// Whether a name segment is `want`: itself, or a dtype whose peak key it is ("fp8e4m3" is the
+// report pairs' "fp8").
+bool segment_is(const std::string& seg, const std::string& want) {
+  if (seg == want) return true;
+  const auto dt = parse_dtype(seg);
+  return dt && peak_key(*dt) == want && to_string(*dt) != want;
+}
 
-std::string svg_chart(const Report& rep, const ReportFamily& fam, const std::string& metric) {
-  std::vector<const ReportRow*> rows;
-  for (const auto& r : fam.rows)
-    if (r.metric == metric) rows.push_back(&r);
-  if (rows.empty()) return "";
-  const std::size_t ncol = rep.labels.size();
-  double vmax = 0.0;
-  double widest = 0.0;
-  for (const auto* r : rows) {
-    widest = std::max(widest, text_width_px(chart_label(fam, r->name), 12.0));
-    for (const auto& c : r->cells)
-      if (c.value) vmax = std::max(vmax, *c.value);
+// What makes a run: files that agree on all of these (and hold different benchmarks) are one
+// run split by binary. The date is not among them: each binary stamps its own.
+constexpr const char* kRunKeys[] = {"gpu_uuid",     "driver_version", "cuda_runtime",    "cublas_version",
+                                    "cudnn_version", "nccl_version",  "gpucheck_suite", "gpucheck_commit"};
+
+std::string run_key(const Results& r) {
+  if (r.context_value("gpu_uuid") == "unknown") return "";  // no identity: never merged
+  std::string k;
+  for (const char* key : kRunKeys) k += r.context_value(key) + "\x1f";
+  return k;
+}
+
+struct Column {
+  Results results;
+  int files = 1;
+};
+
+std::vector<Column> merge_columns(const std::vector<Results>& inputs) {
+  std::vector<std::vector<std::size_t>> groups;
+  std::map<std::string, std::size_t> by_key;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string k = run_key(inputs[i]);
+    if (k.empty()) {
+      groups.push_back({i});
+      continue;
+    }
+    auto [it, fresh] = by_key.try_emplace(k, groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(i);
   }
-  if (vmax <= 0.0) return "";
-  // Axis on round numbers (1, 2, 5 x 10^k) so a reader can estimate any bar.
-  const double raw_step = vmax / 4.0;
-  const double mag = std::pow(10.0, std::floor(std::log10(raw_step)));
-  const double unit_step = raw_step / mag <= 1.0 ? 1.0 : raw_step / mag <= 2.0 ? 2.0 : raw_step / mag <= 5.0 ? 5.0 : 10.0;
-  const double step = unit_step * mag;
-  const int n_ticks = static_cast<int>(std::ceil(vmax / step - 1e-9));
-  const double axis_max = step * n_ticks;
-  const double scale_div = metric == "real_time" ? (vmax >= 1e9 ? 1e9 : vmax >= 1e6 ? 1e6 : vmax >= 1e3 ? 1e3 : 1.0) : 1.0;
-  const char* unit = metric == "real_time" ? (scale_div == 1e9 ? " s" : scale_div == 1e6 ? " ms" : scale_div == 1e3 ? " us" : " ns") : "";
-  const int label_w = static_cast<int>(std::ceil(widest)) + 16;  // the label ends 8 px left of the bars
-  const int bar_w = 520;
-  const int bar_h = 13;
-  const int group_gap = 10;
-  const int top = 8;
-  const int group_h = static_cast<int>(ncol) * bar_h + group_gap;
-  const int height = top + static_cast<int>(rows.size()) * group_h + 26;
-  const int width = label_w + bar_w + 90;
-  Direction dir = rows.front()->direction;
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" + std::to_string(width) +
-                  "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " + std::to_string(width) + " " +
-                  std::to_string(height) + "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n";
-  s += "<title>" + escape_xml(fam.family + ": " + metric_title(metric, dir)) + "</title>\n";
-  // light gridlines at each tick
-  for (int q = 0; q <= n_ticks; ++q) {
-    const int x = label_w + bar_w * q / n_ticks;
-    s += "<line x1=\"" + std::to_string(x) + "\" y1=\"" + std::to_string(top - 4) + "\" x2=\"" + std::to_string(x) +
-         "\" y2=\"" + std::to_string(height - 22) + "\" stroke=\"#ddd\"/>\n";
-    s += "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(height - 8) +
-         "\" text-anchor=\"middle\" fill=\"#555\">" + escape_xml(format_double("%.4g", step * q / scale_div) + unit) + "</text>\n";
-  }
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const ReportRow& r = *rows[i];
-    const int y0 = top + static_cast<int>(i) * group_h;
-    const std::string short_name = chart_label(fam, r.name);
-    s += "<text x=\"" + std::to_string(label_w - 8) + "\" y=\"" + std::to_string(y0 + static_cast<int>(ncol) * bar_h / 2 + 4) +
-         "\" text-anchor=\"end\" fill=\"#222\">" + escape_xml(short_name) + "</text>\n";
-    for (std::size_t c = 0; c < ncol; ++c) {
-      const int y = y0 + static_cast<int>(c) * bar_h;
-      const auto& cell = r.cells[c];
-      if (!cell.value) {
-        s += "<text x=\"" + std::to_string(label_w + 4) + "\" y=\"" + std::to_string(y + bar_h - 3) +
-             "\" fill=\"#999\" font-size=\"10\">" + escape_xml(cell.note.empty() ? "n/a" : cell.note.substr(0, 60)) + "</text>\n";
-        continue;
-      }
-      const int w = std::max(1, static_cast<int>(std::lround(*cell.value / axis_max * bar_w)));
-      s += "<rect x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y + 1) + "\" width=\"" +
-           std::to_string(w) + "\" height=\"" + std::to_string(bar_h - 2) + "\" fill=\"" + kPalette[c % kPaletteSize] +
-           "\"><title>" + escape_xml(rep.labels[c] + ": " + value_text(metric, cell.value)) + "</title></rect>\n";
-      s += "<text x=\"" + std::to_string(label_w + w + 4) + "\" y=\"" + std::to_string(y + bar_h - 3) +
-           "\" font-size=\"10\" fill=\"#333\">" + escape_xml(value_text(metric, cell.value)) + "</text>\n";
+  std::vector<Column> out;
+  for (const auto& g : groups) {
+    if (g.size() == 1) {
+      out.push_back({inputs[g.front()], 1});
+      continue;
+    }
+    std::vector<Results> parts;
+    std::vector<std::string> sources;
+    for (const std::size_t i : g) parts.push_back(inputs[i]), sources.push_back(inputs[i].source);
+    // A benchmark in two of the files: not one run split by binary, so they stay apart.
+    if (auto m = merge_results(std::move(parts), join(sources, " + "))) {
+      out.push_back({std::move(*m), static_cast<int>(g.size())});
+    } else {
+      for (const std::size_t i : g) out.push_back({inputs[i], 1});
     }
   }
-  s += "</svg>\n";
-  return s;
+  return out;
 }
 
 // Columns of the same GPU, host and driver: told apart by their file's name, else by the
@@ -196,37 +156,51 @@ const std::vector<std::pair<std::string, std::string>>& paired_segments() {
   return k;
 }
 
+
 namespace {
 
-// One column per file, labelled by GPU, host and driver; the context rows any file has.
-void add_columns(Report& rep, const std::vector<Results>& inputs) {
-  for (const Results& r : inputs) {
+// One column per run, labelled by GPU, host and driver (or --columns); the context rows any
+// column has.
+Expected<Done> add_columns(Report& rep, const std::vector<Results>& cols, const std::vector<int>& files,
+                           const ReportOptions& o) {
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    const Results& r = cols[i];
     std::string label = r.context_value("gpu_name");
     if (const auto h = r.context_value("host_name"); h != "unknown") label += " · " + h;
     if (const auto d = r.context_value("driver_version"); d != "unknown") label += " · " + d;
     rep.labels.push_back(label);
     rep.sources.push_back(r.source);
+    rep.files.push_back(files[i]);
+    const SkuSpec* sku = o.specs ? o.specs->lookup(r.context_value("gpu_name")) : nullptr;
+    rep.skus.push_back(sku ? sku->name : "");
   }
-  disambiguate_labels(rep.labels, inputs);
+  disambiguate_labels(rep.labels, cols);
+  if (!o.columns.empty()) {
+    if (o.columns.size() != cols.size())
+      return Error{"--columns", "names " + std::to_string(o.columns.size()) + " columns; the files make " +
+                                    std::to_string(cols.size()) + " (files of one run of one GPU are one column)"};
+    rep.labels = o.columns;
+  }
   for (const auto& [key, label] : context_keys()) {
     std::vector<std::string> vals;
     bool any = false;
-    for (const Results& r : inputs) {
+    for (const Results& r : cols) {
       vals.push_back(r.context_value(key));
       any = any || vals.back() != "unknown";
     }
     if (any) rep.context.emplace_back(label, std::move(vals));
   }
+  return Done{};
 }
 
-// A benchmark's row: the metric it is read by, a cell per file, each cell's speed against the
-// first column's.
-ReportRow make_row(const std::string& name, const std::vector<Results>& inputs, const ReportOptions& o) {
+// A benchmark's row: the metric it is read by, a cell per column, each cell's speed against
+// the first column's with its noise band, the limits and lists the thresholds give it.
+ReportRow make_row(const std::string& name, const std::vector<Results>& cols, const ReportOptions& o) {
   ReportRow row;
   row.name = name;
   row.metric = o.metric;
   if (row.metric.empty()) {
-    for (const Results& r : inputs)
+    for (const Results& r : cols)
       if (const Benchmark* b = r.find(name); b != nullptr && b->state == RunState::Ok) {
         row.metric = rate_counter(*b);
         if (one_rank_collective(*b)) row.metric_note = "one rank: busbw is 0 by definition";
@@ -235,23 +209,37 @@ ReportRow make_row(const std::string& name, const std::vector<Results>& inputs, 
     if (row.metric.empty()) row.metric = "real_time";
   }
   row.direction = direction_for(row.metric).value_or(Direction::HigherIsBetter);
-  for (const Results& r : inputs) {
+  row.unit = std::string(contract::unit_of(row.metric));
+  if (o.thresholds) {
+    row.limit_pct = o.thresholds->pct_for(name);
+    row.report_only = o.thresholds->rule_for(name).kind == RuleKind::ReportOnly;
+  }
+  for (const Results& r : cols) {
     ReportCell cell;
     const Benchmark* b = r.find(name);
     if (b == nullptr) {
       cell.note = "absent";
+      cell.absent = true;
+      row.partial = true;
     } else if (b->state != RunState::Ok) {
       cell.note = (b->state == RunState::Errored ? "errored: " : "skipped: ") + b->message;
     } else {
       cell.value = metric_value(*b, row.metric);
+      cell.cv = cell_cv(*b, row.metric);
       if (!cell.value) cell.note = "no " + row.metric;
+      const SkuSpec* sku = o.specs ? o.specs->lookup(r.context_value("gpu_name")) : nullptr;
+      if (const auto peak = sku && cell.value ? spec_figure(*sku, name, row.metric) : std::nullopt; peak && *peak > 0)
+        cell.pct_of_spec = *cell.value / *peak * 100.0;
     }
+    row.noisy = row.noisy || (cell.cv && *cell.cv * 100.0 > row.limit_pct);
     row.cells.push_back(std::move(cell));
   }
-  const auto& first = row.cells.front().value;
-  for (auto& cell : row.cells)
-    if (first && cell.value && *first > 0 && *cell.value > 0)
-      cell.speed = row.direction == Direction::LowerIsBetter ? *first / *cell.value : *cell.value / *first;
+  const ReportCell& first = row.cells.front();
+  for (auto& cell : row.cells) {
+    if (first.value && cell.value && *first.value > 0 && *cell.value > 0)
+      cell.speed = row.direction == Direction::LowerIsBetter ? *first.value / *cell.value : *cell.value / *first.value;
+    cell.band = 2.0 * std::max(first.cv.value_or(0.0), cell.cv.value_or(0.0));
+  }
   return row;
 }
 
@@ -264,7 +252,7 @@ void add_pairs(ReportFamily& fam, const std::vector<Results>& inputs) {
     auto parts = split_name(r.name);
     for (std::size_t i = 1; i < parts.size(); ++i) {
       for (const auto& [num, den] : paired_segments()) {
-        if (parts[i] != num) continue;
+        if (!segment_is(parts[i], num)) continue;
         auto other = parts;
         other[i] = den;
         const std::string other_name = join(other);
@@ -287,165 +275,94 @@ void add_pairs(ReportFamily& fam, const std::vector<Results>& inputs) {
   }
 }
 
+std::optional<double> geomean(const std::vector<double>& ratios) {
+  if (ratios.empty()) return std::nullopt;
+  double s = 0.0;
+  for (const double r : ratios) s += std::log(r);
+  return std::exp(s / static_cast<double>(ratios.size()));
+}
+
+// Per family and per column: the geomean of the ratios of the cases in every column; the
+// five largest wins and losses of each column.
+ReportSummary summarise(const Report& rep) {
+  ReportSummary sum;
+  const std::size_t ncol = rep.labels.size();
+  std::vector<std::vector<double>> all(ncol);
+  std::vector<std::vector<CaseChange>> changes(ncol);
+  for (const auto& fam : rep.families) {
+    FamilySummary fs{fam.family, {}, {}};
+    std::vector<std::vector<double>> per(ncol);
+    for (const auto& row : fam.rows) {
+      if (row.partial) {
+        sum.partial.push_back(row.name);
+        continue;
+      }
+      for (std::size_t c = 0; c < ncol; ++c) {
+        const auto& cell = row.cells[c];
+        if (!cell.speed) continue;
+        per[c].push_back(*cell.speed);
+        all[c].push_back(*cell.speed);
+        if (c > 0) changes[c].push_back({row.name, *cell.speed, cell.band, row.report_only, row.noisy});
+      }
+    }
+    for (std::size_t c = 0; c < ncol; ++c) {
+      fs.geomean.push_back(geomean(per[c]));
+      fs.cases.push_back(static_cast<int>(per[c].size()));
+    }
+    sum.families.push_back(std::move(fs));
+  }
+  for (std::size_t c = 0; c < ncol; ++c) {
+    ColumnSummary cs;
+    cs.geomean = geomean(all[c]);
+    cs.cases = static_cast<int>(all[c].size());
+    auto& ch = changes[c];
+    std::stable_sort(ch.begin(), ch.end(), [](const CaseChange& a, const CaseChange& b) { return a.ratio < b.ratio; });
+    for (std::size_t i = 0; i < ch.size() && cs.losses.size() < 5 && ch[i].ratio < 1.0; ++i) cs.losses.push_back(ch[i]);
+    for (std::size_t i = ch.size(); i-- > 0 && cs.wins.size() < 5 && ch[i].ratio > 1.0;) cs.wins.push_back(ch[i]);
+    sum.columns.push_back(std::move(cs));
+  }
+  return sum;
+}
+
 }  // namespace
+
+std::vector<Results> merge_runs(const std::vector<Results>& inputs) {
+  std::vector<Results> out;
+  for (auto& c : merge_columns(inputs)) out.push_back(std::move(c.results));
+  return out;
+}
 
 Expected<Report> build_report(const std::vector<Results>& inputs, const ReportOptions& o) {
   if (inputs.empty()) return Error{"report", "needs at least one results file"};
+  std::vector<Results> cols;
+  std::vector<int> files;
+  if (o.merge_runs) {
+    for (auto& c : merge_columns(inputs)) cols.push_back(std::move(c.results)), files.push_back(c.files);
+  } else {
+    cols = inputs;
+    files.assign(inputs.size(), 1);
+  }
   Report rep;
-  add_columns(rep, inputs);
-  // Rows in first-seen order across the files; families in first-seen order too.
+  if (auto added = add_columns(rep, cols, files, o); !added) return added.error();
+  if (o.thresholds) rep.thresholds_source = o.thresholds->source;
+  // Rows in first-seen order across the columns; families in first-seen order too.
   std::vector<std::string> names;
   std::set<std::string> seen;
-  for (const Results& r : inputs)
+  for (const Results& r : cols)
     for (const auto& b : r.benchmarks)
       if (seen.insert(b.name).second) names.push_back(b.name);
   std::map<std::string, std::size_t> fam_index;
   for (const auto& name : names) {
+    ReportRow row = make_row(name, cols, o);
+    if (o.only_common && row.partial) continue;
     const std::string fam = family_of(name);
     auto [it, fresh] = fam_index.try_emplace(fam, rep.families.size());
     if (fresh) rep.families.push_back(ReportFamily{fam, {}, {}});
-    rep.families[it->second].rows.push_back(make_row(name, inputs, o));
+    rep.families[it->second].rows.push_back(std::move(row));
   }
-  for (auto& fam : rep.families) add_pairs(fam, inputs);
+  for (auto& fam : rep.families) add_pairs(fam, cols);
+  rep.summary = summarise(rep);
   return rep;
-}
-
-std::string render_report_markdown(const Report& r) {
-  std::string out = "# gpucheck hardware comparison\n\n";
-  for (std::size_t i = 0; i < r.labels.size(); ++i)
-    out += "- **" + escape_markdown_cell(r.labels[i]) + "**: `" + r.sources[i] + "`\n";
-  out += "\nRatios are against the first column; above 1.00x is faster (higher rate or shorter time).\n\n";
-  if (!r.context.empty()) {
-    out += "## Context\n\n|";
-    for (const auto& l : r.labels) out += " | " + escape_markdown_cell(l);
-    out += " |\n|---";
-    for (std::size_t i = 0; i < r.labels.size(); ++i) out += "|---";
-    out += "|\n";
-    for (const auto& [label, vals] : r.context) {
-      out += "| " + escape_markdown_cell(label);
-      for (const auto& v : vals) out += " | " + escape_markdown_cell(v);
-      out += " |\n";
-    }
-    out += "\n";
-  }
-  for (const auto& fam : r.families) {
-    out += "## " + escape_markdown_cell(fam.family) + "\n\n| benchmark | metric";
-    for (const auto& l : r.labels) out += " | " + escape_markdown_cell(l);
-    out += " |\n|---|---";
-    for (std::size_t i = 0; i < r.labels.size(); ++i) out += "|---:";
-    out += "|\n";
-    for (const auto& row : fam.rows) {
-      out += "| " + escape_markdown_cell(row.name) + " | " +
-             escape_markdown_cell(row.metric_note.empty() ? row.metric : row.metric + " (" + row.metric_note + ")");
-      for (std::size_t i = 0; i < row.cells.size(); ++i) {
-        const auto& c = row.cells[i];
-        std::string cell = c.value ? value_text(row.metric, c.value) : escape_markdown_cell(c.note);
-        if (i > 0 && c.speed) cell += " (" + speed_text(c.speed) + ")";
-        out += " | " + cell;
-      }
-      out += " |\n";
-    }
-    if (!fam.pairs.empty()) {
-      out += "\n| paired speed-up | numerator | denominator";
-      for (const auto& l : r.labels) out += " | " + escape_markdown_cell(l);
-      out += " |\n|---|---|---";
-      for (std::size_t i = 0; i < r.labels.size(); ++i) out += "|---:";
-      out += "|\n";
-      for (const auto& p : fam.pairs) {
-        out += "| " + p.label + " | " + escape_markdown_cell(p.numerator) + " | " + escape_markdown_cell(p.denominator);
-        for (const auto& s : p.speedup) out += " | " + (s ? speed_text(s) : std::string("-"));
-        out += " |\n";
-      }
-    }
-    out += "\n";
-  }
-  return out;
-}
-
-std::string render_report_html(const Report& r) {
-  std::string h = R"(<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>gpucheck hardware comparison</title>
-<style>
-body{font-family:"DejaVu Sans",Arial,sans-serif;margin:24px;color:#222;max-width:1400px}
-h1{font-size:22px;margin:0 0 8px} h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ccc;padding-bottom:4px}
-table{border-collapse:collapse;margin:8px 0 12px;font-size:13px}
-th,td{border:1px solid #d0d0d0;padding:3px 8px;text-align:right;white-space:nowrap}
-th{background:#f2f2f2;white-space:normal;max-width:220px} td.name,th.name{text-align:left;font-family:"DejaVu Sans Mono",monospace}
-td.note{color:#999;text-align:left} .better{color:#087f23} .worse{color:#b00020}
-.legend span{display:inline-block;margin-right:18px;font-size:13px}
-.legend i{display:inline-block;width:12px;height:12px;margin-right:5px;vertical-align:-1px}
-.muted{color:#666;font-size:13px} .chart{margin:6px 0 4px}
-</style></head><body>
-<h1>gpucheck hardware comparison</h1>
-)";
-  h += "<p class=\"muted\">Ratios are against the first column; above 1.00x is faster (higher rate or shorter time).</p>\n";
-  h += "<div class=\"legend\">";
-  for (std::size_t i = 0; i < r.labels.size(); ++i)
-    h += "<span><i style=\"background:" + std::string(kPalette[i % kPaletteSize]) + "\"></i>" + escape_xml(r.labels[i]) +
-         " <span class=\"muted\">(" + escape_xml(r.sources[i]) + ")</span></span>";
-  h += "</div>\n";
-  auto head_row = [&](const std::string& first_cols) {
-    std::string s = "<tr>" + first_cols;
-    for (std::size_t i = 0; i < r.labels.size(); ++i)
-      s += "<th><i style=\"display:inline-block;width:10px;height:10px;background:" + std::string(kPalette[i % kPaletteSize]) +
-           "\"></i> " + escape_xml(r.labels[i]) + "</th>";
-    return s + "</tr>\n";
-  };
-  if (!r.context.empty()) {
-    h += "<h2>Context</h2>\n<table>\n" + head_row("<th class=\"name\"></th>");
-    for (const auto& [label, vals] : r.context) {
-      const bool differs = std::any_of(vals.begin(), vals.end(), [&](const std::string& v) { return v != vals.front(); });
-      h += "<tr><td class=\"name\">" + escape_xml(label) + "</td>";
-      for (const auto& v : vals) h += "<td" + std::string(differs ? " style=\"background:#fff3cd\"" : "") + ">" + escape_xml(v) + "</td>";
-      h += "</tr>\n";
-    }
-    h += "</table>\n";
-  }
-  for (const auto& fam : r.families) {
-    h += "<h2>" + escape_xml(fam.family) + "</h2>\n";
-    std::vector<std::string> metrics;
-    for (const auto& row : fam.rows)
-      if (std::find(metrics.begin(), metrics.end(), row.metric) == metrics.end()) metrics.push_back(row.metric);
-    for (const auto& m : metrics) {
-      const Direction d = std::find_if(fam.rows.begin(), fam.rows.end(), [&](const ReportRow& x) { return x.metric == m; })->direction;
-      h += "<div class=\"muted\">" + escape_xml(metric_title(m, d)) + "</div>\n<div class=\"chart\">" + svg_chart(r, fam, m) + "</div>\n";
-    }
-    h += "<table>\n" + head_row("<th class=\"name\">benchmark</th><th>metric</th>");
-    for (const auto& row : fam.rows) {
-      h += "<tr><td class=\"name\">" + escape_xml(row.name) + "</td><td>" +
-           escape_xml(row.metric_note.empty() ? row.metric : row.metric + " (" + row.metric_note + ")") + "</td>";
-      for (std::size_t i = 0; i < row.cells.size(); ++i) {
-        const auto& c = row.cells[i];
-        if (!c.value) {
-          h += "<td class=\"note\">" + escape_xml(c.note) + "</td>";
-          continue;
-        }
-        std::string cell = escape_xml(value_text(row.metric, c.value));
-        if (i > 0 && c.speed) {
-          const char* cls = *c.speed >= 1.0 ? "better" : "worse";
-          cell += " <span class=\"" + std::string(cls) + "\">(" + speed_text(c.speed) + ")</span>";
-        }
-        h += "<td>" + cell + "</td>";
-      }
-      h += "</tr>\n";
-    }
-    h += "</table>\n";
-    if (!fam.pairs.empty()) {
-      h += "<table>\n" + head_row("<th class=\"name\">paired speed-up</th><th class=\"name\">of benchmark</th>");
-      for (const auto& p : fam.pairs) {
-        const std::string shown = p.numerator.size() > fam.family.size() + 1 ? p.numerator.substr(fam.family.size() + 1) : p.numerator;
-        h += "<tr><td class=\"name\">" + escape_xml(p.label) + "</td><td class=\"name\" title=\"" +
-             escape_xml(p.numerator + " against " + p.denominator) + "\">" + escape_xml(shown) + "</td>";
-        for (const auto& s : p.speedup) h += "<td>" + (s ? speed_text(s) : std::string("-")) + "</td>";
-        h += "</tr>\n";
-      }
-      h += "</table>\n";
-    }
-  }
-  h += "</body></html>\n";
-  return h;
 }
 
 }  // namespace gpucheck::compare

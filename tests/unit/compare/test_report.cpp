@@ -2,7 +2,9 @@
 // HTML page that stands alone (no scripts, no network).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
+#include <tuple>
 #include <set>
 #include <string>
 
@@ -116,7 +118,9 @@ TEST(Report, ChartLabelsAreNotClippedAndOneRankCollectivesShowAlgbw) {
   ASSERT_NE(x_at, std::string::npos);
   const double x = std::stod(html.substr(x_at + 9));
   EXPECT_GE(x, gc::text_width_px(label, 12.0));
-  EXPECT_NE(gc::render_report_markdown(*rep).find("algbw\\_GBps (one rank: busbw is 0 by definition)"), std::string::npos);
+  const std::string md = gc::render_report_markdown(*rep);
+  EXPECT_NE(md.find("| algbw GB/s |"), std::string::npos);
+  EXPECT_NE(md.find("one rank: busbw is 0 by definition |"), std::string::npos);
 }
 
 TEST(Report, ColumnsOfOneMachineAreToldApartByFileThenDate) {
@@ -163,8 +167,140 @@ TEST(Report, MarkdownHasContextAndRatios) {
   auto rep = gc::build_report(three(), {});
   ASSERT_TRUE(rep);
   const std::string md = gc::render_report_markdown(*rep);
-  EXPECT_NE(md.find("## Context"), std::string::npos);
+  EXPECT_NE(md.find("### Machines"), std::string::npos);
   EXPECT_NE(md.find("| throttle reasons | none | sw\\_thermal | none |"), std::string::npos);
-  EXPECT_NE(md.find("(0.40x)"), std::string::npos);
+  EXPECT_NE(md.find("(0.40x ▼)"), std::string::npos);
   EXPECT_NE(md.find("| nhwc/nchw |"), std::string::npos);
+}
+
+namespace {
+
+// A results file of one GPU: `cases` as name -> (real_time us, cv_pct), context from `driver`
+// and `uuid`.
+gc::Results crafted(const std::vector<std::tuple<std::string, double, double>>& cases, const std::string& source,
+                    const std::string& driver = "580.1", const std::string& uuid = "GPU-aaaa") {
+  std::string j = R"({"context": {"gpu_name": "NVIDIA H200", "host_name": "n1", "gpu_uuid": ")" + uuid +
+                  R"(", "driver_version": ")" + driver + R"(", "gpucheck_suite": "quick", "gpucheck_commit": "abc"}, "benchmarks": [)";
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& [name, us, cv] = cases[i];
+    if (i > 0) j += ',';
+    j += R"({"name": ")" + name + R"(", "real_time": )" + std::to_string(us) + R"(, "time_unit": "us", "cv_pct": )" +
+         std::to_string(cv) + "}";
+  }
+  auto r = gc::parse_results(j + "]}", source);
+  if (!r) throw std::runtime_error(r.error().str());
+  return std::move(*r);
+}
+
+const gc::FamilySummary* family(const gc::Report& r, const std::string& f) {
+  for (const auto& s : r.summary.families)
+    if (s.family == f) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+// Must show: B 10% slower on every matmul case, equal elsewhere.
+TEST(ReportSummary, MatmulTenPercentSlowerReadsAsPointNineOne) {
+  std::vector<std::tuple<std::string, double, double>> a, b;
+  for (const char* n : {"matmul/cublaslt/bf16/8192", "matmul/cublaslt/fp16/8192", "matmul/cublaslt/fp32/8192"})
+    a.emplace_back(n, 100.0, 0.5), b.emplace_back(n, 110.0, 0.5);
+  for (const char* n : {"memory/copy/u8/2GiB", "launch/eager/empty/100", "launch/graph/empty/100", "pcie/h2d/pinned/256MiB"})
+    a.emplace_back(n, 50.0, 0.5), b.emplace_back(n, 50.0, 0.5);
+  b.emplace_back("conv/nhwc/fp16/only_in_b", 10.0, 0.5);
+  auto rep = gc::build_report({crafted(a, "a.json", "580.1"), crafted(b, "b.json", "580.2")}, {});
+  ASSERT_TRUE(rep) << rep.error().str();
+  ASSERT_EQ(rep->labels.size(), 2u);
+  const auto* m = family(*rep, "matmul");
+  ASSERT_TRUE(m && m->geomean[1]);
+  EXPECT_NEAR(*m->geomean[1], 1.0 / 1.1, 1e-9);
+  EXPECT_EQ(m->cases[1], 3);
+  for (const char* f : {"memory", "launch", "pcie"}) EXPECT_NEAR(*family(*rep, f)->geomean[1], 1.0, 1e-12) << f;
+  const auto& col = rep->summary.columns[1];
+  ASSERT_TRUE(col.geomean);
+  EXPECT_NEAR(*col.geomean, std::pow(1.0 / 1.1, 3.0 / 7.0), 1e-9);  // every case in both columns
+  EXPECT_EQ(col.cases, 7);
+  ASSERT_EQ(col.losses.size(), 3u);
+  for (const auto& l : col.losses) EXPECT_EQ(l.name.rfind("matmul/", 0), 0u) << l.name;
+  EXPECT_TRUE(col.wins.empty());
+  // The case in only one column: counted, not charted.
+  ASSERT_EQ(rep->summary.partial.size(), 1u);
+  EXPECT_EQ(rep->summary.partial.front(), "conv/nhwc/fp16/only_in_b");
+  const std::string md = gc::render_report_markdown(*rep);
+  EXPECT_NE(md.find("is 0.96x "), std::string::npos);  // the headline's overall geomean
+  EXPECT_NE(md.find("matmul 0.91x, the rest 1.00x"), std::string::npos);
+  EXPECT_NE(md.find("Cases in only some columns: 1"), std::string::npos);
+  const std::string html = gc::render_report_html(*rep);
+  EXPECT_EQ(html.find(">nhwc/fp16/only_in_b</text>"), std::string::npos);  // in no chart
+  EXPECT_NE(html.find("id=\"matmul\""), std::string::npos);
+  EXPECT_NE(html.find("href=\"#matmul\""), std::string::npos);
+}
+
+TEST(ReportSummary, OnePointFivePercentSlowerAtTwoPercentCvIsNeutral) {
+  auto rep = gc::build_report({crafted({{"memory/copy/u8/2GiB", 100.0, 2.0}}, "a.json", "1"),
+                               crafted({{"memory/copy/u8/2GiB", 101.5, 2.0}}, "b.json", "2")},
+                              {});
+  ASSERT_TRUE(rep);
+  const auto& cell = rep->families.front().rows.front().cells[1];
+  ASSERT_TRUE(cell.speed);
+  EXPECT_NEAR(cell.band, 0.04, 1e-12);
+  EXPECT_EQ(gc::ratio_tone(*cell.speed, cell.band), gc::Tone::Neutral);
+  EXPECT_NE(gc::render_report_html(*rep).find("class=\"neutral\""), std::string::npos);
+}
+
+TEST(ReportColumns, FiveFilesOfOneRunAreTheColumnOfTheirMergedFile) {
+  std::vector<std::tuple<std::string, double, double>> all;
+  std::vector<gc::Results> parts;
+  const char* fams[] = {"matmul", "memory", "conv", "launch", "pcie"};
+  for (int f = 0; f < 5; ++f) {
+    std::vector<std::tuple<std::string, double, double>> mine;
+    for (int i = 0; i < 2; ++i) mine.emplace_back(std::string(fams[f]) + "/x/fp16/" + std::to_string(i), 10.0 + f + i, 1.0);
+    all.insert(all.end(), mine.begin(), mine.end());
+    parts.push_back(crafted(mine, std::string("bench_") + fams[f] + ".json"));
+  }
+  auto split = gc::build_report(parts, {});
+  auto merged = gc::build_report({crafted(all, "results.json")}, {});
+  ASSERT_TRUE(split && merged);
+  ASSERT_EQ(split->labels.size(), 1u);
+  EXPECT_EQ(split->files.front(), 5);
+  EXPECT_EQ(split->labels, merged->labels);
+  ASSERT_EQ(split->families.size(), merged->families.size());
+  for (std::size_t f = 0; f < split->families.size(); ++f)
+    for (std::size_t i = 0; i < split->families[f].rows.size(); ++i) {
+      EXPECT_EQ(split->families[f].rows[i].name, merged->families[f].rows[i].name);
+      EXPECT_EQ(split->families[f].rows[i].cells[0].value, merged->families[f].rows[i].cells[0].value);
+    }
+  // Against a second GPU, the five files are still one column.
+  parts.push_back(crafted(all, "other.json", "580.1", "GPU-bbbb"));
+  auto two = gc::build_report(parts, {});
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->labels.size(), 2u);
+}
+
+TEST(ReportColumns, TwoRunsOfOneGpuWithDifferentDriversAreTwoColumns) {
+  const std::vector<std::tuple<std::string, double, double>> c{{"matmul/x/fp16/1", 10.0, 1.0}};
+  auto rep = gc::build_report({crafted(c, "before.json", "570.1"), crafted({{"memory/x/u8/1", 1.0, 1.0}}, "after.json", "580.1")}, {});
+  ASSERT_TRUE(rep);
+  EXPECT_EQ(rep->labels.size(), 2u);
+  gc::ReportOptions o;
+  o.columns = {"before", "after"};
+  o.only_common = true;
+  auto named = gc::build_report({crafted(c, "before.json", "570.1"), crafted(c, "after.json", "580.1")}, o);
+  ASSERT_TRUE(named);
+  EXPECT_EQ(named->labels, (std::vector<std::string>{"before", "after"}));
+  o.columns = {"one"};
+  EXPECT_FALSE(gc::build_report({crafted(c, "before.json", "570.1"), crafted(c, "after.json", "580.1")}, o));
+}
+
+TEST(ReportFormats, JsonAndCsvCarryTheSameFigures) {
+  auto rep = gc::build_report({crafted({{"matmul/x/fp16/1", 10.0, 1.0}}, "a.json", "1"),
+                               crafted({{"matmul/x/fp16/1", 11.0, 1.0}}, "b.json", "2")},
+                              {});
+  ASSERT_TRUE(rep);
+  const std::string csv = gc::render_report_csv(*rep);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "family,name,metric,unit,direction,column,value,ratio,noise_band,cv,pct_of_spec,tone,report_only,noisy,partial,note");
+  EXPECT_NE(csv.find(",0.909091,0.02,0.01,,worse,0,0,0,"), std::string::npos);
+  const std::string json = gc::render_report_json(*rep);
+  EXPECT_NE(json.find("\"geomean\": 0.9090909"), std::string::npos);
 }
