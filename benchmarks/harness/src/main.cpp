@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -110,6 +111,10 @@ bool select_points(const Family& family, const Options& o, std::vector<axes::Poi
     overrides.push_back(std::move(ov));
   }
   if (!o.bytes_min.empty()) {
+    if (std::none_of(family.axes.begin(), family.axes.end(), [](const axes::Axis& a) { return a.name == "bytes"; })) {
+      *err = "-b/-e/-f: " + std::string(family.name) + " has no bytes axis (its axes: " + axes::axis_names(family.axes) + ")";
+      return false;
+    }
     axes::Override ov;
     if (!axes::bytes_range_override(o.bytes_min, o.bytes_max.empty() ? o.bytes_min : o.bytes_max,
                                     o.bytes_factor.empty() ? "2" : o.bytes_factor, &ov, err))
