@@ -201,9 +201,9 @@ std::string fail_line(std::string_view family, const std::vector<Axis>& axes, co
 }  // namespace
 
 const Value& Point::at(std::string_view name) const {
-  if (axes)
-    for (std::size_t i = 0; i < axes->size() && i < values.size(); ++i)
-      if ((*axes)[i].name == name) return values[i];
+  if (names)
+    for (std::size_t i = 0; i < names->size() && i < values.size(); ++i)
+      if ((*names)[i] == name) return values[i];
   throw std::out_of_range("no axis " + std::string(name));
 }
 
@@ -341,10 +341,12 @@ bool select(std::string_view family, const std::vector<Axis>& axes, Suite suite,
   std::vector<std::size_t> free_axes;
   for (std::size_t i = 0; i < axes.size(); ++i)
     if (leader[i] == axes.size() || set[i]) free_axes.push_back(i);
+  auto names = std::make_shared<std::vector<std::string>>();
+  for (const Axis& a : axes) names->push_back(a.name);
   std::vector<Point> points;
   std::vector<std::size_t> idx(axes.size(), 0);
   while (true) {
-    Point p{std::vector<Value>(axes.size()), &axes};
+    Point p{std::vector<Value>(axes.size()), names};
     for (std::size_t i = 0; i < axes.size(); ++i) {
       if (leader[i] != axes.size() && !set[i]) {
         const Value& l = p.values[leader[i]];

@@ -11,6 +11,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,7 +59,7 @@ struct Override {
 // One case's coordinates: a value per axis, in the family's axis order.
 struct Point {
   std::vector<Value> values;
-  const std::vector<Axis>* axes = nullptr;
+  std::shared_ptr<const std::vector<std::string>> names;  // the axes', shared by the points of one selection
   const Value& at(std::string_view name) const;  // throws std::out_of_range on a name not declared
   std::int64_t n(std::string_view name) const { return at(name).n; }
   const std::string& text(std::string_view name) const { return at(name).text; }
