@@ -83,12 +83,8 @@ inline std::vector<axes::Axis> axis_table() {
 
 // A suite's rows, or the axes' points.
 inline std::vector<ConvCase> cases(Suite s, const std::vector<axes::Point>* points) {
+  if (!points) return in_suite(rows(), s);
   std::vector<ConvCase> out;
-  if (!points) {
-    for (const ConvCase& c : rows())
-      if (c.suites.has(s)) out.push_back(c);
-    return out;
-  }
   for (const axes::Point& p : *points) {
     ConvDir dir = ConvDir::fwd;
     for (ConvDir d : kConvDirs)

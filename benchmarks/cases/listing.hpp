@@ -8,6 +8,7 @@
 
 #include "gpucheck/core/axes.hpp"
 #include "gpucheck/core/dtype.hpp"
+#include "gpucheck/core/options.hpp"
 
 namespace gpucheck {
 
@@ -18,6 +19,15 @@ std::vector<axes::Listed> listed(const std::vector<C>& cases) {
   std::vector<axes::Listed> out;
   out.reserve(cases.size());
   for (const C& c : cases) out.push_back({c.name(), c.coordinates()});
+  return out;
+}
+
+// The rows of a table that belong to suite s, in order (rows carry `suites`).
+template <class R>
+std::vector<R> in_suite(const std::vector<R>& rows, Suite s) {
+  std::vector<R> out;
+  for (const R& r : rows)
+    if (r.suites.has(s)) out.push_back(r);
   return out;
 }
 

@@ -74,12 +74,8 @@ inline std::vector<axes::Axis> axis_table() {
 
 // A suite's cases, in order: its rows, or the axes' points.
 inline std::vector<GemmCase> cases(Suite s, const std::vector<axes::Point>* points) {
+  if (!points) return in_suite(rows(), s);
   std::vector<GemmCase> out;
-  if (!points) {
-    for (const GemmCase& c : rows())
-      if (c.suites.has(s)) out.push_back(c);
-    return out;
-  }
   for (const axes::Point& p : *points)
     out.push_back({*parse_dtype(p.text("dtype")), p.n("M"), p.n("N"), p.n("K"),
                    p.text("variant") == contract::segment::cublaslt ? Load::burst : Load::sustained, {s}});

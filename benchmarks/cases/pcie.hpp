@@ -59,12 +59,8 @@ inline std::vector<axes::Axis> axis_table() {
 
 // A suite's rows, or the axes' points.
 inline std::vector<PcieCase> cases(Suite s, const std::vector<axes::Point>* points) {
+  if (!points) return in_suite(rows(), s);
   std::vector<PcieCase> out;
-  if (!points) {
-    for (const PcieCase& c : rows())
-      if (c.suites.has(s)) out.push_back(c);
-    return out;
-  }
   namespace seg = contract::segment;
   for (const axes::Point& p : *points) {
     const std::string& d = p.text("direction");

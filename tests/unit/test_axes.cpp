@@ -44,6 +44,14 @@ std::string fails(const Axis& a, std::string_view v, bool pow2 = false) {
 
 using V = std::vector<std::int64_t>;
 
+Axis words(std::string name, Kind kind, std::vector<std::string> ws) {
+  Axis a;
+  a.name = std::move(name);
+  a.kind = kind;
+  a.words = std::move(ws);
+  return a;
+}
+
 TEST(Axes, ParsesNameAndValues) {
   Override o;
   std::string err;
@@ -81,10 +89,7 @@ TEST(Axes, DuplicatesAreDroppedFirstKept) {
   const Axis m = integer("M");
   EXPECT_EQ(ns(m, "4,2,4,2"), (V{4, 2}));
   EXPECT_EQ(ns(m, "[1:3],2^1,3"), (V{1, 2, 3}));
-  Axis d;
-  d.name = "dtype";
-  d.kind = Kind::dtype;
-  d.words = {"fp16", "bf16"};
+  const Axis d = words("dtype", Kind::dtype, {"fp16", "bf16"});
   std::vector<Value> out;
   std::string err;
   ASSERT_TRUE(expand(d, "bf16,fp16,bf16", false, &out, &err));
@@ -153,10 +158,7 @@ TEST(Axes, OverflowIsAnErrorNotAWrap) {
 }
 
 TEST(Axes, WordsDtypesAndBooleans) {
-  Axis w;
-  w.name = "variant";
-  w.kind = Kind::word;
-  w.words = {"cublaslt", "cublaslt_sustained"};
+  const Axis w = words("variant", Kind::word, {"cublaslt", "cublaslt_sustained"});
   std::vector<Value> out;
   std::string err;
   ASSERT_TRUE(expand(w, "cublaslt_sustained", false, &out, &err));
@@ -166,9 +168,7 @@ TEST(Axes, WordsDtypesAndBooleans) {
   EXPECT_FALSE(expand(w, "cublas", false, &out, &err));
   EXPECT_EQ(err, "'cublas' is not one of cublaslt, cublaslt_sustained");
   EXPECT_FALSE(expand(w, "[2:3]", true, &out, &err));
-  Axis c;
-  c.name = "causal";
-  c.kind = Kind::boolean;
+  const Axis c = words("causal", Kind::boolean, {});
   ASSERT_TRUE(expand(c, "false,true,1,no", false, &out, &err));
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0], (Value{0, "false"}));
@@ -177,10 +177,7 @@ TEST(Axes, WordsDtypesAndBooleans) {
 }
 
 std::vector<Axis> gemm_axes() {
-  Axis v;
-  v.name = "variant";
-  v.kind = Kind::word;
-  v.words = {"a", "b"};
+  Axis v = words("variant", Kind::word, {"a", "b"});
   v.quick = "a,b";
   v.full = "a";
   Axis m = integer("M", "8", "8,16");
