@@ -248,23 +248,34 @@ void register_cases(harness::Registry& r) {
   harness::record_cudnn_version();
   harness::Device& dev = r.device();
   const Suite suite = dev.suite();
-  std::vector<attention::Config> configs = attention::configs();
-  std::erase_if(configs, [&](const attention::Config& c) { return !c.suites.has(suite); });
-  if (configs.empty()) return;
+  const auto cases = attention::cases(backends(), suite, r.points());
+  if (cases.empty()) return;
   AttentionState& state = r.keep<AttentionState>();
-  for (const attention::Config& cfg : configs)
-    for (const Backend& be : backends()) {
-      if (!attention::pairs(cfg, be, suite)) continue;
+  for (const auto& ac : cases) {
+    const attention::Config& cfg = ac.config;
+    const Backend& be = *ac.backend;
+    if (const auto why = attention::unrunnable(ac)) {
+      r.add_unsupported(ac.name(), *why);
+      continue;
+    }
+    {
       AttentionProblem p;
       p.batch = cfg.shape.b;
       p.heads = cfg.shape.h;
-      p.seq_q = p.seq_k = cfg.shape.s;
+      p.seq_q = cfg.shape.s;
+      p.seq_k = cfg.shape.seq_k();
       p.head_dim = cfg.shape.d;
       p.dtype = cfg.dtype;
       p.scale = 1.0f / std::sqrt(static_cast<float>(cfg.shape.d));
       p.causal = cfg.causal;
+      const double io = static_cast<double>(2 * p.q_elems() + 2 * p.kv_elems()) * static_cast<double>(storage_bytes(p.dtype));
+      const double s_bytes = be.naive_s ? static_cast<double>(p.rows()) * p.seq_k * (4.0 + static_cast<double>(storage_bytes(*be.naive_s))) : 0;
+      if (const auto why = harness::exceeds_free_memory(static_cast<std::uint64_t>(io + s_bytes))) {
+        r.add_unsupported(ac.name(), *why);
+        continue;
+      }
       harness::Case c;
-      c.name = attention::case_name(cfg, be);
+      c.name = ac.name();
       c.rates = {harness::tflops(attention_flops(p))};
       if (be.naive_s) c.rates.push_back(harness::gbps(Naive::bytes(p, *be.naive_s)));
       // Fused attention at 600+ TFLOP/s draws past the H200's power limit within tens of
@@ -274,11 +285,26 @@ void register_cases(harness::Registry& r) {
       c.setup = [&be, name = c.name, p, &dev, &state] { return be.make(name, p, dev, state, be.naive_s); };
       r.add(std::move(c));
     }
+  }
 }
 
 }  // namespace
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::attention, gpucheck::register_cases, {}, {}});
+  using namespace gpucheck;
+  harness::Family f{contract::family::attention, register_cases, {}, {}};
+  f.summary = "bench_attention: attention forward (TFLOP/s, 4*b*h*s_q*s_k*d per call, halved when causal), naive "
+              "(GEMM, softmax, GEMM) against fused (our flash kernels, cuDNN SDPA), each checked against naive.";
+  f.axes = attention::axis_table();
+  f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) {
+    return listed(attention::cases(attention::backends(0, 0, 0, 0, 0, 0), s, p));
+  };
+  f.own_help =
+      "Cases a device or kernel cannot run are reported skipped with the reason: flash at head_dim other than 64 or\n"
+      "128, kv_heads != heads, causal with seq_q > seq_k, sizes past free memory (naive holds S: b*h*s_q*s_k).\n"
+      "Examples:\n"
+      "  bench_attention -a seq_q=2^[10:13] -a head_dim=64,128 --list\n"
+      "  bench_attention -a backend=flash,cudnn -a dtype=bf16 -a batch=1 -a heads=32 -a seq_q=8192 -a causal=true\n";
+  return harness::run_family(argc, argv, f);
 }

@@ -261,15 +261,21 @@ void register_cases(harness::Registry& r) {
   harness::record_cublas_version();
   harness::Device& dev = r.device();
   const Suite suite = dev.suite();
-  std::vector<bmm::Shaped> shapes = bmm::shapes();
-  std::erase_if(shapes, [&](const bmm::Shaped& sh) { return !sh.suites.has(suite); });
-  if (shapes.empty()) return;
+  const auto cases = bmm::cases(paths(), suite, r.points());
+  if (cases.empty()) return;
   CublasHandle& cublas = r.keep<CublasHandle>();
-  for (const bmm::Shaped& sh : shapes)
-    for (const Path& p : paths()) {
-      if (!p.suites.has(suite)) continue;
+  for (const auto& bc : cases) {
+    const bmm::Shaped& sh = bc.shaped;
+    const Path& p = *bc.path;
+    {
+      const double elems = static_cast<double>(sh.shape.b) *
+                           static_cast<double>(sh.shape.m * sh.shape.k + sh.shape.k * sh.shape.n + 2 * sh.shape.m * sh.shape.n);
+      if (const auto why = harness::exceeds_free_memory(static_cast<std::uint64_t>(2 * elems * static_cast<double>(storage_bytes(sh.dtype))))) {
+        r.add_unsupported(bc.name(), *why);
+        continue;
+      }
       harness::Case c;
-      c.name = bmm::case_name(p, sh);
+      c.name = bc.name();
       c.measure = r.defaults();
       c.measure.mode = p.timing;
       if (p.permute_only)
@@ -279,11 +285,27 @@ void register_cases(harness::Registry& r) {
       c.setup = [name = c.name, &p, sh, &dev, &cublas] { return std::make_unique<Bmm>(name, p, sh.dtype, sh.shape, dev, cublas); };
       r.add(std::move(c));
     }
+  }
 }
 
 }  // namespace
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::bmm, gpucheck::register_cases, {}, {}});
+  using namespace gpucheck;
+  harness::Family f{contract::family::bmm, register_cases, {}, {}};
+  f.summary = "bench_bmm: one batched product C[b] = A[b] B[b] computed the ways frameworks do (strided batched GEMM, "
+              "einsum's permute then GEMM, pointer arrays, a per-batch loop), TFLOP/s, each checked against strided.";
+  f.axes = bmm::axis_table();
+  f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) {
+    return listed(bmm::cases(bmm::paths(0, 0, 0, 0, 0, 0), s, p));
+  };
+  f.own_help =
+      "Paths: strided (cublasGemmStridedBatched, A[b,m,k]), strided_mbk (A[m,b,k] read in place, as einsum can),\n"
+      "permute_bmm (A[m,b,k] materialised to [b,m,k], then strided: einsum's fallback), permute (that copy alone,\n"
+      "GB/s), ptr_array (cublasGemmBatched), loop (one GEMM per batch, host issue included).\n"
+      "Examples:\n"
+      "  bench_bmm -a batch=64,512 -a M=128,512 -a K=64 --list\n"
+      "  bench_bmm -a dtype=bf16 -a batch=16 -a M=2048 -a K=128 -a path=strided,permute_bmm --benchmark_out=b.json\n";
+  return harness::run_family(argc, argv, f);
 }

@@ -686,13 +686,16 @@ std::unique_ptr<harness::Op> prepare(const ConvCase& c, harness::Device& dev, Co
 
 void register_cases(harness::Registry& r) {
   harness::record_cudnn_version();
-  std::vector<ConvCase> cases = conv::rows();
-  std::erase_if(cases, [&](const ConvCase& c) { return !c.suites.has(r.device().suite()); });
+  const std::vector<ConvCase> cases = conv::cases(r.device().suite(), r.points());
   if (cases.empty()) return;
   harness::Device& dev = r.device();
   const harness::MeasureOptions search = search_options(r.defaults());
   ConvState& state = r.keep<ConvState>(search);  // an lvalue: no temporary behind the reference (g++ 13)
   for (const ConvCase& c : cases) {
+    if (!c.shape.valid()) {
+      r.add_unsupported(c.name(), "the shape has no output (the filter, less padding, is larger than the input)");
+      continue;
+    }
     harness::Case hc;
     hc.name = c.name();
     hc.rates = {harness::tflops(c.shape.flops())};
@@ -706,5 +709,16 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::conv, gpucheck::register_cases, {}, {}});
+  using namespace gpucheck;
+  harness::Family f{contract::family::conv, register_cases, {}, {}};
+  f.summary = "bench_conv: cuDNN convolutions (TFLOP/s, 2*N*K*C*R*S*P*Q per call), forward and backward, NCHW against "
+              "NHWC, the algorithm found as cudnn.benchmark does; the NHWC result checked against NCHW.";
+  f.axes = conv::axis_table();
+  f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) { return listed(conv::cases(s, p)); };
+  f.own_help =
+      "A shape cuDNN has no engine for is reported skipped with the reason.\n"
+      "Examples:\n"
+      "  bench_conv -a C=3 -a H=224 -a K=64 -a R=7 -a stride=2 -a padding=3 --list     ResNet-50's conv1\n"
+      "  bench_conv -a dtype=bf16 -a N=32 -a C=256 -a H=14 -a K=256 -a direction=fwd,bwd_data --benchmark_out=c.json\n";
+  return harness::run_family(argc, argv, f);
 }

@@ -299,7 +299,11 @@ const std::vector<launch::Mode<Make>>& modes() {
 
 void register_cases(harness::Registry& r) {
   harness::Device& dev = r.device();
-  for (const launch::Case<Make>& row : launch::cases(modes(), dev.suite())) {
+  for (const launch::Case<Make>& row : launch::cases(modes(), dev.suite(), r.points())) {
+    if (const auto why = row.unrunnable()) {
+      r.add_unsupported(row.name(), *why);
+      continue;
+    }
     harness::Case c;
     c.name = row.name();
     c.measure = r.defaults();
@@ -318,5 +322,18 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::launch, gpucheck::register_cases, {}, {}});
+  using namespace gpucheck;
+  harness::Family f{contract::family::launch, register_cases, {}, {}};
+  f.summary = "bench_launch: the cost of launching (us per kernel): a chain of kernels launched eagerly against the "
+              "same chain replayed as a CUDA Graph, and the host's time in cudaLaunchKernel, cudaGraphLaunch and "
+              "cudaGraphInstantiate.";
+  f.axes = launch::axis_table();
+  f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) {
+    return listed(launch::cases(launch::modes(0, 0, 0, 0, 0), s, p));
+  };
+  f.own_help =
+      "Examples:\n"
+      "  bench_launch -a length=1,10,100,1000,10000 -a kernel=empty --list\n"
+      "  bench_launch -a mode=graph_instantiate,host_graph_launch -a kernel=empty -a length=2^[0:12:4]\n";
+  return harness::run_family(argc, argv, f);
 }

@@ -175,13 +175,21 @@ void register_cases(harness::Registry& r) {
   harness::Device& dev = r.device();
   const Suite suite = dev.suite();
   // At least 4x L2 so that nothing is served from cache.
-  const std::size_t l2 = static_cast<std::size_t>(dev.props().l2CacheSize);
-  for (const memory::Size& size : memory::sizes()) {
-    const std::size_t bytes = size.bytes;
-    if (!size.suites.has(suite) || bytes < 4 * l2) continue;
-    for (const Variant& v : variants()) {
-      if (!v.suites.has(suite)) continue;
-      const std::string name = memory::case_name(v, size);
+  const auto l2 = static_cast<std::uint64_t>(dev.props().l2CacheSize);
+  for (const auto& mc : memory::cases(variants(), suite, r.points(), l2)) {
+    const Variant& v = *mc.variant;
+    const std::size_t bytes = mc.bytes;
+    {
+      const std::string name = mc.name();
+      if (mc.cached) {
+        r.add_unsupported(name, "under 4x the L2 (" + bytes_label(l2) + "): it would be served from cache");
+        continue;
+      }
+      // Arrays held = bytes through HBM per array byte: read_sum one, the copies two, triad three.
+      if (const auto why = harness::exceeds_free_memory(static_cast<std::uint64_t>(v.traffic * static_cast<double>(bytes)))) {
+        r.add_unsupported(name, *why);
+        continue;
+      }
       if (v.name == "read_sum" && bytes / sizeof(float) > 0x7fffffffu) {
         r.add_unsupported(name, "cuBLAS's reference sum takes an int count: over 2^31 floats");
         continue;
@@ -200,5 +208,18 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::memory, gpucheck::register_cases, {}, {}});
+  using namespace gpucheck;
+  harness::Family f{contract::family::memory, register_cases, {}, {}};
+  f.summary = "bench_memory: HBM bandwidth (GB/s, bytes read + written per call) of device-to-device copies, a copy "
+              "kernel, a triad and a read-only sum, at sizes far past the L2.";
+  f.axes = memory::axis_table();
+  f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts& d) {
+    return listed(memory::cases(memory::variants(0, 0, 0, 0, 0), s, p, d.l2_bytes));
+  };
+  f.own_help =
+      "A size under 4x the L2 is left out of a suite and reported skipped when given with -a.\n"
+      "Examples:\n"
+      "  bench_memory -a bytes=512MiB,8GiB -a variant=memcpy_d2d,triad --list\n"
+      "  bench_memory -b 256M -e 8G -f 2 -a variant=copy_kernel --benchmark_out=copy.json\n";
+  return harness::run_family(argc, argv, f);
 }

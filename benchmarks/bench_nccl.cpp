@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "cases/nccl.hpp"
 #include "gpucheck/core/collectives.hpp"
 #include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
@@ -304,8 +305,14 @@ void register_cases(harness::Registry& r, NcclJob& job) {
   // Several ranks: nccl-tests' cold buffers (one region per call), unless --fixed-buffers.
   const bool rotate = n > 1 && !job.fixed_buffers() && !job.failed();
   const std::uint64_t l2 = rotate ? job.largest_l2_bytes() : 0;  // one agreement, not one per case
-  for (const CollectiveCase& c : collective_cases(r.device().suite(), n)) {
-    const std::string name = collective_case_name(c.coll, c.in_place, DType::fp32, c.bytes, n);
+  for (const nccl::Case& nc : nccl::cases(r.device().suite(), r.points(), n)) {
+    const CollectiveCase& c = nc.c;
+    const std::string name = nc.name();
+    if (nc.ranks != n) {
+      r.add_unsupported(name, "this job has " + std::to_string(n) + " rank" + (n == 1 ? "" : "s") +
+                                  " (every visible GPU, or one per MPI process: CUDA_VISIBLE_DEVICES or mpirun -np picks)");
+      continue;
+    }
     const CollectiveCounts k = collective_counts(c.coll, c.bytes, sizeof(float), n);
     if (!k.runnable()) {
       r.add_unsupported(name, bytes_label(c.bytes) + " of fp32 is fewer elements than ranks (" + std::to_string(n) + ")");
@@ -339,9 +346,24 @@ void register_cases(harness::Registry& r, NcclJob& job) {
 int main(int argc, char** argv) {
   using namespace gpucheck;
   NcclJob job;  // outlives run_family: communicators and MPI end after the last case
-  return harness::run_family(
-      argc, argv,
-      {contract::family::nccl, [&job](harness::Registry& r) { register_cases(r, job); },
-       [&job](int* c, char** v, std::string* err) { return job.take_args(c, v, err); }, [&job] { return job.root(); },
-       {"--mpi", "--fixed-buffers"}});
+  harness::Family f{contract::family::nccl, [&job](harness::Registry& r) { register_cases(r, job); },
+                    [&job](int* c, char** v, std::string* err) { return job.take_args(c, v, err); },
+                    [&job] { return job.root(); }, {"--mpi", "--fixed-buffers"}};
+  f.summary = "bench_nccl: NCCL all-reduce, all-gather and reduce-scatter over every GPU of the job, algbw and busbw "
+              "like nccl-tests (busbw 0 for one rank), every result checked (#wrong = 0).";
+  f.axes = nccl::axis_table();
+  f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts& d) {
+    return listed(nccl::cases(s, p, d.gpus));  // the job's ranks: the GPUs seen (an MPI job lists one process's view)
+  };
+  f.own_help =
+      "bench_nccl flags:\n"
+      "  -b MIN -e MAX -f F  nccl-tests' sizes: the bytes axis MIN, MIN*F, ... up to MAX (8, 4K, 1M, 8G)\n"
+      "  --mpi               one process per GPU under mpirun (also GPUCHECK_MPI=1; needs an MPI build)\n"
+      "  --fixed-buffers     one buffer per case with several ranks, instead of nccl-tests' rotated cold buffers\n"
+      "Environment: GPUCHECK_MPI=1 (as --mpi), GPUCHECK_NCCL_TIMEOUT_S=N (a hung collective is an error after N s),\n"
+      "  NCCL_* (recorded in the context; see docs/MULTI_GPU.md).\n"
+      "Examples:\n"
+      "  bench_nccl -b 8 -e 8G -f 2 -a collective=allreduce --benchmark_out=ar.json\n"
+      "  mpirun -np 8 bench_nccl --mpi -a 'bytes[pow2]=[20:30]' -a in_place=false,true\n";
+  return harness::run_family(argc, argv, f);
 }

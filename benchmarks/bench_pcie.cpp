@@ -313,8 +313,11 @@ class HostMemoryProbe {
 void register_cases(harness::Registry& r) {
   harness::Device& dev = r.device();
   HostMemoryProbe& probe = r.keep<HostMemoryProbe>();
-  for (const PcieCase& pc : pcie::rows()) {
-    if (!pc.suites.has(dev.suite())) continue;
+  for (const PcieCase& pc : pcie::cases(dev.suite(), r.points())) {
+    if (const auto why = harness::exceeds_free_memory((pc.dir == Dir::bidir ? 2 : 1) * static_cast<std::uint64_t>(pc.bytes))) {
+      r.add_unsupported(pc.name(), *why);
+      continue;
+    }
     harness::Case c;
     c.name = pc.name();
     c.rates = {harness::gbps((pc.dir == Dir::bidir ? 2.0 : 1.0) * static_cast<double>(pc.bytes))};
@@ -332,5 +335,15 @@ void register_cases(harness::Registry& r) {
 }  // namespace gpucheck
 
 int main(int argc, char** argv) {
-  return gpucheck::harness::run_family(argc, argv, {gpucheck::contract::family::pcie, gpucheck::register_cases, {}, {}});
+  using namespace gpucheck;
+  harness::Family f{contract::family::pcie, register_cases, {}, {}};
+  f.summary = "bench_pcie: host-device copy bandwidth (GB/s) over PCIe, H2D, D2H and both at once, from pinned and "
+              "pageable memory, with the link's generation and width under load.";
+  f.axes = pcie::axis_table();
+  f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) { return listed(pcie::cases(s, p)); };
+  f.own_help =
+      "Examples:\n"
+      "  bench_pcie -a direction=h2d -a memory=pinned -b 4K -e 1G -f 4 --list\n"
+      "  bench_pcie -a bytes=64MiB,1GiB -a memory=pageable --benchmark_out=pageable.json\n";
+  return harness::run_family(argc, argv, f);
 }

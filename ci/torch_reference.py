@@ -1,6 +1,14 @@
 #!/usr/bin/env python3
 """PyTorch's figures for gpucheck's bmm, convolution and attention cases, timed both ways.
 
+With --cases FILE (names one a line, as `bench_X -a ... --list` prints them) it times PyTorch's
+counterpart of each named case instead, at the user's shapes: matmul/cublaslt (torch.mm in
+the TN layout, fp8 through torch._scaled_mm, as a power burst like bench_matmul),
+attention/{naive,flash,cudnn} (any batch, heads, seq_q, seq_k, head_dim, causal),
+bmm/{strided,strided_mbk} (torch.bmm, torch.einsum) and, on one GPU, nccl's
+allreduce_inplace, allgather and reducescatter (torch.distributed, one rank: algbw_GBps).
+A name it has no counterpart for is left out, said on stderr.
+
 Why: a short op (bmm b64 512^3 takes ~35 us, a ResNet-50 convolution at batch 64 30-150 us)
 timed one call at a time (`start.record(); fn(); end.record(); sync`, the method of
 ../shared/anchors/torch_anchors.py) encloses PyTorch's host dispatch of that call, so the
@@ -19,13 +27,15 @@ It writes Google Benchmark JSON under gpucheck's names, so `gpucheck compare REF
 `gpucheck report` line the two up. Outputs are checked before timing: einsum and the NHWC
 convolutions must equal bmm and NCHW within the dtype's tolerance.
 
-Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX]
+Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX] [--cases FILE]
 """
 import argparse
 import json
 import math
 import re
+import os
 import statistics
+import sys
 import time
 
 import torch
@@ -164,7 +174,7 @@ def bmm_cases(pattern):
                                                         lambda: torch.einsum("mbk,bkn->bmn", a_mbk, bb)),
                 }
 
-            yield setup, flops
+            yield setup, flops, "TFLOPS"
 
 
 CONV_SHAPES = ((64, 64, 56, 64, 3), (64, 256, 56, 64, 1), (64, 128, 28, 128, 3))  # n, c, h(=w), k, r(=s)
@@ -211,7 +221,7 @@ def conv_cases(pattern):
                         cases[f"conv/{lay}{d}/{tag}/{shape}"] = (f"{what} {lay}, cudnn.benchmark", ops[lay][d])
                 return cases
 
-            yield setup, flops
+            yield setup, flops, "TFLOPS"
 
 
 ATTN_SHAPES = ((8, 16, 1024, 64), (4, 16, 4096, 64), (4, 16, 4096, 128), (1, 32, 16384, 128), (16, 16, 512, 64))
@@ -290,13 +300,156 @@ def attention_cases(pattern):
                         cases[name] = (what, fn)
                     return cases
 
-                yield setup, flops
+                yield setup, flops, "TFLOPS"
+
+
+# --cases: PyTorch's counterpart of each case a bench_* --list named.
+SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+
+
+def parse_bytes(label):
+    m = re.fullmatch(r"(\d+)(B|KiB|MiB|GiB|TiB)", label)
+    return int(m.group(1)) * SIZE_UNITS[m.group(2)] if m else None
+
+
+def matmul_case(name, tag, mnk):
+    m, n, k = (int(x) for x in mnk.split("x"))
+
+    def setup():
+        set_tf32(tag == "tf32")
+        torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False  # fp32 accumulate, as ours
+        torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+        if tag == "fp8e4m3":  # e4m3 in, bf16 out, unit scales: bench_matmul's fp8 GEMM
+            a = (torch.rand(m, k, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+            b = (torch.rand(n, k, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+            one = torch.ones((), device="cuda")
+            return {name: ("torch._scaled_mm (TN, bf16 out)",
+                           lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16))}
+        a = torch.rand(m, k, device="cuda", dtype=DT[tag]) * 2 - 1
+        b = torch.rand(n, k, device="cuda", dtype=DT[tag]) * 2 - 1  # K contiguous in both: cuBLAS's TN
+        return {name: ("torch.mm(a, b.t())", lambda: torch.mm(a, b.t()))}
+
+    return setup, 2.0 * m * n * k, "TFLOPS"
+
+
+def attention_case(name, backend, tag, shape, causal):
+    m = re.fullmatch(r"b(\d+)h(\d+)(?:kv(\d+))?s(\d+)(?:sk(\d+))?d(\d+)", shape)
+    if not m or backend not in ("naive", "flash", "cudnn"):
+        return None
+    b, h, s, d = (int(m.group(i)) for i in (1, 2, 4, 6))
+    if int(m.group(3) or h) != h:
+        return None  # grouped-query: bench_attention skips it
+    sk = int(m.group(5) or s)
+
+    def setup():
+        from torch.nn.attention import sdpa_kernel, SDPBackend
+        dt = DT[tag]
+        q = torch.rand(b, h, s, d, device="cuda", dtype=dt) * 2 - 1
+        k = torch.rand(b, h, sk, d, device="cuda", dtype=dt) * 2 - 1
+        v = torch.rand(b, h, sk, d, device="cuda", dtype=dt) * 2 - 1
+        scale = 1.0 / math.sqrt(d)
+        # Bottom-right aligned, as bench_attention's mask (SDPA's is_causal is the same when seq_q == seq_k).
+        mask = torch.ones(s, sk, device="cuda", dtype=torch.bool).triu(sk - s + 1) if causal else None
+
+        def naive():
+            sc = torch.matmul(q, k.transpose(-2, -1)) * scale
+            if mask is not None:
+                sc = sc.masked_fill(mask, float("-inf"))
+            return torch.matmul(torch.softmax(sc, -1), v)
+
+        def sdpa(which):
+            if causal and s != sk:  # an explicit mask (FLASH_ATTENTION takes none: unavailable)
+                kw = {"attn_mask": ~mask}
+            else:
+                kw = {"is_causal": causal}
+
+            def run():
+                with sdpa_kernel(which):
+                    return F.scaled_dot_product_attention(q, k, v, **kw)
+            return run
+
+        fn, what = {"naive": (naive, "matmul, scale, [masked_fill], softmax, matmul"),
+                    "flash": (sdpa(SDPBackend.FLASH_ATTENTION), "SDPA FLASH_ATTENTION (FA2)"),
+                    "cudnn": (sdpa(SDPBackend.CUDNN_ATTENTION), "SDPA CUDNN_ATTENTION")}[backend]
+        try:
+            out = fn()
+        except RuntimeError as e:
+            print(f"{name}: unavailable in PyTorch ({str(e).splitlines()[0][:120]})", file=sys.stderr)
+            return {}
+        if backend != "naive" and b * h * s * sk <= 2 ** 31:
+            check_close(name, out, naive(), 2e-2, 2e-2)
+        return {name: (what, fn)}
+
+    return setup, 4.0 * b * h * s * sk * d / (2 if causal else 1), "TFLOPS"
+
+
+def bmm_case(name, path, tag, shape):
+    m = re.fullmatch(r"b(\d+)m(\d+)n(\d+)k(\d+)", shape)
+    if not m or path not in ("strided", "strided_mbk"):
+        return None
+    b, mm, n, k = (int(x) for x in m.groups())
+
+    def setup():
+        set_tf32(False)
+        dt = DT[tag]
+        a = torch.rand(b, mm, k, device="cuda", dtype=dt) * 2 - 1
+        bb = torch.rand(b, k, n, device="cuda", dtype=dt) * 2 - 1
+        if path == "strided":
+            return {name: ("torch.bmm", lambda: torch.bmm(a, bb))}
+        a_mbk = a.permute(1, 0, 2).contiguous()
+        rtol, atol = TOL[tag]
+        check_close(name, torch.einsum("mbk,bkn->bmn", a_mbk, bb), torch.bmm(a, bb), rtol, atol * k ** 0.5)
+        return {name: ('torch.einsum("mbk,bkn->bmn")', lambda: torch.einsum("mbk,bkn->bmn", a_mbk, bb))}
+
+    return setup, 2.0 * b * mm * n * k, "TFLOPS"
+
+
+def nccl_case(name, variant, size, ranks):
+    nbytes = parse_bytes(size)
+    if ranks != "g1" or nbytes is None or nbytes < 4 or variant not in ("allreduce_inplace", "allgather", "reducescatter"):
+        return None  # one process, one GPU: what this script can be beside bench_nccl on one GPU
+
+    def setup():
+        import torch.distributed as dist
+        if not dist.is_initialized():
+            os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+            os.environ.setdefault("MASTER_PORT", "29533")
+            dist.init_process_group("nccl", rank=0, world_size=1, device_id=torch.device("cuda", 0))
+        x = torch.rand(nbytes // 4, device="cuda")
+        y = torch.empty_like(x)
+        what, fn = {"allreduce_inplace": ("dist.all_reduce (in place)", lambda: dist.all_reduce(x)),
+                    "allgather": ("dist.all_gather_into_tensor", lambda: dist.all_gather_into_tensor(y, x)),
+                    "reducescatter": ("dist.reduce_scatter_tensor", lambda: dist.reduce_scatter_tensor(y, x))}[variant]
+        return {name: (what, fn)}
+
+    return setup, float(nbytes), "algbw_GBps"
+
+
+def named_cases(names, pattern):
+    for name in names:
+        if not pattern.search(name):
+            continue
+        parts = name.split("/")
+        made = None
+        if parts[0] == "matmul" and len(parts) == 4 and parts[1] == "cublaslt":
+            made = matmul_case(name, parts[2], parts[3])
+        elif parts[0] == "attention" and len(parts) in (4, 5):
+            made = attention_case(name, parts[1], parts[2], parts[3], len(parts) == 5 and parts[4] == "causal")
+        elif parts[0] == "bmm" and len(parts) == 4:
+            made = bmm_case(name, parts[1], parts[2], parts[3])
+        elif parts[0] == "nccl" and len(parts) == 5:
+            made = nccl_case(name, parts[1], parts[3], parts[4])
+        if made is None:
+            print(f"{name}: no PyTorch counterpart here, left out", file=sys.stderr)
+            continue
+        yield made
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write Google Benchmark JSON here")
     ap.add_argument("--filter", default="", help="only names matching this regular expression")
+    ap.add_argument("--cases", help="time PyTorch's counterparts of these gpucheck names (one a line: bench_X --list)")
     args = ap.parse_args()
     pattern = re.compile(args.filter)
     torch.backends.cudnn.benchmark = True
@@ -316,28 +469,37 @@ def main():
         },
         "benchmarks": [],
     }
-    print(f"{'name':48s} {'held TFLOP/s':>13s} {'per-call':>9s} {'dispatch us':>12s}  call")
-    for gen in (bmm_cases(pattern), conv_cases(pattern), attention_cases(pattern)):
-        for setup, flops in gen:
+    if args.cases:
+        with open(args.cases) as f:
+            gens = (named_cases([l.strip() for l in f if l.strip()], pattern),)
+    else:
+        gens = (bmm_cases(pattern), conv_cases(pattern), attention_cases(pattern))
+    print(f"{'name':48s} {'held rate':>13s} {'per-call':>9s} {'dispatch us':>12s}  call")
+    for gen in gens:
+        for setup, amount, counter in gen:
+            per_ms = 1e9 if counter == "TFLOPS" else 1e6  # FLOP/ms -> TFLOP/s; bytes/ms -> GB/s
             cases = setup()  # operands, and the outputs checked against the reference
             for name, (what, fn) in cases.items():
                 if not pattern.search(name):
                     continue
-                held = burst_ms(hold, fn) if name.startswith("attention/") else held_ms(hold, fn)
+                burst = name.startswith(("attention/", "matmul/"))  # timed as power bursts, like ours
+                held = burst_ms(hold, fn) if burst else held_ms(hold, fn)
                 per_call = per_call_ms(fn)
-                tflops = flops / held / 1e9
+                rate = amount / held / per_ms
                 out["benchmarks"].append({
                     "name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
                     "repetition_index": 0, "threads": 1, "iterations": CALLS * SAMPLES,
                     "real_time": held * 1e3, "cpu_time": held * 1e3, "time_unit": "us",
-                    "TFLOPS": tflops, "per_call_TFLOPS": flops / per_call / 1e9,
+                    counter: rate, "per_call_" + counter: amount / per_call / per_ms,
                     "dispatch_us": (per_call - held) * 1e3, "label": what,
                 })
-                print(f"{name:48s} {tflops:13.2f} {flops / per_call / 1e9:9.2f} {(per_call - held) * 1e3:12.2f}  {what}",
+                print(f"{name:48s} {rate:13.2f} {amount / per_call / per_ms:9.2f} {(per_call - held) * 1e3:12.2f}  {what}",
                       flush=True)
             del cases
             torch.cuda.empty_cache()
     set_tf32(False)
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1)

@@ -5,11 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "gpucheck/core/axes.hpp"
 #include "gpucheck/core/bmm_model.hpp"
 #include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/measure.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/options.hpp"
+#include "listing.hpp"
 
 namespace gpucheck::bmm {
 
@@ -64,6 +66,54 @@ std::vector<Path<Run>> paths(Run strided_bmk, Run strided_mbk, Run permute_bmm, 
 template <class Run>
 std::string case_name(const Path<Run>& p, const Shaped& s) {
   return bench_name({contract::family::bmm, p.name, to_string(s.dtype), bmm_shape_label(s.shape)});
+}
+
+template <class Run>
+struct Case {
+  Shaped shaped;
+  const Path<Run>* path;
+  std::string name() const { return case_name(*path, shaped); }
+  Coordinates coordinates() const {
+    const BmmShape& s = shaped.shape;
+    return {{"dtype", std::string(to_string(shaped.dtype))}, {"batch", std::to_string(s.b)}, {"M", std::to_string(s.m)},
+            {"N", std::to_string(s.n)}, {"K", std::to_string(s.k)}, {"path", std::string(path->name)}};
+  }
+};
+
+// The axes --axis sets: a shape's every path side by side (path innermost); N follows M and
+// K follows N unless given.
+inline std::vector<axes::Axis> axis_table() {
+  using axes::Kind;
+  std::vector<std::string> names;
+  for (const auto& p : paths(0, 0, 0, 0, 0, 0)) names.emplace_back(p.name);
+  constexpr int kMax = 1 << 20;
+  std::string all;
+  for (const std::string& n : names) all += (all.empty() ? "" : ",") + n;
+  return {
+      {"dtype", Kind::dtype, "A, B and C", {"fp16", "bf16", "fp32"}, 1, 1, "fp16", "fp16,bf16,fp32"},
+      {"batch", Kind::integer, "products per call", {}, 1, kMax, "64", "64"},
+      {"M", Kind::integer, "rows of each A and C", {}, 1, kMax, "512", "512"},
+      {"N", Kind::integer, "columns of each B and C", {}, 1, kMax, "", "", "M"},
+      {"K", Kind::integer, "the reduced extent", {}, 1, kMax, "", "", "N"},
+      {"path", Kind::word, "how the batched product is computed", names, 1, 1, all, all},
+  };
+}
+
+// A suite's cases, in order: each shape of the suite with every path of it, or the axes' points.
+template <class Run>
+std::vector<Case<Run>> cases(const std::vector<Path<Run>>& ps, Suite s, const std::vector<axes::Point>* points) {
+  std::vector<Case<Run>> out;
+  if (!points) {
+    for (const Shaped& sh : shapes())
+      for (const auto& p : ps)
+        if (sh.suites.has(s) && p.suites.has(s)) out.push_back({sh, &p});
+    return out;
+  }
+  for (const axes::Point& pt : *points)
+    for (const auto& p : ps)
+      if (p.name == pt.text("path"))
+        out.push_back({{*parse_dtype(pt.text("dtype")), {pt.n("batch"), pt.n("M"), pt.n("N"), pt.n("K")}, {s}}, &p});
+  return out;
 }
 
 }  // namespace gpucheck::bmm

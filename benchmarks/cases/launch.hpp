@@ -2,13 +2,16 @@
 // each with the suites it belongs to. Pure: the binary hands in how to make each mode's op.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "gpucheck/core/axes.hpp"
 #include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/measure.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/options.hpp"
+#include "listing.hpp"
 
 namespace gpucheck::launch {
 
@@ -63,13 +66,40 @@ struct Case {
   std::string name() const {
     return bench_name({contract::family::launch, mode->name, to_string(kernel), std::to_string(n)});
   }
+  Coordinates coordinates() const {
+    return {{"mode", std::string(mode->name)}, {"kernel", std::string(to_string(kernel))}, {"length", std::to_string(n)}};
+  }
+  // Why this combination of the user's axes does not exist (nullopt: it runs).
+  std::optional<std::string> unrunnable() const {
+    if (mode->shape != Shape::chains && kernel != Kernel::empty)
+      return std::string(mode->name) + " launches the empty kernel only";
+    if (mode->shape == Shape::single && n != 1) return std::string(mode->name) + " times single launches: length 1";
+    return std::nullopt;
+  }
 };
+
+inline std::vector<axes::Axis> axis_table() {
+  using axes::Kind;
+  std::vector<std::string> names;
+  for (const auto& m : modes(0, 0, 0, 0, 0)) names.emplace_back(m.name);
+  return {
+      {"mode", Kind::word, "eager launches, graph replay, the host's cost of a call", names, 1, 1, "eager,graph", "eager,graph"},
+      {"kernel", Kind::word, "the kernel chained", {"empty", "small"}, 1, 1, "empty,small", "empty,small"},
+      {"length", Kind::integer, "kernels per chain (graph nodes)", {}, 1, 1 << 20, "100", "1,10,100,1000"},
+  };
+}
 
 // A suite's cases, in order: the chains (per length, per mode, per kernel), then the host
 // modes (each over the lengths, host_launch once).
 template <class Make>
-std::vector<Case<Make>> cases(const std::vector<Mode<Make>>& ms, Suite s) {
+std::vector<Case<Make>> cases(const std::vector<Mode<Make>>& ms, Suite s, const std::vector<axes::Point>* points = nullptr) {
   std::vector<Case<Make>> out;
+  if (points) {  // the user's axes: each point as given (a combination that does not exist is skipped, with why)
+    for (const axes::Point& p : *points)
+      for (const auto& m : ms)
+        if (m.name == p.text("mode")) out.push_back({&m, p.text("kernel") == "small" ? Kernel::small : Kernel::empty, p.n("length")});
+    return out;
+  }
   std::vector<std::int64_t> ns;
   for (const Length& l : lengths())
     if (l.suites.has(s)) ns.push_back(l.n);

@@ -6,8 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "gpucheck/core/axes.hpp"
 #include "gpucheck/core/contract.hpp"
+#include "gpucheck/core/names.hpp"
 #include "gpucheck/core/options.hpp"
+#include "listing.hpp"
 
 namespace gpucheck::memory {
 
@@ -51,6 +54,48 @@ inline std::vector<Size> sizes() {
 template <class Make>
 std::string case_name(const Variant<Make>& v, const Size& s) {
   return contract::memory_name(v.name, v.dtype, s.bytes);
+}
+
+template <class Make>
+struct Case {
+  const Variant<Make>* variant;
+  std::uint64_t bytes;
+  bool cached;  // under 4x the L2: a user's size, registered skipped (a suite's is left out)
+  std::string name() const { return contract::memory_name(variant->name, variant->dtype, bytes); }
+  Coordinates coordinates() const { return {{"bytes", bytes_label(bytes)}, {"variant", std::string(variant->name)}}; }
+};
+
+inline std::vector<axes::Axis> axis_table() {
+  using axes::Kind;
+  std::vector<std::string> names;
+  for (const auto& v : variants(0, 0, 0, 0, 0)) names.emplace_back(v.name);
+  return {
+      {"bytes", Kind::bytes, "per array (at least 4x the L2)", {}, 1, std::int64_t{1} << 40, "2GiB",
+       "256MiB,1GiB,2GiB,4GiB"},
+      {"variant", Kind::word, "the kernel or call", names, 1, 1, "memcpy_d2d,copy_kernel,triad,read_sum",
+       "memcpy_d2d,copy_kernel,copy_kernel_persistent,triad,read_sum"},
+  };
+}
+
+// A suite's cases on a device with `l2_bytes` of L2: sizes past 4x of it (nothing served from
+// cache), each with the variants of the suite; or the axes' points.
+template <class Make>
+std::vector<Case<Make>> cases(const std::vector<Variant<Make>>& vs, Suite s, const std::vector<axes::Point>* points,
+                              std::uint64_t l2_bytes) {
+  std::vector<Case<Make>> out;
+  if (!points) {
+    for (const Size& z : sizes())
+      if (z.suites.has(s) && z.bytes >= 4 * l2_bytes)
+        for (const auto& v : vs)
+          if (v.suites.has(s)) out.push_back({&v, z.bytes, false});
+    return out;
+  }
+  for (const axes::Point& p : *points) {
+    const auto bytes = static_cast<std::uint64_t>(p.n("bytes"));
+    for (const auto& v : vs)
+      if (v.name == p.text("variant")) out.push_back({&v, bytes, bytes < 4 * l2_bytes});
+  }
+  return out;
 }
 
 }  // namespace gpucheck::memory

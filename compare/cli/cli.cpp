@@ -321,6 +321,7 @@ std::string usage_text() {
   std::string s = "gpucheck: run the benchmark suite as a gate, compare Google Benchmark results, keep baselines,\n"
                   "write reports. `gpucheck COMMAND --help` shows one command.\n\nusage:\n";
   for (const auto& c : cli::commands()) s += c.usage;
+  s += "  gpucheck --version\n      prints the tool's version\n";
   return s;
 }
 

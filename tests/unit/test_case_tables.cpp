@@ -17,6 +17,7 @@
 #include "cases/launch.hpp"
 #include "cases/matmul.hpp"
 #include "cases/memory.hpp"
+#include "cases/nccl.hpp"
 #include "cases/pcie.hpp"
 #include "gpucheck/core/contract.hpp"
 
@@ -25,38 +26,118 @@ namespace {
 
 constexpr Suite kSuites[] = {Suite::quick, Suite::full, Suite::accept, Suite::burn};
 
-// "suite<TAB>name" lines, families in the fixture's order.
+// "suite<TAB>name" lines, families in the fixture's order, through each family's cases()
+// (what the binary registers and --list prints) with no axes given, on the reference GPU.
 std::vector<std::string> listed() {
   std::vector<std::string> out;
   auto add = [&](Suite s, const std::string& n) { out.push_back(std::string(to_string(s)) + "\t" + n); };
+  const axes::DeviceFacts h200;
   for (Suite s : kSuites)
-    for (const auto& c : matmul::rows())
-      if (c.suites.has(s)) add(s, c.name());
+    for (const auto& c : matmul::cases(s, nullptr)) add(s, c.name());
   const auto variants = memory::variants(0, 0, 0, 0, 0);
   for (Suite s : kSuites)
-    for (const auto& z : memory::sizes())
-      for (const auto& v : variants)
-        if (z.suites.has(s) && v.suites.has(s)) add(s, memory::case_name(v, z));
+    for (const auto& c : memory::cases(variants, s, nullptr, h200.l2_bytes)) add(s, c.name());
   for (Suite s : kSuites)
-    for (const auto& c : pcie::rows())
-      if (c.suites.has(s)) add(s, c.name());
+    for (const auto& c : pcie::cases(s, nullptr)) add(s, c.name());
   for (Suite s : kSuites)
-    for (const auto& c : conv::rows())
-      if (c.suites.has(s)) add(s, c.name());
+    for (const auto& c : conv::cases(s, nullptr)) add(s, c.name());
   const auto backends = attention::backends(0, 0, 0, 0, 0, 0);
   for (Suite s : kSuites)
-    for (const auto& c : attention::configs())
-      for (const auto& b : backends)
-        if (attention::pairs(c, b, s)) add(s, attention::case_name(c, b));
+    for (const auto& c : attention::cases(backends, s, nullptr)) add(s, c.name());
   const auto paths = bmm::paths(0, 0, 0, 0, 0, 0);
   for (Suite s : kSuites)
-    for (const auto& sh : bmm::shapes())
-      for (const auto& p : paths)
-        if (sh.suites.has(s) && p.suites.has(s)) add(s, bmm::case_name(p, sh));
+    for (const auto& c : bmm::cases(paths, s, nullptr)) add(s, c.name());
   const auto modes = launch::modes(0, 0, 0, 0, 0);
   for (Suite s : kSuites)
     for (const auto& c : launch::cases(modes, s)) add(s, c.name());
   return out;
+}
+
+// The points of `args` (--axis values) over a family's axes; fails the test on a bad one.
+std::vector<axes::Point> points(std::string_view family, const std::vector<axes::Axis>& table,
+                                const std::vector<std::string>& args, Suite s = Suite::quick) {
+  std::vector<axes::Override> os;
+  std::string err;
+  for (const std::string& a : args) {
+    axes::Override o;
+    EXPECT_TRUE(axes::parse_override(a, &o, &err)) << err;
+    os.push_back(o);
+  }
+  std::vector<axes::Point> ps;
+  EXPECT_TRUE(axes::select(family, table, s, os, &ps, &err)) << err;
+  return ps;
+}
+
+template <class C>
+std::vector<std::string> names(const std::vector<C>& cs) {
+  std::vector<std::string> out;
+  for (const C& c : cs) out.push_back(c.name());
+  return out;
+}
+
+// Every family's axes: their defaults expand (in both suites), and a point that is a row of
+// the table gets the row's name (a user's case compares and baselines like ours).
+TEST(CaseTables, AxesNameTheirCasesAsTheTables) {
+  for (Suite s : {Suite::quick, Suite::full}) {
+    EXPECT_FALSE(points("matmul", matmul::axis_table(), {}, s).empty());
+    EXPECT_FALSE(points("attention", attention::axis_table(), {}, s).empty());
+    EXPECT_FALSE(points("bmm", bmm::axis_table(), {}, s).empty());
+    EXPECT_FALSE(points("conv", conv::axis_table(), {}, s).empty());
+    EXPECT_FALSE(points("memory", memory::axis_table(), {}, s).empty());
+    EXPECT_FALSE(points("pcie", pcie::axis_table(), {}, s).empty());
+    EXPECT_FALSE(points("launch", launch::axis_table(), {}, s).empty());
+    EXPECT_FALSE(points("nccl", nccl::axis_table(), {}, s).empty());
+  }
+  auto ps = points("matmul", matmul::axis_table(), {"dtype=bf16", "M=4096", "N=14336", "K=4096", "variant=cublaslt"});
+  EXPECT_EQ(names(matmul::cases(Suite::quick, &ps)), (std::vector<std::string>{"matmul/cublaslt/bf16/4096x14336x4096"}));
+  const auto backends = attention::backends(0, 0, 0, 0, 0, 0);
+  ps = points("attention", attention::axis_table(), {"causal=true", "head_dim=128", "seq_q=4096", "backend=flash"});
+  EXPECT_EQ(names(attention::cases(backends, Suite::quick, &ps)),
+            (std::vector<std::string>{"attention/flash/fp16/b4h16s4096d128/causal"}));
+  ps = points("attention", attention::axis_table(), {"backend=flash", "kv_heads=8", "seq_k=8192", "seq_q=1"});
+  EXPECT_EQ(names(attention::cases(backends, Suite::quick, &ps)),
+            (std::vector<std::string>{"attention/flash/fp16/b4h16kv8s1sk8192d128"}));
+  EXPECT_TRUE(attention::unrunnable(attention::cases(backends, Suite::quick, &ps).front()));  // GQA
+  ps = points("attention", attention::axis_table(), {"backend=flash,naive", "head_dim=256"});
+  const auto d256 = attention::cases(backends, Suite::quick, &ps);
+  ASSERT_EQ(d256.size(), 2u);
+  EXPECT_NE(attention::unrunnable(d256[0]).value_or("").find("head_dim 64 and 128"), std::string::npos);
+  EXPECT_FALSE(attention::unrunnable(d256[1]));  // naive runs any head dim
+  const auto paths = bmm::paths(0, 0, 0, 0, 0, 0);
+  ps = points("bmm", bmm::axis_table(), {"batch=512", "M=128", "K=64", "path=strided"});
+  EXPECT_EQ(names(bmm::cases(paths, Suite::quick, &ps)), (std::vector<std::string>{"bmm/strided/fp16/b512m128n128k64"}));
+  ps = points("conv", conv::axis_table(), {"C=256", "K=64", "R=1", "dtype=fp16", "layout=nhwc"});
+  EXPECT_EQ(names(conv::cases(Suite::quick, &ps)), (std::vector<std::string>{"conv/nhwc/fp16/n64c256h56w56k64r1s1"}));
+  ps = points("pcie", pcie::axis_table(), {"direction=h2d", "memory=pinned", "bytes=4KiB"});
+  EXPECT_EQ(names(pcie::cases(Suite::quick, &ps)), (std::vector<std::string>{"pcie/h2d/pinned/4KiB"}));
+  const auto variants = memory::variants(0, 0, 0, 0, 0);
+  ps = points("memory", memory::axis_table(), {"variant=triad", "bytes=64MiB,2GiB"});
+  const auto mem = memory::cases(variants, Suite::quick, &ps, axes::DeviceFacts{}.l2_bytes);
+  EXPECT_EQ(names(mem), (std::vector<std::string>{"memory/triad/fp32/64MiB", "memory/triad/fp32/2GiB"}));
+  EXPECT_TRUE(mem[0].cached);  // under 4x L2: registered skipped
+  const auto modes = launch::modes(0, 0, 0, 0, 0);
+  ps = points("launch", launch::axis_table(), {"mode=graph", "kernel=small", "length=100"});
+  EXPECT_EQ(names(launch::cases(modes, Suite::quick, &ps)), (std::vector<std::string>{"launch/graph/small/100"}));
+  ps = points("nccl", nccl::axis_table(), {"collective=allreduce", "bytes=1GiB"});
+  EXPECT_EQ(names(nccl::cases(Suite::quick, &ps, 8)), (std::vector<std::string>{"nccl/allreduce/fp32/1GiB/g8"}));
+}
+
+// The must-show lists, without a GPU.
+TEST(CaseTables, TheMustShowLists) {
+  auto ps = points("matmul", matmul::axis_table(), {"dtype=bf16", "M=1024", "N=2048", "K=512"});
+  EXPECT_EQ(names(matmul::cases(Suite::quick, &ps)),
+            (std::vector<std::string>{"matmul/cublaslt/bf16/1024x2048x512", "matmul/cublaslt_sustained/bf16/1024x2048x512"}));
+  const auto backends = attention::backends(0, 0, 0, 0, 0, 0);
+  ps = points("attention", attention::axis_table(), {"seq_q=2^[10:13]", "head_dim=64,128"});
+  const auto att = attention::cases(backends, Suite::quick, &ps);
+  ASSERT_EQ(att.size(), 24u);  // 8 per backend of the quick suite (naive, flash, cudnn)
+  EXPECT_EQ(att.front().name(), "attention/naive/fp16/b4h16s1024d64");
+  EXPECT_EQ(att[7].name(), "attention/naive/fp16/b4h16s8192d128");
+  ps = points("nccl", nccl::axis_table(), {"bytes[pow2]=[3:33]"});
+  const auto nc = nccl::cases(Suite::quick, &ps, 1);
+  ASSERT_EQ(nc.size(), 93u);  // 31 sizes for each of the 3 collectives
+  EXPECT_EQ(nc.front().name(), "nccl/allreduce/fp32/8B/g1");
+  EXPECT_EQ(nc[30].name(), "nccl/allreduce/fp32/8GiB/g1");
 }
 
 TEST(CaseTables, EverySuiteListsTheNamesItRegisteredBefore) {

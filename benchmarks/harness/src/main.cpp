@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -99,6 +100,104 @@ class OutputFile {
   std::unique_ptr<AtomicReplace> replace_;
 };
 
+// The user's --axis (and nccl-tests' -b/-e/-f) as the family's points; false with the one
+// line on a bad axis or value. *given is false (and points empty) when none was given.
+bool select_points(const Family& family, const Options& o, std::vector<axes::Point>* points, bool* given,
+                   std::string* err) {
+  std::vector<axes::Override> overrides;
+  for (const std::string& a : o.axes) {
+    axes::Override ov;
+    if (!axes::parse_override(a, &ov, err)) return false;
+    overrides.push_back(std::move(ov));
+  }
+  if (!o.bytes_min.empty()) {
+    if (std::none_of(family.axes.begin(), family.axes.end(), [](const axes::Axis& a) { return a.name == "bytes"; })) {
+      *err = "-b/-e/-f: " + std::string(family.name) + " has no bytes axis (its axes: " + axes::axis_names(family.axes) + ")";
+      return false;
+    }
+    axes::Override ov;
+    if (!axes::bytes_range_override(o.bytes_min, o.bytes_max.empty() ? o.bytes_min : o.bytes_max,
+                                    o.bytes_factor.empty() ? "2" : o.bytes_factor, &ov, err))
+      return false;
+    overrides.push_back(std::move(ov));
+  }
+  *given = !overrides.empty();
+  if (!*given) return true;
+  if (family.axes.empty()) {
+    *err = "--axis: " + std::string(family.name) + " declares no axes";
+    return false;
+  }
+  return axes::select(family.name, family.axes, o.suite, overrides, points, err);
+}
+
+// Google Benchmark's --benchmark_list_tests[=true] and --benchmark_filter=REGEX, as left in argv.
+bool wants_gbench_list(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--benchmark_list_tests" || a == "--benchmark_list_tests=true" || a == "--benchmark_list_tests=1") return true;
+  }
+  return false;
+}
+std::string gbench_filter(int argc, char** argv) {
+  constexpr std::string_view flag = "--benchmark_filter=";
+  std::string f;
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view a = argv[i]; a.substr(0, flag.size()) == flag) f = std::string(a.substr(flag.size()));
+  return f;
+}
+
+// What the list depends on of the device: this one's when there is one, else the reference
+// GPU's (the suites are written for an H200), said on stderr.
+axes::DeviceFacts list_facts(const Options& o) {
+  axes::DeviceFacts f;
+  int count = 0;
+  cudaDeviceProp p{};
+  if (cudaGetDeviceCount(&count) == cudaSuccess && count > o.device && cudaGetDeviceProperties(&p, o.device) == cudaSuccess) {
+    f.compute_capability = p.major * 10 + p.minor;
+    f.l2_bytes = static_cast<std::uint64_t>(p.l2CacheSize);
+    f.gpus = count;
+    f.reference = false;
+    return f;
+  }
+  std::fprintf(stderr, "gpucheck: no CUDA device: listing for the suite's reference GPU (NVIDIA H200, compute "
+                       "capability 9.0, 50 MiB L2, one GPU)\n");
+  return f;
+}
+
+// --list: the cases, one name a line (or JSON with their axes), without running anything.
+int list_cases(const Family& family, const Options& o, const std::vector<axes::Point>* points, int argc, char** argv) {
+  if (!family.list) {
+    std::fprintf(stderr, "gpucheck: %s cannot list its cases without a device\n", std::string(family.name).c_str());
+    return 2;
+  }
+  const axes::DeviceFacts facts = list_facts(o);
+  std::vector<axes::Listed> cases = family.list(o.suite, points, facts);
+  std::string err;
+  if (!axes::filter_names(gbench_filter(argc, argv), &cases, &err)) {
+    std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
+    return 2;
+  }
+  if (o.json) {
+    std::fputs(axes::listed_json(family.name, o.suite, family.axes, cases, facts.reference).c_str(), stdout);
+  } else {
+    for (const axes::Listed& c : cases) std::printf("%s\n", c.name.c_str());
+  }
+  return 0;
+}
+
+void print_help(const Family& family, const char* program) {
+  if (!family.summary.empty()) std::printf("%s\n\n", std::string(family.summary).c_str());
+  std::fputs(options_help(program).c_str(), stdout);
+  if (!family.axes.empty()) {
+    std::printf("\n%s axes (-a NAME=VALUES; without -a, the suite's own table of cases):\n",
+                std::string(family.name).c_str());
+    std::fputs(axes::axes_help(family.axes).c_str(), stdout);
+  }
+  if (!family.own_help.empty()) std::printf("\n%s", std::string(family.own_help).c_str());
+  std::printf("\nGoogle Benchmark's flags:\n");
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 int run_family(int argc, char** argv, const Family& family) {
@@ -116,7 +215,11 @@ int run_family(int argc, char** argv, const Family& family) {
     std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
     return 2;
   }
-  if (options.help) std::fputs(options_help(argv[0]).c_str(), stdout);  // gbench adds its own
+  if (options.help) {  // ours, then Google Benchmark's (it prints them and exits 0); no device needed
+    print_help(family, argv[0]);
+    benchmark::Initialize(&argc, argv);
+    return 0;
+  }
   // The environment is part of the measurement (core/environment.hpp): a variable that changes
   // what a figure means stops the binary before any device is touched, with or without a GPU.
   const Environment timing_env = timing_environment(environ);
@@ -124,6 +227,15 @@ int run_family(int argc, char** argv, const Family& family) {
     std::fprintf(stderr, "gpucheck: %s\n", why->c_str());
     return 2;
   }
+  // The user's own cases, checked before any device: a bad axis is exit 2 with or without a GPU.
+  std::vector<axes::Point> points;
+  bool axes_given = false;
+  if (!select_points(family, options, &points, &axes_given, &err)) {
+    std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
+    return 2;
+  }
+  if (options.list || wants_gbench_list(argc, argv))
+    return list_cases(family, options, axes_given ? &points : nullptr, argc, argv);
 
   int count = 0;
   if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
@@ -153,6 +265,7 @@ int run_family(int argc, char** argv, const Family& family) {
     for (const auto& [key, value] : device.context()) benchmark::AddCustomContext(key, value);
     benchmark::AddCustomContext(std::string(kEnvironmentContextKey), environment_record(timing_env));
     Registry registry(device);
+    registry.set_points(axes_given ? &points : nullptr);
     family.register_cases(registry);
     const bool prints = !family.prints || family.prints();
     NullReporter quiet;

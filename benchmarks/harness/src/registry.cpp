@@ -40,6 +40,14 @@ void Registry::add(Case c) {
   ++registered_;
 }
 
+std::optional<std::string> exceeds_free_memory(std::uint64_t bytes) {
+  std::size_t free_b = 0, total = 0;
+  if (cudaMemGetInfo(&free_b, &total) != cudaSuccess) return std::nullopt;  // set-up will say
+  if (static_cast<double>(bytes) <= 0.95 * static_cast<double>(free_b)) return std::nullopt;
+  const auto mib = [](std::uint64_t b) { return std::to_string((b + (1u << 20) - 1) >> 20) + " MiB"; };
+  return "needs " + mib(bytes) + ", " + mib(free_b) + " free";
+}
+
 void Registry::add_unsupported(const std::string& name, const std::string& reason) {
   benchmark::RegisterBenchmark(name.c_str(),
                                [reason](benchmark::State& st) {

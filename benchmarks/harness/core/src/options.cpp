@@ -28,8 +28,13 @@ std::optional<Suite> parse_suite(std::string_view s) {
 
 const args::OptionSet& option_set() {
   // Unknown arguments are passed on in order: a family's own flags, then Google Benchmark's.
-  static const args::OptionSet o{{"--device", "--suite", "--burn-seconds", "--specs"}, {"--help", "-h"}, {}, {},
-                                 {"--help", "-h"}, /*pass_unknown=*/true, /*last_wins=*/true};
+  static const args::OptionSet o{{"--device", "--suite", "--burn-seconds", "--specs", "--format", "-b", "-e", "-f"},
+                                 {"--help", "-h", "--list"},
+                                 {"--axis", "-a"},
+                                 {},
+                                 {"--help", "-h"},
+                                 /*pass_unknown=*/true,
+                                 /*last_wins=*/true};
   return o;
 }
 
@@ -73,6 +78,23 @@ bool parse_options(int* argc, char** argv, Options* out, std::string* err) {
     }
     o.specs_path = *v;
   }
+  if (const auto v = p.value("--format")) {
+    if (*v != "json" && *v != "text") {
+      *err = "--format wants text or json, got '" + *v + "'";
+      return false;
+    }
+    o.json = *v == "json";
+  }
+  for (const char* opt : {"--axis", "-a"})
+    for (const std::string& a : p.list(opt)) o.axes.push_back(a);
+  o.bytes_min = p.value("-b").value_or("");
+  o.bytes_max = p.value("-e").value_or("");
+  o.bytes_factor = p.value("-f").value_or("");
+  if (o.bytes_min.empty() && (!o.bytes_max.empty() || !o.bytes_factor.empty())) {
+    *err = std::string(o.bytes_max.empty() ? "-f" : "-e") + " needs -b MIN (nccl-tests' -b MIN -e MAX -f FACTOR)";
+    return false;
+  }
+  o.list = p.flag("--list");
   o.help = p.flag("--help") || p.flag("-h");  // passed on: Google Benchmark prints its part too
   args::keep_passed(argc, argv, p);
   *out = o;
@@ -96,6 +118,12 @@ std::string options_help(std::string_view program) {
   return std::string(program) +
          " [gpucheck flags] [Google Benchmark flags]\n"
          "gpucheck flags:\n"
+         "  -a, --axis NAME=VALUES  set an axis (repeatable): a list 1024,4096, a range [start:stop:step],\n"
+         "                      powers of two 2^[10:14] or NAME[pow2]=[10:14], sizes 4KiB 8GiB, dtypes\n"
+         "                      by name; the axes multiply into cases (names as the suite's)\n"
+         "  --list              print the cases and exit (no GPU needed: without one, the\n"
+         "                      reference GPU's defaults, an H200, one GPU); also --benchmark_list_tests\n"
+         "  --format json       with --list: the cases with their axes, for scripts\n"
          "  --device N          CUDA device index to measure (default 0)\n"
          "  --suite S           quick: a representative handful (default); full: the sweeps;\n"
          "                      accept: what `gpucheck accept` judges; burn: sustained checked load\n"

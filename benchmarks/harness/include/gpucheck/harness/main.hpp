@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpucheck/core/axes.hpp"
+
 namespace gpucheck::harness {
 
 class Registry;
@@ -26,6 +28,15 @@ struct Family {
   // The flags take_args takes, for "did you mean" when an argument is left that neither we
   // nor Google Benchmark know.
   std::vector<std::string> options = {};
+  // The family in one sentence, for --help.
+  std::string_view summary = {};
+  // Its axes (gpucheck/core/axes.hpp): what --axis may set, with the defaults per suite.
+  std::vector<axes::Axis> axes = {};
+  // The cases the suite (points null) or the axes' points give, on a device with these
+  // facts, without touching it: what --list prints. Registration makes the same list.
+  std::function<std::vector<axes::Listed>(Suite, const std::vector<axes::Point>*, const axes::DeviceFacts&)> list = {};
+  // Its own flags, environment variables and two examples, for --help.
+  std::string_view own_help = {};
 };
 
 int run_family(int argc, char** argv, const Family& family);

@@ -9,9 +9,11 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "gpucheck/core/axes.hpp"
 #include "gpucheck/core/contract.hpp"
 #include "gpucheck/harness/engine.hpp"
 
@@ -69,6 +71,9 @@ class Registry {
   Device& device() { return device_; }
   // The engine's defaults for this device and suite; families start from them.
   MeasureOptions defaults() const;
+  // The points of the user's --axis (null: the suite's table), set by the shared main.
+  const std::vector<axes::Point>* points() const { return points_; }
+  void set_points(const std::vector<axes::Point>* p) { points_ = p; }
 
   // Registers a case (manual time, one measurement per repetition).
   void add(Case c);
@@ -99,12 +104,17 @@ class Registry {
   Op& prepare(const Case& c);
 
   Device& device_;
+  const std::vector<axes::Point>* points_ = nullptr;
   std::vector<std::shared_ptr<void>> kept_;
   std::string current_name_;
   std::unique_ptr<Op> current_;
   int failed_ = 0;
   int registered_ = 0;
 };
+
+// When `bytes` do not fit in the current device's free memory (less 5% kept for the libraries):
+// the reason a case is skipped ("needs 9216 MiB, 8000 MiB free"); nullopt when they fit.
+std::optional<std::string> exceeds_free_memory(std::uint64_t bytes);
 
 // Marks a case skipped with a reason: Google Benchmark 1.8's SkipWithMessage where the
 // library has it; with 1.7, SkipWithError with the message prefixed

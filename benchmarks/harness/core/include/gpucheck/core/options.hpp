@@ -34,6 +34,13 @@ struct Options {
   std::string specs_path;     // --specs FILE (default: GPUCHECK_SPECS or the one beside the build)
   double burn_seconds = 60;   // --burn-seconds S (suite burn)
   bool help = false;          // --help / -h: ours, then Google Benchmark's
+  // The user's own cases (gpucheck/core/axes.hpp): `--axis NAME=VALUES` / `-a`, in order
+  // (--axis first), checked against the family's axes by the shared main.
+  std::vector<std::string> axes;
+  // nccl-tests' -b MIN -e MAX -f FACTOR: the `bytes` axis (empty: not given).
+  std::string bytes_min, bytes_max, bytes_factor;
+  bool list = false;          // --list: print the cases, run nothing (no GPU needed)
+  bool json = false;          // --format json (with --list): the cases with their axes
 };
 
 std::string_view to_string(Suite s);

@@ -1,0 +1,126 @@
+// Axes: the user's own cases from the command line, one model for every family (nvbench's
+// syntax where it can be). A family declares its axes (name, kind, default values per suite);
+// `--axis NAME=VALUES` (or `-a`) replaces an axis's values; the axes multiply into points,
+// which the family turns into cases named by the naming contract. Pure: parsing, expansion
+// and the product are values and errors here, main() prints.
+//
+// VALUES: a comma list (`1024,4096`), a range `[start:stop]` or `[start:stop:step]` (both
+// ends included), powers of two `2^[10:14]` (or nvbench's `NAME[pow2]=[10:14]`: every value
+// an exponent), sizes with units (`4KiB`, `8GiB`, `8G` as nccl-tests writes it; `KB`/`MB`/
+// `GB` are powers of 1000), dtypes and words by our names, booleans as true/false (1/0).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gpucheck/core/options.hpp"
+
+namespace gpucheck::axes {
+
+enum class Kind { integer, bytes, dtype, word, boolean };
+
+// One value of an axis: n for integer, bytes and boolean axes; text is its canonical text
+// (the decimal number, the size label `4KiB`, the dtype's or word's name, true/false).
+struct Value {
+  std::int64_t n = 0;
+  std::string text;
+  bool operator==(const Value&) const = default;
+};
+
+struct Axis {
+  std::string name;
+  Kind kind = Kind::integer;
+  std::string help;                 // a few words: "rows of A and C"
+  std::vector<std::string> words;   // dtype and word axes: the values it takes
+  std::int64_t min = 1;             // integer and bytes axes: the bounds of a value
+  std::int64_t max = std::int64_t{1} << 31;
+  // Default values per suite (quick, full), as a user would write them; a follower has none.
+  std::string quick, full;
+  // A follower takes the value of `follows` in each point unless it is given itself (N
+  // follows M: `-a M=4096` is a square), through `follow` when that is set (conv's padding
+  // is R / 2).
+  std::string follows = {};
+  std::function<std::int64_t(std::int64_t)> follow = {};
+};
+
+// `NAME=VALUES` as given, before the family's axes are known.
+struct Override {
+  std::string name;
+  bool pow2 = false;  // NAME[pow2]=...
+  std::string values;
+  std::string arg;    // as given, for error lines
+};
+
+// One case's coordinates: a value per axis, in the family's axis order.
+struct Point {
+  std::vector<Value> values;
+  std::shared_ptr<const std::vector<std::string>> names;  // the axes', shared by the points of one selection
+  const Value& at(std::string_view name) const;  // throws std::out_of_range on a name not declared
+  std::int64_t n(std::string_view name) const { return at(name).n; }
+  const std::string& text(std::string_view name) const { return at(name).text; }
+};
+
+// The most cases one selection may make: a product beyond it is an error, not a long run.
+inline constexpr std::uint64_t kMaxCases = 100000;
+
+// Parses `NAME=VALUES` / `NAME[pow2]=VALUES`. False with a one-line reason.
+bool parse_override(std::string_view arg, Override* out, std::string* err);
+
+// A number with an optional size unit (bytes axes): 4096, 4KiB, 4K, 4KB (= 4000), 1GiB.
+// False on anything else, or a value that does not fit in int64.
+bool parse_size(std::string_view s, std::int64_t* out);
+
+// The values VALUES names for `axis` (a list, ranges, powers of two, units), duplicates
+// dropped (the first kept). False with a one-line reason naming the axis on a malformed
+// value, one out of the axis's bounds, an empty list, an overflow.
+bool expand(const Axis& axis, std::string_view values, bool pow2, std::vector<Value>* out, std::string* err);
+
+// `--axis` of one family: every override is one of its axes, given once; the suite's defaults
+// for the rest; the product of them all, the first axis outermost, each follower set from its
+// leader where it was not given. False with one line "--axis ARG: REASON (FAMILY's axes: a, b)".
+// Suites other than quick and full take no axes (their cases are what acceptance judges).
+bool select(std::string_view family, const std::vector<Axis>& axes, Suite suite, const std::vector<Override>& given,
+            std::vector<Point>* out, std::string* err);
+
+// "a, b, c": the family's axis names, for error lines and help.
+std::string axis_names(const std::vector<Axis>& axes);
+
+// The help of a family's axes: one line per axis with its kind and its defaults per suite.
+std::string axes_help(const std::vector<Axis>& axes);
+
+// What a family's case list depends on of the device (sizes past its L2, fp8 from its compute
+// capability, ranks from its GPUs). Without a GPU, --list uses the reference GPU's: an H200
+// (compute capability 9.0, 50 MiB of L2), one GPU.
+struct DeviceFacts {
+  int compute_capability = 90;
+  std::uint64_t l2_bytes = std::uint64_t{50} << 20;
+  int gpus = 1;
+  bool reference = true;  // these are the reference GPU's, not a device's
+};
+
+// One case --list prints: its name and its coordinates (axis name, value text).
+struct Listed {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> axes;
+};
+
+// --list --format json: {"family", "suite", "device": "reference"|"this", "axes": [{name, kind,
+// help, values?, follows?}], "cases": [{"name", "axes": {NAME: VALUE}}]}, one document.
+std::string listed_json(std::string_view family, Suite suite, const std::vector<Axis>& axes,
+                        const std::vector<Listed>& cases, bool reference);
+
+// Google Benchmark's --benchmark_filter on a name: a regex searched in it; a leading '-'
+// keeps the names it does not match. False with a reason on a regex that does not compile.
+bool filter_names(std::string_view filter, std::vector<Listed>* cases, std::string* err);
+
+// nccl-tests' `-b MIN -e MAX -f FACTOR` as an override of the `bytes` axis: MIN, MIN*F, ...
+// up to MAX (sizes with units). False with a reason on a bad size or factor.
+bool bytes_range_override(std::string_view min, std::string_view max, std::string_view factor, Override* out,
+                          std::string* err);
+
+}  // namespace gpucheck::axes
