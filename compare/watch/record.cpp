@@ -308,8 +308,11 @@ std::string results_json(const WatchRun& r) {
 
 std::string summary_text(const WatchRun& r, const std::vector<std::string>& written) {
   const gw::Verdict& v = r.verdict;
-  std::string o = "gpucheck watch: " + v.headline + "\n";
-  if (!r.no_gpu_reason.empty()) o += "  no GPU was sampled: " + r.no_gpu_reason + "\n";
+  std::string headline = v.headline;
+  // One line says that no GPU was sampled, and why.
+  if (const std::string said = "no GPU was sampled"; !r.no_gpu_reason.empty() && headline.rfind(said, 0) == 0)
+    headline.insert(said.size(), " (" + r.no_gpu_reason + ")");
+  std::string o = "gpucheck watch: " + headline + "\n";
   for (const auto& n : v.next_steps) o += "  next: " + n + "\n";
   if (!v.gpus.empty()) {
     char line[256];

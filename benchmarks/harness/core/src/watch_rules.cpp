@@ -317,7 +317,7 @@ Verdict judge(const Timeline& t) {
 
   // The headline: the limit, what goes with it, the step.
   if (!v.gpu_sampled) {
-    v.headline = "no GPU was sampled (NVML not available): host side only";
+    v.headline = "no GPU was sampled: host side only";
   } else {
     v.headline = kind_of(v.bound).title;
     const GpuVerdict* lead = nullptr;
