@@ -59,34 +59,6 @@ std::string chart_label(const ReportFamily& fam, const std::string& name) {
   return s;
 }
 
-}  // namespace
-
-double text_width_px(std::string_view text, double font_px) {
-  // Advance widths of DejaVu Sans (the page's first font; Arial is narrower) in em; a glyph
-  // outside ASCII counts a full em. 5% spare: a label must never be clipped at the left.
-  double em = 0.0;
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if ((c & 0xC0) == 0x80) continue;  // UTF-8 continuation byte
-    if (c >= 0x80) em += 1.0;
-    else if (c >= '0' && c <= '9') em += 0.636;
-    else if (c == 'm') em += 0.974;
-    else if (c == 'w') em += 0.818;
-    else if (c == 'i' || c == 'j' || c == 'l') em += 0.278;
-    else if (c == 'f' || c == 't' || c == 'r') em += 0.411;
-    else if (c >= 'a' && c <= 'z') em += 0.635;
-    else if (c == 'M' || c == 'W') em += 1.0;
-    else if (c == 'I') em += 0.295;
-    else if (c >= 'A' && c <= 'Z') em += 0.77;
-    else if (c == '/' || c == '.' || c == ':' || c == ' ' || c == '-') em += 0.361;
-    else if (c == '_') em += 0.5;
-    else em += 0.838;  // _ = % # and the rest: the widest common ones
-  }
-  return em * font_px * 1.05;
-}
-
-namespace {
-
 std::string svg_chart(const Report& rep, const ReportFamily& fam, const std::string& metric) {
   std::vector<const ReportRow*> rows;
   for (const auto& r : fam.rows)

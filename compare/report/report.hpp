@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "report/charts.hpp"
 #include "rules/compare.hpp"
 #include "results/results.hpp"
 
@@ -50,10 +51,6 @@ struct Report {
 struct ReportOptions {
   std::string metric;  // empty: each benchmark's own rate counter
 };
-
-// Width in pixels a chart label needs at `font_px` (DejaVu Sans advances, rounded up): the
-// chart's label column is sized from it, so no row name is clipped at the left.
-double text_width_px(std::string_view text, double font_px);
 
 // The segment pairs compared within a family, numerator first.
 const std::vector<std::pair<std::string, std::string>>& paired_segments();
