@@ -164,7 +164,15 @@ TEST(WatchCommand, StepsGiveACaseThatCompareReads) {
   EXPECT_EQ(w["verdict"]["bound"], "compute_bound");
   EXPECT_EQ(w["steps"]["warmup"], 2);
   EXPECT_GE(w["gpus"][0]["timeline"]["util_pct"].size(), 3u);
-  EXPECT_TRUE(std::filesystem::exists(r.dir / "watch.html"));
+  {
+    std::ifstream in(r.dir / "watch.html");
+    const std::string html((std::istreambuf_iterator<char>(in)), {});
+    EXPECT_NE(html.find("<b>compute-bound"), std::string::npos);  // the verdict first
+    EXPECT_NE(html.find("utilisation beside SM active"), std::string::npos);
+    EXPECT_NE(html.find("power against the enforced limit"), std::string::npos);
+    EXPECT_NE(html.find("step time after 2 warm-up steps"), std::string::npos);
+    EXPECT_EQ(html.find("<script"), std::string::npos);  // self-contained, no scripts
+  }
 
   RealFileSystem fs;
   auto res = load_results(fs, (r.dir / "results.json").string());
