@@ -31,11 +31,16 @@ const std::vector<BoundKind>& bound_kinds() {
   return k;
 }
 
-const BoundKind& kind_of(Bound b) {
-  for (const auto& k : bound_kinds())
-    if (k.bound == b) return k;
-  return bound_kinds().front();
+namespace {
+template <typename E>
+const KindRow<E>& row_of(const std::vector<KindRow<E>>& table, E e) {
+  for (const auto& k : table)
+    if (k.kind == e) return k;
+  return table.front();
 }
+}  // namespace
+
+const BoundKind& kind_of(Bound b) { return row_of(bound_kinds(), b); }
 
 const std::vector<HostSymptomKind>& host_symptom_kinds() {
   static const std::vector<HostSymptomKind> k{
@@ -48,11 +53,7 @@ const std::vector<HostSymptomKind>& host_symptom_kinds() {
   return k;
 }
 
-const HostSymptomKind& kind_of(HostSymptom h) {
-  for (const auto& k : host_symptom_kinds())
-    if (k.symptom == h) return k;
-  return host_symptom_kinds().front();
-}
+const HostSymptomKind& kind_of(HostSymptom h) { return row_of(host_symptom_kinds(), h); }
 
 namespace {
 
@@ -274,12 +275,12 @@ Verdict judge(const Timeline& t) {
   // The whole run: the job's GPUs' most common limit, an idle GPU only when all are.
   int best = -1;
   for (const auto& k : bound_kinds()) {
-    auto it = votes.find(k.bound);
+    auto it = votes.find(k.kind);
     if (it == votes.end()) continue;
-    const int n = k.bound == Bound::Idle && votes.size() > 1 ? 0 : it->second;
+    const int n = k.kind == Bound::Idle && votes.size() > 1 ? 0 : it->second;
     if (n > best) {
       best = n;
-      v.bound = k.bound;
+      v.bound = k.kind;
     }
   }
   v.host = host_figures(t.host, from, to);

@@ -92,24 +92,23 @@ struct Timeline {
   std::vector<double> step_ms;  // after warm-up
 };
 
-// A kind of limit is one row: its key (watch.json), its words, the next step practitioners give.
-enum class Bound { Idle, Compute, Memory, Pcie, Launch, Starved, Busy };
-struct BoundKind {
-  Bound bound;
+// A kind (a GPU's limit, a host symptom) is one row: its key (watch.json), its words, the next
+// step practitioners give.
+template <typename E>
+struct KindRow {
+  E kind;
   const char* key;
   const char* title;
   const char* next_step;
 };
+
+enum class Bound { Idle, Compute, Memory, Pcie, Launch, Starved, Busy };
+using BoundKind = KindRow<Bound>;
 const std::vector<BoundKind>& bound_kinds();
 const BoundKind& kind_of(Bound b);
 
 enum class HostSymptom { OneCore, AllCores, IoWait };
-struct HostSymptomKind {
-  HostSymptom symptom;
-  const char* key;
-  const char* title;
-  const char* next_step;
-};
+using HostSymptomKind = KindRow<HostSymptom>;
 const std::vector<HostSymptomKind>& host_symptom_kinds();
 const HostSymptomKind& kind_of(HostSymptom h);
 
