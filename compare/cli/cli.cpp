@@ -17,6 +17,7 @@
 #include "rules/compare.hpp"
 #include "rules/explain.hpp"
 #include "rules/options.hpp"
+#include "watch/command.hpp"
 
 namespace gpucheck::compare {
 namespace cli {
@@ -78,6 +79,7 @@ const std::vector<Command>& commands() {
       {"baseline", kBaselineUsage, cmd_baseline},
       {"report", kReportUsage, cmd_report},
       {"accept", kAcceptUsage, [](const std::vector<std::string>& args, Context& ctx) { return cmd_accept(args, ctx.fs, ctx.env, ctx.io); }},
+      {"watch", kWatchUsage, cmd_watch},
   };
   return table;
 }

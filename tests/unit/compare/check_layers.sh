@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The tool's parts include only downward (docs/ARCHITECTURE.md, "The tool's side"):
-#   base < results < rules < report < runner < {gate, accept} < cli
-# gate and accept are siblings: neither includes the other. Nothing under compare/ includes a
+#   base < results < rules < report < runner < {gate, accept, watch} < cli
+# gate, accept and watch are siblings: none includes another. Nothing under compare/ includes a
 # CUDA header or the harness's CUDA side (gpucheck/harness/...). Prints every offending include.
 # Usage: check_layers.sh SOURCE_DIR
 set -uo pipefail
 cd "$1/compare" || exit 2
-declare -A rank=([base]=0 [results]=1 [rules]=2 [report]=3 [runner]=4 [gate]=5 [accept]=5 [cli]=6)
+declare -A rank=([base]=0 [results]=1 [rules]=2 [report]=3 [runner]=4 [gate]=5 [accept]=5 [watch]=5 [cli]=6)
 bad=0 seen=0
 for f in */*.hpp */*.cpp; do
   part=${f%%/*}

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cctype>
+#include <cstddef>
 #include <fstream>
 #include <sstream>
 
@@ -49,6 +50,40 @@ struct NvmlProcessInfoV2 {
   unsigned gpu_instance_id, compute_instance_id;
 };
 
+// nvmlMemory_t (v1), nvmlGpmSupport_t and nvmlGpmMetricsGet_t as nvml.h lays them out. The
+// metrics array in nvml.h is NVML_GPM_METRIC_MAX long (98, then 210, 333 in later releases):
+// ours is longer than any of them (20 KiB, on the heap), so a driver that copies its whole
+// struct in or out stays inside our memory, whichever header it was built with.
+struct NvmlMemory {
+  unsigned long long total, free, used;
+};
+using nvmlGpmSample_t = void*;
+constexpr unsigned kGpmSupportVersion = 1, kGpmMetricsGetVersion = 1;
+struct NvmlGpmSupport {
+  unsigned version, is_supported_device;
+};
+struct NvmlGpmMetric {
+  unsigned metric_id;
+  nvmlReturn_t nvml_return;
+  double value;
+  struct {
+    char* short_name;
+    char* long_name;
+    char* unit;
+  } info;
+};
+struct NvmlGpmMetricsGet {
+  unsigned version, num_metrics;
+  nvmlGpmSample_t sample1, sample2;
+  NvmlGpmMetric metrics[512];
+};
+static_assert(sizeof(NvmlGpmMetric) == 40, "nvmlGpmMetric_t is 40 bytes on LP64");
+static_assert(offsetof(NvmlGpmMetricsGet, metrics) == 24, "nvmlGpmMetricsGet_t's metrics start at byte 24");
+// NVML_GPM_METRIC_*: SM_UTIL, SM_OCCUPANCY, ANY_TENSOR_UTIL, DRAM_BW_UTIL, PCIE_TX/RX_PER_SEC (MiB/s).
+constexpr unsigned kGpmSmUtil = 2, kGpmSmOccupancy = 3, kGpmAnyTensorUtil = 5, kGpmDramBwUtil = 10,
+                   kGpmPcieTxPerSec = 20, kGpmPcieRxPerSec = 21;
+constexpr int kPcieUtilTxBytes = 0, kPcieUtilRxBytes = 1;
+
 struct NvmlFns {
   nvmlReturn_t (*init)() = nullptr;
   nvmlReturn_t (*shutdown)() = nullptr;
@@ -76,6 +111,13 @@ struct NvmlFns {
   nvmlReturn_t (*utilization)(nvmlDevice_t, NvmlUtilization*) = nullptr;
   nvmlReturn_t (*processes)(nvmlDevice_t, unsigned*, NvmlProcessInfoV2*) = nullptr;
   nvmlReturn_t (*process_name)(unsigned, char*, unsigned) = nullptr;
+  nvmlReturn_t (*memory)(nvmlDevice_t, NvmlMemory*) = nullptr;
+  nvmlReturn_t (*pcie_throughput)(nvmlDevice_t, int, unsigned*) = nullptr;
+  nvmlReturn_t (*gpm_support)(nvmlDevice_t, NvmlGpmSupport*) = nullptr;
+  nvmlReturn_t (*gpm_alloc)(nvmlGpmSample_t*) = nullptr;
+  nvmlReturn_t (*gpm_free)(nvmlGpmSample_t) = nullptr;
+  nvmlReturn_t (*gpm_get)(nvmlDevice_t, nvmlGpmSample_t) = nullptr;
+  nvmlReturn_t (*gpm_metrics)(NvmlGpmMetricsGet*) = nullptr;
 };
 
 template <typename F>
@@ -87,6 +129,8 @@ class DlNvml final : public NvmlApi {
  public:
   DlNvml(void* lib, NvmlFns fns) : lib_(lib), f_(fns) {}
   ~DlNvml() override {
+    for (auto& g : gpm_)
+      if (g.prev && f_.gpm_free) f_.gpm_free(g.prev);
     if (f_.shutdown) f_.shutdown();
     dlclose(lib_);
   }
@@ -156,6 +200,54 @@ class DlNvml final : public NvmlApi {
     if (f_.reasons && f_.reasons(dev, &mask) == kNvmlSuccess) t->clock_event_reasons = mask;
   }
 
+  unsigned device_count() const override {
+    unsigned n = 0;
+    if (!f_.count || f_.count(&n) != kNvmlSuccess) return 0;
+    return n;
+  }
+
+  std::optional<bool> gpm_supported(unsigned index) const override {
+    nvmlDevice_t dev = nullptr;
+    if (!f_.by_index || f_.by_index(index, &dev) != kNvmlSuccess) return std::nullopt;
+    return gpm_state(index, dev).supported;
+  }
+
+  std::optional<GpuSample> sample(unsigned index) const override {
+    nvmlDevice_t dev = nullptr;
+    if (!f_.by_index || f_.by_index(index, &dev) != kNvmlSuccess) return std::nullopt;
+    GpuSample s;
+    unsigned v = 0;
+    auto get = [&](auto fn, auto... args) -> std::optional<unsigned> {
+      if (fn && fn(dev, args..., &v) == kNvmlSuccess) return v;
+      return std::nullopt;
+    };
+    NvmlUtilization u{};
+    if (f_.utilization && f_.utilization(dev, &u) == kNvmlSuccess) {
+      s.util_gpu_pct = u.gpu;
+      s.util_mem_pct = u.memory;
+    }
+    NvmlMemory m{};
+    if (f_.memory && f_.memory(dev, &m) == kNvmlSuccess) {
+      s.mem_used_bytes = m.used;
+      s.mem_total_bytes = m.total;
+    }
+    if (auto mw = get(f_.power)) s.power_W = *mw / 1000.0;
+    if (auto mw = get(f_.power_limit)) s.power_limit_W = *mw / 1000.0;
+    s.sm_clock_MHz = get(f_.clock, kClockSm);
+    s.sm_clock_max_MHz = get(f_.max_clock, kClockSm);
+    s.temperature_C = get(f_.temperature, kTemperatureGpu);
+    unsigned long long mask = 0;
+    if (f_.reasons && f_.reasons(dev, &mask) == kNvmlSuccess) s.clock_event_reasons = mask;
+    GpmState& g = gpm_state(index, dev);
+    if (g.supported) read_gpm(dev, g, &s);
+    // Without GPM, NVML's PCIe counters (each call samples for 20 ms inside the driver).
+    if (!s.pcie_rx_MBps)
+      if (auto kb = get(f_.pcie_throughput, kPcieUtilRxBytes)) s.pcie_rx_MBps = *kb / 1024.0;
+    if (!s.pcie_tx_MBps)
+      if (auto kb = get(f_.pcie_throughput, kPcieUtilTxBytes)) s.pcie_tx_MBps = *kb / 1024.0;
+    return s;
+  }
+
   std::vector<GpuActivity> activity() const override {
     std::vector<GpuActivity> out;
     unsigned n = 0;
@@ -204,8 +296,54 @@ class DlNvml final : public NvmlApi {
   }
 
  private:
+  // Per GPU: whether it has GPM (asked once) and the previous GPM sample, so that each reading
+  // covers the interval since the one before. watch reads from one thread.
+  struct GpmState {
+    bool asked = false, supported = false;
+    nvmlGpmSample_t prev = nullptr;
+  };
+  GpmState& gpm_state(unsigned index, nvmlDevice_t dev) const {
+    if (gpm_.size() <= index) gpm_.resize(index + 1);
+    GpmState& g = gpm_[index];
+    if (!g.asked) {
+      g.asked = true;
+      NvmlGpmSupport sup{};
+      sup.version = kGpmSupportVersion;
+      g.supported = f_.gpm_support && f_.gpm_alloc && f_.gpm_free && f_.gpm_get && f_.gpm_metrics &&
+                    f_.gpm_support(dev, &sup) == kNvmlSuccess && sup.is_supported_device != 0;
+    }
+    return g;
+  }
+  void read_gpm(nvmlDevice_t dev, GpmState& g, GpuSample* s) const {
+    nvmlGpmSample_t now = nullptr;
+    if (f_.gpm_alloc(&now) != kNvmlSuccess || now == nullptr) return;
+    if (f_.gpm_get(dev, now) != kNvmlSuccess) {
+      f_.gpm_free(now);
+      return;
+    }
+    if (g.prev != nullptr) {
+      auto owned = std::make_unique<NvmlGpmMetricsGet>();
+      NvmlGpmMetricsGet& q = *owned;
+      q.version = kGpmMetricsGetVersion;
+      q.sample1 = g.prev;
+      q.sample2 = now;
+      const unsigned ids[] = {kGpmSmUtil, kGpmSmOccupancy, kGpmAnyTensorUtil, kGpmDramBwUtil, kGpmPcieTxPerSec,
+                              kGpmPcieRxPerSec};
+      std::optional<double>* outs[] = {&s->sm_active_pct, &s->sm_occupancy_pct, &s->tensor_active_pct,
+                                       &s->dram_bw_pct,   &s->pcie_tx_MBps,     &s->pcie_rx_MBps};
+      q.num_metrics = sizeof ids / sizeof ids[0];
+      for (unsigned i = 0; i < q.num_metrics; ++i) q.metrics[i].metric_id = ids[i];
+      if (f_.gpm_metrics(&q) == kNvmlSuccess)
+        for (unsigned i = 0; i < q.num_metrics; ++i)
+          if (q.metrics[i].nvml_return == kNvmlSuccess) *outs[i] = q.metrics[i].value;
+      f_.gpm_free(g.prev);
+    }
+    g.prev = now;
+  }
+
   void* lib_;
   NvmlFns f_;
+  mutable std::vector<GpmState> gpm_;
 };
 
 }  // namespace
@@ -246,6 +384,13 @@ std::unique_ptr<NvmlApi> load_nvml(std::string* err) {
   bind(lib, "nvmlDeviceGetUtilizationRates", &f.utilization);
   bind(lib, "nvmlDeviceGetComputeRunningProcesses_v2", &f.processes);
   bind(lib, "nvmlSystemGetProcessName", &f.process_name);
+  bind(lib, "nvmlDeviceGetMemoryInfo", &f.memory);
+  bind(lib, "nvmlDeviceGetPcieThroughput", &f.pcie_throughput);
+  bind(lib, "nvmlGpmQueryDeviceSupport", &f.gpm_support);
+  bind(lib, "nvmlGpmSampleAlloc", &f.gpm_alloc);
+  bind(lib, "nvmlGpmSampleFree", &f.gpm_free);
+  bind(lib, "nvmlGpmSampleGet", &f.gpm_get);
+  bind(lib, "nvmlGpmMetricsGet", &f.gpm_metrics);
   if (!f.init || f.init() != kNvmlSuccess) {
     dlclose(lib);
     *err = "NVML is present but nvmlInit_v2 failed";

@@ -64,6 +64,22 @@ struct GpuActivity {
   std::vector<GpuProcess> processes;  // compute processes, this one included if it has a context
 };
 
+// One reading of one GPU while a job runs (gpucheck watch). Every field is optional: a field
+// NVML or the GPU does not offer stays empty. NVML's utilisation is the share of its own
+// sample period (1/6 s to 1 s, by product) in which a kernel ran; GPM's figures are averages
+// over the interval since the previous reading of that GPU.
+struct GpuSample {
+  std::optional<unsigned> util_gpu_pct, util_mem_pct;
+  std::optional<std::uint64_t> mem_used_bytes, mem_total_bytes;
+  std::optional<double> power_W, power_limit_W;  // draw and enforced limit
+  std::optional<unsigned> sm_clock_MHz, sm_clock_max_MHz, temperature_C;
+  std::optional<std::uint64_t> clock_event_reasons;
+  std::optional<double> pcie_rx_MBps, pcie_tx_MBps;  // MiB/s (NVML's KB/s / 1024, or GPM's MiB/s)
+  // GPM (Hopper and newer): the share of SMs busy, of warps resident against the maximum, of
+  // time any tensor pipe ran, and of peak DRAM bandwidth used.
+  std::optional<double> sm_active_pct, sm_occupancy_pct, tensor_active_pct, dram_bw_pct;
+};
+
 // The NVML calls gpucheck uses, read-only (nothing here changes a card's settings).
 class NvmlApi {
  public:
@@ -74,6 +90,20 @@ class NvmlApi {
   virtual std::vector<GpuActivity> activity() const = 0;
   // The SM clock and throttle reasons only: cheap enough to read during a measurement.
   virtual void query_clock(const std::string& pci_bus_id, Telemetry* t) const { query(pci_bus_id, t); }
+  // gpucheck watch: the number of GPUs NVML sees (0 when unknown).
+  virtual unsigned device_count() const { return 0; }
+  // One reading of the GPU at NVML index `index`; GPM figures from the second reading on (GPM
+  // needs two samples), and only where nvmlGpmQueryDeviceSupport says the GPU has it.
+  // nullopt when the GPU cannot be read at all.
+  virtual std::optional<GpuSample> sample(unsigned index) const {
+    (void)index;
+    return std::nullopt;
+  }
+  // Whether the GPU has GPM (nvmlGpmQueryDeviceSupport); nullopt when NVML cannot say.
+  virtual std::optional<bool> gpm_supported(unsigned index) const {
+    (void)index;
+    return std::nullopt;
+  }
 };
 
 // dlopen("libnvidia-ml.so.1"); nullptr with a reason in *err when NVML is not there.

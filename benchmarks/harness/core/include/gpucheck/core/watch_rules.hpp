@@ -1,0 +1,166 @@
+// The verdict of `gpucheck watch`: which link of the chain limits a job, from a recorded
+// timeline of NVML/GPM and host samples. Pure functions over data (tested on timelines recorded
+// on the H200); every threshold is a named constant in watch_thresholds below, each with the
+// measurement that justifies it. docs/WATCH.md states every rule.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpucheck/core/host_sample.hpp"
+#include "gpucheck/core/telemetry.hpp"
+
+namespace gpucheck::watch {
+
+// One place for every threshold. The figures are the H200's (2026-12-01, pynvml at 10 Hz
+// beside five PyTorch workloads; docs/WATCH.md has the table):
+//   bf16 GEMM loop        util 97.4  power 691.9/700 W  SM active 93.7  tensor 90.9  DRAM 17.1  PCIe rx 2.7
+//   100 tiny kernels      util 25.3  power 121.7        SM active  0.0  tensor  0.0  DRAM  0.0  PCIe rx 216.8
+//   10 GEMMs + 30 ms nap  util  5.4  power 165.8        SM active  4.2  tensor  4.0  DRAM  0.6
+//   pinned H2D 256 MiB    util 99.9  power 128.4        SM active  0.0  tensor  0.0  DRAM  1.1  PCIe rx 57640
+//   D2D copy 2 GiB        util 98.0  power 467.2        SM active 97.9  tensor  0.0  DRAM 87.4
+namespace thresholds {
+// A sample is "active" when a kernel ran in NVML's window at all (an idle H200 reads 0): the
+// starved loop's whole run averages 5.4%, so anything higher would call it idle.
+inline constexpr double kActiveUtilPct = 1.0;
+// DRAM bandwidth share for memory-bound: the D2D copy 87.4 against the GEMM's 17.1.
+inline constexpr double kMemoryBoundDramPct = 50.0;
+// SM active for compute-bound: the GEMM 93.7 (tensor 90.9).
+inline constexpr double kComputeBoundSmActivePct = 60.0;
+// PCIe traffic (rx + tx, MiB/s) for PCIe-bound: pinned H2D 57640 against the tiny-kernel loop's
+// 216.8 and the GEMM's 2.7; 5000 is 40% of a Gen3 x16 link, so an older host is caught too.
+inline constexpr double kPcieBoundMBps = 5000.0;
+// "SMs idle": SM active under 10% while PCIe-bound (H2D 0.0; the D2D copy that is not PCIe 97.9).
+inline constexpr double kSmIdlePct = 10.0;
+// Launch/latency-bound: NVML counts the GPU busy (tiny kernels 25.3%) but SM active is under half
+// of that (0.0 of 25.3); the starved loop's 4.2 of 5.4 (0.78) and the GEMM's 93.7 of 97.4 are not.
+inline constexpr double kLaunchMinUtilPct = 15.0;
+inline constexpr double kLaunchSmPerUtil = 0.5;
+// Starved: the GPU is busy under 80% of the run while the work it gets fills its SMs (the
+// starved loop 5.4%; every saturating workload of the table reads 97.4 and above).
+inline constexpr double kStarvedUtilPct = 80.0;
+// Without GPM, power tells "busy" from "busy but SMs idle": tiny kernels drew 17% of the limit,
+// H2D 18%, the D2D copy 67%, the GEMM 99%.
+inline constexpr double kLowPowerShare = 0.30;
+inline constexpr double kHighPowerShare = 0.60;
+// At the power limit: the GEMM loop's 691.9 W of 700 (98.8%), its SM clock 1482 of 1980 MHz.
+inline constexpr double kPowerCappedShare = 0.95;
+// Throttled: a slowing clock-event reason (hardware slowdown, thermal, power brake) in 10% of
+// the active samples; power capping alone is how the GEMM ran and is not throttling.
+inline constexpr double kThrottledSampleShare = 0.10;
+// A stall: NVML's utilisation at or under 1% (no kernel in its window) for 0.5 s or longer,
+// inside the active window. NVML averages over its own sample period (1/6 s to 1 s by product),
+// so gaps shorter than that lower the utilisation instead of showing as stalls: the starved
+// loop's 30 ms naps read as a steady 5.4%.
+inline constexpr double kStallUtilPct = 1.0;
+inline constexpr double kStallMinSeconds = 0.5;
+// Stalls are periodic when 3 or more start at intervals within 30% of their median.
+inline constexpr int kPeriodicMinStalls = 3;
+inline constexpr double kPeriodicSpread = 0.30;
+// Host: one core at 90% or more while the host as a whole is under 50%; all cores at 90%;
+// iowait 10% of CPU time.
+inline constexpr double kCoreSaturatedPct = 90.0;
+inline constexpr double kHostMostlyFreePct = 50.0;
+inline constexpr double kAllCoresBusyPct = 90.0;
+inline constexpr double kIoWaitPct = 10.0;
+// GPUs of one job differ: one under 10% while another is over 50%.
+inline constexpr double kImbalanceIdlePct = 10.0;
+inline constexpr double kImbalanceBusyPct = 50.0;
+}  // namespace thresholds
+
+struct GpuPoint {
+  double t_s = 0.0;
+  GpuSample s;
+};
+struct HostPoint {
+  double t_s = 0.0;
+  HostSample h;
+};
+struct GpuTimeline {
+  unsigned index = 0;  // NVML's
+  std::string name, uuid;
+  std::optional<bool> gpm;  // nvmlGpmQueryDeviceSupport
+  bool in_job = true;       // used by the command (its processes, or --devices)
+  std::vector<GpuPoint> points;
+};
+struct Timeline {
+  double duration_s = 0.0;
+  std::vector<GpuTimeline> gpus;
+  std::vector<HostPoint> host;
+  std::vector<double> step_ms;  // after warm-up
+};
+
+// A kind (a GPU's limit, a host symptom) is one row: its key (watch.json), its words, the next
+// step practitioners give.
+template <typename E>
+struct KindRow {
+  E kind;
+  const char* key;
+  const char* title;
+  const char* next_step;
+};
+
+enum class Bound { Idle, Compute, Memory, Pcie, Launch, Starved, Busy };
+using BoundKind = KindRow<Bound>;
+const std::vector<BoundKind>& bound_kinds();
+const BoundKind& kind_of(Bound b);
+
+enum class HostSymptom { OneCore, AllCores, IoWait };
+using HostSymptomKind = KindRow<HostSymptom>;
+const std::vector<HostSymptomKind>& host_symptom_kinds();
+const HostSymptomKind& kind_of(HostSymptom h);
+
+// Means over a GPU's active window (first to last active sample); empty where never read.
+struct GpuFigures {
+  int samples = 0, active_samples = 0;
+  double active_from_s = 0.0, active_to_s = 0.0;
+  std::optional<double> util_pct, power_W, power_limit_W, sm_clock_MHz, sm_clock_max_MHz, temperature_max_C;
+  std::optional<double> sm_active_pct, sm_occupancy_pct, tensor_active_pct, dram_bw_pct, pcie_MBps;
+  std::optional<double> mem_used_max_MiB;
+  std::uint64_t clock_event_reasons = 0;  // OR of every active sample's
+  double slowed_share = 0.0, power_capped_share = 0.0;
+};
+GpuFigures gpu_figures(const GpuTimeline& g);
+
+struct Stalls {
+  int count = 0;
+  double mean_s = 0.0, longest_s = 0.0;
+  std::optional<double> period_s;  // when periodic
+  std::vector<double> starts_s;
+};
+Stalls find_stalls(const GpuTimeline& g, double from_s, double to_s);
+
+struct GpuVerdict {
+  unsigned index = 0;
+  bool in_job = true;
+  Bound bound = Bound::Idle;
+  bool throttled = false, power_capped = false;
+  GpuFigures f;
+  Stalls stalls;
+  std::vector<std::string> evidence;  // the numbers the verdict rests on
+};
+GpuVerdict judge_gpu(const GpuTimeline& g);
+
+struct HostFigures {
+  std::optional<double> cpu_pct, busiest_core_pct, iowait_pct, disk_read_MBps, tree_cpu_pct, tree_rss_max_MiB;
+  int cores = 0;
+};
+HostFigures host_figures(const std::vector<HostPoint>& host, double from_s, double to_s);
+std::vector<HostSymptom> host_symptoms(const HostFigures& h);
+
+struct Verdict {
+  bool gpu_sampled = false;
+  Bound bound = Bound::Idle;  // the whole run's (the job's GPUs' most common)
+  std::vector<GpuVerdict> gpus;
+  HostFigures host;
+  std::vector<HostSymptom> host_symptoms;
+  std::optional<std::string> imbalance;  // "GPU 3 idle (util 0%) while GPUs 0,1,2 work (util 97%)"
+  std::optional<double> step_median_ms;
+  std::string headline;                  // one line: the verdict first
+  std::vector<std::string> next_steps;
+};
+Verdict judge(const Timeline& t);
+
+}  // namespace gpucheck::watch

@@ -1,0 +1,356 @@
+#include "gpucheck/core/watch_rules.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "gpucheck/core/contract.hpp"
+#include "gpucheck/core/stats.hpp"
+
+namespace gpucheck::watch {
+namespace th = thresholds;
+
+const std::vector<BoundKind>& bound_kinds() {
+  static const std::vector<BoundKind> k{
+      {Bound::Idle, "idle", "idle: the GPU ran no kernel", "check which GPU the job runs on (CUDA_VISIBLE_DEVICES, .to(device))"},
+      {Bound::Compute, "compute_bound", "compute-bound",
+       "the SMs are the limit: lower precision (AMP bf16/fp16, fp8 where supported), channels-last for convolutions, fewer FLOPs"},
+      {Bound::Memory, "memory_bound", "memory-bound",
+       "HBM bandwidth is the limit: fuse element-wise kernels (torch.compile), channels-last, larger batches, fewer bytes moved"},
+      {Bound::Pcie, "pcie_bound", "PCIe/copy-bound (busy but SMs idle)",
+       "copies over PCIe are the limit: pinned memory and non_blocking copies overlapped with compute, keep data on the GPU, "
+       "preprocess on the GPU"},
+      {Bound::Launch, "launch_bound", "launch/latency-bound (busy but SMs idle)",
+       "small kernels and host launch gaps: CUDA Graphs (torch.compile mode=\"reduce-overhead\"), fuse small kernels, larger batches"},
+      {Bound::Starved, "starved", "starved (idle between steps)",
+       "the GPU waits for input: more DataLoader workers, pin_memory=True and prefetching, a faster disk or a cache, overlap host work"},
+      {Bound::Busy, "busy", "busy, no single limit",
+       "profile one step (torch.profiler or Nsight Systems) to see which kernels dominate"},
+  };
+  return k;
+}
+
+namespace {
+template <typename E>
+const KindRow<E>& row_of(const std::vector<KindRow<E>>& table, E e) {
+  for (const auto& k : table)
+    if (k.kind == e) return k;
+  return table.front();
+}
+}  // namespace
+
+const BoundKind& kind_of(Bound b) { return row_of(bound_kinds(), b); }
+
+const std::vector<HostSymptomKind>& host_symptom_kinds() {
+  static const std::vector<HostSymptomKind> k{
+      {HostSymptom::OneCore, "one_core_saturated", "one CPU core at 100%",
+       "one host thread is the limit (a DataLoader with num_workers=0, Python-side preprocessing): add loader workers"},
+      {HostSymptom::AllCores, "all_cores_busy", "all CPU cores busy",
+       "the host is the limit: lighter or GPU-side transforms (DALI), fewer workers per GPU, a larger host"},
+      {HostSymptom::IoWait, "iowait", "iowait (the disk)", "reads wait on the disk: a faster disk, a local NVMe copy or an in-memory cache"},
+  };
+  return k;
+}
+
+const HostSymptomKind& kind_of(HostSymptom h) { return row_of(host_symptom_kinds(), h); }
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Mean of what `get` reads over the points in [from, to]; empty when nothing was read.
+template <typename P, typename F>
+std::optional<double> mean_of(const std::vector<P>& pts, double from, double to, F get) {
+  double sum = 0.0;
+  int n = 0;
+  for (const auto& p : pts) {
+    if (p.t_s < from || p.t_s > to) continue;
+    if (auto v = get(p)) {
+      sum += static_cast<double>(*v);
+      ++n;
+    }
+  }
+  if (n == 0) return std::nullopt;
+  return sum / n;
+}
+
+bool is_active(const GpuSample& s) {
+  return (s.util_gpu_pct && *s.util_gpu_pct >= th::kActiveUtilPct) || (s.sm_active_pct && *s.sm_active_pct >= th::kActiveUtilPct);
+}
+
+}  // namespace
+
+GpuFigures gpu_figures(const GpuTimeline& g) {
+  GpuFigures f;
+  f.samples = static_cast<int>(g.points.size());
+  bool any = false;
+  for (const auto& p : g.points)
+    if (is_active(p.s)) {
+      if (!any) f.active_from_s = p.t_s;
+      f.active_to_s = p.t_s;
+      any = true;
+    }
+  if (!any) {  // figures over the whole run, so an idle GPU still shows its power and memory
+    if (!g.points.empty()) {
+      f.active_from_s = g.points.front().t_s;
+      f.active_to_s = g.points.back().t_s;
+    }
+  }
+  const double a = f.active_from_s, b = f.active_to_s;
+  using S = GpuPoint;
+  f.util_pct = mean_of(g.points, a, b, [](const S& p) { return p.s.util_gpu_pct; });
+  f.power_W = mean_of(g.points, a, b, [](const S& p) { return p.s.power_W; });
+  f.power_limit_W = mean_of(g.points, a, b, [](const S& p) { return p.s.power_limit_W; });
+  f.sm_clock_MHz = mean_of(g.points, a, b, [](const S& p) { return p.s.sm_clock_MHz; });
+  f.sm_clock_max_MHz = mean_of(g.points, a, b, [](const S& p) { return p.s.sm_clock_max_MHz; });
+  f.sm_active_pct = mean_of(g.points, a, b, [](const S& p) { return p.s.sm_active_pct; });
+  f.sm_occupancy_pct = mean_of(g.points, a, b, [](const S& p) { return p.s.sm_occupancy_pct; });
+  f.tensor_active_pct = mean_of(g.points, a, b, [](const S& p) { return p.s.tensor_active_pct; });
+  f.dram_bw_pct = mean_of(g.points, a, b, [](const S& p) { return p.s.dram_bw_pct; });
+  f.pcie_MBps = mean_of(g.points, a, b, [](const S& p) -> std::optional<double> {
+    if (!p.s.pcie_rx_MBps && !p.s.pcie_tx_MBps) return std::nullopt;
+    return p.s.pcie_rx_MBps.value_or(0.0) + p.s.pcie_tx_MBps.value_or(0.0);
+  });
+  int n = 0, slowed = 0, capped = 0;
+  for (const auto& p : g.points) {
+    if (p.t_s < a || p.t_s > b) continue;
+    if (p.s.temperature_C)
+      f.temperature_max_C = std::max(f.temperature_max_C.value_or(0.0), static_cast<double>(*p.s.temperature_C));
+    if (p.s.mem_used_bytes)
+      f.mem_used_max_MiB = std::max(f.mem_used_max_MiB.value_or(0.0), static_cast<double>(*p.s.mem_used_bytes) / (1 << 20));
+    if (is_active(p.s)) ++f.active_samples;
+    if (!p.s.clock_event_reasons) continue;
+    ++n;
+    f.clock_event_reasons |= *p.s.clock_event_reasons;
+    if (contract::is_slowing(*p.s.clock_event_reasons)) ++slowed;
+    if ((*p.s.clock_event_reasons & contract::kPowerCapReasons) != 0) ++capped;
+  }
+  if (n > 0) {
+    f.slowed_share = static_cast<double>(slowed) / n;
+    f.power_capped_share = static_cast<double>(capped) / n;
+  }
+  return f;
+}
+
+Stalls find_stalls(const GpuTimeline& g, double from_s, double to_s) {
+  Stalls s;
+  bool in_stall = false;
+  double start = 0.0, last_t = from_s;
+  auto close = [&](double end) {
+    if (in_stall && end - start >= th::kStallMinSeconds) {
+      s.starts_s.push_back(start);
+      const double d = end - start;
+      s.mean_s += d;
+      s.longest_s = std::max(s.longest_s, d);
+    }
+    in_stall = false;
+  };
+  for (const auto& p : g.points) {
+    if (p.t_s < from_s || p.t_s > to_s || !p.s.util_gpu_pct) continue;
+    if (*p.s.util_gpu_pct <= th::kStallUtilPct) {
+      if (!in_stall) start = last_t;  // it began after the last busy reading
+      in_stall = true;
+    } else {
+      close(p.t_s);
+    }
+    last_t = p.t_s;
+  }
+  close(last_t);
+  s.count = static_cast<int>(s.starts_s.size());
+  if (s.count > 0) s.mean_s /= s.count;
+  if (s.count >= th::kPeriodicMinStalls) {
+    std::vector<double> gaps;
+    for (std::size_t i = 1; i < s.starts_s.size(); ++i) gaps.push_back(s.starts_s[i] - s.starts_s[i - 1]);
+    const auto med = gpucheck::median(gaps);
+    if (med && *med > 0) {
+      const auto [lo, hi] = std::minmax_element(gaps.begin(), gaps.end());
+      if ((*hi - *lo) / *med <= 2 * th::kPeriodicSpread) s.period_s = *med;
+    }
+  }
+  return s;
+}
+
+GpuVerdict judge_gpu(const GpuTimeline& g) {
+  GpuVerdict v;
+  v.index = g.index;
+  v.in_job = g.in_job;
+  v.f = gpu_figures(g);
+  const GpuFigures& f = v.f;
+  v.stalls = find_stalls(g, f.active_from_s, f.active_to_s);
+  auto& ev = v.evidence;
+  if (f.util_pct) ev.push_back("util " + fmt("%.1f%%", *f.util_pct));
+  if (f.sm_active_pct) ev.push_back("SM active " + fmt("%.1f%%", *f.sm_active_pct));
+  if (f.tensor_active_pct) ev.push_back("tensor active " + fmt("%.1f%%", *f.tensor_active_pct));
+  if (f.dram_bw_pct) ev.push_back("DRAM bandwidth " + fmt("%.1f%%", *f.dram_bw_pct));
+  if (f.pcie_MBps) ev.push_back("PCIe " + fmt("%.0f MiB/s", *f.pcie_MBps));
+  std::optional<double> power_share;
+  if (f.power_W && f.power_limit_W && *f.power_limit_W > 0) {
+    power_share = *f.power_W / *f.power_limit_W;
+    ev.push_back("power " + fmt("%.0f", *f.power_W) + " of " + fmt("%.0f W", *f.power_limit_W));
+  }
+  if (f.sm_clock_MHz && f.sm_clock_max_MHz) ev.push_back("SM clock " + fmt("%.0f", *f.sm_clock_MHz) + " of " + fmt("%.0f MHz", *f.sm_clock_max_MHz));
+  v.throttled = f.slowed_share >= th::kThrottledSampleShare;
+  v.power_capped = (power_share && *power_share >= th::kPowerCappedShare) || f.power_capped_share >= 0.5;
+  if (f.active_samples == 0) {
+    v.bound = Bound::Idle;
+    return v;
+  }
+  const double util = f.util_pct.value_or(0.0);
+  const double pcie = f.pcie_MBps.value_or(0.0);
+  if (f.sm_active_pct) {  // GPM: what the SMs did
+    const double sm = *f.sm_active_pct;
+    if (pcie >= th::kPcieBoundMBps && sm < th::kSmIdlePct) v.bound = Bound::Pcie;
+    else if (f.dram_bw_pct && *f.dram_bw_pct >= th::kMemoryBoundDramPct) v.bound = Bound::Memory;
+    else if (util >= th::kLaunchMinUtilPct && sm < th::kLaunchSmPerUtil * util) v.bound = Bound::Launch;
+    else if (util < th::kStarvedUtilPct) v.bound = Bound::Starved;
+    else if (sm >= th::kComputeBoundSmActivePct) v.bound = Bound::Compute;
+    else v.bound = Bound::Busy;
+  } else {  // NVML alone: power tells busy from "busy but SMs idle"
+    ev.push_back("no GPM on this GPU: compute and memory are not told apart, power stands in for SM activity");
+    const double share = power_share.value_or(1.0);
+    if (pcie >= th::kPcieBoundMBps && share < th::kLowPowerShare) v.bound = Bound::Pcie;
+    else if (util < th::kStarvedUtilPct) v.bound = Bound::Starved;
+    else if (share < th::kLowPowerShare) v.bound = Bound::Launch;
+    else if (share >= th::kHighPowerShare) v.bound = Bound::Compute;
+    else v.bound = Bound::Busy;
+  }
+  if (v.throttled)
+    ev.push_back("slowed " + fmt("%.0f%%", 100 * f.slowed_share) + " of the time (" +
+                 contract::describe_reasons(f.clock_event_reasons & contract::kSlowingReasons) + ")");
+  if (v.stalls.count > 0) {
+    std::string s = std::to_string(v.stalls.count) + " stalls of " + fmt("%.1f s", v.stalls.mean_s) + " on average";
+    if (v.stalls.period_s) s += ", every " + fmt("%.1f s", *v.stalls.period_s);
+    ev.push_back(s);
+  }
+  return v;
+}
+
+HostFigures host_figures(const std::vector<HostPoint>& host, double from_s, double to_s) {
+  HostFigures h;
+  using P = HostPoint;
+  h.cpu_pct = mean_of(host, from_s, to_s, [](const P& p) { return p.h.cpu_pct; });
+  h.busiest_core_pct = mean_of(host, from_s, to_s, [](const P& p) { return p.h.busiest_core_pct; });
+  h.iowait_pct = mean_of(host, from_s, to_s, [](const P& p) { return p.h.iowait_pct; });
+  h.disk_read_MBps = mean_of(host, from_s, to_s, [](const P& p) { return p.h.disk_read_MBps; });
+  h.tree_cpu_pct = mean_of(host, from_s, to_s, [](const P& p) { return p.h.tree_cpu_pct; });
+  for (const auto& p : host) {
+    h.cores = std::max(h.cores, p.h.cores);
+    if (p.t_s >= from_s && p.t_s <= to_s && p.h.tree_rss_MiB)
+      h.tree_rss_max_MiB = std::max(h.tree_rss_max_MiB.value_or(0.0), *p.h.tree_rss_MiB);
+  }
+  return h;
+}
+
+std::vector<HostSymptom> host_symptoms(const HostFigures& h) {
+  std::vector<HostSymptom> out;
+  if (h.cpu_pct && *h.cpu_pct >= th::kAllCoresBusyPct) out.push_back(HostSymptom::AllCores);
+  else if (h.busiest_core_pct && *h.busiest_core_pct >= th::kCoreSaturatedPct && h.cpu_pct && *h.cpu_pct < th::kHostMostlyFreePct)
+    out.push_back(HostSymptom::OneCore);
+  if (h.iowait_pct && *h.iowait_pct >= th::kIoWaitPct) out.push_back(HostSymptom::IoWait);
+  return out;
+}
+
+Verdict judge(const Timeline& t) {
+  Verdict v;
+  v.gpu_sampled = !t.gpus.empty();
+  double from = 0.0, to = t.duration_s;
+  bool window = false;
+  std::map<Bound, int> votes;
+  for (const auto& g : t.gpus) {
+    v.gpus.push_back(judge_gpu(g));
+    const GpuVerdict& gv = v.gpus.back();
+    if (!gv.in_job) continue;
+    ++votes[gv.bound];
+    if (gv.f.active_samples > 0) {
+      from = window ? std::min(from, gv.f.active_from_s) : gv.f.active_from_s;
+      to = window ? std::max(to, gv.f.active_to_s) : gv.f.active_to_s;
+      window = true;
+    }
+  }
+  // The whole run: the job's GPUs' most common limit, an idle GPU only when all are.
+  int best = -1;
+  for (const auto& k : bound_kinds()) {
+    auto it = votes.find(k.kind);
+    if (it == votes.end()) continue;
+    const int n = k.kind == Bound::Idle && votes.size() > 1 ? 0 : it->second;
+    if (n > best) {
+      best = n;
+      v.bound = k.kind;
+    }
+  }
+  v.host = host_figures(t.host, from, to);
+  v.host_symptoms = host_symptoms(v.host);
+  // One idle while others work.
+  std::vector<const GpuVerdict*> idle, busy;
+  for (const auto& g : v.gpus) {
+    if (!g.in_job) continue;
+    const double u = g.f.util_pct.value_or(0.0);
+    if (g.f.active_samples == 0 || u < th::kImbalanceIdlePct) idle.push_back(&g);
+    else if (u >= th::kImbalanceBusyPct) busy.push_back(&g);
+  }
+  if (!idle.empty() && !busy.empty()) {
+    auto list = [](const std::vector<const GpuVerdict*>& gs) {
+      std::string s;
+      double u = 0;
+      for (const auto* g : gs) {
+        if (!s.empty()) s += ',';
+        s += std::to_string(g->index);
+        u += g->f.util_pct.value_or(0.0);
+      }
+      return std::make_pair(s, u / static_cast<double>(gs.size()));
+    };
+    const auto [is, iu] = list(idle);
+    const auto [bs, bu] = list(busy);
+    std::string text = idle.size() == 1 ? "GPU " : "GPUs ";
+    text += is;
+    text += " idle (util " + fmt("%.0f%%", iu) + ") while ";
+    text += busy.size() == 1 ? "GPU " : "GPUs ";
+    text += bs;
+    text += " work (util " + fmt("%.0f%%", bu) + ")";
+    v.imbalance = text;
+  }
+  if (const auto med = gpucheck::median(t.step_ms)) v.step_median_ms = *med;
+
+  // The headline: the limit, what goes with it, the step.
+  if (!v.gpu_sampled) {
+    v.headline = "no GPU was sampled: host side only";
+  } else {
+    v.headline = kind_of(v.bound).title;
+    const GpuVerdict* lead = nullptr;
+    for (const auto& g : v.gpus)
+      if (g.in_job && g.bound == v.bound) {
+        lead = &g;
+        break;
+      }
+    if (lead && lead->throttled) v.headline += ", throttled";
+    if (lead && lead->power_capped && v.bound == Bound::Compute) v.headline += ", at its power limit";
+    if (lead && v.bound == Bound::Starved) {
+      if (v.step_median_ms)
+        v.headline += ": a step every " + fmt("%.1f ms", *v.step_median_ms) + ", the GPU busy " +
+                      fmt("%.0f%%", lead->f.util_pct.value_or(0.0)) + " of the time";
+      else if (lead->stalls.period_s)
+        v.headline += ": stalls of " + fmt("%.1f s", lead->stalls.mean_s) + " every " + fmt("%.1f s", *lead->stalls.period_s);
+    }
+  }
+  const bool host_matters = v.bound != Bound::Compute && v.bound != Bound::Memory;
+  if (host_matters)
+    for (const auto h : v.host_symptoms) v.headline += std::string("; with ") + kind_of(h).title;
+  if (v.imbalance) v.headline += "; " + *v.imbalance;
+  if (v.gpu_sampled) v.next_steps.push_back(kind_of(v.bound).next_step);
+  if (host_matters)
+    for (const auto h : v.host_symptoms) v.next_steps.emplace_back(kind_of(h).next_step);
+  for (const auto& g : v.gpus)
+    if (g.in_job && g.throttled) {
+      v.next_steps.emplace_back("a slowing clock-event reason is set: check cooling and power delivery (gpucheck accept)");
+      break;
+    }
+  if (v.imbalance) v.next_steps.emplace_back("one GPU of the job idles: check the launcher's rank-to-GPU mapping and the data split");
+  return v;
+}
+
+}  // namespace gpucheck::watch

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""The five workloads of the H200 check-up table (docs/WATCH.md; the same bodies as
+../shared/anchors/nvml_probe.py), one per run, for `gpucheck watch` to judge:
+
+  gemm          bf16 GEMM 8192^3 in a loop               -> compute-bound
+  tiny_kernels  100 tiny kernels, then a sync            -> launch/latency-bound
+  starved       10 GEMMs 4096^3, then sleep 30 ms        -> starved (prints `step N X ms`)
+  h2d           pinned host-to-device copies of 256 MiB  -> PCIe-bound, busy but SMs idle
+  hbm_copy      device-to-device copy of 2 GiB           -> memory-bound
+
+Each runs for --seconds after CUDA is up and prints one last line with its rate
+(`gemm: 812.3 TFLOP/s`, ...), which ci/watch_session.sh compares with and without watch."""
+import argparse
+import sys
+import time
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("workload", choices=["gemm", "tiny_kernels", "starved", "h2d", "hbm_copy"])
+    p.add_argument("--seconds", type=float, default=6.0)
+    a = p.parse_args()
+    import torch
+    torch.zeros(1, device="cuda")
+    sync = torch.cuda.synchronize
+    end = time.time() + a.seconds
+    n, t0 = 0, time.perf_counter()
+    if a.workload == "gemm":
+        x = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+        y = torch.randn_like(x)
+        while time.time() < end:
+            x @ y
+            sync()
+            n += 1
+        rate, unit = n * 2 * 8192 ** 3 / (time.perf_counter() - t0) / 1e12, "TFLOP/s"
+    elif a.workload == "tiny_kernels":
+        x = torch.zeros(1024, device="cuda")
+        while time.time() < end:
+            for _ in range(100):
+                x.add_(1)
+            sync()
+            n += 100
+        rate, unit = n / (time.perf_counter() - t0), "kernels/s"
+    elif a.workload == "starved":
+        x = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+        while time.time() < end:
+            s = time.perf_counter()
+            for _ in range(10):
+                x @ x
+            sync()
+            time.sleep(0.03)
+            n += 1
+            print(f"step {n} {(time.perf_counter() - s) * 1000:.3f} ms", flush=True)
+        rate, unit = n / (time.perf_counter() - t0), "steps/s"
+    elif a.workload == "h2d":
+        h = torch.empty(256 << 20, dtype=torch.uint8).pin_memory()
+        d = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+        while time.time() < end:
+            d.copy_(h, non_blocking=True)
+            sync()
+            n += 1
+        rate, unit = n * (256 << 20) / (time.perf_counter() - t0) / 1e9, "GB/s"
+    else:
+        s = torch.empty(1 << 31, dtype=torch.uint8, device="cuda")
+        d = torch.empty_like(s)
+        while time.time() < end:
+            d.copy_(s)
+            sync()
+            n += 1
+        rate, unit = 2 * n * (1 << 31) / (time.perf_counter() - t0) / 1e9, "GB/s"
+    print(f"{a.workload}: {rate:.1f} {unit}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+// The watched command as a child process. Unlike the runner's binaries (its own process
+// group, output to capped files, stdin /dev/null), a watched job is the user's own command:
+// it keeps watch's terminal, stdin and process group, so Ctrl-C at the terminal reaches it
+// directly, as it would without watch. Its stdout and stderr pass through pipes, copied to
+// ours unchanged as they come, and every complete line is handed to a callback (the step
+// parser). A SIGINT, SIGTERM or SIGHUP sent to watch alone (kill, a CI runner cancelling the
+// job) is forwarded to the command; watch itself waits for the command to end either way, so
+// the record is always written.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucheck::compare::watch {
+
+struct ChildEnd {
+  enum class Kind { Exited, Signalled, CouldNotStart };
+  Kind kind = Kind::Exited;
+  int code = 0;         // Exited: its status; Signalled: the signal
+  std::string error;    // CouldNotStart: strerror of exec
+  int pid = 0;
+  double seconds = 0.0;
+  int forwarded_signal = 0;  // the last signal watch passed on, 0 if none
+  // The shell's convention: the exit status, 128+N for signal N, 127 when it could not start.
+  [[nodiscard]] int status() const;
+};
+
+struct ChildIo {
+  int out_fd = 1, err_fd = 2;  // where the command's output is copied
+  // Each complete line of either stream (without its newline), and the last partial one at the end.
+  std::function<void(std::string_view line, bool is_stderr)> on_line;
+  // Called with the pid once it runs (the samplers start then), and every `tick_s` while it runs.
+  std::function<void(int pid)> on_start;
+  std::function<void()> on_tick;
+  // Called before the command's output is copied (the progress line clears itself).
+  std::function<void()> before_output;
+  double tick_s = 0.1;
+};
+
+// argv[0] is looked up in PATH as a shell would (execvp).
+ChildEnd run_child(const std::vector<std::string>& argv, const ChildIo& io);
+
+// The line splitter, pure: feeds bytes, emits complete lines; finish() emits the rest.
+class LineSplitter {
+ public:
+  explicit LineSplitter(std::function<void(std::string_view)> emit) : emit_(std::move(emit)) {}
+  void feed(std::string_view data);
+  void finish();
+
+ private:
+  std::function<void(std::string_view)> emit_;
+  std::string partial_;
+};
+
+}  // namespace gpucheck::compare::watch

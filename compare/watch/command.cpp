@@ -1,0 +1,297 @@
+#include "watch/command.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <ctime>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "base/filesystem.hpp"
+#include "watch/child.hpp"
+#include "watch/html.hpp"
+#include "watch/record.hpp"
+#include "watch/steps.hpp"
+
+namespace gpucheck::compare {
+
+const char* const kWatchUsage = R"(  gpucheck watch [--devices L] [--interval MS] [--out DIR] [--name N] [--step REGEX] -- COMMAND [ARGS...]
+      runs COMMAND (its output passes through) while sampling NVML, GPM and the host, then says
+      which link limits it (compute, memory, PCIe, launch/latency, starved, throttled, the host)
+      --devices L      NVML indices to sample, e.g. 0,3 (default: all; the job's GPUs are those
+                       its processes use)
+      --interval MS    sampling period (default 100, at least 20)
+      --out DIR        writes DIR/watch.json, DIR/results.json, DIR/watch.html (default watch-out)
+      --name N         the case's name in results.json (default watch/<script or program>)
+      --step REGEX     lines that match give step times: the first number at the first group
+                       (or the match), unit ns/us/ms/s/s/it after it, none = ms; it/s is a rate
+                       and left out; results.json then holds each step after warm-up
+      exit status: the command's; 128+N when signal N ended it; 127 when it cannot start; 2 bad options
+)";
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace gw = gpucheck::watch;
+
+std::string iso_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+  return buf;
+}
+
+Expected<std::vector<unsigned>> parse_devices(const std::string& s) {
+  std::vector<unsigned> out;
+  if (s == "all") return out;
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    const std::size_t comma = std::min(s.find(',', pos), s.size());
+    const std::string part = s.substr(pos, comma - pos);
+    auto n = cli::parse_count("--devices", part, 0, 1023);
+    if (!n) return n.error();
+    out.push_back(static_cast<unsigned>(*n));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+// Shared between the sampler thread and the main loop (progress, step times).
+struct Shared {
+  std::mutex m;
+  std::condition_variable cv;
+  bool stop = false;
+  gw::Timeline timeline;
+  std::set<unsigned> gpus_with_job_process;
+  std::optional<double> last_step_ms;
+};
+
+void sample_loop(Shared& sh, const WatchDeps& deps, const std::vector<unsigned>& gpus, int pid, double interval_s,
+                 Clock::time_point t0) {
+  gpucheck::HostSampler host(*deps.proc, pid, static_cast<double>(::sysconf(_SC_CLK_TCK)),
+                             static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)));
+  int round = 0;
+  auto next = Clock::now();
+  for (;;) {
+    const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::vector<std::optional<GpuSample>> readings;
+    for (unsigned i : gpus) readings.push_back(deps.nvml ? deps.nvml->sample(i) : std::nullopt);
+    const HostSample h = host.read(t);
+    // Every second: which GPUs the command's processes hold a context on.
+    std::set<unsigned> holders;
+    if (deps.nvml && round % std::max(1, static_cast<int>(1.0 / interval_s)) == 0) {
+      const std::vector<int>& tree = host.tree();
+      for (const auto& a : deps.nvml->activity())
+        for (const auto& p : a.processes)
+          if (std::binary_search(tree.begin(), tree.end(), static_cast<int>(p.pid))) holders.insert(a.nvml_index);
+    }
+    {
+      std::unique_lock lock(sh.m);
+      for (std::size_t k = 0; k < gpus.size(); ++k)
+        if (readings[k]) sh.timeline.gpus[k].points.push_back({t, *readings[k]});
+      sh.timeline.host.push_back({t, h});
+      sh.gpus_with_job_process.insert(holders.begin(), holders.end());
+      next += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_s));
+      if (next < Clock::now()) next = Clock::now();  // a slow NVML read: no burst to catch up
+      if (sh.cv.wait_until(lock, next, [&] { return sh.stop; })) return;
+    }
+    ++round;
+  }
+}
+
+}  // namespace
+
+ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, const WatchDeps& deps) {
+  CliOutput& io = ctx.io;
+  const auto dash = std::find(args.begin() + std::min<std::ptrdiff_t>(2, static_cast<std::ptrdiff_t>(args.size())), args.end(), "--");
+  const std::vector<std::string> own(args.begin(), dash);
+  std::vector<std::string> command(dash == args.end() ? args.end() : dash + 1, args.end());
+  auto a = cli::parse_args(own, 2, {{"--devices", "--interval", "--out", "--name", "--step"}, {}}, "watch");
+  if (!a) return cli::fail(io, a.error());
+  if (!a->positional.empty() && command.empty()) command = a->positional;  // "gpucheck watch cmd" without --
+  else if (!a->positional.empty())
+    return cli::fail(io, Error{"watch", "unexpected \"" + a->positional[0] + "\" before -- (the command goes after --)"});
+  if (command.empty()) return cli::fail(io, Error{"watch", "needs a command: gpucheck watch [options] -- COMMAND [ARGS...]"});
+  double interval_s = 0.1;
+  if (auto v = cli::value(*a, "--interval")) {
+    auto n = cli::parse_count("--interval", *v, 20, 60000);
+    if (!n) return cli::fail(io, n.error());
+    interval_s = *n / 1000.0;
+  }
+  std::vector<unsigned> wanted;
+  if (auto v = cli::value(*a, "--devices")) {
+    auto d = parse_devices(*v);
+    if (!d) return cli::fail(io, d.error());
+    wanted = *d;
+  }
+  std::optional<watch::StepParser> step;
+  const auto step_regex = cli::value(*a, "--step");
+  if (step_regex) {
+    auto p = watch::StepParser::make(*step_regex);
+    if (!p) return cli::fail(io, p.error());
+    step = std::move(*p);
+  }
+  const std::string out_dir = cli::value(*a, "--out").value_or("watch-out");
+  if (auto k = ctx.fs.kind(out_dir); k != FileSystem::Kind::Missing && k != FileSystem::Kind::Directory)
+    return cli::fail(io, Error{"--out", out_dir + " exists and is not a folder"});
+
+  watch::WatchRun run;
+  run.command = command;
+  run.name = cli::value(*a, "--name").value_or(watch::default_case_name(command));
+  run.interval_s = interval_s;
+  run.date = iso_now();
+  run.step_regex = step_regex;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) run.host_name = host;
+  if (auto cpuinfo = deps.proc->read("cpuinfo")) run.host_cpu = gpucheck::host_cpu_from_proc(*cpuinfo);
+  if (auto v = deps.proc->read("driver/nvidia/version")) run.driver_version = gpucheck::driver_version_from_proc(*v);
+
+  // Which GPUs: --devices, else every one NVML sees.
+  Shared sh;
+  std::vector<unsigned> gpus;
+  if (deps.nvml) {
+    const unsigned count = deps.nvml->device_count();
+    if (wanted.empty())
+      for (unsigned i = 0; i < count; ++i) gpus.push_back(i);
+    for (unsigned i : wanted) {
+      if (i >= count)
+        return cli::fail(io, Error{"--devices", "no GPU " + std::to_string(i) + " (NVML sees " + std::to_string(count) + ")"});
+      gpus.push_back(i);
+    }
+    const auto act = deps.nvml->activity();
+    for (unsigned i : gpus) {
+      gw::GpuTimeline g;
+      g.index = i;
+      for (const auto& x : act)
+        if (x.nvml_index == i) {
+          g.name = x.name;
+          g.uuid = x.uuid;
+        }
+      g.gpm = deps.nvml->gpm_supported(i);
+      if (g.gpm && !*g.gpm) run.notes.push_back("GPU " + std::to_string(i) + " has no GPM: no SM active, tensor or DRAM figures");
+      sh.timeline.gpus.push_back(std::move(g));
+    }
+    if (gpus.empty()) run.no_gpu_reason = "NVML sees no GPU";
+  } else {
+    run.no_gpu_reason = deps.nvml_error.empty() ? "NVML not available" : deps.nvml_error;
+  }
+
+  // Run it. Steps are parsed as lines come; the samplers start with the command.
+  std::vector<double> step_ms;
+  int rate_lines = 0, unparsed = 0;
+  const auto t0 = Clock::now();
+  std::thread sampler;
+  bool progress_drawn = false;
+  watch::ChildIo cio;
+  cio.out_fd = deps.out_fd;
+  cio.err_fd = deps.err_fd;
+  cio.tick_s = 0.5;
+  cio.on_line = [&](std::string_view line, bool) {
+    if (!step) return;
+    const auto s = step->parse(line);
+    if (s.kind == watch::StepLine::Kind::Time) {
+      step_ms.push_back(s.ms);
+      std::lock_guard lock(sh.m);
+      sh.last_step_ms = s.ms;
+    } else if (s.kind == watch::StepLine::Kind::Rate) {
+      ++rate_lines;
+    } else if (s.kind == watch::StepLine::Kind::NoNumber) {
+      ++unparsed;
+    }
+  };
+  cio.on_start = [&](int pid) {
+    sampler = std::thread([&sh, &deps, gpus, pid, interval_s, t0] { sample_loop(sh, deps, gpus, pid, interval_s, t0); });
+  };
+  auto clear_progress = [&] {
+    if (!progress_drawn) return;
+    const char* clear = "\r\033[K";
+    (void)!::write(deps.err_fd, clear, 4);
+    progress_drawn = false;
+  };
+  cio.before_output = clear_progress;
+  if (deps.progress)
+    cio.on_tick = [&] {
+      std::string line;
+      {
+        std::lock_guard lock(sh.m);
+        const GpuSample* g = nullptr;
+        for (const auto& tl : sh.timeline.gpus)
+          if (!tl.points.empty()) {
+            g = &tl.points.back().s;
+            break;
+          }
+        const auto cpu = sh.timeline.host.empty() ? std::nullopt : sh.timeline.host.back().h.cpu_pct;
+        line = watch::progress_line(std::chrono::duration<double>(Clock::now() - t0).count(), sh.last_step_ms, g, cpu);
+      }
+      line = "\r\033[K" + line;
+      (void)!::write(deps.err_fd, line.data(), line.size());
+      progress_drawn = true;
+    };
+  run.end = watch::run_child(command, cio);
+  clear_progress();
+  {
+    std::lock_guard lock(sh.m);
+    sh.stop = true;
+  }
+  sh.cv.notify_all();
+  if (sampler.joinable()) sampler.join();
+  if (run.end.kind == watch::ChildEnd::Kind::CouldNotStart) {
+    io.err += "gpucheck watch: " + command[0] + ": " + run.end.error + "\n";
+    return static_cast<ExitStatus>(127);
+  }
+
+  // The record: which GPUs were the job's, the steps, the verdict.
+  run.timeline = std::move(sh.timeline);
+  run.timeline.duration_s = run.end.seconds;
+  if (wanted.empty()) {
+    bool any_holder = !sh.gpus_with_job_process.empty();
+    bool any_active = false;
+    for (const auto& g : run.timeline.gpus)
+      for (const auto& p : g.points) any_active = any_active || p.s.util_gpu_pct.value_or(0) > 0;
+    for (auto& g : run.timeline.gpus) {
+      if (any_holder) g.in_job = sh.gpus_with_job_process.count(g.index) > 0;
+      else if (any_active)
+        g.in_job = std::any_of(g.points.begin(), g.points.end(), [](const gw::GpuPoint& p) { return p.s.util_gpu_pct.value_or(0) > 0; });
+    }
+    if (!any_holder && any_active && run.timeline.gpus.size() > 1)
+      run.notes.push_back("NVML listed none of the command's processes (a container's pid namespace?): the job's GPUs are those that ran kernels");
+  }
+  run.steps = watch::step_stats(step_ms, rate_lines, unparsed);
+  run.timeline.step_ms = run.steps.ms;
+  run.verdict = gw::judge(run.timeline);
+
+  std::vector<std::string> written;
+  if (auto s = ctx.fs.make_dirs(out_dir); !s) {
+    cli::warn(io, "cannot create " + out_dir + ": " + s.error().str());
+  } else {
+    const std::pair<const char*, std::string> files[] = {{"watch.json", watch::watch_json(run)},
+                                                         {"results.json", watch::results_json(run)},
+                                                         {"watch.html", watch::watch_html(run)}};
+    for (const auto& [name, text] : files) {
+      const std::string path = join_path(out_dir, name);
+      if (auto w = write_atomic(ctx.fs, path, text); !w) cli::warn(io, w.error().str());
+      else written.push_back(path);
+    }
+  }
+  io.out += watch::summary_text(run, written);
+  return static_cast<ExitStatus>(run.end.status());
+}
+
+ExitStatus cmd_watch(const std::vector<std::string>& args, cli::Context& ctx) {
+  WatchDeps deps;
+  std::string err;
+  std::unique_ptr<gpucheck::NvmlApi> nvml = gpucheck::load_nvml(&err);
+  deps.nvml = nvml.get();
+  deps.nvml_error = err;
+  gpucheck::DirProcReader proc("/proc");
+  deps.proc = &proc;
+  deps.progress = ::isatty(STDERR_FILENO) != 0;
+  return run_watch(args, ctx, deps);
+}
+
+}  // namespace gpucheck::compare

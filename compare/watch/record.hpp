@@ -1,0 +1,43 @@
+// What one watched run leaves: the record (timeline, steps, verdict) and its three renderings:
+// watch.json (everything, columnar), results.json (the case in Google Benchmark's shape, so
+// compare, baseline update and report take it unchanged) and the terminal summary (the
+// verdict first). Pure functions of the record.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpucheck/core/watch_rules.hpp"
+#include "watch/child.hpp"
+#include "watch/steps.hpp"
+
+namespace gpucheck::compare::watch {
+
+struct WatchRun {
+  std::vector<std::string> command;
+  std::string name;  // the case's name in results.json
+  double interval_s = 0.1;
+  std::string date;  // ISO 8601, when it started
+  std::string host_name;
+  std::optional<std::string> host_cpu, driver_version;
+  std::string no_gpu_reason;  // why no GPU was sampled ("" when one was)
+  std::vector<std::string> notes;  // e.g. GPUs without GPM
+  ChildEnd end;
+  std::optional<std::string> step_regex;
+  StepStats steps;
+  gpucheck::watch::Timeline timeline;
+  gpucheck::watch::Verdict verdict;
+};
+
+// "python3 ci/examples/train_step.py" -> "watch/train_step"; "./a.out" -> "watch/a.out".
+std::string default_case_name(const std::vector<std::string>& command);
+
+std::string watch_json(const WatchRun& run);
+std::string results_json(const WatchRun& run);
+std::string summary_text(const WatchRun& run, const std::vector<std::string>& written);
+// The line on a terminal while it runs: elapsed, last step, the first job GPU's util and power.
+std::string progress_line(double elapsed_s, std::optional<double> last_step_ms, const gpucheck::GpuSample* gpu,
+                          std::optional<double> cpu_pct);
+
+}  // namespace gpucheck::compare::watch
