@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <future>
+#include <set>
 
 #include "accept/command.hpp"
 #include "base/args.hpp"
+#include "base/output.hpp"
 #include "gpucheck/core/suggest.hpp"
 #include "gate/commands.hpp"
 #include "report/render.hpp"
@@ -33,7 +35,8 @@ const char* const kCompareUsage = R"(  gpucheck compare BASELINE CURRENT [option
       --min-repetitions N  repetitions needed on both sides to run the test (default 3)
       --allow-missing      benchmarks missing from CURRENT do not fail the gate
       --format F           terminal (default), markdown, json or junit
-      --out FILE           write that format to FILE (the terminal table still goes to stdout)
+      --out FILE           write that format to FILE (the terminal table still goes to stdout;
+                           with --out - or /dev/stdout the table goes to stderr)
       --color WHEN         auto (default: on a terminal unless NO_COLOR is set), always, never
       GITHUB_STEP_SUMMARY  when set, the Markdown table is appended to that file
 )";
@@ -46,7 +49,7 @@ const char* const kBaselineUsage = R"(  gpucheck baseline update --suite NAME RE
 )";
 
 const char* const kReportUsage = R"(  gpucheck report A [B ...] [--markdown FILE] [--html FILE] [--metric NAME]
-      one column per results file; Markdown on stdout when no file is given
+      one column per results file; Markdown on stdout when no file is given (FILE - is stdout)
 )";
 
 const char* const kAcceptUsage = R"(  gpucheck accept [--devices 0,3|all] [--bin-dir DIR] [--burn SECONDS] [--timeout S] [--out DIR] [--format F]
@@ -116,6 +119,13 @@ ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
   const std::string& cur_path = a->positional[1];
   auto o = read_compare_options(ctx.fs, *a, thresholds_search_from(base_path));
   if (!o) return fail(io, o.error());
+  const auto out = value(*a, "--out");
+  std::vector<NamedPath> outputs;
+  if (out) outputs.push_back({"--out", *out});
+  if (auto c = check_command_outputs(ctx.fs, ctx.env, outputs, {{"BASELINE", base_path}, {"CURRENT", cur_path},
+                                                   {"--thresholds", o->thresholds.source}});
+      !c)
+    return fail(io, c.error());
 
   // The two sides read in parallel: parsing dominates the run time on large suites.
   const FileSystem& rfs = ctx.fs;
@@ -129,14 +139,14 @@ ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
   Comparison c = compare_results(*base, *cur, *o);
   explain_regressions(c, *base, *cur, std::nullopt);
   std::string rendered;
-  if (format == "terminal") rendered = render_terminal(c, *colour && !value(*a, "--out"));
+  if (format == "terminal") rendered = render_terminal(c, *colour && !out);
   else if (format == "markdown") rendered = render_markdown(c);
   else if (format == "json") rendered = render_json(c);
   else rendered = render_junit(c);
 
-  if (const auto out = value(*a, "--out")) {
-    if (auto w = write_atomic(ctx.fs, *out, rendered); !w) return fail(io, w.error());
-    io.out += render_terminal(c, *colour);
+  if (out) {
+    if (auto w = write_command_output(ctx.fs, io, *out, rendered); !w) return fail(io, w.error());
+    print_beside(ctx.fs, io, {*out}, render_terminal(c, *colour && !is_standard_output(ctx.fs, *out)));
   } else {
     io.out += rendered;
   }
@@ -213,6 +223,23 @@ ExitStatus baseline_show(const std::vector<std::string>& args, Context& ctx) {
   return ExitStatus::Ok;
 }
 
+// A --metric that no benchmark of the files carries would fill every cell with "no X": exit 2
+// naming the counters that are there (and the nearest of them).
+Status check_report_metric(const std::vector<Results>& inputs, const std::string& metric) {
+  if (metric.empty() || metric == "real_time" || metric == "cpu_time") return Done{};
+  std::set<std::string> there;
+  for (const Results& r : inputs)
+    for (const Benchmark& b : r.benchmarks) {
+      if (b.counters.count(metric) != 0) return Done{};
+      for (const auto& [k, v] : b.counters) there.insert(k);
+    }
+  const std::vector<std::string> names(there.begin(), there.end());
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  return Error{"--metric", "no benchmark in these files has a counter \"" + metric + "\"" + did_you_mean(metric, names) +
+                               " (counters there: " + (list.empty() ? std::string("none") : list) + "; or real_time, cpu_time)"};
+}
+
 }  // namespace
 
 ExitStatus cmd_baseline(const std::vector<std::string>& args, Context& ctx) {
@@ -229,6 +256,13 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   auto a = parse_args(args, 2, {{"--markdown", "--html", "--metric"}, {}}, "report");
   if (!a) return fail(io, a.error());
   if (a->positional.empty()) return fail(io, Error{"report", "needs at least one results file or folder"});
+  const auto md_path = value(*a, "--markdown");
+  const auto html_path = value(*a, "--html");
+  std::vector<NamedPath> outputs, named_inputs;
+  if (md_path) outputs.push_back({"--markdown", *md_path});
+  if (html_path) outputs.push_back({"--html", *html_path});
+  for (const auto& p : a->positional) named_inputs.push_back({"results", p});
+  if (auto c = check_command_outputs(ctx.fs, ctx.env, outputs, named_inputs); !c) return fail(io, c.error());
   std::vector<Results> inputs;
   for (const auto& p : a->positional) {
     auto r = load_results(ctx.fs, p);
@@ -237,24 +271,25 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   }
   ReportOptions o;
   o.metric = value(*a, "--metric").value_or("");
+  if (auto m = check_report_metric(inputs, o.metric); !m) return fail(io, m.error());
   auto rep = build_report(inputs, o);
   if (!rep) return fail(io, rep.error());
   const std::string md = render_report_markdown(*rep);
-  const auto md_path = value(*a, "--markdown");
-  const auto html_path = value(*a, "--html");
   if (md_path) {
-    if (auto w = write_atomic(ctx.fs, *md_path, md); !w) return fail(io, w.error());
+    if (auto w = write_command_output(ctx.fs, io, *md_path, md); !w) return fail(io, w.error());
   }
   if (html_path) {
-    if (auto w = write_atomic(ctx.fs, *html_path, render_report_html(*rep)); !w) return fail(io, w.error());
+    if (auto w = write_command_output(ctx.fs, io, *html_path, render_report_html(*rep)); !w) return fail(io, w.error());
   }
   if (!md_path && !html_path) {
     io.out += md;
   } else {
-    io.out += "report of " + std::to_string(inputs.size()) + " result files";
-    if (md_path) io.out += ", markdown " + *md_path;
-    if (html_path) io.out += ", html " + *html_path;
-    io.out += "\n";
+    std::string line = "report of " + std::to_string(inputs.size()) + " result files";
+    if (md_path) line += ", markdown " + *md_path;
+    if (html_path) line += ", html " + *html_path;
+    std::vector<std::string> written;
+    for (const auto& np : outputs) written.push_back(np.path);
+    print_beside(ctx.fs, io, written, line + "\n");
   }
   return ExitStatus::Ok;
 }
