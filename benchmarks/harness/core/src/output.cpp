@@ -146,6 +146,18 @@ std::string replacement_target(const std::string& path) {
   return buf;
 }
 
+// Writes all of data to an fd opened O_NONBLOCK (a FIFO's open must not wait), then closes it.
+// Once open, a reader is there: writes may wait for it as usual.
+bool write_and_close(int fd, const std::string& path, std::string_view data, std::string* err) {
+  const int fl = ::fcntl(fd, F_GETFL);
+  if (fl >= 0 && (fl & O_NONBLOCK) != 0) ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  int e = 0;
+  const bool wrote = write_all(fd, data, &e);
+  if (::close(fd) != 0 && wrote) e = errno;
+  if (!wrote || e != 0) return fail(err, path, errno_text(e));
+  return true;
+}
+
 bool write_in_place(const std::string& path, FileType target, std::string_view data, std::string* err) {
   // A FIFO without a reader: O_NONBLOCK makes open fail at once (ENXIO) instead of waiting.
   const int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | (target == FileType::fifo ? O_NONBLOCK : 0);
@@ -154,15 +166,7 @@ bool write_in_place(const std::string& path, FileType target, std::string_view d
     const int e = errno;
     return fail(err, path, e == ENXIO ? "a FIFO with no reader" : errno_text(e));
   }
-  if (target == FileType::fifo) {  // a reader is there: writes may now wait for it as usual
-    const int fl = ::fcntl(fd, F_GETFL);
-    if (fl >= 0) ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-  }
-  int e = 0;
-  const bool wrote = write_all(fd, data, &e);
-  if (::close(fd) != 0 && wrote) e = errno;
-  if (!wrote || e != 0) return fail(err, path, errno_text(e));
-  return true;
+  return write_and_close(fd, path, data, err);
 }
 
 }  // namespace
@@ -376,13 +380,7 @@ bool append_output(const std::string& path, std::string_view data, bool* skipped
     ::close(fd);
     return fail(err, path, "is not a file");  // it changed between the look and the open
   }
-  const int fl = ::fcntl(fd, F_GETFL);
-  if (fl >= 0) ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-  int e = 0;
-  const bool wrote = write_all(fd, data, &e);
-  if (::close(fd) != 0 && wrote) e = errno;
-  if (!wrote || e != 0) return fail(err, path, errno_text(e));
-  return true;
+  return write_and_close(fd, path, data, err);
 }
 
 bool same_file(const std::string& a, const std::string& b) {
