@@ -2,9 +2,11 @@
 // case or in the context; sw_power_cap is normal under load and only reported), ECC (mode per
 // accept.json, uncorrected errors since the driver loaded), row remapping, and the burn.
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "accept/checks.hpp"
+#include "base/format.hpp"
 #include "gpucheck/core/contract.hpp"
 #include "accept/names.hpp"
 #include "rules/explain.hpp"
@@ -18,11 +20,30 @@ using accept_names::kFaultReasons;
 using accept_names::kPowerCap;
 const std::string kBurn = accept_names::burn();
 
+// A clock_event_reasons value that is no mask (not a whole number in [0, 2^53]), as printed.
+std::optional<std::string> bad_mask(const Benchmark& b, const char* key) {
+  auto bad = [](double v) { return !std::isfinite(v) || v < 0 || v > 9007199254740992.0 || std::floor(v) != v; };
+  std::vector<double> seen;
+  if (const auto it = b.counter_samples.find(key); it != b.counter_samples.end()) seen = it->second;
+  if (const auto it = b.counters.find(key); it != b.counters.end()) seen.push_back(it->second);
+  for (const double v : seen)
+    if (bad(v)) return format_double("%.17g", v);
+  return std::nullopt;
+}
+
+bool reason_name(const std::string& n) {
+  if (n == "none") return true;
+  return std::any_of(contract::kClockEventReasons.begin(), contract::kClockEventReasons.end(),
+                     [&](const contract::ClockEventReason& r) { return r.name == n; });
+}
+
 // The reasons of the burn case (burn) or of every other case, and the SM clocks they ran at.
 ClockFindings case_reasons(const GpuView& g, bool burn) {
   ClockFindings r;
   for (const auto& [name, b] : g.bench) {
     if ((name == kBurn) != burn || b->state != RunState::Ok) continue;
+    if (const auto v = bad_mask(*b, contract::counter::clock_event_reasons))
+      r.unreadable.push_back(name + ": clock_event_reasons " + *v + " is no mask");
     if (const auto m = counter_mask(*b, contract::counter::clock_event_reasons)) {
       ++r.cases;
       r.mask |= *m;
@@ -44,19 +65,26 @@ ClockFindings clock_findings(const GpuView& g) {
   ClockFindings f = case_reasons(g, false);
   auto& names = f.context_reasons;
   for (const auto& v : g.values("throttle_reasons"))
-    for (const auto& n : split(v, ","))
-      if (known(n) && n != "none" && std::find(names.begin(), names.end(), n) == names.end()) {
+    for (const auto& n : split(v, ",")) {
+      if (!known(n)) continue;
+      if (!reason_name(n)) {
+        f.unreadable.push_back("throttle_reasons \"" + n + "\" is no known reason");
+        continue;
+      }
+      if (n != "none" && std::find(names.begin(), names.end(), n) == names.end()) {
         names.push_back(n);
         if (fault_name(n)) f.context_faults.push_back(n);
       }
+    }
   f.context_known = !g.values("throttle_reasons").empty();
   f.sm_rated_max_MHz = g.max_int("sm_clock_max_MHz");
   return f;
 }
 
 AcceptVerdict clocks_verdict(const ClockFindings& f) {
-  if (f.cases == 0 && !f.context_known) return AcceptVerdict::NotChecked;
-  return f.fault_mask != 0 || !f.context_faults.empty() ? AcceptVerdict::Fail : AcceptVerdict::Pass;
+  if (f.fault_mask != 0 || !f.context_faults.empty()) return AcceptVerdict::Fail;
+  if ((f.cases == 0 && !f.context_known) || !f.unreadable.empty()) return AcceptVerdict::NotChecked;
+  return AcceptVerdict::Pass;
 }
 
 std::string join(const std::vector<std::string>& parts) {
@@ -68,7 +96,8 @@ std::string join(const std::vector<std::string>& parts) {
 // The clocks row's measured and note, from the findings and the verdict they gave.
 void word_clocks(const ClockFindings& f, AcceptCheck& c) {
   if (c.verdict == AcceptVerdict::NotChecked) {
-    c.note = "no clock_event_reasons counters and throttle_reasons unknown";
+    c.note = f.unreadable.empty() ? "no clock_event_reasons counters and throttle_reasons unknown"
+                                  : "not checked: " + list_some(f.unreadable, 3);
     return;
   }
   c.measured = f.cases > 0 ? describe_clock_event_reasons(f.mask)
@@ -143,9 +172,14 @@ std::vector<AcceptCheck> check_ecc(const GpuView& g, const AcceptConfig& cfg) {
     mode.note = g.why_unknown("ecc");
   } else {
     mode.measured = list_some(modes, 9);
+    std::vector<std::string> odd;
+    for (const auto& m : modes)
+      if (m != "enabled" && m != "disabled") odd.push_back("\"" + m + "\"");
     const bool off = std::find(modes.begin(), modes.end(), "enabled") == modes.end() ||
                      std::find(modes.begin(), modes.end(), "disabled") != modes.end();
-    if (!off) {
+    if (!odd.empty()) {
+      mode.note = "not checked: ecc " + list_some(odd, 3) + " is neither enabled nor disabled";
+    } else if (!off) {
       mode.verdict = AcceptVerdict::Pass;
     } else if (required.value_or(false)) {
       mode.verdict = AcceptVerdict::Fail;
@@ -160,7 +194,13 @@ std::vector<AcceptCheck> check_ecc(const GpuView& g, const AcceptConfig& cfg) {
   AcceptCheck unc = make_check(g, "ecc", "uncorrected");
   unc.floor = "0 since the driver loaded";
   const auto vol = g.ints("ecc_uncorrected_volatile");
-  if (vol.empty()) {
+  std::vector<std::string> odd;
+  for (const auto& v : g.values("ecc_uncorrected_volatile"))
+    if (const auto i = to_int(v); !i || *i < 0) odd.push_back("\"" + v + "\"");
+  if (!odd.empty()) {
+    unc.measured = list_some(odd, 3);
+    unc.note = "not checked: ecc_uncorrected_volatile " + list_some(odd, 3) + " is not a count";
+  } else if (vol.empty()) {
     unc.note = g.why_unknown("ecc_uncorrected_volatile");
   } else {
     const long long n = *std::max_element(vol.begin(), vol.end());

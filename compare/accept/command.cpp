@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "base/args.hpp"
+#include "base/output.hpp"
 #include "accept/command.hpp"
 #include "accept/measure.hpp"
 #include "accept/render.hpp"
@@ -50,12 +51,23 @@ Expected<std::vector<int>> device_list(const std::string& s) {
 Status walk(const FileSystem& fs, const std::string& dir, int depth, std::vector<Results>& out) {
   if (depth > kMaxFolderDepth)
     return Error{dir, "folders nested deeper than " + std::to_string(kMaxFolderDepth) + " levels (a link loop?)"};
+  // A gate's --out folder is its results.json (its compare.json, runs/ and confirm/ are the
+  // gate's own, and runs/ repeats results.json); a folder of logs holds no results.
+  if (const auto gate = gate_folder_results(fs, dir)) {
+    auto text = fs.read(*gate, kMaxFileBytes);
+    if (!text) return text.error();
+    auto r = parse_results(*text, *gate);
+    if (!r) return r.error();
+    out.push_back(std::move(*r));
+    return Done{};
+  }
   auto names = fs.list(dir);
   if (!names) return names.error();
   for (const std::string& n : *names) {
-    if (n.starts_with(".")) continue;
+    if (n.starts_with(".") || n == "logs") continue;
     const std::string full = join_path(dir, n);
     const auto kind = fs.kind(full);
+    if (kind == FileSystem::Kind::Loop) return Error{full, "a symbolic link loop"};
     if (kind == FileSystem::Kind::Directory) {
       if (auto w = walk(fs, full, depth + 1, out); !w) return w;
     } else if (kind == FileSystem::Kind::File && n.ends_with(".json") && n != "accept.json") {
@@ -80,6 +92,18 @@ std::optional<std::string> find_file(const FileSystem& fs, const std::optional<s
     if (fs.kind(p) == FileSystem::Kind::File) return p;
   }
   return std::nullopt;
+}
+
+// --out DIR's accept.json and accept.md may not be an input (a --results file, --specs,
+// --config) nor the step summary; checked before anything is measured.
+Status check_accept_outputs(const AcceptArgs& a, const FileSystem& fs, const CliEnvironment& env) {
+  if (!a.out) return Done{};
+  const std::vector<NamedPath> outputs{{"--out", join_path(*a.out, "accept.json")}, {"--out", join_path(*a.out, "accept.md")}};
+  std::vector<NamedPath> inputs;
+  for (const auto& r : a.results) inputs.push_back({"--results", r});
+  if (a.specs) inputs.push_back({"--specs", *a.specs});
+  if (a.config) inputs.push_back({"--config", *a.config});
+  return check_command_outputs(fs, env, outputs, inputs);
 }
 
 }  // namespace
@@ -132,7 +156,8 @@ Expected<std::vector<Results>> load_accept_results(const FileSystem& fs, const s
     const std::size_t before = out.size();
     switch (fs.kind(p)) {
       case FileSystem::Kind::Missing: return Error{p, "no such file or folder"};
-      case FileSystem::Kind::Other: return Error{p, "is not a file or folder"};
+      case FileSystem::Kind::Loop: return Error{p, "a symbolic link loop"};
+      case FileSystem::Kind::Other: return fs.read(p, kMaxFileBytes).error();  // what it is, at once
       case FileSystem::Kind::File: {
         auto text = fs.read(p, kMaxFileBytes);
         if (!text) return text.error();
@@ -181,9 +206,9 @@ ExitStatus judge_and_report(const AcceptArgs& args, const std::vector<Results>& 
 
   if (args.out) {
     if (auto d = fs.make_dirs(*args.out); !d) return fail(io, d.error());
-    if (auto w = fs.write(join_path(*args.out, "accept.json"), render_accept_json(*report)); !w)
+    if (auto w = fs.write_output(join_path(*args.out, "accept.json"), render_accept_json(*report)); !w)
       return fail(io, w.error());
-    if (auto w = fs.write(join_path(*args.out, "accept.md"), render_accept_markdown(*report)); !w)
+    if (auto w = fs.write_output(join_path(*args.out, "accept.md"), render_accept_markdown(*report)); !w)
       return fail(io, w.error());
   }
   return report->failed() ? ExitStatus::Regression : ExitStatus::Ok;
@@ -197,6 +222,7 @@ ExitStatus cmd_accept(const std::vector<std::string>& args, FileSystem& fs, cons
     }
   auto a = parse_accept_args(args, 2);
   if (!a) return fail(io, a.error());
+  if (auto c = check_accept_outputs(*a, fs, env); !c) return fail(io, c.error());
   if (a->results.empty()) {  // measure first, then judge what was measured
     auto m = measure_accept(*a, fs, env, io);
     if (!m) return fail(io, m.error());

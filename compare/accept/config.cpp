@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "accept/config.hpp"
+#include "gpucheck/core/json_load.hpp"
+#include "gpucheck/core/suggest.hpp"
 
 namespace gpucheck::compare {
 namespace {
@@ -34,6 +36,7 @@ void read_fraction_map(const json& v, const std::string& where, std::map<std::st
     if (into.count(k) == 0) {
       std::string known;
       for (const auto& [name, unused] : into) known += (known.empty() ? "" : ", ") + name;
+      // The whole list, not the nearest: fp4 is not a typo of fp8.
       throw ConfigError{where + "." + k + ": unknown key (known: " + known + ")"};
     }
     into[k] = fraction(f, where + "." + k, false);
@@ -72,6 +75,12 @@ std::map<int, double> read_nccl_floors(const json& v, const std::string& where) 
   return out;
 }
 
+// The keys of a level, for " (did you mean X?)" after a misspelt one ("defualts").
+const std::vector<std::string>& limit_keys() {
+  static const std::vector<std::string> k{"pcie_bandwidth_fraction", "memory_fraction", "gemm_fraction", "alike_fraction"};
+  return k;
+}
+
 AcceptConfig parse_document(const json& doc) {
   if (!doc.is_object()) throw ConfigError{"expected an object with \"defaults\" and \"skus\""};
   AcceptConfig c;
@@ -81,7 +90,8 @@ AcceptConfig parse_document(const json& doc) {
     if (!d->is_object()) throw ConfigError{"defaults: expected an object"};
     for (const auto& [k, v] : d->items()) {
       if (is_comment(k)) continue;
-      if (!read_limit(k, v, "defaults." + k, c.defaults)) throw ConfigError{"defaults." + k + ": unknown key"};
+      if (!read_limit(k, v, "defaults." + k, c.defaults))
+        throw ConfigError{"defaults." + k + ": unknown key" + did_you_mean(k, limit_keys())};
     }
   }
   if (const auto s = doc.find("skus"); s != doc.end()) {
@@ -101,15 +111,19 @@ AcceptConfig parse_document(const json& doc) {
         } else if (k == "nccl_allreduce_busbw_GBps") {
           r.nccl_allreduce_busbw_GBps = read_nccl_floors(v, where + "." + k);
         } else {
-          throw ConfigError{where + "." + k + ": unknown key"};
+          std::vector<std::string> known = limit_keys();
+          known.insert(known.end(), {"ecc", "nccl_allreduce_busbw_GBps"});
+          throw ConfigError{where + "." + k + ": unknown key" + did_you_mean(k, known)};
         }
       }
       c.skus[id] = std::move(r);
     }
   }
   for (const auto& [k, v] : doc.items())
-    if (!is_comment(k) && k != "schema" && k != "defaults" && k != "skus")
-      throw ConfigError{k + ": unknown key (schema, defaults, skus)"};
+    if (!is_comment(k) && k != "schema" && k != "defaults" && k != "skus") {
+      const std::string hint = did_you_mean(k, {"schema", "defaults", "skus"});
+      throw ConfigError{k + ": unknown key" + (hint.empty() ? std::string(" (schema, defaults, skus)") : hint)};
+    }
   return c;
 }
 
@@ -135,11 +149,8 @@ std::optional<double> AcceptConfig::nccl_floor(const std::string& sku_id, int gp
 
 Expected<AcceptConfig> parse_accept_config(std::string_view text, const std::string& source) {
   json doc;
-  try {
-    doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    return Error{source, "not valid JSON (at byte " + std::to_string(e.byte) + ")"};
-  }
+  std::string err;
+  if (!load_json(text, source, &doc, &err)) return Error{source, err.substr(source.size() + 2)};
   try {
     AcceptConfig c = parse_document(doc);
     c.source = source;

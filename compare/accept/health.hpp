@@ -20,6 +20,10 @@ struct ClockFindings {
   std::vector<std::string> context_reasons, context_faults;  // its names ("none" left out)
   std::optional<double> sm_min_MHz, sm_max_MHz;  // sm_clock_MHz / sm_clock_min_MHz over the cases
   int sm_rated_max_MHz = 0;                       // the context's sm_clock_max_MHz (0: unknown)
+  // Values that say nothing readable: a throttle_reasons name that is no reason ("garbage",
+  // "0x8", "HW_SLOWDOWN"), a clock_event_reasons that is no mask (8.5, 2^53+8, 1e30). Any of
+  // them makes the check "not checked" (unless a fault is seen), never a pass.
+  std::vector<std::string> unreadable;
 };
 
 // The burn's counters (each absent where the case did not write it) and its reasons.

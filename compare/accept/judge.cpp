@@ -58,6 +58,7 @@ Expected<AcceptReport> judge(const std::vector<Results>& per_file, const SpecDb&
     }
     for (const GpuView* g : in_node) {
       rep.gpus.push_back(g->info);
+      const std::size_t first = rep.checks.size();
       const std::string sku = g->sku_id();
       const AcceptLimits& lim = config.limits_for(sku);
       auto add = [&rep](std::vector<AcceptCheck> cs) {
@@ -74,6 +75,19 @@ Expected<AcceptReport> judge(const std::vector<Results>& per_file, const SpecDb&
       add(check_memory_health(*g));
       rep.checks.push_back(check_burn(*g));
       add(alike[g]);
+      // A GPU whose results hold none of the accept suite's cases was not measured: its
+      // context alone (link, ECC) must not make a PASS of an accept run that produced nothing.
+      const bool measured = std::any_of(rep.checks.begin() + static_cast<std::ptrdiff_t>(first), rep.checks.end(),
+                                        [](const AcceptCheck& c) { return !c.benchmark.empty(); });
+      if (!measured) {
+        AcceptCheck none = make_check(*g, "cases", "");
+        none.verdict = AcceptVerdict::Fail;
+        none.measured = std::to_string(g->bench.size()) + " other cases";
+        none.floor = "the accept suite's cases";
+        none.note = "none of the accept suite's cases is in the results (" + std::to_string(g->bench.size()) +
+                    " other cases): nothing was measured, so nothing passed";
+        rep.checks.push_back(std::move(none));
+      }
     }
     for (auto& c : check_nccl(in_node, config)) rep.checks.push_back(std::move(c));
   }

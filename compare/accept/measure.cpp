@@ -99,6 +99,18 @@ class LockedFileSystem final : public FileSystem {
     const std::lock_guard<std::mutex> l(m_);
     return fs_.rename(from, to);
   }
+  [[nodiscard]] PathFacts output_facts(const std::string& p) const override {
+    const std::lock_guard<std::mutex> l(m_);
+    return fs_.output_facts(p);
+  }
+  Status write_output(const std::string& p, std::string_view data) override {
+    const std::lock_guard<std::mutex> l(m_);
+    return fs_.write_output(p, data);
+  }
+  [[nodiscard]] bool same_file(const std::string& a, const std::string& b) const override {
+    const std::lock_guard<std::mutex> l(m_);
+    return fs_.same_file(a, b);
+  }
   Status remove(const std::string& p) override {
     const std::lock_guard<std::mutex> l(m_);
     return fs_.remove(p);

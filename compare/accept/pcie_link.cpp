@@ -154,7 +154,15 @@ PcieLinkWords word_pcie_link(const PcieLinkDecision& d) {
       w.note = "generation read at idle (Gen" + std::to_string(d.gen.seen) +
                "): links drop to a low generation when idle; the accept suite's bench_pcie reads it under load";
       break;
-    case LinkOutcome::NoExpectation: w.note = "no expected link: unknown SKU and no maximum reported"; break;
+    case LinkOutcome::NoExpectation:
+      // With a target known, what is missing is a reading (a width of -16 is none).
+      if (d.want.gen > 0 && d.want.width > 0)
+        w.note = std::string("no usable PCIe link ") + (d.width.seen <= 0 ? "width" : "generation") +
+                 " in the results (missing, zero or negative): not checked against " +
+                 link_text(d.want.gen, d.want.width);
+      else
+        w.note = "no expected link: unknown SKU and no maximum reported";
+      break;
   }
   return w;
 }

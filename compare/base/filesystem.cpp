@@ -1,6 +1,8 @@
 // POSIX file access for the compare tool: errors come back as values with strerror's text.
 #include "base/filesystem.hpp"
 
+#include "gpucheck/core/input.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -59,39 +61,29 @@ class FlockLock final : public FileLock {
   double waited_;
 };
 
+// Core's messages are "PATH: reason" and "cannot write PATH: reason": the path goes to `where`.
+Error core_error(const std::string& path, const std::string& text) {
+  const std::string prefix = path + ": ";
+  if (text.starts_with(prefix)) return Error{path, text.substr(prefix.size())};
+  const std::string wprefix = "cannot write " + path + ": ";
+  if (text.starts_with(wprefix)) return Error{path, "cannot write: " + text.substr(wprefix.size())};
+  return Error{path, text};
+}
+
 }  // namespace
 
 FileSystem::Kind RealFileSystem::kind(const std::string& path) const {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return Kind::Missing;
+  if (::stat(path.c_str(), &st) != 0) return errno == ELOOP ? Kind::Loop : Kind::Missing;
   if (S_ISREG(st.st_mode)) return Kind::File;
   if (S_ISDIR(st.st_mode)) return Kind::Directory;
   return Kind::Other;
 }
 
 Expected<std::string> RealFileSystem::read(const std::string& path, std::size_t max_bytes) const {
-  Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (f.fd < 0) return sys_error(path, "cannot open");
-  struct stat st {};
-  if (::fstat(f.fd, &st) != 0) return sys_error(path, "cannot stat");
-  if (S_ISDIR(st.st_mode)) return Error{path, "is a folder, expected a file"};
-  if (!S_ISREG(st.st_mode)) return Error{path, "is not a regular file"};
-  if (static_cast<std::size_t>(st.st_size) > max_bytes)
-    return Error{path, "file is larger than " + std::to_string(max_bytes >> 20) + " MiB"};
-  std::string out;
-  out.resize(static_cast<std::size_t>(st.st_size));
-  std::size_t got = 0;
-  while (got < out.size()) {
-    const ssize_t n = ::read(f.fd, out.data() + got, out.size() - got);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return sys_error(path, "cannot read");
-    }
-    if (n == 0) break;  // file shrank while reading
-    got += static_cast<std::size_t>(n);
-  }
-  out.resize(got);
-  return out;
+  std::string text, err;
+  if (!read_input_file(path, max_bytes, &text, &err)) return core_error(path, err);
+  return text;
 }
 
 Expected<std::vector<std::string>> RealFileSystem::list(const std::string& dir) const {
@@ -120,10 +112,22 @@ Status RealFileSystem::write(const std::string& path, std::string_view data) {
 }
 
 Status RealFileSystem::append(const std::string& path, std::string_view data) {
-  Fd f(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-  if (f.fd < 0) return sys_error(path, "cannot open for appending");
-  return write_all(f.fd, path, data);
+  bool skipped = false;
+  std::string err;
+  if (!append_output(path, data, &skipped, &err)) return core_error(path, err);
+  if (skipped) return Error{path, "a FIFO with no reader: skipped"};
+  return Done{};
 }
+
+PathFacts RealFileSystem::output_facts(const std::string& path) const { return path_facts(path); }
+
+Status RealFileSystem::write_output(const std::string& path, std::string_view data) {
+  std::string err;
+  if (!gpucheck::write_output(path, data, &err)) return core_error(path, err);
+  return Done{};
+}
+
+bool RealFileSystem::same_file(const std::string& a, const std::string& b) const { return gpucheck::same_file(a, b); }
 
 Status RealFileSystem::rename(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) return sys_error(to, "cannot rename into place");
@@ -185,28 +189,7 @@ Expected<std::unique_ptr<FileLock>> RealFileSystem::lock(const std::string& path
   return std::unique_ptr<FileLock>(std::make_unique<FlockLock>(fd, elapsed()));
 }
 
-Status write_atomic(FileSystem& fs, const std::string& path, std::string_view data) {
-  // Appended piece by piece: g++ 12 warns (-Wrestrict, a false positive) on "." + string.
-  std::string name(1, '.');
-  name.append(base_name(path)).append(".tmp-").append(std::to_string(::getpid()));
-  const std::string tmp = join_path(parent_path(path), name);
-  if (auto w = fs.write(tmp, data); !w) {
-    (void)fs.remove(tmp);
-    return w.error();
-  }
-  if (auto r = fs.rename(tmp, path); !r) {
-    (void)fs.remove(tmp);
-    return r.error();
-  }
-  return Done{};
-}
-
-bool is_stale_temporary(std::string_view name) {
-  const std::size_t t = name.rfind(".tmp-");
-  if (name.empty() || name[0] != '.' || t == std::string_view::npos || t + 5 >= name.size()) return false;
-  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(t + 5), name.end(),
-                     [](char c) { return c >= '0' && c <= '9'; });
-}
+bool is_stale_temporary(std::string_view name) { return is_temp_name(name); }
 
 std::string base_name(std::string_view path) {
   while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);

@@ -1,5 +1,7 @@
 // The disk behind a small interface (as ninja does): the baseline store and the loaders use
-// it, the real one does POSIX I/O, tests use an in-memory fake that can fail mid-write.
+// it, the real one does POSIX I/O through core's one reader and one writer
+// (gpucheck/core/input.hpp, gpucheck/core/output.hpp), tests use an in-memory fake that can
+// fail mid-write and holds FIFOs and devices.
 #pragma once
 
 #include <memory>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "base/expected.hpp"
+#include "gpucheck/core/output.hpp"
 
 namespace gpucheck::compare {
 
@@ -23,7 +26,8 @@ class FileLock {
 
 class FileSystem {
  public:
-  enum class Kind { Missing, File, Directory, Other };
+  // Loop: a symbolic link loop (stat says ELOOP), named as such rather than as missing.
+  enum class Kind { Missing, File, Directory, Other, Loop };
 
   FileSystem() = default;
   FileSystem(const FileSystem&) = delete;
@@ -31,15 +35,26 @@ class FileSystem {
   virtual ~FileSystem() = default;
 
   [[nodiscard]] virtual Kind kind(const std::string& path) const = 0;
-  // Whole file; fails on a folder, a missing or unreadable path, or more than max_bytes.
+  // Whole file; fails at once on anything but a regular file (a FIFO is never waited on), a
+  // missing or unreadable path, or more than max_bytes.
   [[nodiscard]] virtual Expected<std::string> read(const std::string& path,
                                                    std::size_t max_bytes) const = 0;
   // Entry names (not paths) of a folder, sorted.
   [[nodiscard]] virtual Expected<std::vector<std::string>> list(const std::string& dir) const = 0;
-  // Creates or truncates `path`, writes all of `data` and flushes it to the disk.
+  // Creates or truncates `path`, writes all of `data` and flushes it to the disk (the runner's
+  // logs and its own temps; an output of a command goes through write_output).
   virtual Status write(const std::string& path, std::string_view data) = 0;
-  // Appends to `path`, creating it if needed (GitHub's step summary file).
+  // Appends to `path`, creating it if needed (GitHub's step summary file): a FIFO with no
+  // reader is an error (skipped, never waited on), a folder or socket refused.
   virtual Status append(const std::string& path, std::string_view data) = 0;
+  // What an output path is (core's classify_output decides from this).
+  [[nodiscard]] virtual PathFacts output_facts(const std::string& path) const = 0;
+  // An output, by its kind: a device or FIFO (or a link to one) written in place, a regular
+  // or new file replaced atomically (temp beside it, fsync, rename; the temp removed on every
+  // failure), anything else refused. Standard output is the command's (base/output.hpp).
+  virtual Status write_output(const std::string& path, std::string_view data) = 0;
+  // Whether two paths name one file (the same inode, or the same name in one folder).
+  [[nodiscard]] virtual bool same_file(const std::string& a, const std::string& b) const = 0;
   // Atomic replace of `to` by `from` (POSIX rename).
   virtual Status rename(const std::string& from, const std::string& to) = 0;
   virtual Status remove(const std::string& path) = 0;
@@ -59,6 +74,9 @@ class RealFileSystem final : public FileSystem {
   [[nodiscard]] Expected<std::vector<std::string>> list(const std::string& dir) const override;
   Status write(const std::string& path, std::string_view data) override;
   Status append(const std::string& path, std::string_view data) override;
+  [[nodiscard]] PathFacts output_facts(const std::string& path) const override;
+  Status write_output(const std::string& path, std::string_view data) override;
+  [[nodiscard]] bool same_file(const std::string& a, const std::string& b) const override;
   Status rename(const std::string& from, const std::string& to) override;
   Status remove(const std::string& path) override;
   Status make_dirs(const std::string& path) override;
@@ -66,12 +84,8 @@ class RealFileSystem final : public FileSystem {
   Expected<std::unique_ptr<FileLock>> lock(const std::string& path, double wait_s) override;
 };
 
-// Writes `data` to a hidden temporary file beside `path` (".name.tmp-PID"), flushed, then
-// renamed over `path`: a reader sees the old file or the new one, never half of one. On
-// failure the temporary is removed and `path` is untouched.
-Status write_atomic(FileSystem& fs, const std::string& path, std::string_view data);
-
-// True for the temporaries write_atomic leaves behind when killed (".x.json.tmp-123").
+// True for the temporaries an output leaves behind when its writer is killed
+// (".x.json.tmp-123", core's temp_path_for).
 bool is_stale_temporary(std::string_view name);
 
 // "a/b/c.json" -> "c.json".

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <future>
+#include <set>
 
 #include "accept/command.hpp"
 #include "base/args.hpp"
+#include "base/output.hpp"
 #include "gpucheck/core/suggest.hpp"
 #include "gate/commands.hpp"
 #include "report/render.hpp"
@@ -34,7 +36,8 @@ const char* const kCompareUsage = R"(  gpucheck compare BASELINE CURRENT [option
       --min-repetitions N  repetitions needed on both sides to run the test (default 3)
       --allow-missing      benchmarks missing from CURRENT do not fail the gate
       --format F           terminal (default), markdown, json, junit or csv
-      --out FILE           write that format to FILE (the terminal table still goes to stdout)
+      --out FILE           write that format to FILE (the terminal table still goes to stdout;
+                           with --out - or /dev/stdout the table goes to stderr)
       --color WHEN         auto (default: on a terminal unless NO_COLOR is set), always, never
       GITHUB_STEP_SUMMARY  when set, the Markdown table is appended to that file
 )";
@@ -47,7 +50,7 @@ const char* const kBaselineUsage = R"(  gpucheck baseline update --suite NAME RE
 )";
 
 const char* const kReportUsage = R"(  gpucheck report A [B ...] [--markdown FILE] [--html FILE] [--metric NAME]
-      one column per run of one GPU (its files merged); Markdown on stdout when no file is given
+      one column per run of one GPU (its files merged); Markdown on stdout when no file is given (FILE - is stdout)
       --format F           what goes to stdout (or --out FILE): markdown (default), html, json or csv
       --columns A,B,...    name the columns (after merging)
       --only-common        drop cases that are not in every column
@@ -124,6 +127,13 @@ ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
   const std::string& cur_path = a->positional[1];
   auto o = read_compare_options(ctx.fs, *a, thresholds_search_from(base_path));
   if (!o) return fail(io, o.error());
+  const auto out = value(*a, "--out");
+  std::vector<NamedPath> outputs;
+  if (out) outputs.push_back({"--out", *out});
+  if (auto c = check_command_outputs(ctx.fs, ctx.env, outputs, {{"BASELINE", base_path}, {"CURRENT", cur_path},
+                                                   {"--thresholds", o->thresholds.source}});
+      !c)
+    return fail(io, c.error());
 
   // The two sides read in parallel: parsing dominates the run time on large suites.
   const FileSystem& rfs = ctx.fs;
@@ -137,15 +147,15 @@ ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
   Comparison c = compare_results(*base, *cur, *o);
   explain_regressions(c, *base, *cur, std::nullopt);
   std::string rendered;
-  if (format == "terminal") rendered = render_terminal(c, *colour && !value(*a, "--out"));
+  if (format == "terminal") rendered = render_terminal(c, *colour && !out);
   else if (format == "markdown") rendered = render_markdown(c);
   else if (format == "json") rendered = render_json(c);
   else if (format == "csv") rendered = render_csv(c);
   else rendered = render_junit(c);
 
-  if (const auto out = value(*a, "--out")) {
-    if (auto w = write_atomic(ctx.fs, *out, rendered); !w) return fail(io, w.error());
-    io.out += render_terminal(c, *colour);
+  if (out) {
+    if (auto w = write_command_output(ctx.fs, io, *out, rendered); !w) return fail(io, w.error());
+    print_beside(ctx.fs, io, {*out}, render_terminal(c, *colour && !is_standard_output(ctx.fs, *out)));
   } else {
     io.out += rendered;
   }
@@ -222,6 +232,23 @@ ExitStatus baseline_show(const std::vector<std::string>& args, Context& ctx) {
   return ExitStatus::Ok;
 }
 
+// A --metric that no benchmark of the files carries would fill every cell with "no X": exit 2
+// naming the counters that are there (and the nearest of them).
+Status check_report_metric(const std::vector<Results>& inputs, const std::string& metric) {
+  if (metric.empty() || metric == "real_time" || metric == "cpu_time") return Done{};
+  std::set<std::string> there;
+  for (const Results& r : inputs)
+    for (const Benchmark& b : r.benchmarks) {
+      if (b.counters.count(metric) != 0) return Done{};
+      for (const auto& [k, v] : b.counters) there.insert(k);
+    }
+  const std::vector<std::string> names(there.begin(), there.end());
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+  return Error{"--metric", "no benchmark in these files has a counter \"" + metric + "\"" + did_you_mean(metric, names) +
+                               " (counters there: " + (list.empty() ? std::string("none") : list) + "; or real_time, cpu_time)"};
+}
+
 }  // namespace
 
 ExitStatus cmd_baseline(const std::vector<std::string>& args, Context& ctx) {
@@ -246,6 +273,15 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   if (std::find(formats.begin(), formats.end(), format) == formats.end())
     return fail(io, Error{"--format", "unknown format \"" + format + "\" (markdown, html, json, csv)" +
                                           did_you_mean(format, formats)});
+  const auto md_path = value(*a, "--markdown");
+  const auto html_path = value(*a, "--html");
+  const auto out_path = value(*a, "--out");
+  std::vector<NamedPath> outputs, named_inputs;
+  if (md_path) outputs.push_back({"--markdown", *md_path});
+  if (html_path) outputs.push_back({"--html", *html_path});
+  if (out_path) outputs.push_back({"--out", *out_path});
+  for (const auto& p : a->positional) named_inputs.push_back({"results", p});
+  if (auto c = check_command_outputs(ctx.fs, ctx.env, outputs, named_inputs); !c) return fail(io, c.error());
   std::vector<Results> inputs;
   for (const auto& p : a->positional) {
     auto r = load_results(ctx.fs, p);
@@ -254,6 +290,7 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   }
   ReportOptions o;
   o.metric = value(*a, "--metric").value_or("");
+  if (auto m = check_report_metric(inputs, o.metric); !m) return fail(io, m.error());
   o.only_common = flag(*a, "--only-common");
   if (const auto cols = value(*a, "--columns")) {
     for (std::size_t from = 0;;) {
@@ -288,15 +325,12 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   if (!rep) return fail(io, rep.error());
   if (o.specs) rep->specs_source = specs_file;
   const std::string md = render_report_markdown(*rep);
-  const auto md_path = value(*a, "--markdown");
-  const auto html_path = value(*a, "--html");
   if (md_path) {
-    if (auto w = write_atomic(ctx.fs, *md_path, md); !w) return fail(io, w.error());
+    if (auto w = write_command_output(ctx.fs, io, *md_path, md); !w) return fail(io, w.error());
   }
   if (html_path) {
-    if (auto w = write_atomic(ctx.fs, *html_path, render_report_html(*rep)); !w) return fail(io, w.error());
+    if (auto w = write_command_output(ctx.fs, io, *html_path, render_report_html(*rep)); !w) return fail(io, w.error());
   }
-  const auto out_path = value(*a, "--out");
   if (out_path || (!md_path && !html_path)) {
     const std::string rendered = format == "html"   ? render_report_html(*rep)
                                  : format == "json" ? render_report_json(*rep)
@@ -306,14 +340,16 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
       io.out += rendered;
       return ExitStatus::Ok;
     }
-    if (auto w = write_atomic(ctx.fs, *out_path, rendered); !w) return fail(io, w.error());
+    if (auto w = write_command_output(ctx.fs, io, *out_path, rendered); !w) return fail(io, w.error());
   }
-  io.out += "report of " + std::to_string(inputs.size()) + " result files, " + std::to_string(rep->labels.size()) +
-            " column" + (rep->labels.size() == 1 ? "" : "s");
-  if (md_path) io.out += ", markdown " + *md_path;
-  if (html_path) io.out += ", html " + *html_path;
-  if (out_path) io.out += ", " + format + " " + *out_path;
-  io.out += "\n";
+  std::string line = "report of " + std::to_string(inputs.size()) + " result files, " + std::to_string(rep->labels.size()) +
+                     " column" + (rep->labels.size() == 1 ? "" : "s");
+  if (md_path) line += ", markdown " + *md_path;
+  if (html_path) line += ", html " + *html_path;
+  if (out_path) line += ", " + format + " " + *out_path;
+  std::vector<std::string> written;
+  for (const auto& np : outputs) written.push_back(np.path);
+  print_beside(ctx.fs, io, written, line + "\n");
   return ExitStatus::Ok;
 }
 

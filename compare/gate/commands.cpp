@@ -12,6 +12,7 @@
 #include <set>
 
 #include "base/args.hpp"
+#include "base/output.hpp"
 #include "runner/suite.hpp"
 #include "report/render.hpp"
 #include "results/baseline.hpp"
@@ -54,7 +55,15 @@ const char* const kRunUsage =
 
 namespace {
 
-Status make_out_dirs(FileSystem& fs, const std::string& out, bool confirm_dir) {
+// The gate's outputs in --out (results.json, compare.md, compare.json, junit.xml), checked
+// against its inputs before anything runs: --out may not hold the baseline or the thresholds.
+const char* const kGateOutputs[] = {"results.json", "compare.md", "compare.json", "junit.xml"};
+
+Status make_out_dirs(FileSystem& fs, const CliEnvironment& env, const std::string& out, bool confirm_dir,
+                     const std::vector<NamedPath>& inputs) {
+  std::vector<NamedPath> outputs;
+  for (const char* name : kGateOutputs) outputs.push_back({"--out", join_path(out, name)});
+  if (auto c = check_command_outputs(fs, env, outputs, inputs); !c) return c.error();
   for (const char* sub : {"logs", "runs", "confirm"}) {
     if (!confirm_dir && std::string(sub) == "confirm") continue;
     if (auto m = fs.make_dirs(join_path(out, sub)); !m) return m.error();
@@ -187,7 +196,7 @@ ExitStatus cmd_run(const std::vector<std::string>& args, Context& ctx) {
   if (ctx.env.runner == nullptr) return fail(io, Error{"run", "cannot start processes here"});
   auto bins = discover_binaries(ctx.fs, plan->bin_dir);
   if (!bins) return fail(io, bins.error());
-  if (auto m = make_out_dirs(ctx.fs, plan->out, false); !m) return fail(io, m.error());
+  if (auto m = make_out_dirs(ctx.fs, ctx.env, plan->out, false, {}); !m) return fail(io, m.error());
   io.emit("gpucheck run: " + header(*plan, *bins, reps) + "\n");
   // --fresh-processes: each repetition a process of its own (how a baseline is recorded, so
   // that a host-bound case's figure spans process placements: docs/GATE.md).
@@ -206,7 +215,7 @@ ExitStatus cmd_run(const std::vector<std::string>& args, Context& ctx) {
     io.emit("no results: every binary ERRORED (logs in " + join_path(plan->out, "logs") + ")\n");
     return ExitStatus::Regression;
   }
-  if (auto w = write_atomic(ctx.fs, results_path, to_gbench_json(*merged)); !w) return fail(io, w.error());
+  if (auto w = ctx.fs.write_output(results_path, to_gbench_json(*merged)); !w) return fail(io, w.error());
   std::string s = "wrote " + results_path + ": " + std::to_string(merged->benchmarks.size()) + " benchmarks from " +
                   std::to_string(n_parts) + " binaries";
   if (errored) s += "; " + std::to_string(errored) + " binaries ERRORED";
@@ -436,7 +445,7 @@ Expected<Comparison> judge_first_pass(Context& ctx, GatePlan& g, FirstPass& fp, 
     mark_confirmations(c, *conf);
     for (auto& r : conf->runs) fp.outcomes.push_back(Outcome{r, std::nullopt, false, false, false});
     // The record is what was judged: the re-run's entries replace the first pass's.
-    if (auto w = write_atomic(ctx.fs, results_path, to_gbench_json(current)); !w) return w.error();
+    if (auto w = ctx.fs.write_output(results_path, to_gbench_json(current)); !w) return w.error();
   }
   explain_regressions(c, base, current, seen.other_processes);
   c.warnings.insert(c.warnings.begin(), extra_warnings.begin(), extra_warnings.end());
@@ -452,7 +461,7 @@ Status write_gate_outputs(Context& ctx, const GatePlan& g, const Comparison& c, 
       {join_path(g.run.out, "compare.json"), render_json(c)},
       {join_path(g.run.out, "junit.xml"), render_junit(c)}};
   for (const auto& [path, text] : files)
-    if (auto w = write_atomic(ctx.fs, path, text); !w) return w.error();
+    if (auto w = ctx.fs.write_output(path, text); !w) return w.error();
   ctx.io.emit(render_terminal(c, g.colour));
   ctx.io.emit("wrote " + (any_results ? results_path + ", " : std::string()) + files[0].first + ", " + files[1].first +
               ", " + files[2].first + " (logs in " + join_path(g.run.out, "logs") + ")\n");
@@ -472,7 +481,9 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
   if (ctx.env.runner == nullptr) return fail(io, Error{"gate", "cannot start processes here"});
   auto bins = discover_binaries(ctx.fs, g->run.bin_dir);
   if (!bins) return fail(io, bins.error());
-  if (auto m = make_out_dirs(ctx.fs, g->run.out, true); !m) return fail(io, m.error());
+  if (auto m = make_out_dirs(ctx.fs, ctx.env, g->run.out, true,
+                                  {{"--baseline", g->baseline}, {"--thresholds", g->compare.thresholds.source}});
+      !m) return fail(io, m.error());
 
   io.emit("gpucheck gate: " + header(g->run, *bins, 1) + "; confirmation " + std::to_string(g->confirm_reps) +
           " repetitions\n");
@@ -488,7 +499,7 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
   auto current = merge_parts(std::move(fp->parts), results_path);
   if (!current) return fail(io, current.error());
   if (any_results) {
-    if (auto w = write_atomic(ctx.fs, results_path, to_gbench_json(*current)); !w) return fail(io, w.error());
+    if (auto w = ctx.fs.write_output(results_path, to_gbench_json(*current)); !w) return fail(io, w.error());
   }
 
   Comparison c;

@@ -140,7 +140,7 @@ Expected<BaselineUpdate> update_baseline(FileSystem& fs, const Results& results,
     u.replaced = true;
   }
 
-  if (auto w = write_atomic(fs, u.path, text); !w) return Error{u.path, "baseline not updated: " + w.error().str()};
+  if (auto w = fs.write_output(u.path, text); !w) return Error{u.path, "baseline not updated: " + w.error().str()};
   if (old) describe_changes(u, results, *old, o.report_change_pct);
   return u;
 }

@@ -11,6 +11,7 @@
 #include "base/filesystem.hpp"
 #include "gpucheck/core/stats.hpp"
 #include "gpucheck/core/contract.hpp"
+#include "gpucheck/core/json_load.hpp"
 #include "gpucheck/core/json_text.hpp"
 #include "results/json_text.hpp"
 #include "results/results.hpp"
@@ -19,6 +20,12 @@ namespace gpucheck::compare {
 namespace {
 
 using json = nlohmann::ordered_json;
+
+// No timer resolves a picosecond: a time under it is a broken file, and a ratio against it
+// overflows (1e-320 ns printed as "0.000 ns, +inf%"). The raw value is checked first, so a
+// subnormal never reaches a multiplication.
+constexpr double kMinTimeNs = 1e-3;
+constexpr double kMinTimeValue = 1e-12;
 
 // Markers standing in for the bare tokens gbench writes and JSON forbids. They start with a
 // control character, which a JSON string can only hold escaped, so no real name collides.
@@ -44,6 +51,8 @@ std::string type_name(const json& j) {
   return "a number";
 }
 
+std::string entry_ref_of(std::size_t index, const json& e);
+
 // A JSON number or one of the non-finite markers.
 std::optional<double> as_double(const json& j) {
   if (j.is_number()) return j.get<double>();
@@ -56,10 +65,15 @@ std::optional<double> as_double(const json& j) {
   return std::nullopt;
 }
 
-bool truthy(const json& j) {
-  if (j.is_boolean()) return j.get<bool>();
-  if (j.is_number()) return j.get<double>() != 0.0;
-  return false;
+// A field that decides whether a case ran (error_occurred, skipped): true or false, nothing
+// else ("yes" read as false would pass an errored case).
+Expected<bool> strict_bool(const std::string& src, std::size_t index, const json& e, const char* key) {
+  const auto it = e.find(key);
+  if (it == e.end()) return false;
+  if (!it->is_boolean())
+    return Error{src, entry_ref_of(index, e) + ": " + key + " is " + type_name(*it) + " (" + printable(it->dump(), 40) +
+                          "), expected true or false"};
+  return it->get<bool>();
 }
 
 // Fields of an entry that are not user counters. A linear scan over string_views: called
@@ -100,6 +114,33 @@ std::string entry_ref(std::size_t index, const json& e) {
   return ref;
 }
 
+std::string entry_ref_of(std::size_t index, const json& e) { return entry_ref(index, e); }
+
+// Google Benchmark's own numeric fields: numbers (cpu_time like real_time may be a marker),
+// counts whole and not negative; repetition_index below repetitions. A string "1000" where
+// iterations belongs is a file something else wrote, and it is refused rather than guessed.
+std::optional<Error> bad_reserved_field(const std::string& src, std::size_t index, const json& e) {
+  const auto fail = [&](const std::string& what) { return Error{src, entry_ref(index, e) + ": " + what}; };
+  if (const auto ct = e.find("cpu_time"); ct != e.end()) {
+    const auto v = as_double(*ct);
+    if (!v) return fail("cpu_time is " + type_name(*ct) + ", expected a number");
+    if (std::isfinite(*v) && *v < 0) return fail("cpu_time is negative");
+  }
+  for (const char* key : {"iterations", "repetitions", "threads"}) {
+    const auto it = e.find(key);
+    if (it == e.end()) continue;
+    if (!it->is_number_integer() || (it->is_number_integer() && !it->is_number_unsigned() && it->get<long long>() < 0))
+      return fail(std::string(key) + " is " + (it->is_number() ? "not a whole number ≥ 0 (" + it->dump() + ")" : type_name(*it)) +
+                  ", expected a count");
+  }
+  const auto ri = e.find("repetition_index");
+  const auto reps = e.find("repetitions");
+  if (ri != e.end() && reps != e.end() && ri->is_number_integer() && reps->is_number_integer() &&
+      ri->get<long long>() >= reps->get<long long>())
+    return fail("repetition_index " + ri->dump() + " is not below repetitions " + reps->dump());
+  return std::nullopt;
+}
+
 // Time in ns from an entry that must hold a measured time.
 Expected<double> read_time_ns(const std::string& src, std::size_t index, const json& e) {
   // The entry's reference is built only for an error (this runs for every entry).
@@ -112,6 +153,8 @@ Expected<double> read_time_ns(const std::string& src, std::size_t index, const j
   if (!std::isfinite(*v)) return fail("real_time is infinite");
   if (*v < 0) return fail("real_time is negative");
   if (*v == 0) return fail("real_time is zero (and the run is not marked as errored)");
+  if (*v < kMinTimeValue)
+    return fail("real_time is " + rt->dump() + ", too small to be a measured time (every change against it would be infinite)");
   const auto tu = e.find("time_unit");
   if (tu == e.end()) return fail("no time_unit");
   if (!tu->is_string()) return fail("time_unit is " + type_name(*tu) + ", expected a string");
@@ -120,6 +163,7 @@ Expected<double> read_time_ns(const std::string& src, std::size_t index, const j
     return fail("unknown time_unit \"" + printable(tu->get_ref<const std::string&>()) + "\" (expected ns, us, ms or s)");
   const double ns = *v * *scale;
   if (!std::isfinite(ns)) return fail("real_time overflows when converted to ns");
+  if (ns < kMinTimeNs) return fail("real_time is " + rt->dump() + " " + tu->get<std::string>() + ", under 1 ps: not a measured time");
   return ns;
 }
 
@@ -140,7 +184,7 @@ void read_context(const json& ctx, Results& r, bool keep_raw) {
     if (v.is_string()) {
       const auto& s = v.get_ref<const std::string&>();
       if (s == kNaNMark || s == kPosInfMark || s == kNegInfMark) continue;
-      r.context[k] = s;
+      r.context[k] = visible_text(s);
     } else if (v.is_boolean()) {
       r.context[k] = v.get<bool>() ? "true" : "false";
     } else if (v.is_number()) {
@@ -192,22 +236,7 @@ std::string raw_entry_text(const json& e) {
 // A benchmark name as every output shows it: control characters as \xNN, so an escape
 // sequence or a bell in a name never reaches a terminal, a Markdown table or a chart raw.
 // Both sides of a comparison are read alike, so names still match.
-std::string visible_name(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(s.size());
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+std::string visible_name(std::string_view s) { return visible_text(s); }
 
 Expected<Benchmark> fold(const std::string& src, Group& g) {
   Benchmark b;
@@ -335,11 +364,15 @@ struct NotRun {
   std::string message;
 };
 
-std::optional<NotRun> read_not_run(const json& e) {
+Expected<std::optional<NotRun>> read_not_run(const std::string& src, std::size_t index, const json& e) {
   NotRun n;
-  n.errored = e.contains("error_occurred") && truthy(e["error_occurred"]);
-  n.skipped = e.contains("skipped") && truthy(e["skipped"]);
-  if (!n.errored && !n.skipped) return std::nullopt;
+  auto errored = strict_bool(src, index, e, "error_occurred");
+  if (!errored) return errored.error();
+  auto skipped = strict_bool(src, index, e, "skipped");
+  if (!skipped) return skipped.error();
+  n.errored = *errored;
+  n.skipped = *skipped;
+  if (!n.errored && !n.skipped) return std::optional<NotRun>();
   const char* msg_key = n.errored ? "error_message" : "skip_message";
   if (const auto m = e.find(msg_key); m != e.end() && m->is_string()) n.message = m->get<std::string>();
   if (constexpr std::string_view kUnsupported = contract::kUnsupportedPrefix; n.errored && n.message.starts_with(kUnsupported)) {
@@ -347,7 +380,7 @@ std::optional<NotRun> read_not_run(const json& e) {
     n.skipped = true;
     n.message.erase(0, kUnsupported.size());
   }
-  return n;
+  return std::optional<NotRun>(n);
 }
 
 // One repetition of an iteration entry into its group: repetition indices are counts, and the
@@ -385,12 +418,15 @@ Expected<Results> parse_document(const json& doc, const std::string& src, const 
     auto id = read_entry_id(e, i, src);
     if (!id) return id.error();
     if (auto bad = bad_counter(src, i, e)) return *bad;
+    if (auto bad = bad_reserved_field(src, i, e)) return *bad;
     if (opt.keep_raw) keys.push_back(id->key);
     auto [slot, fresh] = by_key.try_emplace(id->key, groups.size());
     if (fresh) groups.push_back(Group{id->key, {}, {}, {}, false, false, {}, {}});
     Group& g = groups[slot->second];
 
-    if (const auto not_run = read_not_run(e)) {
+    auto not_run_read = read_not_run(src, i, e);
+    if (!not_run_read) return not_run_read.error();
+    if (const auto& not_run = *not_run_read) {
       if (!g.errored && !g.skipped) g.message = not_run->message;
       g.errored = g.errored || not_run->errored;
       g.skipped = g.skipped || not_run->skipped;
@@ -470,25 +506,15 @@ Expected<Results> parse_results(std::string_view text, const std::string& source
   if (blank) return Error{source, "empty file"};
   if (text.size() > kMaxFileBytes) return Error{source, "file is larger than 1 GiB"};
   if (text.find('\0') != std::string_view::npos) return Error{source, "binary data (a NUL byte), not JSON"};
-  Sanitized s = sanitize_nonfinite(text);
-  if (s.max_depth > kMaxJsonDepth)
-    return Error{source, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels"};
-  const std::string_view clean = s.replaced ? std::string_view(s.text) : text;
+  // The one JSON loader (gpucheck/core/json_load.hpp): a key given twice (a user counter
+  // named real_time after Google Benchmark's own) is an error, not the last one winning.
+  static constexpr NonFiniteMarks kMarks{kNaNJson, kPosInfJson, kNegInfJson};
   json doc;
-  try {
-    doc = json::parse(clean.begin(), clean.end());
-  } catch (const json::exception& e) {
-    std::string what = e.what();
-    if (what.starts_with("[json.exception.")) {
-      if (const std::size_t close = what.find("] "); close != std::string::npos) what = what.substr(close + 2);
-    }
-    // nlohmann quotes the bytes it last read: noise at best, invalid UTF-8 at worst.
-    if (const std::size_t lr = what.find("; last read: "); lr != std::string::npos) {
-      const std::size_t ex = what.rfind("; expected ");
-      what = what.substr(0, lr) + (ex != std::string::npos && ex > lr ? what.substr(ex) : "");
-    }
-    return Error{source, "not valid JSON: " + printable(what, 200)};
-  }
+  std::string err;
+  JsonLoadOptions lo;
+  lo.non_finite = &kMarks;
+  lo.max_depth = kMaxJsonDepth;
+  if (!load_json(text, source, &doc, &err, lo)) return Error{source, err.substr(source.size() + 2)};
   try {
     return parse_document(doc, source, options);
   } catch (const json::exception& e) {  // a type we did not expect somewhere: still one line
@@ -496,15 +522,24 @@ Expected<Results> parse_results(std::string_view text, const std::string& source
   }
 }
 
+std::optional<std::string> gate_folder_results(const FileSystem& fs, const std::string& dir) {
+  const std::string results = join_path(dir, "results.json");
+  if (fs.kind(results) == FileSystem::Kind::File && fs.kind(join_path(dir, "compare.json")) == FileSystem::Kind::File)
+    return results;
+  return std::nullopt;
+}
+
 Expected<Results> load_results(const FileSystem& fs, const std::string& path, const ReadOptions& options) {
   const auto kind = fs.kind(path);
   if (kind == FileSystem::Kind::Missing) return Error{path, "no such file or folder"};
-  if (kind == FileSystem::Kind::Other) return Error{path, "is not a file or folder"};
+  if (kind == FileSystem::Kind::Loop) return Error{path, "a symbolic link loop"};
+  if (kind == FileSystem::Kind::Other) return fs.read(path, kMaxFileBytes).error();  // says what it is
   if (kind == FileSystem::Kind::File) {
     auto text = fs.read(path, kMaxFileBytes);
     if (!text) return text.error();
     return parse_results(*text, path, options);
   }
+  if (const auto gate = gate_folder_results(fs, path)) return load_results(fs, *gate, options);
   auto names = fs.list(path);
   if (!names) return names.error();
   std::vector<Results> parts;

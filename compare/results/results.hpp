@@ -69,7 +69,13 @@ Expected<Results> parse_results(std::string_view text, const std::string& source
 // joined by " | "). A benchmark name present in two parts is an error.
 Expected<Results> merge_results(std::vector<Results> parts, const std::string& source);
 
-// A file, or a folder whose entries are all *.json results files (hidden entries ignored).
+// The results file of a gate's --out folder (DIR/results.json when compare.json is beside
+// it: the folder a user has at hand after a gate, whose compare.json, logs/, runs/ and
+// confirm/ are the gate's own), or nullopt when `dir` is not one.
+std::optional<std::string> gate_folder_results(const FileSystem& fs, const std::string& dir);
+
+// A file, a gate's --out folder (its results.json), or a folder whose entries are all *.json
+// results files (hidden entries ignored).
 Expected<Results> load_results(const FileSystem& fs, const std::string& path,
                                const ReadOptions& options = {});
 

@@ -4,6 +4,8 @@
 #include <optional>
 
 #include "base/format.hpp"
+#include "gpucheck/core/contract.hpp"
+#include "gpucheck/core/suggest.hpp"
 #include "rules/thresholds.hpp"
 
 namespace gpucheck::compare::cli {
@@ -75,8 +77,12 @@ Expected<CompareOptions> read_compare_options(const FileSystem& fs, const Args& 
   } else if (const auto d = direction_for(o.metric)) {
     o.direction = *d;
   } else {
-    return Error{"--metric", "cannot tell whether more " + o.metric +
-                                 " is better; add --higher-is-better or --lower-is-better"};
+    // A near miss of a counter whose direction is known ("TFLOP", "tflops") is a typo.
+    std::vector<std::string> known{"real_time", "cpu_time"};
+    for (const auto& c : contract::kCounters)
+      if (direction_for(std::string(c.name))) known.emplace_back(c.name);
+    return Error{"--metric", "cannot tell whether more " + o.metric + " is better" + did_you_mean(o.metric, known) +
+                                 "; add --higher-is-better or --lower-is-better"};
   }
   if (const auto al = value(a, "--alpha")) {
     auto v = parse_number("--alpha", *al, 0.0, 1.0);

@@ -1,6 +1,7 @@
 // Threshold file and glob matching. Globs rather than regexes: the names are paths, and a
 // reviewer reads `launch/*` at a glance. The file is read strictly: a misspelt key or a key
-// given twice would silently change what the gate checks, so both are errors.
+// given twice would silently change what the gate checks, so both are errors (the second
+// through core's one JSON loader, gpucheck/core/json_load.hpp).
 #include "rules/thresholds.hpp"
 
 #include <fnmatch.h>
@@ -9,15 +10,15 @@
 #include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <set>
 
-#include "results/results.hpp"
+#include "gpucheck/core/json_load.hpp"
 #include "gpucheck/core/suggest.hpp"
+#include "results/results.hpp"
 
 namespace gpucheck::compare {
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;
 
 const std::vector<std::string>& top_keys() {
   static const std::vector<std::string> k{"default_pct", "overrides", "report_only", "host_bound", "comment"};
@@ -38,29 +39,6 @@ std::optional<Error> unknown_key(const json& obj, const std::vector<std::string>
   }
   return std::nullopt;
 }
-
-// nlohmann's parser keeps the last of two equal keys without a word: a parse callback sees
-// every key and tracks them per open object.
-struct DuplicateKeys {
-  std::vector<std::set<std::string>> open;
-  std::string first_duplicate;
-
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start: open.emplace_back(); break;
-      case json::parse_event_t::object_end:
-        if (!open.empty()) open.pop_back();
-        break;
-      case json::parse_event_t::key:
-        if (!open.empty() && parsed.is_string() && !open.back().insert(parsed.get<std::string>()).second &&
-            first_duplicate.empty())
-          first_duplicate = parsed.get<std::string>();
-        break;
-      default: break;
-    }
-    return true;
-  }
-};
 
 std::string list_ref(const std::string& list, std::size_t i, const std::string& glob) {
   std::string r = list + " #" + std::to_string(i + 1);
@@ -113,14 +91,11 @@ Expected<double> parse_percent(std::string_view text) {
 }
 
 Expected<Thresholds> read_thresholds_json(std::string_view text, const std::string& source) {
-  const Sanitized s = sanitize_nonfinite(text);
-  if (s.max_depth > kMaxJsonDepth) return Error{source, "JSON nested too deeply"};
-  const std::string_view clean = s.replaced ? std::string_view(s.text) : text;
-  DuplicateKeys dup;
-  json doc = json::parse(clean.begin(), clean.end(), std::ref(dup), false);
-  if (doc.is_discarded()) return Error{source, "not valid JSON"};
-  if (!dup.first_duplicate.empty())
-    return Error{source, "key \"" + dup.first_duplicate + "\" given twice in one object (the parser would keep only the last)"};
+  json doc;
+  std::string err;
+  JsonLoadOptions lo;
+  lo.max_depth = kMaxJsonDepth;
+  if (!load_json(text, source, &doc, &err, lo)) return Error{source, err.substr(source.size() + 2)};
   if (!doc.is_object()) return Error{source, "expected an object with \"overrides\", \"report_only\" or \"host_bound\""};
   if (auto e = unknown_key(doc, top_keys(), source, "")) return *e;
   Thresholds t;

@@ -163,7 +163,7 @@ Outcome SuiteRunner::run_fresh(const std::string& bin, const std::string& progre
     last.results.reset();
     return last;
   }
-  if (auto w = write_atomic(ctx_.fs, final_json, to_gbench_json(*stacked)); !w) {
+  if (auto w = ctx_.fs.write_output(final_json, to_gbench_json(*stacked)); !w) {
     last.run.status = BinaryRun::Status::Errored;
     last.run.reason = "results not kept: " + w.error().str();
     last.results.reset();

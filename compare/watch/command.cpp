@@ -274,7 +274,7 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
                                                          {"watch.html", watch::watch_html(run)}};
     for (const auto& [name, text] : files) {
       const std::string path = join_path(out_dir, name);
-      if (auto w = write_atomic(ctx.fs, path, text); !w) cli::warn(io, w.error().str());
+      if (auto w = ctx.fs.write_output(path, text); !w) cli::warn(io, w.error().str());
       else written.push_back(path);
     }
   }

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
@@ -12,6 +13,11 @@
 #include <string>
 #include <thread>
 
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "gpucheck/core/input.hpp"
+#include "gpucheck/core/json_load.hpp"
 #include "gpucheck/core/output.hpp"
 
 namespace gpucheck {
@@ -58,6 +64,7 @@ class TempFolder {
     fs::remove_all(path_, ec);
   }
   std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+  std::string str() const { return path_.string(); }
   std::size_t entries() const {
     return static_cast<std::size_t>(std::distance(fs::directory_iterator(path_), fs::directory_iterator()));
   }
@@ -194,6 +201,123 @@ TEST(Output, PathFactsFollowLinks) {
   std::string err;
   EXPECT_FALSE(write_output(d / "dangling", "x", &err));
   EXPECT_FALSE(fs::exists(d / "none"));
+}
+
+// Issue 18, item 7: a writer stopped by SIGTERM (default disposition) leaves no temp: the
+// handler removes the temps in flight, then the signal ends the process as before.
+TEST(Output, SigtermRemovesTheTempInFlight) {
+  TempFolder d;
+  const std::string out = d / "r.json";
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    AtomicReplace r(out);
+    std::ofstream(r.temp_path()) << "half a file";
+    ::raise(SIGTERM);
+    ::_exit(0);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  EXPECT_EQ(d.entries(), 0u);
+}
+
+TEST(Output, StaleTempsOfDeadWritersAreRemovedOthersKept) {
+  TempFolder d;
+  std::ofstream(d / ".r.json.tmp-2147483000") << "dead";
+  std::ofstream(d / (".r.json.tmp-" + std::to_string(::getppid()))) << "alive";
+  std::ofstream(d / ".s.json.tmp-2147483000") << "another file's";
+  const auto removed = remove_stale_temps(d / "r.json");
+  EXPECT_EQ(removed, std::vector<std::string>{".r.json.tmp-2147483000"});
+  EXPECT_EQ(d.entries(), 2u);
+  long pid = 0;
+  EXPECT_TRUE(is_temp_name(".x.json.tmp-12", &pid));
+  EXPECT_EQ(pid, 12);
+  EXPECT_FALSE(is_temp_name("x.json.tmp-12"));
+}
+
+// The file standard output is open on is that stream: written to fd 1, never replaced.
+TEST(Output, ThePathStandardOutputIsOpenOnIsStandardOutput) {
+  TempFolder d;
+  const std::string f = d / "f";
+  std::ofstream(f) << "";
+  const int saved = ::dup(STDOUT_FILENO);
+  const int fd = ::open(f.c_str(), O_WRONLY | O_APPEND);
+  ASSERT_GE(fd, 0);
+  ::dup2(fd, STDOUT_FILENO);
+  ::close(fd);
+  const PathFacts facts = path_facts(f);
+  std::string err;
+  const bool ok = write_output(f, "exactly this", &err);
+  std::fflush(stdout);
+  ::dup2(saved, STDOUT_FILENO);
+  ::close(saved);
+  EXPECT_EQ(facts.std_stream, 1);
+  EXPECT_EQ(classify_output(f, facts), OutputKind::standard_output);
+  EXPECT_TRUE(ok) << err;
+  std::ifstream in(f);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), "exactly this");
+  EXPECT_EQ(d.entries(), 1u);
+}
+
+// Issue 18, item 4: GITHUB_STEP_SUMMARY as a FIFO nobody reads is skipped, not waited on.
+TEST(Output, AppendToAFifoWithoutAReaderIsSkipped) {
+  TempFolder d;
+  ASSERT_EQ(::mkfifo((d / "p").c_str(), 0600), 0);
+  bool skipped = false;
+  std::string err;
+  EXPECT_TRUE(append_output(d / "p", "x", &skipped, &err)) << err;
+  EXPECT_TRUE(skipped);
+  EXPECT_TRUE(append_output(d / "a.md", "one\n", &skipped, &err)) << err;
+  EXPECT_TRUE(append_output(d / "a.md", "two\n", &skipped, &err)) << err;
+  EXPECT_FALSE(skipped);
+  std::ifstream in(d / "a.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), "one\ntwo\n");
+  EXPECT_FALSE(append_output(d.str(), "x", &skipped, &err));
+}
+
+// Issue 18, item 4: `mkfifo f; --specs f` hung for ever; inputs that are not regular files
+// are refused at once, a symlink loop named as such.
+TEST(Input, NonRegularInputsAreRefusedAtOnce) {
+  TempFolder d;
+  ASSERT_EQ(::mkfifo((d / "p").c_str(), 0600), 0);
+  fs::create_symlink(d / "l1", d / "l2");
+  fs::create_symlink(d / "l2", d / "l1");
+  std::string text, err;
+  EXPECT_FALSE(read_input_file(d / "p", 1 << 20, &text, &err));
+  EXPECT_NE(err.find("is a FIFO"), std::string::npos) << err;
+  EXPECT_FALSE(read_input_file(d / "l1", 1 << 20, &text, &err));
+  EXPECT_NE(err.find("symbolic link loop"), std::string::npos) << err;
+  EXPECT_FALSE(read_input_file(d.str(), 1 << 20, &text, &err));
+  EXPECT_NE(err.find("is a folder"), std::string::npos) << err;
+  EXPECT_FALSE(read_input_file(d / "none", 1 << 20, &text, &err));
+  EXPECT_NE(err.find("no such file or folder"), std::string::npos) << err;
+  std::ofstream(d / "big") << std::string(100, 'x');
+  EXPECT_FALSE(read_input_file(d / "big", 10, &text, &err));
+  EXPECT_TRUE(read_input_file(d / "big", 100, &text, &err)) << err;
+  EXPECT_EQ(text.size(), 100u);
+}
+
+// Issue 18, item 3: duplicate keys, the last one won.
+TEST(JsonLoad, DuplicateKeysAreAnErrorNamingFileObjectAndKey) {
+  nlohmann::ordered_json j;
+  std::string err;
+  EXPECT_FALSE(load_json(R"({"schema":1,"defaults":{"pcie_bandwidth_fraction":0.8,"pcie_bandwidth_fraction":0.01}})", "accept.json",
+                         &j, &err));
+  EXPECT_EQ(err, "accept.json: key \"pcie_bandwidth_fraction\" given twice in defaults (a parser keeps only the last: which one was meant?)");
+  EXPECT_FALSE(load_json(R"({"b":[{"x":1},{"y":1,"y":2}]})", "r.json", &j, &err));
+  EXPECT_NE(err.find("given twice in b[1]"), std::string::npos) << err;
+  EXPECT_FALSE(load_json(R"({"a":1,"a":2})", "t.json", &j, &err));
+  EXPECT_NE(err.find("in the top level"), std::string::npos) << err;
+  EXPECT_TRUE(load_json(R"({"a":{"x":1},"b":{"x":1},"c":[{"x":1},{"x":2}]})", "ok.json", &j, &err)) << err;
+  EXPECT_FALSE(load_json("{", "bad.json", &j, &err));
+  EXPECT_EQ(err.rfind("bad.json: not valid JSON: ", 0), 0u) << err;
+  EXPECT_FALSE(load_json(std::string(100, '[') + std::string(100, ']'), "deep.json", &j, &err));
+  EXPECT_NE(err.find("nested deeper"), std::string::npos);
 }
 
 }  // namespace

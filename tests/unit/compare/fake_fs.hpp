@@ -21,6 +21,11 @@ class FakeFileSystem final : public FileSystem {
   int writes = 0, renames = 0;
   std::set<std::string> executables;  // paths is_executable() says yes to
   std::set<std::string> locked;       // lock files another "process" holds
+  // Nodes that are written in place, never replaced: character devices and FIFOs (a FIFO in
+  // `no_reader` has nobody reading it). What was written to them is in `written_in_place`.
+  std::set<std::string> char_devices, fifos, no_reader, loops;
+  std::map<std::string, std::string> written_in_place;
+  std::optional<std::string> stdout_file;  // the path standard output is open on (`> f`)
 
   class Lock final : public FileLock {
    public:
@@ -39,12 +44,17 @@ class FakeFileSystem final : public FileSystem {
   }
 
   [[nodiscard]] Kind kind(const std::string& path) const override {
+    if (loops.count(path)) return Kind::Loop;
+    if (char_devices.count(path) || fifos.count(path)) return Kind::Other;
     if (files.count(path)) return Kind::File;
     if (dirs.count(path)) return Kind::Directory;
     return Kind::Missing;
   }
   [[nodiscard]] Expected<std::string> read(const std::string& path, std::size_t max_bytes) const override {
     if (dirs.count(path)) return Error{path, "is a folder, expected a file"};
+    if (loops.count(path)) return Error{path, "a symbolic link loop"};
+    if (fifos.count(path)) return Error{path, "is a FIFO, not a regular file"};
+    if (char_devices.count(path)) return Error{path, "is a character device, not a regular file"};
     const auto it = files.find(path);
     if (it == files.end()) return Error{path, "cannot open: No such file or directory"};
     if (it->second.size() > max_bytes) return Error{path, "file too large"};
@@ -75,8 +85,53 @@ class FakeFileSystem final : public FileSystem {
   }
   Status append(const std::string& path, std::string_view data) override {
     if (fail_append) return Error{path, "cannot open for appending: Permission denied"};
+    if (dirs.count(path)) return Error{path, "is a folder"};
+    if (no_reader.count(path)) return Error{path, "a FIFO with no reader: skipped"};
+    if (char_devices.count(path) || fifos.count(path)) {
+      written_in_place[path] += std::string(data);
+      return Done{};
+    }
     files[path] += std::string(data);
     return Done{};
+  }
+  [[nodiscard]] PathFacts output_facts(const std::string& path) const override {
+    PathFacts f;
+    if (char_devices.count(path)) f.type = FileType::character_device;
+    else if (fifos.count(path)) f.type = FileType::fifo;
+    else if (dirs.count(path)) f.type = FileType::directory;
+    else if (files.count(path)) f.type = FileType::regular;
+    f.target = f.type;
+    if (stdout_file && same_file(*stdout_file, path)) f.std_stream = 1;
+    return f;
+  }
+  // As the real one: in place for a device or FIFO, else a temp beside the file, renamed over
+  // it, removed on failure (the fake's write and rename can fail on purpose).
+  Status write_output(const std::string& path, std::string_view data) override {
+    if (no_reader.count(path)) return Error{path, "cannot write: a FIFO with no reader"};
+    if (char_devices.count(path) || fifos.count(path)) {
+      written_in_place[path] += std::string(data);
+      return Done{};
+    }
+    if (dirs.count(path)) return Error{path, "cannot write: is a folder"};
+    if (!dirs.count(parent_path(path)))
+      return Error{path, "cannot write: its folder " + parent_path(path) + " does not exist"};
+    const std::string tmp = join_path(parent_path(path), "." + base_name(path) + ".tmp-4242");
+    if (auto w = write(tmp, data); !w) {
+      (void)remove(tmp);
+      return w.error();
+    }
+    if (auto r = rename(tmp, path); !r) {
+      (void)remove(tmp);
+      return r.error();
+    }
+    return Done{};
+  }
+  [[nodiscard]] bool same_file(const std::string& a, const std::string& b) const override {
+    auto norm = [](std::string p) {
+      while (p.starts_with("./")) p.erase(0, 2);
+      return p;
+    };
+    return norm(a) == norm(b);
   }
   Status rename(const std::string& from, const std::string& to) override {
     ++renames;

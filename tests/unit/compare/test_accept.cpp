@@ -718,9 +718,13 @@ TEST(Accept, NonFiniteOrOddCountersAreNotFigures) {
   EXPECT_EQ(find(*rep, kGpu0, "pcie_bandwidth", "h2d")->benchmark, "pcie/h2d/pinned/256MiB");
   EXPECT_FALSE(find(*rep, kGpu0, "pcie_bandwidth", "h2d")->value);  // NaN is no figure
 
+  // Issue 18, item 5: a clock_event_reasons of 8.5 was dropped and the clocks passed. A value
+  // that is no mask is "not checked" with the value, never a pass.
   entry(parsed, "memory/copy_kernel/u8/2GiB")["clock_event_reasons"] = 8.5;  // not a mask
   const auto odd = judge({parsed});
-  EXPECT_VERDICT(odd, kGpu0, "clocks", "", AcceptVerdict::Pass);
+  EXPECT_VERDICT(odd, kGpu0, "clocks", "", AcceptVerdict::NotChecked);
+  EXPECT_NE(find(odd, kGpu0, "clocks", "")->note.find("clock_event_reasons 8.5"), std::string::npos);
+  entry(parsed, "memory/copy_kernel/u8/2GiB")["clock_event_reasons"] = 4;
   // A negative counter is bad input before any judging (the reader's rule, exit 2).
   entry(parsed, "memory/memcpy_d2d/u8/2GiB")["clock_event_reasons"] = -8;
   const auto negative = gc::parse_results(parsed.dump(), "negative.json");
@@ -795,7 +799,15 @@ TEST(AcceptConfig, OverridesAndStrictness) {
   const std::pair<const char*, const char*> bad[] = {
       {"{", "c.json: not valid JSON"},
       {"[]", "c.json: expected an object with \"defaults\" and \"skus\""},
-      {R"({"default": {}})", "c.json: default: unknown key (schema, defaults, skus)"},
+      {R"({"default": {}})", "c.json: default: unknown key (did you mean defaults?)"},
+      // Issue 18, item 6: accept.json's `defualts` gets a suggestion, as a command does.
+      {R"({"defualts": {}})", "c.json: defualts: unknown key (did you mean defaults?)"},
+      {R"({"colour": {}})", "c.json: colour: unknown key (schema, defaults, skus)"},
+      {R"({"defaults": {"pcie_bandwith_fraction": 0.5}})",
+       "c.json: defaults.pcie_bandwith_fraction: unknown key (did you mean pcie_bandwidth_fraction?)"},
+      // Issue 18, item 3: a key given twice turned a 20 GB/s PCIe FAIL into a PASS (the last won).
+      {R"({"schema":1,"defaults":{"pcie_bandwidth_fraction":0.8,"pcie_bandwidth_fraction":0.01}})",
+       "c.json: key \"pcie_bandwidth_fraction\" given twice in defaults"},
       {R"({"defaults": {"gemm_fraction": {"bf16": 1.5}}})", "c.json: defaults.gemm_fraction.bf16: 1.5 is outside (0, 1]"},
       {R"({"defaults": {"gemm_fraction": {"fp4": 0.5}}})", "c.json: defaults.gemm_fraction.fp4: unknown key (known: bf16, fp16, fp8, tf32)"},
       {R"({"defaults": {"alike_fraction": 1}})", "c.json: defaults.alike_fraction: 1 is outside (0, 1)"},

@@ -1,13 +1,18 @@
 #include "gpucheck/core/output.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <mutex>
 
 namespace gpucheck {
 namespace {
@@ -28,6 +33,71 @@ std::string errno_text(int e) { return std::strerror(e); }
 bool fail(std::string* err, const std::string& path, const std::string& what) {
   if (err) *err = "cannot write " + path + ": " + what;
   return false;
+}
+
+// The temps in flight, for the signal handler: fixed slots, written before a slot is marked
+// live, so the handler (async-signal-safe: unlink, sigaction, raise) reads whole paths only.
+constexpr int kTempSlots = 32;
+char g_temp_path[kTempSlots][PATH_MAX];
+std::atomic<int> g_temp_live[kTempSlots];
+constexpr int kCleanedSignals[] = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction g_previous[3];
+
+int signal_slot(int sig) {
+  for (int i = 0; i < 3; ++i)
+    if (kCleanedSignals[i] == sig) return i;
+  return -1;
+}
+
+extern "C" void remove_temps_on_signal(int sig, siginfo_t* info, void* uctx) {
+  const int s = signal_slot(sig);
+  if (s < 0) return;
+  const struct sigaction& prev = g_previous[s];
+  if (prev.sa_handler == SIG_DFL) {  // the process ends here: its temps go with it
+    for (int i = 0; i < kTempSlots; ++i)
+      if (g_temp_live[i].load() == 1) ::unlink(g_temp_path[i]);
+    ::sigaction(sig, &prev, nullptr);
+    ::raise(sig);
+    return;
+  }
+  // The program handles this signal itself (gpucheck stops its children and unwinds): the
+  // temps are removed by their owners on the way out.
+  if ((prev.sa_flags & SA_SIGINFO) != 0 && prev.sa_sigaction != nullptr) prev.sa_sigaction(sig, info, uctx);
+  else if (prev.sa_handler != SIG_IGN) prev.sa_handler(sig);
+}
+
+// Installed once, at the first temp: a signal that was ignored stays ignored.
+void install_temp_cleanup() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int i = 0; i < 3; ++i) {
+      struct sigaction prev {};
+      if (::sigaction(kCleanedSignals[i], nullptr, &prev) != 0 || prev.sa_handler == SIG_IGN) continue;
+      g_previous[i] = prev;
+      struct sigaction sa {};
+      sa.sa_sigaction = remove_temps_on_signal;
+      sa.sa_flags = SA_SIGINFO | SA_RESTART;
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(kCleanedSignals[i], &sa, nullptr);
+    }
+  });
+}
+
+int register_temp(const std::string& path) {
+  install_temp_cleanup();
+  if (path.size() >= PATH_MAX) return -1;
+  for (int i = 0; i < kTempSlots; ++i) {
+    int expected = 0;
+    if (!g_temp_live[i].compare_exchange_strong(expected, 2)) continue;  // 2: being filled
+    std::memcpy(g_temp_path[i], path.c_str(), path.size() + 1);
+    g_temp_live[i].store(1);
+    return i;
+  }
+  return -1;  // more than kTempSlots at once: still removed on every other path
+}
+
+void release_temp(int slot) {
+  if (slot >= 0) g_temp_live[slot].store(0);
 }
 
 // Writes all of data to fd, through partial writes and EINTR.
@@ -76,6 +146,18 @@ std::string replacement_target(const std::string& path) {
   return buf;
 }
 
+// Writes all of data to an fd opened O_NONBLOCK (a FIFO's open must not wait), then closes it.
+// Once open, a reader is there: writes may wait for it as usual.
+bool write_and_close(int fd, const std::string& path, std::string_view data, std::string* err) {
+  const int fl = ::fcntl(fd, F_GETFL);
+  if (fl >= 0 && (fl & O_NONBLOCK) != 0) ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  int e = 0;
+  const bool wrote = write_all(fd, data, &e);
+  if (::close(fd) != 0 && wrote) e = errno;
+  if (!wrote || e != 0) return fail(err, path, errno_text(e));
+  return true;
+}
+
 bool write_in_place(const std::string& path, FileType target, std::string_view data, std::string* err) {
   // A FIFO without a reader: O_NONBLOCK makes open fail at once (ENXIO) instead of waiting.
   const int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | (target == FileType::fifo ? O_NONBLOCK : 0);
@@ -84,21 +166,13 @@ bool write_in_place(const std::string& path, FileType target, std::string_view d
     const int e = errno;
     return fail(err, path, e == ENXIO ? "a FIFO with no reader" : errno_text(e));
   }
-  if (target == FileType::fifo) {  // a reader is there: writes may now wait for it as usual
-    const int fl = ::fcntl(fd, F_GETFL);
-    if (fl >= 0) ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-  }
-  int e = 0;
-  const bool wrote = write_all(fd, data, &e);
-  if (::close(fd) != 0 && wrote) e = errno;
-  if (!wrote || e != 0) return fail(err, path, errno_text(e));
-  return true;
+  return write_and_close(fd, path, data, err);
 }
 
 }  // namespace
 
 OutputKind classify_output(std::string_view path, const PathFacts& f) {
-  if (path == "-") return OutputKind::standard_output;
+  if (path == "-" || f.std_stream != 0) return OutputKind::standard_output;
   switch (f.type) {
     case FileType::missing:
     case FileType::regular: return OutputKind::replace;
@@ -134,8 +208,54 @@ PathFacts path_facts(const std::string& path) {
   if (::lstat(path.c_str(), &st) != 0) return f;
   f.type = type_of(st.st_mode);
   f.target = f.type;
-  if (f.type == FileType::symlink) f.target = ::stat(path.c_str(), &st) == 0 ? type_of(st.st_mode) : FileType::missing;
+  if (f.type == FileType::symlink) {
+    if (::stat(path.c_str(), &st) != 0) {
+      f.target = FileType::missing;
+      return f;
+    }
+    f.target = type_of(st.st_mode);
+  }
+  for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    struct stat s {};
+    if (::fstat(fd, &s) == 0 && s.st_dev == st.st_dev && s.st_ino == st.st_ino) {
+      f.std_stream = fd;
+      break;
+    }
+  }
   return f;
+}
+
+bool is_temp_name(std::string_view name, long* pid) {
+  const std::size_t t = name.rfind(".tmp-");
+  if (name.size() < 2 || name[0] != '.' || t == std::string_view::npos || t < 2 || t + 5 >= name.size()) return false;
+  long v = 0;
+  for (std::size_t i = t + 5; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9' || v > 1'000'000'000L) return false;
+    v = v * 10 + (name[i] - '0');
+  }
+  if (pid) *pid = v;
+  return true;
+}
+
+std::vector<std::string> remove_stale_temps(const std::string& path) {
+  std::vector<std::string> removed;
+  const std::size_t slash = path.rfind('/');
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string folder = folder_of(path);
+  const std::string prefix = "." + name + ".tmp-";
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(folder.c_str()), ::closedir);
+  if (!d) return removed;
+  while (const dirent* e = ::readdir(d.get())) {
+    const std::string_view n(e->d_name);
+    long pid = 0;
+    if (!n.starts_with(prefix) || n.size() == prefix.size() || !is_temp_name(n, &pid)) continue;
+    if (n.substr(prefix.size()).find_first_not_of("0123456789") != std::string_view::npos) continue;
+    if (pid == static_cast<long>(::getpid()) || pid <= 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // its writer may still be at work
+    const std::string full = slash == std::string::npos ? std::string(n) : path.substr(0, slash + 1) + std::string(n);
+    if (::unlink(full.c_str()) == 0) removed.emplace_back(n);
+  }
+  return removed;
 }
 
 std::string temp_path_for(const std::string& path, long pid) {
@@ -146,13 +266,18 @@ std::string temp_path_for(const std::string& path, long pid) {
 }
 
 AtomicReplace::AtomicReplace(std::string final_path)
-    : final_(replacement_target(final_path)), temp_(temp_path_for(final_, static_cast<long>(::getpid()))) {}
+    : final_(replacement_target(final_path)), temp_(temp_path_for(final_, static_cast<long>(::getpid()))) {
+  (void)remove_stale_temps(final_);
+  slot_ = register_temp(temp_);
+}
 
 AtomicReplace::~AtomicReplace() { abandon(); }
 
 void AtomicReplace::abandon() {
   if (!done_) ::unlink(temp_.c_str());
   done_ = true;
+  release_temp(slot_);
+  slot_ = -1;
 }
 
 bool AtomicReplace::commit(std::string* err) {
@@ -176,6 +301,8 @@ bool AtomicReplace::commit(std::string* err) {
     return fail(err, final_, errno_text(re));
   }
   done_ = true;  // in place: nothing to remove from here on
+  release_temp(slot_);
+  slot_ = -1;
   int fe = 0;
   if (!fsync_folder(folder_of(final_), &fe)) return fail(err, final_, "fsync of its folder: " + errno_text(fe));
   return true;
@@ -192,7 +319,11 @@ bool write_file_atomically(const std::string& path, std::string_view data, std::
   if (fd < 0) {
     const int e = errno;
     out.abandon();
-    return fail(err, out.final_path(), "cannot create " + temp + ": " + errno_text(e));
+    const std::string folder = folder_of(out.final_path());
+    struct stat st {};
+    if (e == ENOENT && ::stat(folder.c_str(), &st) != 0)
+      return fail(err, out.final_path(), "its folder " + folder + " does not exist");
+    return fail(err, out.final_path(), errno_text(e) + " (creating its temp in " + folder + ")");
   }
   int e = 0;
   bool ok = write_all(fd, data, &e);
@@ -216,7 +347,8 @@ bool write_output(const std::string& path, std::string_view data, std::string* e
   switch (classify_output(path, f)) {
     case OutputKind::standard_output: {
       int e = 0;
-      if (!write_all(STDOUT_FILENO, data, &e)) return fail(err, "standard output", errno_text(e));
+      const int fd = f.std_stream != 0 ? f.std_stream : STDOUT_FILENO;
+      if (!write_all(fd, data, &e)) return fail(err, fd == STDERR_FILENO ? "standard error" : "standard output", errno_text(e));
       return true;
     }
     case OutputKind::in_place:
@@ -225,6 +357,47 @@ bool write_output(const std::string& path, std::string_view data, std::string* e
     case OutputKind::refuse: break;
   }
   return fail(err, path, refusal_reason(f));
+}
+
+bool append_output(const std::string& path, std::string_view data, bool* skipped, std::string* err) {
+  *skipped = false;
+  const PathFacts f = path_facts(path);
+  const FileType t = f.type == FileType::symlink ? f.target : f.type;
+  if (f.type != FileType::missing && t != FileType::regular && t != FileType::character_device && t != FileType::fifo)
+    return fail(err, path, refusal_reason(f).empty() ? "is not a file" : refusal_reason(f));
+  int flags = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+  if (f.type == FileType::missing) flags |= O_CREAT;
+  const int fd = ::open(path.c_str(), flags, 0666);
+  if (fd < 0) {
+    if (errno == ENXIO) {  // a FIFO that nobody reads: skipped, never a hang
+      *skipped = true;
+      return true;
+    }
+    return fail(err, path, errno_text(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+    ::close(fd);
+    return fail(err, path, "is not a file");  // it changed between the look and the open
+  }
+  return write_and_close(fd, path, data, err);
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  if (a == "-" || b == "-") return a == b;
+  struct stat sa {}, sb {};
+  const bool ea = ::stat(a.c_str(), &sa) == 0, eb = ::stat(b.c_str(), &sb) == 0;
+  if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (ea != eb) return false;
+  // Neither exists yet: the same name in the same folder.
+  auto name_of = [](const std::string& p) {
+    const std::size_t s = p.rfind('/');
+    return s == std::string::npos ? p : p.substr(s + 1);
+  };
+  if (name_of(a) != name_of(b)) return false;
+  struct stat fa {}, fb {};
+  if (::stat(folder_of(a).c_str(), &fa) != 0 || ::stat(folder_of(b).c_str(), &fb) != 0) return folder_of(a) == folder_of(b);
+  return fa.st_dev == fb.st_dev && fa.st_ino == fb.st_ino;
 }
 
 }  // namespace gpucheck

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "gpucheck/core/input.hpp"
+#include "gpucheck/core/json_load.hpp"
 
 namespace gpucheck {
 
@@ -22,7 +23,7 @@ std::string lower(std::string_view s) {
   return r;
 }
 
-double number_or(const nlohmann::json& j, const char* key, double dflt) {
+double number_or(const nlohmann::ordered_json& j, const char* key, double dflt) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return dflt;
   if (!it->is_number()) throw std::runtime_error(std::string("'") + key + "' is not a number");
@@ -31,13 +32,8 @@ double number_or(const nlohmann::json& j, const char* key, double dflt) {
 }  // namespace
 
 bool SpecDb::parse(std::string_view text, const std::string& origin, SpecDb* out, std::string* err) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    *err = origin + ": not valid JSON (" + e.what() + ")";
-    return false;
-  }
+  nlohmann::ordered_json j;
+  if (!load_json(text, origin, &j, err)) return false;
   if (!j.is_object() || !j.contains("skus") || !j["skus"].is_array()) {
     *err = origin + ": expected an object with a 'skus' array";
     return false;
@@ -77,14 +73,9 @@ bool SpecDb::parse(std::string_view text, const std::string& origin, SpecDb* out
 }
 
 bool SpecDb::load(const std::string& path, SpecDb* out, std::string* err) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    *err = path + ": cannot open";
-    return false;
-  }
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse(ss.str(), path, out, err);
+  std::string text;
+  if (!read_input_file(path, kMaxSpecsBytes, &text, err)) return false;
+  return parse(text, path, out, err);
 }
 
 const SkuSpec* SpecDb::lookup(std::string_view device_name) const {

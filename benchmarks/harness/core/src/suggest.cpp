@@ -24,6 +24,15 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::optional<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates) {
+  // The same word in another case ("tflops" for TFLOPS) is the likeliest meaning of all.
+  auto lower = [](std::string_view s) {
+    std::string r(s);
+    for (char& ch : r) ch = (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
+    return r;
+  };
+  const std::string lw = lower(word);
+  for (const auto& c : candidates)
+    if (c != word && lower(c) == lw) return c;
   std::optional<std::string> best;
   std::size_t best_d = 0;
   for (const auto& c : candidates) {

@@ -7,12 +7,19 @@
 //                    does not exist: written to `.NAME.tmp-PID` in the same folder, flushed
 //                    (fsync), renamed over NAME, and the folder flushed, so a reader sees the
 //                    old file or the new one and a crash leaves no half file under NAME; the
-//                    temp is removed on every failure path.
+//                    temp is removed on every failure path, and on SIGINT/SIGTERM/SIGHUP
+//                    (a handler that removes the temps in flight, then does what the signal's
+//                    earlier disposition did). A `.NAME.tmp-PID` whose process is gone (a
+//                    writer killed with SIGKILL) is removed when NAME is next written.
+// A path that is the file standard output or standard error already is (`/dev/stdout`, a
+// link to /proc/self/fd/1, the file `> f` opened) is that stream: written to the descriptor,
+// never replaced, so `--out /dev/stdout > f` leaves f holding exactly the output.
 // Anything else (a folder, a block device, a socket, a link to nothing) is refused.
 // Errors are values: false and a one-line reason naming the path in *err.
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpucheck {
 
@@ -24,6 +31,7 @@ enum class FileType { missing, regular, directory, character_device, block_devic
 struct PathFacts {
   FileType type = FileType::missing;
   FileType target = FileType::missing;
+  int std_stream = 0;  // 1 or 2 when the target is the file descriptor 1 or 2 is open on
 };
 
 enum class OutputKind { standard_output, in_place, replace, refuse };
@@ -38,6 +46,11 @@ PathFacts path_facts(const std::string& path);
 
 // The temp beside `path` that replace() writes: "DIR/.NAME.tmp-PID".
 std::string temp_path_for(const std::string& path, long pid);
+// True for a name temp_path_for makes (".x.json.tmp-123"); *pid gets the number.
+bool is_temp_name(std::string_view name, long* pid = nullptr);
+// Removes the temps of `path` (".NAME.tmp-PID" beside it) whose process no longer exists;
+// the names removed.
+std::vector<std::string> remove_stale_temps(const std::string& path);
 
 // A file being replaced atomically, for writers that are handed a path (Google Benchmark's
 // --benchmark_out): create() names the temp to write; commit() flushes it, renames it over
@@ -61,6 +74,7 @@ class AtomicReplace {
  private:
   std::string final_, temp_;
   bool done_ = false;
+  int slot_ = -1;  // its place in the list the signal handler removes
 };
 
 // Writes `data` to `path` by its kind (above). False with a reason on any failure, and the
@@ -69,5 +83,15 @@ bool write_output(const std::string& path, std::string_view data, std::string* e
 
 // The `replace` path alone: temp, write, fsync, rename, fsync the folder.
 bool write_file_atomically(const std::string& path, std::string_view data, std::string* err);
+
+// An output that is appended to (GITHUB_STEP_SUMMARY): a regular file (created if missing)
+// opened O_APPEND, a character device written, a FIFO opened without blocking. `skipped` is
+// set (and true returned) for a FIFO with no reader: nothing waits on it, nothing is lost
+// that the caller cannot say in a warning. Anything else is refused with a reason.
+bool append_output(const std::string& path, std::string_view data, bool* skipped, std::string* err);
+
+// Whether two outputs (or an output and an input) are one file: the same inode when both
+// exist, else the same name in the same folder. "-" is only itself.
+bool same_file(const std::string& a, const std::string& b);
 
 }  // namespace gpucheck

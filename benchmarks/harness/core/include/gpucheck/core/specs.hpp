@@ -1,6 +1,7 @@
 // Datasheet figures per SKU (baselines/specs.json), looked up by the device's name. They
 // turn a measured rate into `pct_of_peak` and give acceptance its yardstick.
 #pragma once
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,9 +28,13 @@ struct SkuSpec {
   std::optional<double> peak(DType t) const;
 };
 
+// specs.json is a few KiB: a bound far above it keeps a wrong path from reading a disk image.
+inline constexpr std::size_t kMaxSpecsBytes = std::size_t{16} << 20;
+
 class SpecDb {
  public:
-  // Errors as values: false with a one-line reason naming the file.
+  // Errors as values: false with a one-line reason naming the file. Read through core's
+  // one input reader and JSON loader (a FIFO refused, a key given twice an error).
   static bool load(const std::string& path, SpecDb* out, std::string* err);
   static bool parse(std::string_view json_text, const std::string& origin, SpecDb* out,
                     std::string* err);

@@ -16,7 +16,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // The candidate nearest to `word` when it is close enough to be a likely typo (at most a third
 // of the longer word's length, and at most 3 edits); ties go to the earlier candidate; `word`
-// itself is never suggested.
+// itself is never suggested; a candidate that differs from `word` only in case wins outright.
 std::optional<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates);
 
 // " (did you mean X?)" or "" when nothing is near.
