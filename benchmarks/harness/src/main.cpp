@@ -67,6 +67,7 @@ class OutputFile {
   ~OutputFile() {
     if (!private_.empty()) ::unlink(private_.c_str());
   }
+  [[nodiscard]] const std::string& final_path() const { return final_; }
   // Returns false with a reason when the file could not be put in place.
   bool commit(std::string* err) {
     if (final_.empty()) return true;
@@ -253,6 +254,13 @@ int run_family(int argc, char** argv, const Family& family) {
   OutputFile out;
   if (!out.take(argc, argv, &err)) {
     std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
+    return 2;
+  }
+  // An output that names an input is bad input before anything is measured (issue 18).
+  if (const std::string specs = resolve_specs_path(options);
+      !out.final_path().empty() && out.final_path() != "-" && !specs.empty() && same_file(out.final_path(), specs)) {
+    std::fprintf(stderr, "gpucheck: --benchmark_out=%s: names the specs file this binary reads (--specs)\n",
+                 out.final_path().c_str());
     return 2;
   }
   benchmark::Initialize(&argc, argv);
