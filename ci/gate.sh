@@ -23,6 +23,16 @@ while (($#)); do
     *) gate_args+=("$1"); shift ;;
   esac
 done
+# No GPU, no gate: say so before minutes of building (the binaries would say it after).
+if command -v nvidia-smi > /dev/null 2>&1; then
+  if ! nvidia-smi -L 2> /dev/null | grep -q '^GPU '; then
+    echo "gpucheck: no GPU: nvidia-smi lists none ($(nvidia-smi -L 2>&1 | head -1))" >&2
+    exit 2
+  fi
+elif ! compgen -G '/dev/nvidia[0-9]*' > /dev/null; then
+  echo "gpucheck: no GPU: no nvidia-smi and no /dev/nvidia* device" >&2
+  exit 2
+fi
 "$GPUCHECK_ROOT/ci/deps.sh" --build-only
 build=${BUILD_DIR:-$GPUCHECK_ROOT/build-gate}
 # Build device code only for the GPU the gate measures (one arch instead of sm_80 and sm_90);

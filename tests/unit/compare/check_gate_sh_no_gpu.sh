@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# ci/gate.sh on a machine without a GPU says so in one line, exit 2, before it builds anything
+# (issue 17: it built for 108 s, then printed "gpucheck: gpucheck: no GPU"). Skipped (77) where
+# a GPU is present: there the gate would run.
+# Usage: check_gate_sh_no_gpu.sh SOURCE_DIR WORKDIR
+set -uo pipefail
+src=$1 work=$2
+if compgen -G '/dev/nvidia[0-9]*' > /dev/null || { command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q '^GPU '; }; then
+  echo "a GPU is present: the gate would run"; exit 77
+fi
+rm -rf "$work" && mkdir -p "$work"
+t0=$SECONDS
+BUILD_DIR=$work/build timeout 60 bash "$src/ci/gate.sh" > "$work/out.txt" 2> "$work/err.txt"
+rc=$?
+fail=0
+[[ $rc -eq 2 ]] || { echo "FAIL: exit $rc, expected 2"; fail=1; }
+[[ $((SECONDS - t0)) -le 10 ]] || { echo "FAIL: took $((SECONDS - t0)) s"; fail=1; }
+[[ $(wc -l < "$work/err.txt") -eq 1 ]] || { echo "FAIL: not one line:"; cat "$work/err.txt"; fail=1; }
+grep -q '^gpucheck: no GPU: ' "$work/err.txt" || { echo "FAIL: no 'gpucheck: no GPU:' line"; fail=1; }
+grep -q 'gpucheck: gpucheck:' "$work/err.txt" && { echo "FAIL: prefix twice"; fail=1; }
+[[ ! -e $work/build ]] || { echo "FAIL: it built"; fail=1; }
+exit $fail
