@@ -311,14 +311,15 @@ ProcessResult PosixProcessRunner::run(const ProcessSpec& spec) {
     res.end = stopped ? ProcessResult::End::Interrupted : ProcessResult::End::TimedOut;
     return res;
   }
-  if (WIFEXITED(status)) {
-    res.end = ProcessResult::End::Exited;
-    res.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    res.end = ProcessResult::End::Signalled;
-    res.signal = WTERMSIG(status);
-  }
+  const WaitEnd w = decode_wait_status(status);
+  res.end = w.signalled ? ProcessResult::End::Signalled : ProcessResult::End::Exited;
+  (w.signalled ? res.signal : res.exit_code) = w.code;
   return res;
+}
+
+WaitEnd decode_wait_status(int status) {
+  if (WIFSIGNALED(status)) return {true, WTERMSIG(status)};
+  return {false, WIFEXITED(status) ? WEXITSTATUS(status) : 0};
 }
 
 }  // namespace gpucheck::compare

@@ -81,6 +81,13 @@ class CappedLog {
   std::string tail_;
 };
 
+// A waitpid status read once: exited with a code, or ended by a signal.
+struct WaitEnd {
+  bool signalled = false;
+  int code = 0;  // the exit code, or the signal
+};
+WaitEnd decode_wait_status(int status);
+
 // "SIGSEGV" for 11; "signal 77" for a number without a name.
 std::string signal_name(int sig);
 

@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "runner/process.hpp"
+
 extern char** environ;
 
 namespace gpucheck::compare::watch {
@@ -230,13 +232,9 @@ ChildEnd run_child(const std::vector<std::string>& argv_s, const ChildIo& io) {
   out_lines.finish();
   err_lines.finish();
   end.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (WIFEXITED(status)) {
-    end.kind = ChildEnd::Kind::Exited;
-    end.code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    end.kind = ChildEnd::Kind::Signalled;
-    end.code = WTERMSIG(status);
-  }
+  const WaitEnd w = decode_wait_status(status);
+  end.kind = w.signalled ? ChildEnd::Kind::Signalled : ChildEnd::Kind::Exited;
+  end.code = w.code;
   return end;
 }
 
