@@ -150,13 +150,7 @@ bool stop_group(pid_t pid, int* status, double grace_s, Stream* out, Stream* err
   const int in = ::open("/dev/null", O_RDONLY);
   if (in < 0 || ::dup2(in, STDIN_FILENO) < 0 || ::dup2(out_fd, STDOUT_FILENO) < 0 || ::dup2(err_fd, STDERR_FILENO) < 0)
     fail(errno);
-  // Default dispositions and an empty mask, whatever the gate installed.
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) ::sigaction(sig, &dfl, nullptr);
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  reset_signals_for_exec();
   ::execve(spec.program.c_str(), argv, environ);
   fail(errno);
   ::_exit(127);  // not reached: fail() exits
@@ -315,6 +309,15 @@ ProcessResult PosixProcessRunner::run(const ProcessSpec& spec) {
   res.end = w.signalled ? ProcessResult::End::Signalled : ProcessResult::End::Exited;
   (w.signalled ? res.signal : res.exit_code) = w.code;
   return res;
+}
+
+void reset_signals_for_exec() {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) ::sigaction(sig, &dfl, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
 }
 
 WaitEnd decode_wait_status(int status) {

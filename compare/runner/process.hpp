@@ -81,6 +81,10 @@ class CappedLog {
   std::string tail_;
 };
 
+// In a child between fork and exec (async-signal-safe calls only): default dispositions for
+// the signals gpucheck handles or ignores, and an empty mask, whatever the parent installed.
+void reset_signals_for_exec();
+
 // A waitpid status read once: exited with a code, or ended by a signal.
 struct WaitEnd {
   bool signalled = false;

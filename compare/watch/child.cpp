@@ -129,13 +129,8 @@ ChildEnd run_child(const std::vector<std::string>& argv_s, const ChildIo& io) {
     return end;
   }
   if (pid == 0) {
-    // Between fork and exec: async-signal-safe calls only. Default dispositions, empty mask.
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) ::sigaction(sig, &dfl, nullptr);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    // Between fork and exec: async-signal-safe calls only.
+    reset_signals_for_exec();
     if (::dup2(out_pipe[1], STDOUT_FILENO) < 0 || ::dup2(err_pipe[1], STDERR_FILENO) < 0) ::_exit(127);
     ::execvp(argv[0], argv.data());
     const int e = errno;
