@@ -32,6 +32,9 @@ void validate_attention(const AttentionProblem& p) {
     fail("batch, heads, seq_q, seq_k and head_dim must be >= 1 (got b" + std::to_string(p.batch) + " h" +
          std::to_string(p.heads) + " sq" + std::to_string(p.seq_q) + " sk" + std::to_string(p.seq_k) + " d" +
          std::to_string(p.head_dim) + ")");
+  if (p.kv_heads < 0 || p.kv() > p.heads || p.heads % p.kv() != 0)
+    fail("kv_heads " + std::to_string(p.kv_heads) + " must divide heads " + std::to_string(p.heads) +
+         " (0 means heads)");
   if (p.batch > kMaxGridYZ || p.heads > kMaxGridYZ)
     fail("batch and heads must be <= " + std::to_string(kMaxGridYZ));
   if (p.seq_q > kMaxSeq || p.seq_k > kMaxSeq) fail("sequence lengths must be <= 2^30");
@@ -76,8 +79,8 @@ AttentionKernel resolve_attention_kernel(AttentionKernel k, int device, const At
 void flash_attention_fwd(const AttentionProblem& p, const void* q, const void* k, const void* v, void* o,
                          float* lse, cudaStream_t stream, AttentionKernel kernel) {
   validate_attention(p);
-  if (p.head_dim != 64 && p.head_dim != 128)
-    fail("flash_attention_fwd supports head_dim 64 and 128 (got " + std::to_string(p.head_dim) + ")");
+  if (p.head_dim != 64 && p.head_dim != 128 && p.head_dim != 256)
+    fail("flash_attention_fwd supports head_dim 64, 128 and 256 (got " + std::to_string(p.head_dim) + ")");
   if (!aligned16(q) || !aligned16(k) || !aligned16(v) || !aligned16(o))
     fail("q, k, v and o must be 16-byte aligned device pointers");
   int device = 0;
@@ -86,7 +89,9 @@ void flash_attention_fwd(const AttentionProblem& p, const void* q, const void* k
   if (!attention_kernel_available(chosen, device))
     fail(std::string("kernel ") + to_string(chosen) + " is not available on device " + std::to_string(device) +
          " (mma_sync needs cc >= 8.0; hopper needs cc 9.0 and a build with sm_90a)");
-  const detail::FlashParams fp{q, k, v, o, lse, p.heads, p.seq_q, p.seq_k, p.scale * detail::kLog2e};
+  if (p.head_dim == 256 && chosen == AttentionKernel::mma_sync)
+    fail("head_dim 256 needs the hopper kernel (cc 9.0, a build with sm_90a); mma_sync runs 64 and 128");
+  const detail::FlashParams fp{q, k, v, o, lse, p.heads, p.group(), p.seq_q, p.seq_k, p.scale * detail::kLog2e};
   if (chosen == AttentionKernel::hopper || chosen == AttentionKernel::hopper_serial)
     detail::launch_flash_hopper(p, fp, chosen == AttentionKernel::hopper, stream);
   else

@@ -18,6 +18,7 @@ struct FlashParams {
   void* o;
   float* lse;  // nullable
   int heads;
+  int kv_group;  // query heads per K/V head (heads / kv_heads): K/V head of query head h is h / kv_group
   int seq_q;
   int seq_k;
   float scale_log2;

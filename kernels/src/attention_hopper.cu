@@ -33,6 +33,8 @@ void launch_flash_hopper(const AttentionProblem& pr, const FlashParams& fp, bool
   if (pr.head_dim != 64 && pr.head_dim != 128)
     throw std::invalid_argument("flash_attention_fwd: head_dim " + std::to_string(pr.head_dim) +
                                 " is not supported by the hopper kernel (64 or 128)");
+  if (fp.kv_group != 1)
+    throw std::invalid_argument("flash_attention_fwd: grouped-query attention is not in the hopper kernel yet");
   if (static_cast<long long>(pr.batch) * pr.heads > 0x7fffffffLL)
     throw std::invalid_argument("flash_attention_fwd: batch * heads too large for the hopper kernel");
   const bool d64 = pr.head_dim == 64;

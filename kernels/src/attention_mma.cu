@@ -69,9 +69,11 @@ __global__ void __launch_bounds__(kThreads, 2) flash_fwd_mma_kernel(FlashParams 
   const int m_block = CAUSAL ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
   const int m0 = m_block * kBlockM;
   const std::size_t bh = static_cast<std::size_t>(blockIdx.z) * p.heads + blockIdx.y;
+  // Grouped-query: query head h reads K/V head h / kv_group of the same batch.
+  const std::size_t bkv = static_cast<std::size_t>(blockIdx.z) * (p.heads / p.kv_group) + blockIdx.y / p.kv_group;
   const T* gQ = static_cast<const T*>(p.q) + (bh * p.seq_q + m0) * D;
-  const T* gK = static_cast<const T*>(p.k) + bh * p.seq_k * D;
-  const T* gV = static_cast<const T*>(p.v) + bh * p.seq_k * D;
+  const T* gK = static_cast<const T*>(p.k) + bkv * p.seq_k * D;
+  const T* gV = static_cast<const T*>(p.v) + bkv * p.seq_k * D;
   const int off = p.seq_k - p.seq_q;  // causal: row i sees keys <= i + off
   const int q_rows = min(kBlockM, p.seq_q - m0);
 

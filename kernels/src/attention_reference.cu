@@ -22,7 +22,7 @@ constexpr int kMaxRefHeadDim = 1024;
 constexpr int kDimsPerThread = kMaxRefHeadDim / kRefThreads;
 
 struct RefArgs {
-  int heads, seq_q, seq_k, d;
+  int heads, kv_group, seq_q, seq_k, d;
   double scale;
   bool causal;
 };
@@ -55,9 +55,10 @@ __global__ void __launch_bounds__(kRefThreads)
   const AttentionRow r = rows[blockIdx.x];
   const int tid = static_cast<int>(threadIdx.x);
   const std::size_t bh = static_cast<std::size_t>(r.batch) * a.heads + r.head;
+  const std::size_t bkv = static_cast<std::size_t>(r.batch) * (a.heads / a.kv_group) + r.head / a.kv_group;
   const T* qp = q + (bh * a.seq_q + r.query) * a.d;
-  const T* kb = k + bh * a.seq_k * a.d;
-  const T* vb = v + bh * a.seq_k * a.d;
+  const T* kb = k + bkv * a.seq_k * a.d;
+  const T* vb = v + bkv * a.seq_k * a.d;
   const int limit = a.causal ? min(r.query + (a.seq_k - a.seq_q) + 1, a.seq_k) : a.seq_k;
 
   for (int i = tid; i < a.d; i += kRefThreads) q_row[i] = detail::to_double(qp[i]);
@@ -129,7 +130,7 @@ void attention_reference_rows(const AttentionProblem& p, const void* q, const vo
                                 std::to_string(kMaxRefHeadDim));
   if (n_rows == 0) return;
   if (n_rows > 0x7fffffffu) throw std::invalid_argument("attention_reference_rows: too many rows");
-  const RefArgs a{p.heads, p.seq_q, p.seq_k, p.head_dim, static_cast<double>(p.scale), p.causal};
+  const RefArgs a{p.heads, p.group(), p.seq_q, p.seq_k, p.head_dim, static_cast<double>(p.scale), p.causal};
   auto run = [&](auto tag) {
     using T = decltype(tag);
     reference_rows_kernel<T><<<static_cast<unsigned>(n_rows), kRefThreads, 0, stream>>>(

@@ -4,7 +4,9 @@
 // reference that recomputes chosen output rows so big shapes are verified on samples.
 //
 // Layout: BHSD, contiguous. Q and O are [batch, heads, seq_q, head_dim]; K and V are
-// [batch, heads, seq_k, head_dim]; elements fp16 or bf16; all arithmetic accumulates in fp32.
+// [batch, kv_heads, seq_k, head_dim]; elements fp16 or bf16; all arithmetic accumulates in fp32.
+// Grouped-query attention: kv_heads divides heads and query head h reads K/V head
+// h / (heads / kv_heads) (Llama's layout); kv_heads == heads is ordinary multi-head attention.
 // Causal: query i sees keys j <= i + (seq_k - seq_q), i.e. the mask is aligned to the
 // bottom-right corner of the score matrix (FlashAttention >= 2.1); for seq_q == seq_k that
 // is j <= i. Causal needs seq_q <= seq_k, so that every query row sees at least key 0.
@@ -22,6 +24,7 @@ namespace gpucheck::kernels {
 struct AttentionProblem {
   int batch = 1;
   int heads = 1;
+  int kv_heads = 0;  // key/value heads; 0 means heads. Must divide heads.
   int seq_q = 1;
   int seq_k = 1;
   int head_dim = 64;
@@ -30,17 +33,20 @@ struct AttentionProblem {
   bool causal = false;
 
   std::size_t q_elems() const { return rows() * static_cast<std::size_t>(head_dim); }
+  int kv() const { return kv_heads > 0 ? kv_heads : heads; }
+  int group() const { return heads / kv(); }  // query heads per K/V head
   std::size_t kv_elems() const {
-    return static_cast<std::size_t>(batch) * heads * static_cast<std::size_t>(seq_k) * head_dim;
+    return static_cast<std::size_t>(batch) * kv() * static_cast<std::size_t>(seq_k) * head_dim;
   }
   // Query rows over all batches and heads (rows of O).
   std::size_t rows() const { return static_cast<std::size_t>(batch) * heads * static_cast<std::size_t>(seq_q); }
 };
 
-// Throws std::invalid_argument naming the problem: non-positive extents, dtype other than
-// fp16/bf16, scale not finite and > 0, causal with seq_q > seq_k, or tensors too large for
-// 32-bit row counts (seq > 2^30). Head dims other than 64 and 128 are rejected by the
-// fused kernels (the reference and the softmax take any head_dim in [1, 1024]).
+// Throws std::invalid_argument naming the problem: non-positive extents, kv_heads negative or
+// not dividing heads, dtype other than fp16/bf16, scale not finite and > 0, causal with
+// seq_q > seq_k, or tensors too large for 32-bit row counts (seq > 2^30). The fused kernels
+// take head dims 64 and 128 (mma_sync, hopper) and 256 (hopper only); the reference and the
+// softmax take any head_dim in [1, 1024].
 void validate_attention(const AttentionProblem& p);
 
 // The fused kernels. mma_sync: FlashAttention-2 style, sm_80 and later. hopper: FlashAttention-3
@@ -65,7 +71,8 @@ AttentionKernel resolve_attention_kernel(AttentionKernel k, int device, const At
 // lse: optional device array of batch*heads*seq_q floats receiving each row's natural-log
 // sum of exp(scale * q.k) over the visible keys (nullptr: not written). Asynchronous on
 // `stream`. Throws std::invalid_argument for an unsupported problem or kernel (head_dim
-// not 64/128, a hopper request on another device), GpuError when a launch fails.
+// not 64/128/256, 256 without the hopper kernel, a hopper request on another device),
+// GpuError when a launch fails.
 void flash_attention_fwd(const AttentionProblem& p, const void* q, const void* k, const void* v, void* o,
                          float* lse, cudaStream_t stream, AttentionKernel kernel = AttentionKernel::automatic);
 
