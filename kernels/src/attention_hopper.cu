@@ -30,20 +30,23 @@ bool hopper_kernel_loadable(int device) {
 }
 
 void launch_flash_hopper(const AttentionProblem& pr, const FlashParams& fp, bool overlap, cudaStream_t stream) {
-  if (pr.head_dim != 64 && pr.head_dim != 128)
+  if (pr.head_dim != 64 && pr.head_dim != 128 && pr.head_dim != 256)
     throw std::invalid_argument("flash_attention_fwd: head_dim " + std::to_string(pr.head_dim) +
-                                " is not supported by the hopper kernel (64 or 128)");
-  if (fp.kv_group != 1)
-    throw std::invalid_argument("flash_attention_fwd: grouped-query attention is not in the hopper kernel yet");
+                                " is not supported by the hopper kernel (64, 128 or 256)");
   if (static_cast<long long>(pr.batch) * pr.heads > 0x7fffffffLL)
     throw std::invalid_argument("flash_attention_fwd: batch * heads too large for the hopper kernel");
-  const bool d64 = pr.head_dim == 64;
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    switch (pr.head_dim) {
+      case 64: return launch_flash_hopper_variant<T, 64>(pr, fp, overlap, stream);
+      case 128: return launch_flash_hopper_variant<T, 128>(pr, fp, overlap, stream);
+      default: return launch_flash_hopper_variant<T, 256>(pr, fp, overlap, stream);
+    }
+  };
   if (pr.dtype == DType::fp16)
-    d64 ? launch_flash_hopper_variant<__half, 64>(pr, fp, overlap, stream)
-        : launch_flash_hopper_variant<__half, 128>(pr, fp, overlap, stream);
+    run(__half{});
   else
-    d64 ? launch_flash_hopper_variant<__nv_bfloat16, 64>(pr, fp, overlap, stream)
-        : launch_flash_hopper_variant<__nv_bfloat16, 128>(pr, fp, overlap, stream);
+    run(__nv_bfloat16{});
 }
 
 }  // namespace gpucheck::kernels::detail

@@ -36,19 +36,59 @@
 namespace gpucheck::kernels::detail {
 namespace {
 
-constexpr int kBM = 128;            // query rows per block (64 per consumer warpgroup)
-constexpr int kBN = 128;            // keys per K/V tile
-constexpr int kStages = 2;          // K/V ring depth
-constexpr int kConsumers = 2;       // consumer warpgroups
-constexpr int kThreads = 128 * (1 + kConsumers);
-constexpr int kProducerRegs = 24;   // setmaxnreg targets: 128 * 24 + 256 * 240 <= 65536
-constexpr int kConsumerRegs = 240;
+// A tile configuration: NC consumer warpgroups of 64 query rows each (BM = 64 NC rows per
+// block), BN keys per K/V tile, a ring of STAGES K/V buffers. setmaxnreg budgets: the
+// producer warpgroup keeps 24 registers, the consumers share the rest of the 64K
+// (2 consumers: 240 each; 3: 160).
+template <int NC_, int BN_, int STAGES_ = 2>
+struct Tile {
+  static constexpr int kConsumers = NC_;
+  static constexpr int kBM = 64 * NC_;
+  static constexpr int kBN = BN_;
+  static constexpr int kStages = STAGES_;
+  static constexpr int kThreads = 128 * (1 + NC_);
+  static constexpr int kProducerRegs = 24;
+  static constexpr int kConsumerRegs = NC_ == 2 ? 240 : 160;
+  static_assert(NC_ == 2 || NC_ == 3, "two or three consumer warpgroups");
+  static_assert(BN_ % 16 == 0 && BN_ <= 256, "keys per tile: a multiple of 16, at most 256 (a TMA box)");
+  static_assert(128 * kProducerRegs + 128 * NC_ * kConsumerRegs <= 65536, "register file");
+};
+
+// The configuration each head dim runs (docs/ATTENTION.md, version log v4).
+template <int D>
+struct DefaultTile;
+template <>
+struct DefaultTile<64> {
+  using type = Tile<2, 128>;
+};
+template <>
+struct DefaultTile<128> {
+  using type = Tile<2, 128>;
+};
+template <>
+struct DefaultTile<256> {
+  using type = Tile<2, 64>;  // O alone is 128 registers per consumer thread; Q 64 KB + 2 x 64 KB of K/V
+};
+
+// What the kernel reads besides the tensor maps. Grouped-query heads are packed: the `group`
+// query heads of one K/V head are one sequence of rows = group * period rows (their rows are
+// contiguous in BHSD), so a block's K/V tiles serve all of them. period = seq_q of the problem.
+struct HopperParams {
+  void* o;
+  float* lse;     // nullable
+  int kv_heads;   // grid y
+  int rows;       // group * seq_q: query rows per (batch, K/V head)
+  int period;     // seq_q: the causal mask repeats every `period` rows
+  int seq_k;
+  float scale_log2;
+};
 
 // Shared memory, from a 1024-byte aligned base (the 128-byte swizzle repeats every 1024
 // bytes and TMA and wgmma both apply it to absolute address bits). Each tile is stored as
 // D/64 column blocks of [rows][64 elements], 128-byte rows.
-template <int D>
+template <int D, class C>
 struct Smem {
+  static constexpr int kBM = C::kBM, kBN = C::kBN, kStages = C::kStages;
   static constexpr int kQBytes = kBM * D * 2;
   static constexpr int kKVBytes = kBN * D * 2;
   static constexpr int kQ = 0;
@@ -57,6 +97,7 @@ struct Smem {
   static constexpr int kBar = kV + kStages * kKVBytes;
   static constexpr int kBars = 1 + 4 * kStages;  // q_full, k_full[], v_full[], k_empty[], v_empty[]
   static constexpr int kBytes = kBar + kBars * 8 + 1024;  // + alignment slack
+  static_assert(kBytes <= 227 * 1024, "shared memory per block");
 };
 
 __device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t count) {
@@ -142,11 +183,12 @@ __device__ __forceinline__ void pin(std::uint32_t (&r)[N][4]) {
 
 // kOverlap: the FlashAttention-3 schedule (intra-warpgroup overlap of softmax and P V,
 // ping-pong between the consumers); false: each warpgroup runs its steps serially.
-template <typename T, int D, bool CAUSAL, bool kOverlap>
-__global__ void __launch_bounds__(kThreads, 1)
+template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
+__global__ void __launch_bounds__(C::kThreads, 1)
     flash_fwd_hopper_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
-                            const __grid_constant__ CUtensorMap tm_v, FlashParams p) {
-  using L = Smem<D>;
+                            const __grid_constant__ CUtensorMap tm_v, HopperParams p) {
+  using L = Smem<D, C>;
+  constexpr int kBM = C::kBM, kBN = C::kBN, kStages = C::kStages, kConsumers = C::kConsumers;
   constexpr int kDB = D / 64;  // 64-element column blocks
   extern __shared__ unsigned char smem_raw[];
   const std::uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
@@ -163,11 +205,19 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int wg = tid / 128;
   const int m_block = CAUSAL ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
   const int m0 = m_block * kBM;
-  const int bh = static_cast<int>(blockIdx.z) * p.heads + static_cast<int>(blockIdx.y);
-  const int off = p.seq_k - p.seq_q;
-  const int q_rows = min(kBM, p.seq_q - m0);
+  const int bh = static_cast<int>(blockIdx.z) * p.kv_heads + static_cast<int>(blockIdx.y);  // (batch, K/V head)
+  const int off = p.seq_k - p.period;  // causal: row r sees keys <= r % period + off
+  const int q_rows = min(kBM, p.rows - m0);
   int n_tiles = (p.seq_k + kBN - 1) / kBN;
-  if (CAUSAL) n_tiles = min(n_tiles, (m0 + q_rows - 1 + off) / kBN + 1);
+  // Causal: the block's rows, each taken modulo the period (packed heads); a block that spans
+  // two heads' rows holds both a row 0 and a row period - 1.
+  int causal_lo = 0;
+  if (CAUSAL) {
+    const int first = m0 % p.period, last = (m0 + q_rows - 1) % p.period;
+    const bool wraps = m0 / p.period != (m0 + q_rows - 1) / p.period;
+    causal_lo = wraps ? 0 : first;
+    n_tiles = min(n_tiles, ((wraps ? p.period - 1 : last) + off) / kBN + 1);
+  }
 
   if (tid == 0) {
     mbar_init(q_full, 1);
@@ -182,7 +232,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();  // the last block-wide barrier: the producer's idle warps leave below
 
   if (wg == 0) {
-    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kProducerRegs));
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(C::kProducerRegs));
     if (tid == 0) {
       mbar_expect_tx(q_full, L::kQBytes);
       for (int db = 0; db < kDB; ++db) tma_load_3d(sQ + db * kBM * 128, &tm_q, q_full, db * 64, m0, bh);
@@ -208,7 +258,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     return;
   }
 
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kConsumerRegs));
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(C::kConsumerRegs));
   const int cw = wg - 1;  // consumer index: rows [64 cw, 64 cw + 64) of the tile
   const int wt = tid % 128;
   const int wq = wt >> 5;  // warp in the warpgroup: 16 rows each
@@ -252,11 +302,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   float corr[2];
   auto softmax = [&](int j) {
     const int key_end = (j + 1) * kBN;
-    if (key_end > p.seq_k || (CAUSAL && key_end - 1 > m0 + off)) {  // tail or diagonal tile
+    if (key_end > p.seq_k || (CAUSAL && key_end - 1 > causal_lo + off)) {  // tail or diagonal tile
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int row = m0 + row_base + 8 * h;
-        const int limit = CAUSAL ? min(row + off + 1, p.seq_k) : p.seq_k;
+        const int limit = CAUSAL ? min(row % p.period + off + 1, p.seq_k) : p.seq_k;
 #pragma unroll
         for (int i = 0; i < kBN / 8; ++i)
 #pragma unroll
@@ -341,24 +391,28 @@ __global__ void __launch_bounds__(kThreads, 1)
   } else {
     // FlashAttention-3 schedule. Within a warpgroup: S[j] = Q K[j]^T and O += P[j-1] V[j-1]
     // are issued together and the softmax of S[j] runs while P V is on the tensor cores.
-    // Between the two warpgroups: named barriers hand the right to issue GEMMs back and
-    // forth (ping-pong), so one warpgroup's softmax hides behind the other's GEMMs.
+    // Between the warpgroups: named barriers pass the right to issue GEMMs round the ring
+    // (ping-pong for two), so one warpgroup's softmax hides behind the others' GEMMs.
     // Issue phases per warpgroup: n_tiles + 1. Consumer c syncs on barrier 1 + c (its turn)
-    // and arrives on the other's; consumer 1 grants consumer 0 the first turn and skips
-    // its arrival after its last phase, so every barrier sees as many arrivals as syncs.
-    auto turn_begin = [&] {
-      if (cw == 0)
-        asm volatile("bar.sync 1, 256;\n" ::: "memory");
-      else
-        asm volatile("bar.sync 2, 256;\n" ::: "memory");
+    // and arrives on the next one's; the last consumer grants consumer 0 the first turn and
+    // skips its arrival after its last phase, so every barrier sees as many arrivals as syncs.
+    // (Immediate barrier ids: a register id makes ptxas reserve all 16.)
+    auto bar_sync = [](int id) {
+      if (id == 1) asm volatile("bar.sync 1, 256;\n" ::: "memory");
+      else if (id == 2) asm volatile("bar.sync 2, 256;\n" ::: "memory");
+      else asm volatile("bar.sync 3, 256;\n" ::: "memory");
     };
+    auto bar_arrive = [](int id) {
+      if (id == 1) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+      else if (id == 2) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+      else asm volatile("bar.arrive 3, 256;\n" ::: "memory");
+    };
+    const int next = cw + 1 == kConsumers ? 0 : cw + 1;
+    auto turn_begin = [&] { bar_sync(1 + cw); };
     auto turn_end = [&](bool last) {
-      if (cw == 0)
-        asm volatile("bar.arrive 2, 256;\n" ::: "memory");
-      else if (!last)
-        asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+      if (!(last && cw == kConsumers - 1)) bar_arrive(1 + next);
     };
-    if (cw == 1) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+    if (cw == kConsumers - 1) bar_arrive(1);
 
     mbar_wait(k_full(0), 0);
     turn_begin();
@@ -413,7 +467,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // Epilogue: O /= sum, staged through this warp's own 16 rows of the Q tile (swizzled like
   // the tile; no other warp reads them) so that global stores are whole 16-byte chunks.
-  const std::size_t row0 = static_cast<std::size_t>(bh) * p.seq_q + m0;
+  const std::size_t row0 = static_cast<std::size_t>(bh) * p.rows + m0;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     float sum = row_sum[h];
@@ -479,17 +533,24 @@ CUtensorMap make_map(const void* ptr, DType t, int d, int seq, int bh, int rows)
   return map;
 }
 
-template <typename T, int D, bool CAUSAL, bool kOverlap>
+// The grouped-query heads of a K/V head packed into one sequence of rows (HopperParams).
+template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
 void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream) {
-  const int bh = pr.batch * pr.heads;
-  const CUtensorMap tq = make_map(fp.q, pr.dtype, D, pr.seq_q, bh, kBM);
-  const CUtensorMap tk = make_map(fp.k, pr.dtype, D, pr.seq_k, bh, kBN);
-  const CUtensorMap tv = make_map(fp.v, pr.dtype, D, pr.seq_k, bh, kBN);
-  auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap>;
-  GPUCHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Smem<D>::kBytes));
-  const dim3 grid(static_cast<unsigned>((pr.seq_q + kBM - 1) / kBM), static_cast<unsigned>(pr.heads),
+  const int kv = pr.heads / fp.kv_group;
+  const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
+  if (rows > 0x7fffffffLL - C::kBM)
+    throw std::invalid_argument("flash_attention_fwd: heads / kv_heads * seq_q too large for the hopper kernel");
+  const int bkv = pr.batch * kv;
+  const CUtensorMap tq = make_map(fp.q, pr.dtype, D, static_cast<int>(rows), bkv, C::kBM);
+  const CUtensorMap tk = make_map(fp.k, pr.dtype, D, pr.seq_k, bkv, C::kBN);
+  const CUtensorMap tv = make_map(fp.v, pr.dtype, D, pr.seq_k, bkv, C::kBN);
+  const HopperParams hp{fp.o, fp.lse, kv, static_cast<int>(rows), pr.seq_q, pr.seq_k, fp.scale_log2};
+  auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C>;
+  constexpr int kSmem = Smem<D, C>::kBytes;
+  GPUCHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  const dim3 grid(static_cast<unsigned>((rows + C::kBM - 1) / C::kBM), static_cast<unsigned>(kv),
                   static_cast<unsigned>(pr.batch));
-  kernel<<<grid, kThreads, Smem<D>::kBytes, stream>>>(tq, tk, tv, fp);
+  kernel<<<grid, C::kThreads, kSmem, stream>>>(tq, tk, tv, hp);
   GPUCHECK_CUDA_LAUNCH("flash_fwd_hopper_kernel");
 }
 
@@ -498,17 +559,19 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
 // Every variant of one dtype and head dim: causal or not, overlapped (hopper) or serial.
 template <typename T, int D>
 void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& fp, bool overlap, cudaStream_t stream) {
+  using C = typename DefaultTile<D>::type;
   if (overlap)
-    pr.causal ? launch<T, D, true, true>(pr, fp, stream) : launch<T, D, false, true>(pr, fp, stream);
+    pr.causal ? launch<T, D, true, true, C>(pr, fp, stream) : launch<T, D, false, true, C>(pr, fp, stream);
   else
-    pr.causal ? launch<T, D, true, false>(pr, fp, stream) : launch<T, D, false, false>(pr, fp, stream);
+    pr.causal ? launch<T, D, true, false, C>(pr, fp, stream) : launch<T, D, false, false, C>(pr, fp, stream);
 }
 
 // Whether the variant's machine code loads on the current device (an sm_90a image exists).
 template <typename T, int D>
 bool flash_hopper_variant_loadable() {
   cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, flash_fwd_hopper_kernel<T, D, false, true>) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&attr, flash_fwd_hopper_kernel<T, D, false, true, typename DefaultTile<D>::type>) !=
+      cudaSuccess) {
     (void)cudaGetLastError();  // clear: a missing image is an answer here, not an error
     return false;
   }

@@ -12,13 +12,13 @@ namespace gpucheck::kernels::detail {
 void launch_flash_mma(const AttentionProblem& p, const FlashParams& fp, cudaStream_t stream);
 
 // wgmma (sm_90a) kernel; defined only when the build carries sm_90a code
-// (GPUCHECK_ATTENTION_SM90A), head_dim 64 or 128. overlap: the FlashAttention-3 schedule
+// (GPUCHECK_ATTENTION_SM90A), head_dim 64, 128 or 256; grouped-query heads packed per K/V head. overlap: the FlashAttention-3 schedule
 // (AttentionKernel::hopper); false: the serial one (AttentionKernel::hopper_serial).
 void launch_flash_hopper(const AttentionProblem& p, const FlashParams& fp, bool overlap, cudaStream_t stream);
 // Whether the hopper kernel has machine code loadable on `device` (cc 9.0 and sm_90a built).
 bool hopper_kernel_loadable(int device);
 // Its instantiations, one translation unit per dtype (__half, __nv_bfloat16) and head dim
-// (64, 128): attention_hopper_<dtype>_d<D>.cu. loadable: fp16 d128 only.
+// (64, 128, 256): attention_hopper_<dtype>_d<D>.cu. loadable: fp16 d128 only.
 template <typename T, int D>
 void launch_flash_hopper_variant(const AttentionProblem& p, const FlashParams& fp, bool overlap, cudaStream_t stream);
 template <typename T, int D>

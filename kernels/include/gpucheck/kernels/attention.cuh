@@ -24,13 +24,13 @@ namespace gpucheck::kernels {
 struct AttentionProblem {
   int batch = 1;
   int heads = 1;
-  int kv_heads = 0;  // key/value heads; 0 means heads. Must divide heads.
   int seq_q = 1;
   int seq_k = 1;
   int head_dim = 64;
   DType dtype = DType::fp16;  // of Q, K, V and O
   float scale = 0.125f;       // usually 1/sqrt(head_dim); must be finite and > 0
   bool causal = false;
+  int kv_heads = 0;  // key/value heads; 0 means heads; must divide heads (last: positional initialisers stay valid)
 
   std::size_t q_elems() const { return rows() * static_cast<std::size_t>(head_dim); }
   int kv() const { return kv_heads > 0 ? kv_heads : heads; }
