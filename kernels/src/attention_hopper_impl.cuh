@@ -26,6 +26,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -37,15 +38,16 @@ namespace gpucheck::kernels::detail {
 namespace {
 
 // A tile configuration: NC consumer warpgroups of 64 query rows each (BM = 64 NC rows per
-// block), BN keys per K/V tile, a ring of STAGES K/V buffers. setmaxnreg budgets: the
-// producer warpgroup keeps 24 registers, the consumers share the rest of the 64K
-// (2 consumers: 240 each; 3: 160).
-template <int NC_, int BN_, int STAGES_ = 2>
+// work tile), BN keys per K/V tile, a ring of STAGES K/V buffers, QBUF Q buffers (2: the next
+// work tile's Q loads while this one runs). setmaxnreg budgets: the producer warpgroup keeps
+// 24 registers, the consumers share the rest of the 64K (2 consumers: 240 each; 3: 160).
+template <int NC_, int BN_, int STAGES_ = 2, int QBUF_ = 2>
 struct Tile {
   static constexpr int kConsumers = NC_;
   static constexpr int kBM = 64 * NC_;
   static constexpr int kBN = BN_;
   static constexpr int kStages = STAGES_;
+  static constexpr int kQBufs = QBUF_;
   static constexpr int kThreads = 128 * (1 + NC_);
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = NC_ == 2 ? 240 : 160;
@@ -67,7 +69,7 @@ struct DefaultTile<128> {
 };
 template <>
 struct DefaultTile<256> {
-  using type = Tile<2, 64>;  // O alone is 128 registers per consumer thread; Q 64 KB + 2 x 64 KB of K/V
+  using type = Tile<2, 64, 2, 1>;  // O alone is 128 registers per consumer thread; Q 64 KB + 2 x 64 KB of K/V
 };
 
 // What the kernel reads besides the tensor maps. Grouped-query heads are packed: the `group`
@@ -81,6 +83,8 @@ struct HopperParams {
   int period;     // seq_q: the causal mask repeats every `period` rows
   int seq_k;
   float scale_log2;
+  int m_blocks;  // work tiles per (batch, K/V head): ceil(rows / BM)
+  int n_work;    // m_blocks * batch * kv_heads; block b runs work tiles b, b + gridDim.x, ...
 };
 
 // Shared memory, from a 1024-byte aligned base (the 128-byte swizzle repeats every 1024
@@ -88,14 +92,15 @@ struct HopperParams {
 // D/64 column blocks of [rows][64 elements], 128-byte rows.
 template <int D, class C>
 struct Smem {
-  static constexpr int kBM = C::kBM, kBN = C::kBN, kStages = C::kStages;
+  static constexpr int kBM = C::kBM, kBN = C::kBN, kStages = C::kStages, kQBufs = C::kQBufs;
   static constexpr int kQBytes = kBM * D * 2;
   static constexpr int kKVBytes = kBN * D * 2;
   static constexpr int kQ = 0;
-  static constexpr int kK = kQ + kQBytes;
+  static constexpr int kK = kQ + kQBufs * kQBytes;
   static constexpr int kV = kK + kStages * kKVBytes;
   static constexpr int kBar = kV + kStages * kKVBytes;
-  static constexpr int kBars = 1 + 4 * kStages;  // q_full, k_full[], v_full[], k_empty[], v_empty[]
+  // k_full[], v_full[], k_empty[], v_empty[], q_full[], q_empty[]
+  static constexpr int kBars = 4 * kStages + 2 * kQBufs;
   static constexpr int kBytes = kBar + kBars * 8 + 1024;  // + alignment slack
   static_assert(kBytes <= 227 * 1024, "shared memory per block");
 };
@@ -183,49 +188,66 @@ __device__ __forceinline__ void pin(std::uint32_t (&r)[N][4]) {
 
 // kOverlap: the FlashAttention-3 schedule (intra-warpgroup overlap of softmax and P V,
 // ping-pong between the consumers); false: each warpgroup runs its steps serially.
+// Persistent when launched with fewer blocks than work tiles: each block walks work tiles
+// blockIdx.x, blockIdx.x + gridDim.x, ... in launch order (query tiles of one (batch, K/V
+// head) next to each other, so concurrent tiles share K/V in L2; causal: the heaviest first
+// within each head). The K/V ring and its phases run on across work tiles, so the producer
+// loads the next tile's Q and first K/V tiles while the consumers finish this one.
 template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
 __global__ void __launch_bounds__(C::kThreads, 1)
     flash_fwd_hopper_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                             const __grid_constant__ CUtensorMap tm_v, HopperParams p) {
   using L = Smem<D, C>;
-  constexpr int kBM = C::kBM, kBN = C::kBN, kStages = C::kStages, kConsumers = C::kConsumers;
+  constexpr int kBM = C::kBM, kBN = C::kBN, kStages = C::kStages, kConsumers = C::kConsumers, kQBufs = C::kQBufs;
   constexpr int kDB = D / 64;  // 64-element column blocks
   extern __shared__ unsigned char smem_raw[];
   const std::uint32_t base = (smem_u32(smem_raw) + 1023u) & ~1023u;
-  const std::uint32_t sQ = base + L::kQ;
   const std::uint32_t sK = base + L::kK;
   const std::uint32_t sV = base + L::kV;
-  const std::uint32_t q_full = base + L::kBar;
-  auto k_full = [&](int s) { return q_full + 8u * (1 + s); };
-  auto v_full = [&](int s) { return q_full + 8u * (1 + kStages + s); };
-  auto k_empty = [&](int s) { return q_full + 8u * (1 + 2 * kStages + s); };
-  auto v_empty = [&](int s) { return q_full + 8u * (1 + 3 * kStages + s); };
+  const std::uint32_t bars = base + L::kBar;
+  auto k_full = [&](int s) { return bars + 8u * s; };
+  auto v_full = [&](int s) { return bars + 8u * (kStages + s); };
+  auto k_empty = [&](int s) { return bars + 8u * (2 * kStages + s); };
+  auto v_empty = [&](int s) { return bars + 8u * (3 * kStages + s); };
+  auto q_full = [&](int b) { return bars + 8u * (4 * kStages + b); };
+  auto q_empty = [&](int b) { return bars + 8u * (4 * kStages + kQBufs + b); };
+  auto q_buf = [&](int b) { return base + L::kQ + static_cast<std::uint32_t>(b * L::kQBytes); };
+  const int off = p.seq_k - p.period;  // causal: row r sees keys <= r % period + off
+
+  // One work tile: its first query row, (batch, K/V head), rows, K/V tiles, and (causal) the
+  // lowest row modulo the period (packed heads: a tile spanning two heads' rows holds a row 0).
+  struct Work {
+    int m0, bh, q_rows, n_tiles, causal_lo;
+  };
+  auto work = [&](int w) {
+    Work r;
+    const int mb = w % p.m_blocks;
+    r.bh = w / p.m_blocks;
+    r.m0 = (CAUSAL ? p.m_blocks - 1 - mb : mb) * kBM;
+    r.q_rows = min(kBM, p.rows - r.m0);
+    r.n_tiles = (p.seq_k + kBN - 1) / kBN;
+    r.causal_lo = 0;
+    if (CAUSAL) {
+      const int first = r.m0 % p.period, last = (r.m0 + r.q_rows - 1) % p.period;
+      const bool wraps = r.m0 / p.period != (r.m0 + r.q_rows - 1) / p.period;
+      r.causal_lo = wraps ? 0 : first;
+      r.n_tiles = min(r.n_tiles, ((wraps ? p.period - 1 : last) + off) / kBN + 1);
+    }
+    return r;
+  };
 
   const int tid = static_cast<int>(threadIdx.x);
   const int wg = tid / 128;
-  const int m_block = CAUSAL ? static_cast<int>(gridDim.x - 1 - blockIdx.x) : static_cast<int>(blockIdx.x);
-  const int m0 = m_block * kBM;
-  const int bh = static_cast<int>(blockIdx.z) * p.kv_heads + static_cast<int>(blockIdx.y);  // (batch, K/V head)
-  const int off = p.seq_k - p.period;  // causal: row r sees keys <= r % period + off
-  const int q_rows = min(kBM, p.rows - m0);
-  int n_tiles = (p.seq_k + kBN - 1) / kBN;
-  // Causal: the block's rows, each taken modulo the period (packed heads); a block that spans
-  // two heads' rows holds both a row 0 and a row period - 1.
-  int causal_lo = 0;
-  if (CAUSAL) {
-    const int first = m0 % p.period, last = (m0 + q_rows - 1) % p.period;
-    const bool wraps = m0 / p.period != (m0 + q_rows - 1) / p.period;
-    causal_lo = wraps ? 0 : first;
-    n_tiles = min(n_tiles, ((wraps ? p.period - 1 : last) + off) / kBN + 1);
-  }
-
   if (tid == 0) {
-    mbar_init(q_full, 1);
     for (int s = 0; s < kStages; ++s) {
       mbar_init(k_full(s), 1);
       mbar_init(v_full(s), 1);
       mbar_init(k_empty(s), kConsumers * 4);  // one arrival per consumer warp
       mbar_init(v_empty(s), kConsumers * 4);
+    }
+    for (int b = 0; b < kQBufs; ++b) {
+      mbar_init(q_full(b), 1);
+      mbar_init(q_empty(b), kConsumers * 4);
     }
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
@@ -234,26 +256,36 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(C::kProducerRegs));
     if (tid == 0) {
-      mbar_expect_tx(q_full, L::kQBytes);
-      for (int db = 0; db < kDB; ++db) tma_load_3d(sQ + db * kBM * 128, &tm_q, q_full, db * 64, m0, bh);
-      for (int j = 0; j < n_tiles; ++j) {
-        const int s = j % kStages;
-        const std::uint32_t ph = static_cast<std::uint32_t>(j / kStages) & 1u;
-        mbar_wait_or_trap(k_empty(s), ph ^ 1u);
-        mbar_expect_tx(k_full(s), L::kKVBytes);
+      int it = 0;  // K/V tiles loaded so far: ring slot it % kStages, phase (it / kStages) & 1
+      int qi = 0;  // work tiles started
+      for (int w = static_cast<int>(blockIdx.x); w < p.n_work; w += static_cast<int>(gridDim.x), ++qi) {
+        const Work wk = work(w);
+        const int qb = qi % kQBufs;
+        mbar_wait_or_trap(q_empty(qb), (static_cast<std::uint32_t>(qi / kQBufs) & 1u) ^ 1u);
+        mbar_expect_tx(q_full(qb), L::kQBytes);
         for (int db = 0; db < kDB; ++db)
-          tma_load_3d(sK + s * L::kKVBytes + db * kBN * 128, &tm_k, k_full(s), db * 64, j * kBN, bh);
-        mbar_wait_or_trap(v_empty(s), ph ^ 1u);
-        mbar_expect_tx(v_full(s), L::kKVBytes);
-        for (int db = 0; db < kDB; ++db)
-          tma_load_3d(sV + s * L::kKVBytes + db * kBN * 128, &tm_v, v_full(s), db * 64, j * kBN, bh);
+          tma_load_3d(q_buf(qb) + db * kBM * 128, &tm_q, q_full(qb), db * 64, wk.m0, wk.bh);
+        for (int j = 0; j < wk.n_tiles; ++j, ++it) {
+          const int s = it % kStages;
+          const std::uint32_t ph = static_cast<std::uint32_t>(it / kStages) & 1u;
+          mbar_wait_or_trap(k_empty(s), ph ^ 1u);
+          mbar_expect_tx(k_full(s), L::kKVBytes);
+          for (int db = 0; db < kDB; ++db)
+            tma_load_3d(sK + s * L::kKVBytes + db * kBN * 128, &tm_k, k_full(s), db * 64, j * kBN, wk.bh);
+          mbar_wait_or_trap(v_empty(s), ph ^ 1u);
+          mbar_expect_tx(v_full(s), L::kKVBytes);
+          for (int db = 0; db < kDB; ++db)
+            tma_load_3d(sV + s * L::kKVBytes + db * kBN * 128, &tm_v, v_full(s), db * 64, j * kBN, wk.bh);
+        }
       }
-      // Tail: the consumers release the last tiles only at their end.
-      for (int j = max(0, n_tiles - kStages); j < n_tiles; ++j) {
-        const std::uint32_t ph = static_cast<std::uint32_t>(j / kStages) & 1u;
-        mbar_wait_or_trap(k_empty(j % kStages), ph);
-        mbar_wait_or_trap(v_empty(j % kStages), ph);
+      // Tail: the consumers release the last K/V tiles and Q buffers only at their end.
+      for (int i = max(0, it - kStages); i < it; ++i) {
+        const std::uint32_t ph = static_cast<std::uint32_t>(i / kStages) & 1u;
+        mbar_wait_or_trap(k_empty(i % kStages), ph);
+        mbar_wait_or_trap(v_empty(i % kStages), ph);
       }
+      for (int i = max(0, qi - kQBufs); i < qi; ++i)
+        mbar_wait_or_trap(q_empty(i % kQBufs), static_cast<std::uint32_t>(i / kQBufs) & 1u);
     }
     return;
   }
@@ -266,241 +298,253 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   const int g = lane >> 2;
   const int t = lane & 3;
   const int row_base = cw * 64 + wq * 16 + g;  // this lane's rows: row_base and row_base + 8
-
-  float o[D / 2];
-#pragma unroll
-  for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
-  float sc[kBN / 2];
-#pragma unroll
-  for (int i = 0; i < kBN / 2; ++i) sc[i] = 0.f;
-  float row_max[2] = {-INFINITY, -INFINITY};
-  float row_sum[2] = {0.f, 0.f};
   const float sl2 = p.scale_log2;
 
-  // The steps of one tile. issue_*: wgmma into sc (S) or o (O); the caller fences, commits
-  // and waits. softmax(): mask, new running max, P = exp2(...) in sc, corr for O.
-  auto issue_s = [&](int j) {  // S = Q K[j]^T: m64 n128, k over the head dim in 32-byte steps
-    const int s = j % kStages;
-#pragma unroll
-    for (int ks = 0; ks < D / 16; ++ks) {
-      const int db = ks / 4;
-      const std::uint32_t kin = static_cast<std::uint32_t>(ks % 4) * 32u;
-      const std::uint64_t da = smem_desc_sw128(sQ + db * kBM * 128 + cw * 64 * 128 + kin, 16, 1024);
-      const std::uint64_t dk = smem_desc_sw128(sK + s * L::kKVBytes + db * kBN * 128 + kin, 16, 1024);
-      wgmma_ss<T, kBN>(sc, da, dk, ks > 0 ? 1 : 0);
-    }
-  };
+  float o[D / 2];
+  float sc[kBN / 2];
   std::uint32_t pa[kBN / 16][4];
-  auto issue_pv = [&](int j) {  // O += P V[j]: m64 nD, k over the keys in 16-row (2048-byte) steps
-    const int s = j % kStages;
+  float row_max[2], row_sum[2], corr[2];
+  int it0 = 0;  // K/V tiles consumed before this work tile
+  int qi = 0;
+  for (int w = static_cast<int>(blockIdx.x); w < p.n_work; w += static_cast<int>(gridDim.x), ++qi) {
+    const Work wk = work(w);
+    const int qb = qi % kQBufs;
+    const std::uint32_t sQ = q_buf(qb);
 #pragma unroll
-    for (int kk = 0; kk < kBN / 16; ++kk) {
-      const std::uint64_t dv = smem_desc_sw128(sV + s * L::kKVBytes + kk * 16 * 128, kBN * 128, 1024);
-      wgmma_rs<T, D>(o, pa[kk], dv);
-    }
-  };
-  float corr[2];
-  auto softmax = [&](int j) {
-    const int key_end = (j + 1) * kBN;
-    if (key_end > p.seq_k || (CAUSAL && key_end - 1 > causal_lo + off)) {  // tail or diagonal tile
+    for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int row = m0 + row_base + 8 * h;
-        const int limit = CAUSAL ? min(row % p.period + off + 1, p.seq_k) : p.seq_k;
+    for (int i = 0; i < kBN / 2; ++i) sc[i] = 0.f;
+    row_max[0] = row_max[1] = -INFINITY;
+    row_sum[0] = row_sum[1] = 0.f;
+    auto stage = [&](int j) { return (it0 + j) % kStages; };
+    auto phase = [&](int j) { return static_cast<std::uint32_t>((it0 + j) / kStages) & 1u; };
+
+    // The steps of one K/V tile. issue_*: wgmma into sc (S) or o (O); the caller fences,
+    // commits and waits. softmax(): mask, new running max, P = exp2(...) in sc, corr for O.
+    auto issue_s = [&](int j) {  // S = Q K[j]^T: m64 nBN, k over the head dim in 32-byte steps
+      const int s = stage(j);
+#pragma unroll
+      for (int ks = 0; ks < D / 16; ++ks) {
+        const int db = ks / 4;
+        const std::uint32_t kin = static_cast<std::uint32_t>(ks % 4) * 32u;
+        const std::uint64_t da = smem_desc_sw128(sQ + db * kBM * 128 + cw * 64 * 128 + kin, 16, 1024);
+        const std::uint64_t dk = smem_desc_sw128(sK + s * L::kKVBytes + db * kBN * 128 + kin, 16, 1024);
+        wgmma_ss<T, kBN>(sc, da, dk, ks > 0 ? 1 : 0);
+      }
+    };
+    auto issue_pv = [&](int j) {  // O += P V[j]: m64 nD, k over the keys in 16-row (2048-byte) steps
+      const int s = stage(j);
+#pragma unroll
+      for (int kk = 0; kk < kBN / 16; ++kk) {
+        const std::uint64_t dv = smem_desc_sw128(sV + s * L::kKVBytes + kk * 16 * 128, kBN * 128, 1024);
+        wgmma_rs<T, D>(o, pa[kk], dv);
+      }
+    };
+    auto softmax = [&](int j) {
+      const int key_end = (j + 1) * kBN;
+      if (key_end > p.seq_k || (CAUSAL && key_end - 1 > wk.causal_lo + off)) {  // tail or diagonal tile
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int row = wk.m0 + row_base + 8 * h;
+          const int limit = CAUSAL ? min(row % p.period + off + 1, p.seq_k) : p.seq_k;
+#pragma unroll
+          for (int i = 0; i < kBN / 8; ++i)
+#pragma unroll
+            for (int e = 0; e < 2; ++e)
+              if (j * kBN + i * 8 + 2 * t + e >= limit) sc[4 * i + 2 * h + e] = -INFINITY;
+        }
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {  // quad-reduced max; the sum stays per lane until the end
+        float mx = -INFINITY;
+#pragma unroll
+        for (int i = 0; i < kBN / 8; ++i) mx = fmaxf(mx, fmaxf(sc[4 * i + 2 * h], sc[4 * i + 2 * h + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float m_new = fmaxf(row_max[h], mx * sl2);
+        const float m_use = m_new == -INFINITY ? 0.f : m_new;  // no key seen yet: avoid inf - inf
+        corr[h] = fast_exp2(row_max[h] - m_use);
+        row_max[h] = m_new;
+        float sum = 0.f;
 #pragma unroll
         for (int i = 0; i < kBN / 8; ++i)
 #pragma unroll
-          for (int e = 0; e < 2; ++e)
-            if (j * kBN + i * 8 + 2 * t + e >= limit) sc[4 * i + 2 * h + e] = -INFINITY;
+          for (int e = 0; e < 2; ++e) {
+            const float pv = fast_exp2(fmaf(sc[4 * i + 2 * h + e], sl2, -m_use));
+            sc[4 * i + 2 * h + e] = pv;
+            sum += pv;
+          }
+        row_sum[h] = row_sum[h] * corr[h] + sum;
       }
-    }
+    };
+    auto rescale_o = [&] {
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {  // quad-reduced max; the sum stays per lane until the end
-      float mx = -INFINITY;
+      for (int i = 0; i < D / 8; ++i)
 #pragma unroll
-      for (int i = 0; i < kBN / 8; ++i) mx = fmaxf(mx, fmaxf(sc[4 * i + 2 * h], sc[4 * i + 2 * h + 1]));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const float m_new = fmaxf(row_max[h], mx * sl2);
-      const float m_use = m_new == -INFINITY ? 0.f : m_new;  // no key seen yet: avoid inf - inf
-      corr[h] = fast_exp2(row_max[h] - m_use);
-      row_max[h] = m_new;
-      float sum = 0.f;
-#pragma unroll
-      for (int i = 0; i < kBN / 8; ++i)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const float pv = fast_exp2(fmaf(sc[4 * i + 2 * h + e], sl2, -m_use));
-          sc[4 * i + 2 * h + e] = pv;
-          sum += pv;
+        for (int h = 0; h < 2; ++h) {
+          o[4 * i + 2 * h] *= corr[h];
+          o[4 * i + 2 * h + 1] *= corr[h];
         }
-      row_sum[h] = row_sum[h] * corr[h] + sum;
-    }
-  };
-  auto rescale_o = [&] {
+    };
+    auto make_p = [&] {  // P as the register A operand: k-step kk takes S n-blocks 2kk, 2kk+1
 #pragma unroll
-    for (int i = 0; i < D / 8; ++i)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        o[4 * i + 2 * h] *= corr[h];
-        o[4 * i + 2 * h + 1] *= corr[h];
+      for (int kk = 0; kk < kBN / 16; ++kk) {
+        pa[kk][0] = pack2<T>(sc[8 * kk + 0], sc[8 * kk + 1]);
+        pa[kk][1] = pack2<T>(sc[8 * kk + 2], sc[8 * kk + 3]);
+        pa[kk][2] = pack2<T>(sc[8 * kk + 4], sc[8 * kk + 5]);
+        pa[kk][3] = pack2<T>(sc[8 * kk + 6], sc[8 * kk + 7]);
       }
-  };
-  auto make_p = [&] {  // P as the register A operand: k-step kk takes S n-blocks 2kk, 2kk+1
-#pragma unroll
-    for (int kk = 0; kk < kBN / 16; ++kk) {
-      pa[kk][0] = pack2<T>(sc[8 * kk + 0], sc[8 * kk + 1]);
-      pa[kk][1] = pack2<T>(sc[8 * kk + 2], sc[8 * kk + 3]);
-      pa[kk][2] = pack2<T>(sc[8 * kk + 4], sc[8 * kk + 5]);
-      pa[kk][3] = pack2<T>(sc[8 * kk + 6], sc[8 * kk + 7]);
-    }
-  };
-  auto release = [&](std::uint32_t bar) {  // this warp is done reading a K or V stage
-    __syncwarp();
-    if (lane == 0) mbar_arrive(bar);
-  };
+    };
+    auto release = [&](std::uint32_t bar) {  // this warp is done reading a K or V stage (or Q)
+      __syncwarp();
+      if (lane == 0) mbar_arrive(bar);
+    };
 
-  mbar_wait(q_full, 0);
-  if constexpr (!kOverlap) {
-    // Serial: each warpgroup waits for its GEMM before the softmax; overlap comes only from
-    // the other warpgroup.
-    for (int j = 0; j < n_tiles; ++j) {
-      const int s = j % kStages;
-      const std::uint32_t ph = static_cast<std::uint32_t>(j / kStages) & 1u;
-      mbar_wait(k_full(s), ph);
-      pin(sc);
-      wgmma_fence();
-      issue_s(j);
-      wgmma_commit();
-      wgmma_wait<0>();
-      pin(sc);
-      release(k_empty(s));
-      softmax(j);
-      rescale_o();
-      make_p();
-      mbar_wait(v_full(s), ph);
-      pin(o);
-      pin(pa);
-      wgmma_fence();
-      issue_pv(j);
-      wgmma_commit();
-      wgmma_wait<0>();
-      pin(o);
-      release(v_empty(s));
-    }
-  } else {
-    // FlashAttention-3 schedule. Within a warpgroup: S[j] = Q K[j]^T and O += P[j-1] V[j-1]
-    // are issued together and the softmax of S[j] runs while P V is on the tensor cores.
-    // Between the warpgroups: named barriers pass the right to issue GEMMs round the ring
-    // (ping-pong for two), so one warpgroup's softmax hides behind the others' GEMMs.
-    // Issue phases per warpgroup: n_tiles + 1. Consumer c syncs on barrier 1 + c (its turn)
-    // and arrives on the next one's; the last consumer grants consumer 0 the first turn and
-    // skips its arrival after its last phase, so every barrier sees as many arrivals as syncs.
-    // (Immediate barrier ids: a register id makes ptxas reserve all 16.)
-    auto bar_sync = [](int id) {
-      if (id == 1) asm volatile("bar.sync 1, 256;\n" ::: "memory");
-      else if (id == 2) asm volatile("bar.sync 2, 256;\n" ::: "memory");
-      else asm volatile("bar.sync 3, 256;\n" ::: "memory");
-    };
-    auto bar_arrive = [](int id) {
-      if (id == 1) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
-      else if (id == 2) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
-      else asm volatile("bar.arrive 3, 256;\n" ::: "memory");
-    };
-    const int next = cw + 1 == kConsumers ? 0 : cw + 1;
-    auto turn_begin = [&] { bar_sync(1 + cw); };
-    auto turn_end = [&](bool last) {
-      if (!(last && cw == kConsumers - 1)) bar_arrive(1 + next);
-    };
-    if (cw == kConsumers - 1) bar_arrive(1);
+    const int n_tiles = wk.n_tiles;
+    mbar_wait(q_full(qb), static_cast<std::uint32_t>(qi / kQBufs) & 1u);
+    if constexpr (!kOverlap) {
+      // Serial: each warpgroup waits for its GEMM before the softmax; overlap comes only from
+      // the other warpgroups.
+      for (int j = 0; j < n_tiles; ++j) {
+        const int s = stage(j);
+        mbar_wait(k_full(s), phase(j));
+        pin(sc);
+        wgmma_fence();
+        issue_s(j);
+        wgmma_commit();
+        wgmma_wait<0>();
+        pin(sc);
+        release(k_empty(s));
+        softmax(j);
+        rescale_o();
+        make_p();
+        mbar_wait(v_full(s), phase(j));
+        pin(o);
+        pin(pa);
+        wgmma_fence();
+        issue_pv(j);
+        wgmma_commit();
+        wgmma_wait<0>();
+        pin(o);
+        release(v_empty(s));
+      }
+    } else {
+      // FlashAttention-3 schedule. Within a warpgroup: S[j] = Q K[j]^T and O += P[j-1] V[j-1]
+      // are issued together and the softmax of S[j] runs while P V is on the tensor cores.
+      // Between the warpgroups: named barriers pass the right to issue GEMMs round the ring
+      // (ping-pong for two), so one warpgroup's softmax hides behind the others' GEMMs.
+      // Issue phases per warpgroup and work tile: n_tiles + 1. Consumer c syncs on barrier
+      // 1 + c (its turn) and arrives on the next one's; the last consumer grants consumer 0
+      // the first turn and skips its arrival after its last phase, so every barrier sees as
+      // many arrivals as syncs within each work tile (the last consumer's grant for the next
+      // tile comes after consumer 0's last sync of this one: it waited for it round the ring).
+      // (Immediate barrier ids: a register id makes ptxas reserve all 16.)
+      auto bar_sync = [](int id) {
+        if (id == 1) asm volatile("bar.sync 1, 256;\n" ::: "memory");
+        else if (id == 2) asm volatile("bar.sync 2, 256;\n" ::: "memory");
+        else asm volatile("bar.sync 3, 256;\n" ::: "memory");
+      };
+      auto bar_arrive = [](int id) {
+        if (id == 1) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+        else if (id == 2) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+        else asm volatile("bar.arrive 3, 256;\n" ::: "memory");
+      };
+      const int next = cw + 1 == kConsumers ? 0 : cw + 1;
+      auto turn_begin = [&] { bar_sync(1 + cw); };
+      auto turn_end = [&](bool last) {
+        if (!(last && cw == kConsumers - 1)) bar_arrive(1 + next);
+      };
+      if (cw == kConsumers - 1) bar_arrive(1);
 
-    mbar_wait(k_full(0), 0);
-    turn_begin();
-    pin(sc);
-    wgmma_fence();
-    issue_s(0);
-    wgmma_commit();
-    turn_end(false);
-    wgmma_wait<0>();
-    pin(sc);
-    release(k_empty(0));
-    softmax(0);  // O is still 0: no rescale
-    make_p();
-    for (int j = 1; j < n_tiles; ++j) {
-      const int s = j % kStages;
-      const int sp = (j - 1) % kStages;
-      mbar_wait(k_full(s), static_cast<std::uint32_t>(j / kStages) & 1u);
-      mbar_wait(v_full(sp), static_cast<std::uint32_t>((j - 1) / kStages) & 1u);
+      mbar_wait(k_full(stage(0)), phase(0));
       turn_begin();
       pin(sc);
+      wgmma_fence();
+      issue_s(0);
+      wgmma_commit();
+      turn_end(false);
+      wgmma_wait<0>();
+      pin(sc);
+      release(k_empty(stage(0)));
+      softmax(0);  // O is still 0: no rescale
+      make_p();
+      for (int j = 1; j < n_tiles; ++j) {
+        mbar_wait(k_full(stage(j)), phase(j));
+        mbar_wait(v_full(stage(j - 1)), phase(j - 1));
+        turn_begin();
+        pin(sc);
+        pin(o);
+        pin(pa);
+        wgmma_fence();
+        issue_s(j);
+        wgmma_commit();
+        issue_pv(j - 1);
+        wgmma_commit();
+        turn_end(false);
+        wgmma_wait<1>();  // S[j] done; P[j-1] V[j-1] may still run: leave o and pa alone
+        pin(sc);
+        release(k_empty(stage(j)));
+        softmax(j);
+        wgmma_wait<0>();
+        pin(o);
+        release(v_empty(stage(j - 1)));
+        rescale_o();
+        make_p();
+      }
+      const int last = n_tiles - 1;
+      mbar_wait(v_full(stage(last)), phase(last));
+      turn_begin();
       pin(o);
       pin(pa);
       wgmma_fence();
-      issue_s(j);
+      issue_pv(last);
       wgmma_commit();
-      issue_pv(j - 1);
-      wgmma_commit();
-      turn_end(false);
-      wgmma_wait<1>();  // S[j] done; P[j-1] V[j-1] may still run: leave o and pa alone
-      pin(sc);
-      release(k_empty(s));
-      softmax(j);
+      turn_end(true);
       wgmma_wait<0>();
       pin(o);
-      release(v_empty(sp));
-      rescale_o();
-      make_p();
+      release(v_empty(stage(last)));
     }
-    const int last = n_tiles - 1;
-    mbar_wait(v_full(last % kStages), static_cast<std::uint32_t>(last / kStages) & 1u);
-    turn_begin();
-    pin(o);
-    pin(pa);
-    wgmma_fence();
-    issue_pv(last);
-    wgmma_commit();
-    turn_end(true);
-    wgmma_wait<0>();
-    pin(o);
-    release(v_empty(last % kStages));
-  }
+    it0 += n_tiles;
 
-  // Epilogue: O /= sum, staged through this warp's own 16 rows of the Q tile (swizzled like
-  // the tile; no other warp reads them) so that global stores are whole 16-byte chunks.
-  const std::size_t row0 = static_cast<std::size_t>(bh) * p.rows + m0;
+    // Epilogue: O /= sum, staged through this warp's own 16 rows of the Q tile (swizzled like
+    // the tile; no other warp reads them) so that global stores are whole 16-byte chunks; then
+    // the Q buffer goes back to the producer.
+    const std::size_t row0 = static_cast<std::size_t>(wk.bh) * p.rows + wk.m0;
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float sum = row_sum[h];
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-    const float inv = sum > 0.f ? 1.f / sum : 0.f;
-    const int r = row_base + 8 * h;
+    for (int h = 0; h < 2; ++h) {
+      float sum = row_sum[h];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      const float inv = sum > 0.f ? 1.f / sum : 0.f;
+      const int r = row_base + 8 * h;
 #pragma unroll
-    for (int i = 0; i < D / 8; ++i) {
-      const std::uint32_t addr = sQ + static_cast<std::uint32_t>((i / 8) * kBM * 128 + r * 128 +
-                                                                 (((i % 8) ^ (r & 7)) << 4) + t * 4);
-      const std::uint32_t val = pack2<T>(o[4 * i + 2 * h] * inv, o[4 * i + 2 * h + 1] * inv);
-      asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(val));
+      for (int i = 0; i < D / 8; ++i) {
+        const std::uint32_t addr = sQ + static_cast<std::uint32_t>((i / 8) * kBM * 128 + r * 128 +
+                                                                   (((i % 8) ^ (r & 7)) << 4) + t * 4);
+        const std::uint32_t val = pack2<T>(o[4 * i + 2 * h] * inv, o[4 * i + 2 * h + 1] * inv);
+        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(val));
+      }
+      if (p.lse != nullptr && t == 0 && r < wk.q_rows) p.lse[row0 + r] = (row_max[h] + log2f(sum)) * kLn2;
     }
-    if (p.lse != nullptr && t == 0 && r < q_rows) p.lse[row0 + r] = (row_max[h] + log2f(sum)) * kLn2;
-  }
-  __syncwarp();
-  constexpr int kChunks = D / 8;
-  T* gO = static_cast<T*>(p.o) + row0 * D;
+    __syncwarp();
+    constexpr int kChunks = D / 8;
+    T* gO = static_cast<T*>(p.o) + row0 * D;
 #pragma unroll
-  for (int it = 0; it < 16 * kChunks / 32; ++it) {
-    const int idx = lane + it * 32;
-    const int r = cw * 64 + wq * 16 + idx / kChunks;
-    const int c = idx % kChunks;
-    if (r < q_rows) {
-      uint4 val;
-      const std::uint32_t addr =
-          sQ + static_cast<std::uint32_t>((c / 8) * kBM * 128 + r * 128 + (((c % 8) ^ (r & 7)) << 4));
-      asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
-                   : "=r"(val.x), "=r"(val.y), "=r"(val.z), "=r"(val.w)
-                   : "r"(addr));
-      *reinterpret_cast<uint4*>(gO + static_cast<std::size_t>(r) * D + c * 8) = val;
+    for (int i2 = 0; i2 < 16 * kChunks / 32; ++i2) {
+      const int idx = lane + i2 * 32;
+      const int r = cw * 64 + wq * 16 + idx / kChunks;
+      const int c = idx % kChunks;
+      if (r < wk.q_rows) {
+        uint4 val;
+        const std::uint32_t addr =
+            sQ + static_cast<std::uint32_t>((c / 8) * kBM * 128 + r * 128 + (((c % 8) ^ (r & 7)) << 4));
+        asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                     : "=r"(val.x), "=r"(val.y), "=r"(val.z), "=r"(val.w)
+                     : "r"(addr));
+        *reinterpret_cast<uint4*>(gO + static_cast<std::size_t>(r) * D + c * 8) = val;
+      }
     }
+    release(q_empty(qb));
   }
 }
 
@@ -534,8 +578,15 @@ CUtensorMap make_map(const void* ptr, DType t, int d, int seq, int bh, int rows)
 }
 
 // The grouped-query heads of a K/V head packed into one sequence of rows (HopperParams).
+int sm_count() {
+  int device = 0, n = 0;
+  GPUCHECK_CUDA(cudaGetDevice(&device));
+  GPUCHECK_CUDA(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
+  return n;
+}
+
 template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
-void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream) {
+void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream, bool persistent) {
   const int kv = pr.heads / fp.kv_group;
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
   if (rows > 0x7fffffffLL - C::kBM)
@@ -544,12 +595,17 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
   const CUtensorMap tq = make_map(fp.q, pr.dtype, D, static_cast<int>(rows), bkv, C::kBM);
   const CUtensorMap tk = make_map(fp.k, pr.dtype, D, pr.seq_k, bkv, C::kBN);
   const CUtensorMap tv = make_map(fp.v, pr.dtype, D, pr.seq_k, bkv, C::kBN);
-  const HopperParams hp{fp.o, fp.lse, kv, static_cast<int>(rows), pr.seq_q, pr.seq_k, fp.scale_log2};
+  const long long m_blocks = (rows + C::kBM - 1) / C::kBM;
+  const long long n_work = m_blocks * bkv;
+  if (n_work > 0x7fffffffLL) throw std::invalid_argument("flash_attention_fwd: too many query tiles for the hopper kernel");
+  const HopperParams hp{fp.o,        fp.lse, kv, static_cast<int>(rows), pr.seq_q, pr.seq_k, fp.scale_log2,
+                        static_cast<int>(m_blocks), static_cast<int>(n_work)};
   auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C>;
   constexpr int kSmem = Smem<D, C>::kBytes;
   GPUCHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-  const dim3 grid(static_cast<unsigned>((rows + C::kBM - 1) / C::kBM), static_cast<unsigned>(kv),
-                  static_cast<unsigned>(pr.batch));
+  // Persistent: one block per SM walks the work tiles; otherwise one block per work tile.
+  const long long blocks = persistent ? std::min<long long>(n_work, sm_count()) : n_work;
+  const dim3 grid(static_cast<unsigned>(blocks));
   kernel<<<grid, C::kThreads, kSmem, stream>>>(tq, tk, tv, hp);
   GPUCHECK_CUDA_LAUNCH("flash_fwd_hopper_kernel");
 }
@@ -560,10 +616,13 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
 template <typename T, int D>
 void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& fp, bool overlap, cudaStream_t stream) {
   using C = typename DefaultTile<D>::type;
+  constexpr bool kPersistent = false;
   if (overlap)
-    pr.causal ? launch<T, D, true, true, C>(pr, fp, stream) : launch<T, D, false, true, C>(pr, fp, stream);
+    pr.causal ? launch<T, D, true, true, C>(pr, fp, stream, kPersistent)
+              : launch<T, D, false, true, C>(pr, fp, stream, kPersistent);
   else
-    pr.causal ? launch<T, D, true, false, C>(pr, fp, stream) : launch<T, D, false, false, C>(pr, fp, stream);
+    pr.causal ? launch<T, D, true, false, C>(pr, fp, stream, kPersistent)
+              : launch<T, D, false, false, C>(pr, fp, stream, kPersistent);
 }
 
 // Whether the variant's machine code loads on the current device (an sm_90a image exists).
