@@ -218,7 +218,8 @@ TEST(AttentionReference, MatchesHostFloat64) {
   GPUCHECK_REQUIRE_DEVICE();
   for (bool causal : {false, true})
     for (int d : {64, 100}) {  // the reference takes any head_dim
-      const AttentionProblem p{2, 3, 9, 13, d, DType::bf16, 1.f / std::sqrt(static_cast<float>(d)), causal};
+      const AttentionProblem p{.batch = 2, .heads = 3, .seq_q = 9, .seq_k = 13, .head_dim = d, .dtype = DType::bf16,
+                               .scale = 1.f / std::sqrt(static_cast<float>(d)), .causal = causal};
       Inputs in(p, 3.f);
       const auto rows = kernels::all_attention_rows(p);
       DeviceBuffer d_rows(rows.size() * sizeof(kernels::AttentionRow)), d_out(rows.size() * d * sizeof(float)),
@@ -242,7 +243,8 @@ TEST(AttentionReference, MatchesHostFloat64) {
 }
 
 TEST(AttentionReference, SampledRowsIncludeCornersAndStayInside) {
-  const AttentionProblem p{3, 5, 100, 100, 64, DType::fp16, 0.125f, false};
+  const AttentionProblem p{.batch = 3, .heads = 5, .seq_q = 100, .seq_k = 100, .head_dim = 64, .dtype = DType::fp16,
+                           .scale = 0.125f};
   const auto rows = kernels::sample_attention_rows(p, 64, 7);
   ASSERT_EQ(rows.size(), 64u);
   for (const auto& r : rows) {
@@ -290,7 +292,8 @@ class Flash : public testing::TestWithParam<FlashConfig> {
 
   AttentionProblem problem(int b, int h, int sq, int sk, bool causal) const {
     const int d = GetParam().head_dim;
-    return {b, h, sq, sk, d, GetParam().dtype, 1.f / std::sqrt(static_cast<float>(d)), causal};
+    return {.batch = b, .heads = h, .seq_q = sq, .seq_k = sk, .head_dim = d, .dtype = GetParam().dtype,
+            .scale = 1.f / std::sqrt(static_cast<float>(d)), .causal = causal};
   }
 
   // Poisons O, runs the kernel, checks every element was written and all rows against the
@@ -406,7 +409,8 @@ INSTANTIATE_TEST_SUITE_P(Kernels, Flash,
 
 TEST(FlashArgs, RejectsInvalidProblems) {
   GPUCHECK_REQUIRE_DEVICE();
-  const AttentionProblem ok{1, 2, 64, 64, 64, DType::fp16, 0.125f, false};
+  const AttentionProblem ok{.batch = 1, .heads = 2, .seq_q = 64, .seq_k = 64, .head_dim = 64, .dtype = DType::fp16,
+                            .scale = 0.125f};
   DeviceBuffer buf(ok.q_elems() * 2 + 64);
   void* b = buf.get();
   EXPECT_NO_THROW(kernels::flash_attention_fwd(ok, b, b, b, b, nullptr, nullptr, AttentionKernel::mma_sync));
@@ -500,7 +504,8 @@ TEST(AttentionTiming, DISABLED_AnchorShapes) {
     for (DType t : {DType::fp16, DType::bf16})
       for (const TimedShape& sh : shapes)
         for (bool causal : {false, true}) {
-          const AttentionProblem p{sh.b, sh.h, sh.s, sh.s, sh.d, t, 1.f / std::sqrt(static_cast<float>(sh.d)), causal};
+          const AttentionProblem p{.batch = sh.b, .heads = sh.h, .seq_q = sh.s, .seq_k = sh.s, .head_dim = sh.d,
+                                   .dtype = t, .scale = 1.f / std::sqrt(static_cast<float>(sh.d)), .causal = causal};
           Inputs in(p, 1.f);
           kernels::poison(in.o.get(), in.o.bytes(), nullptr);
           const float ms = median_ms([&] {
