@@ -10,14 +10,18 @@
 #include "gpucheck/harness/check_cudnn.hpp"
 
 // The op graph (cross-checked against cudnn-frontend's CompositeSDPANode, the composite
-// softmax and the top-left diagonal band mask it builds for cuDNN 9.x, and the frontend's
-// backend calls for matmul, pointwise, reduction and tensor descriptors):
+// softmax and the composite diagonal band mask it builds for cuDNN 9.x before 9.21, top-left
+// and bottom-right, and the frontend's backend calls for matmul, pointwise, reduction and
+// tensor descriptors):
 //
-//   S   = matmul(Q, K^T)                         matmul compute FLOAT
+//   S   = matmul(Q, K^T)                         matmul compute FLOAT; K^T has kv_heads heads
 //   S1  = pointwise MUL(S, scale)                scale: FLOAT scalar passed by value
 //   causal only:
 //     row = GEN_INDEX(S1, axis 2) -> INT32        pointwise math precision FLOAT
 //     col = GEN_INDEX(S1, axis 3) -> INT32
+//     seq_q != seq_kv only (the diagonal moved to the bottom-right corner):
+//       row = ADD(row, s_kv) -> INT32             compute INT32; s_kv, s_q INT32 scalars by value
+//       row = SUB(row, s_q)  -> INT32
 //     keep = CMP_GE(row, col) -> BOOLEAN          math precision BOOLEAN
 //     S1  = BINARY_SELECT(S1, neg_inf, keep)      keep ? S1 : neg_inf; neg_inf FLOAT by value
 //   M   = reduction MAX(S1)  [b,h,s_q,1]         reduction compute FLOAT
@@ -30,15 +34,17 @@
 // What the fused engines require, as the frontend builds it:
 // - Q, K, V, O are the only device tensors; everything between the two matmuls is virtual
 //   (CUDNN_ATTR_TENSOR_IS_VIRTUAL) and every tensor, virtual or not, has its own unique id.
-// - K enters the first matmul transposed: dims [b,h,d,s_kv] with strides
-//   [h*s_kv*d, s_kv*d, 1, d] over the same BHSD memory.
+// - K enters the first matmul transposed: dims [b,h_kv,d,s_kv] with strides
+//   [h_kv*s_kv*d, s_kv*d, 1, d] over the same BHSD memory. Grouped-query attention is
+//   nothing more: K and V carry h_kv heads and the matmuls broadcast each over the
+//   heads / h_kv query heads of its group (the frontend's h_k, h_v).
 // - Virtual tensors are FLOAT (the "intermediate" type), except the index tensors (INT32),
 //   the mask (BOOLEAN) and P: the backend wants the second matmul's A operand in the I/O
 //   type (half/bf16), like V, so the frontend retypes P and so do we.
-// - The scalars (scale, neg_inf) are non-virtual FLOAT tensors of dims and strides {1,1,1,1}
-//   with CUDNN_ATTR_TENSOR_IS_BY_VALUE: the variant pack carries a host pointer to each.
+// - The scalars (scale, neg_inf; s_kv, s_q INT32) are non-virtual tensors of dims and strides
+//   {1,1,1,1} with CUDNN_ATTR_TENSOR_IS_BY_VALUE: the variant pack carries a host pointer to each.
 // - Every pointwise operation sets ALPHA1 = ALPHA2 = 1; every tensor declares a 16-byte
-//   alignment; all compute types are FLOAT.
+//   alignment; all compute types are FLOAT except the mask's index arithmetic (INT32).
 // - neg_inf is -infinity from cuDNN 9.10 on and the lowest finite float before, as the
 //   frontend chooses it per backend version.
 // - Ops are listed in data-flow order, the frontend's order; cuDNN links them through the
@@ -52,12 +58,17 @@
 //   plain_softmax  no LSE branch at all.
 //   sdpa_op        cuDNN >= 9.13.1 only, non-causal only: the single SDPA_FWD operation
 //                  (Q, K untransposed, V, O, scale), which is what the frontend now prefers
-//                  where it applies.
+//                  where it applies (9.19's SDPA_FWD has no mask attribute but a block mask).
+//
+// A causal mask over one query row (seq_q 1) hides no key: the graph is built without it,
+// the same function; cuDNN 9.18.1's release notes list decode-phase SDPA with a causal mask
+// and h_q != h_kv as a known issue, and a framework passes is_causal=False there anyway.
 
 namespace gpucheck::attention_cudnn {
 namespace {
 
-constexpr std::int64_t kUidQ = 1, kUidK = 2, kUidV = 3, kUidO = 4, kUidStats = 5, kUidScale = 6, kUidNegInf = 7;
+constexpr std::int64_t kUidQ = 1, kUidK = 2, kUidV = 3, kUidO = 4, kUidStats = 5, kUidScale = 6, kUidNegInf = 7,
+                       kUidSeqKv = 8, kUidSeqQ = 9;
 constexpr std::int64_t kFirstVirtualUid = 100;
 constexpr std::size_t kStatsAlign = 256;
 // Engine configurations tried per form before giving up: each failed plan may have spent a
@@ -233,23 +244,27 @@ class Graph {
 struct Scalars {
   float scale = 1.f;
   float neg_inf = -std::numeric_limits<float>::infinity();
+  std::int32_t seq_kv = 0, seq_q = 0;  // the bottom-right mask's shift, s_kv - s_q
 };
+
+// Whether the graph carries a mask: causal over more than one query row (one row sees every key).
+bool masked(const Spec& s) { return s.causal && s.seq_q > 1; }
 
 // The flash-attention graph of the comment at the top, in form f (not sdpa_op). Returns the
 // uids the variant pack must carry besides Q, K, V, O.
 std::vector<std::int64_t> build_composite(Graph& g, const Spec& s, Form f) {
   using T = Graph::Tensor;
-  const std::int64_t b = s.batch, h = s.heads, sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
+  const std::int64_t b = s.batch, h = s.heads, hkv = s.kv(), sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
   const cudnnDataType_t fp32 = CUDNN_DATA_FLOAT;
   const Shape scores = packed(b, h, sq, skv);
   const Shape per_row = packed(b, h, sq, 1);
   const Shape scalar = packed(1, 1, 1, 1);
   // K^T: the BHSD buffer read with the last two dims (and strides) swapped.
-  const Shape k_t{{b, h, d, skv}, {h * skv * d, skv * d, 1, d}};
+  const Shape k_t{{b, hkv, d, skv}, {hkv * skv * d, skv * d, 1, d}};
 
   const T q = g.tensor(packed(b, h, sq, d), s.data, Kind::device, kUidQ);
   const T k = g.tensor(k_t, s.data, Kind::device, kUidK);
-  const T v = g.tensor(packed(b, h, skv, d), s.data, Kind::device, kUidV);
+  const T v = g.tensor(packed(b, hkv, skv, d), s.data, Kind::device, kUidV);
   const T o = g.tensor(packed(b, h, sq, d), s.data, Kind::device, kUidO);
   const T scale = g.tensor(scalar, fp32, Kind::by_value, kUidScale);
   std::vector<std::int64_t> uids{kUidScale};
@@ -257,13 +272,22 @@ std::vector<std::int64_t> build_composite(Graph& g, const Spec& s, Form f) {
   const T raw = g.virt(scores, fp32);
   g.matmul("bmm1", q, k, raw);
   T x = g.pointwise("attn_scale", CUDNN_POINTWISE_MUL, fp32, g.virt(scores, fp32), raw, scale);
-  if (s.causal) {
+  if (masked(s)) {
     const T neg_inf = g.tensor(scalar, fp32, Kind::by_value, kUidNegInf);
     uids.push_back(kUidNegInf);
-    const T row = g.pointwise("gen_row_index", CUDNN_POINTWISE_GEN_INDEX, fp32, g.virt(scores, CUDNN_DATA_INT32), x,
-                              nullptr, nullptr, 2);
+    T row = g.pointwise("gen_row_index", CUDNN_POINTWISE_GEN_INDEX, fp32, g.virt(scores, CUDNN_DATA_INT32), x,
+                        nullptr, nullptr, 2);
     const T col = g.pointwise("gen_col_index", CUDNN_POINTWISE_GEN_INDEX, fp32, g.virt(scores, CUDNN_DATA_INT32), x,
                               nullptr, nullptr, 3);
+    if (sq != skv) {  // bottom-right: query i sees keys j <= i + s_kv - s_q
+      const cudnnDataType_t i32 = CUDNN_DATA_INT32;
+      const T seq_kv = g.tensor(scalar, i32, Kind::by_value, kUidSeqKv);
+      const T seq_q = g.tensor(scalar, i32, Kind::by_value, kUidSeqQ);
+      uids.push_back(kUidSeqKv);
+      uids.push_back(kUidSeqQ);
+      row = g.pointwise("row_plus_skv", CUDNN_POINTWISE_ADD, i32, g.virt(scores, i32), row, seq_kv);
+      row = g.pointwise("row_minus_sq", CUDNN_POINTWISE_SUB, i32, g.virt(scores, i32), row, seq_q);
+    }
     const T keep = g.pointwise("row_ge_col", CUDNN_POINTWISE_CMP_GE, CUDNN_DATA_BOOLEAN,
                                g.virt(scores, CUDNN_DATA_BOOLEAN), row, col);
     x = g.pointwise("causal_select", CUDNN_POINTWISE_BINARY_SELECT, fp32, g.virt(scores, fp32), x, neg_inf, keep);
@@ -287,11 +311,11 @@ std::vector<std::int64_t> build_composite(Graph& g, const Spec& s, Form f) {
 // The single SDPA_FWD operation (cuDNN >= 9.13.1; no mask in this file's use of it).
 std::vector<std::int64_t> build_sdpa_op([[maybe_unused]] Graph& g, [[maybe_unused]] const Spec& s) {
 #if CUDNN_VERSION >= 91301
-  const std::int64_t b = s.batch, h = s.heads, sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
+  const std::int64_t b = s.batch, h = s.heads, hkv = s.kv(), sq = s.seq_q, skv = s.seq_kv, d = s.head_dim;
   const Desc* op = g.operation(CUDNN_BACKEND_OPERATION_SDPA_FWD_DESCRIPTOR);
   op->set(CUDNN_ATTR_OPERATION_SDPA_FWD_QDESC, *g.tensor(packed(b, h, sq, d), s.data, Kind::device, kUidQ));
-  op->set(CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, *g.tensor(packed(b, h, skv, d), s.data, Kind::device, kUidK));
-  op->set(CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, *g.tensor(packed(b, h, skv, d), s.data, Kind::device, kUidV));
+  op->set(CUDNN_ATTR_OPERATION_SDPA_FWD_KDESC, *g.tensor(packed(b, hkv, skv, d), s.data, Kind::device, kUidK));
+  op->set(CUDNN_ATTR_OPERATION_SDPA_FWD_VDESC, *g.tensor(packed(b, hkv, skv, d), s.data, Kind::device, kUidV));
   op->set(CUDNN_ATTR_OPERATION_SDPA_FWD_ODESC, *g.tensor(packed(b, h, sq, d), s.data, Kind::device, kUidO));
   op->set(CUDNN_ATTR_OPERATION_SDPA_FWD_SCALEDESC,
           *g.tensor(packed(1, 1, 1, 1), CUDNN_DATA_FLOAT, Kind::by_value, kUidScale));
@@ -423,18 +447,34 @@ std::string unsupported_reason(const Spec& s, std::size_t cudnn_version, int cc_
     return "cuDNN " + ver + " has known fused-attention bugs (fixed in 9.10.2)";
   if (cc_major < 8) return "cuDNN fused attention needs compute capability 8.0 or newer, this GPU is " + cc;
   if (s.head_dim % 8 != 0) return "head dim " + std::to_string(s.head_dim) + " is not a multiple of 8";
+  // Head dim: 256 on Hopper with every 9.x (the frontend's check and the support matrix of
+  // 9.18.1 agree); the frontend stops Ampere and Ada up to 9.9.0 and Blackwell before 9.9.0
+  // at 128; the support matrix lists decode (one query row) at 128 on every GPU but Hopper.
   std::int64_t max_d = 256;
-  // The frontend's limits: Ampere and Ada up to 9.9.0, Blackwell before 9.9.0, stop at 128.
+  std::string which;
   if ((cc_major == 8 && cudnn_version <= 90900) || (cc_major == 10 && cudnn_version < 90900)) max_d = 128;
+  if (s.seq_q == 1 && cc_major != 9 && max_d > 128) {
+    max_d = 128;
+    which = " for decode (seq_q 1; cuDNN's support matrix)";
+  }
   if (s.head_dim > max_d)
-    return "head dim " + std::to_string(s.head_dim) + " above " + std::to_string(max_d) + " on compute capability " +
-           cc + " with cuDNN " + ver;
+    return "head dim " + std::to_string(s.head_dim) + " above " + std::to_string(max_d) + which +
+           " on compute capability " + cc + " with cuDNN " + ver;
+  // The frontend's rules for the bottom-right causal mask (seq_q != seq_kv; ours reject seq_q > seq_kv).
+  if (s.causal && s.seq_q > s.seq_kv) return "causal needs seq_q <= seq_kv (a bottom-right aligned mask)";
+  if (masked(s) && s.seq_q != s.seq_kv && cudnn_version < 90600 && (s.seq_q % 64 != 0 || s.seq_kv % 64 != 0))
+    return "cuDNN " + ver +
+           " runs a bottom-right causal mask only with seq_q and seq_kv multiples of 64 (9.6.0 lifts it)";
   return "";
 }
 
 Sdpa::Sdpa(cudnnHandle_t h, const Spec& spec, std::size_t max_workspace) {
   if (spec.batch < 1 || spec.heads < 1 || spec.seq_q < 1 || spec.seq_kv < 1 || spec.head_dim < 1)
     throw std::invalid_argument("attention spec: every dimension must be at least 1");
+  if (spec.kv_heads < 0 || spec.kv() > spec.heads || spec.heads % spec.kv() != 0)
+    throw std::invalid_argument("attention spec: kv_heads must divide heads");
+  if (spec.seq_q > std::numeric_limits<std::int32_t>::max() || spec.seq_kv > std::numeric_limits<std::int32_t>::max())
+    throw std::invalid_argument("attention spec: sequence lengths must fit in 32 bits (the mask's index type)");
   if (!std::isfinite(spec.scale)) throw std::invalid_argument("attention spec: scale must be finite");
   int device = 0, major = 0, minor = 0;
   GPUCHECK_CUDA(cudaGetDevice(&device));
@@ -446,12 +486,14 @@ Sdpa::Sdpa(cudnnHandle_t h, const Spec& spec, std::size_t max_workspace) {
   const std::size_t stats_bytes =
       static_cast<std::size_t>(spec.batch * spec.heads * spec.seq_q) * sizeof(float);
   std::vector<Form> forms{Form::lse_virtual, Form::lse_output, Form::plain_softmax};
-  if (!spec.causal && version >= 91301 && CUDNN_VERSION >= 91301) forms.push_back(Form::sdpa_op);
+  if (!masked(spec) && version >= 91301 && CUDNN_VERSION >= 91301) forms.push_back(Form::sdpa_op);
 
   std::string failures;
   for (Form form : forms) {
     auto impl = std::make_unique<Impl>();
     impl->scalars.scale = spec.scale;
+    impl->scalars.seq_kv = static_cast<std::int32_t>(spec.seq_kv);
+    impl->scalars.seq_q = static_cast<std::int32_t>(spec.seq_q);
     if (version < 91000) impl->scalars.neg_inf = std::numeric_limits<float>::lowest();
     std::string why;
     try {
@@ -527,6 +569,8 @@ void Sdpa::execute(cudnnHandle_t h, const void* q, const void* k, const void* v,
       uids.push_back(uid);
       if (uid == kUidScale) ptrs.push_back(&m.scalars.scale);
       else if (uid == kUidNegInf) ptrs.push_back(&m.scalars.neg_inf);
+      else if (uid == kUidSeqKv) ptrs.push_back(&m.scalars.seq_kv);
+      else if (uid == kUidSeqQ) ptrs.push_back(&m.scalars.seq_q);
       else ptrs.push_back(static_cast<char*>(workspace) + m.stats_offset);  // kUidStats
     }
     auto pack = std::make_unique<Desc>(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);

@@ -24,14 +24,19 @@ namespace gpucheck::attention_cudnn {
 // built (execution) stays a GpuError.
 using gpucheck::Unsupported;
 
-// One attention problem. Q, O: [batch, heads, seq_q, head_dim]; K, V: [batch, heads, seq_kv,
-// head_dim]; all four BHSD and contiguous (strides {h*s*d, s*d, d, 1}), device pointers
-// 16-byte aligned (cudaMalloc gives 256).
+// One attention problem. Q, O: [batch, heads, seq_q, head_dim]; K, V: [batch, kv_heads, seq_kv,
+// head_dim] (grouped-query attention when kv_heads < heads: query head h reads K/V head
+// h / (heads / kv_heads), as cuDNN's SDPA broadcasts them); all four BHSD and contiguous
+// (strides {h*s*d, s*d, d, 1}), device pointers 16-byte aligned (cudaMalloc gives 256).
 struct Spec {
   std::int64_t batch = 1, heads = 1, seq_q = 0, seq_kv = 0, head_dim = 0;
+  std::int64_t kv_heads = 0;               // 0: heads; else must divide heads
   cudnnDataType_t data = CUDNN_DATA_HALF;  // CUDNN_DATA_HALF or CUDNN_DATA_BFLOAT16
-  bool causal = false;                     // top-left aligned: query i attends to keys 0..i
+  // Bottom-right aligned, as kernels/attention.cuh: query i attends to keys 0..i + seq_kv - seq_q
+  // (top-left, keys 0..i, where seq_q == seq_kv); needs seq_q <= seq_kv.
+  bool causal = false;
   float scale = 1.f;                       // multiplies Q·K^T before the softmax (1/sqrt(d) usually)
+  std::int64_t kv() const { return kv_heads > 0 ? kv_heads : heads; }
 };
 
 // The lowest cuDNN this file builds graphs for (cudnnGetVersion() encoding).

@@ -1,9 +1,11 @@
 // bench_attention: scaled-dot-product attention forward, O = softmax(scale Q K^T [causal]) V,
-// in TFLOP/s (4*b*h*s^2*d per call, halved for causal: the work a causal kernel must do),
-// three ways, so a user sees what fusion buys on their GPU and catches a regression in the
-// vendor path:
+// in TFLOP/s (4*b*h*s_q*s_k*d per call; causal counts the visible (query, key) pairs instead,
+// attention_flops: the work a causal kernel must do), three ways, so a user sees what fusion
+// buys on their GPU and catches a regression in the vendor path:
 //   naive   cuBLAS strided-batched GEMM S = Q K^T (fp32 S in HBM), our softmax kernel
 //           (scale, causal mask, max subtraction; P in fp16/bf16 in HBM), cuBLAS GEMM P V.
+//           Grouped-query attention without copying K/V: each GEMM batches over the K/V heads
+//           with the group's query heads stacked as rows (Naive::run).
 //           Also GBps: the bytes S and P cost (written, read back, and the inputs/output).
 //   naive_s16  (full suite, fp16 only) the same with S in fp16, as a framework's matmul
 //           writes it: PyTorch's matmul-softmax-matmul moves these bytes (ci/torch_reference.py
@@ -15,7 +17,8 @@
 //           version log in docs/ATTENTION.md.
 //   cudnn   cuDNN's fused SDPA through its graph (backend) API (attention_cudnn.hpp); where
 //           this cuDNN or GPU lacks it, the case is skipped with the reason.
-// Layout BHSD, seq_q = seq_k. Every case is checked before it is timed, on fresh random
+// Layout BHSD: Q, O [b, h, s_q, d]; K, V [b, kv_heads, s_k, d] (kv_heads divides h; query head
+// i reads K/V head i / (h / kv_heads)). Every case is checked before it is timed, on fresh random
 // inputs with large logits (Q, K uniform in [-4, 4]: scale q.k reaches ~20, where an
 // unstable fp16 softmax overflows): the output is poisoned first and must have no NaN/Inf
 // (every element written), and 256 sampled rows must match a float64-accumulating reference
@@ -30,6 +33,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -62,9 +66,16 @@ constexpr double kMaxRelL2 = 1e-2;
 
 using attention::Shape;
 
+// 4 d FLOPs per (query, key) pair (two GEMMs of 2 d each), over the pairs the mask leaves
+// visible. Causal (bottom-right aligned, seq_q <= seq_k): query i sees i + seq_k - seq_q + 1
+// keys, i.e. seq_q * (seq_k - seq_q / 2) pairs counting the diagonal by half, which is
+// FlashAttention 3's benchmark count and, for seq_q == seq_k, the anchors' s^2/2 (the quick
+// suite's figures unchanged). Without the diagonal's half the exact count is seq_q / 2 pairs
+// more: 0.01% at s4096, 0.1% at s512, and for one query over s_k keys 1 / (2 s_k).
 double attention_flops(const AttentionProblem& p) {
-  const double full = 4.0 * p.batch * p.heads * static_cast<double>(p.seq_q) * p.seq_k * p.head_dim;
-  return p.causal ? full / 2 : full;
+  const double per_pair = 4.0 * p.batch * p.heads * p.head_dim;
+  const double sq = p.seq_q, sk = p.seq_k;
+  return per_pair * (p.causal ? sq * (sk - sq / 2) : sq * sk);
 }
 
 // What the family's cases share, kept by the registry.
@@ -121,6 +132,9 @@ class Naive final : public Attention {
            storage_bytes(s_dtype)),
         pm_(static_cast<std::size_t>(p.batch) * p.heads * static_cast<std::size_t>(p.seq_q) * p.seq_k * 2) {
     kernels::validate_softmax(sp_);
+    if (static_cast<long long>(p.group()) * p.seq_q > 0x7fffffffLL ||
+        static_cast<long long>(p.batch) * p.kv() > 0x7fffffffLL)
+      throw Unsupported("naive: group * seq_q and batch * kv_heads must fit cuBLAS's int extents");
   }
   // The softmax between the two GEMMs: S in, P in the input dtype out, scale and mask fused.
   static kernels::SoftmaxProblem softmax_problem(const AttentionProblem& p, DType s_dtype) {
@@ -134,25 +148,31 @@ class Naive final : public Attention {
     sp.causal = p.causal;
     return sp;
   }
+  // Grouped-query attention: the group() query heads of one K/V head are contiguous in Q, so
+  // Q [b, h, sq, d] is the same memory as [b, kv, group*sq, d], and S, P [b, h, sq, sk] as
+  // [b, kv, group*sq, sk]: each GEMM is one strided batch over the b*kv K/V heads with
+  // m or n = group*sq rows, K and V read once per K/V head, nothing copied. The softmax
+  // still sees b*h matrices of sq rows, so its per-row causal mask is unchanged.
   void run(cudaStream_t s) override {
-    const long long mats = sp_.matrices;
+    const long long mats = static_cast<long long>(p_.batch) * p_.kv();
     const int sq = p_.seq_q, sk = p_.seq_k, d = p_.head_dim;
+    const int rows = p_.group() * sq;  // query rows per K/V head (< 2^31: checked in the constructor)
     const float one = 1.f, zero = 0.f;
     cublasHandle_t h = cublas_.on(s);
-    // Row-major S[sq, sk] = Q K^T is column-major S^T = K Q^T (m = sk, n = sq, k = d).
-    GPUCHECK_CUBLAS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, sk, sq, d, &one, k_.get(), cuda_type(p_.dtype),
-                                               d, static_cast<long long>(sk) * d, q_.get(), cuda_type(p_.dtype), d,
-                                               static_cast<long long>(sq) * d, &zero, s_.get(),
-                                               cuda_type(sp_.s_dtype), sk,
-                                               static_cast<long long>(sq) * sk, static_cast<int>(mats),
+    // Row-major S[rows, sk] = Q K^T is column-major S^T = K Q^T (m = sk, n = rows, k = d).
+    GPUCHECK_CUBLAS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, sk, rows, d, &one, k_.get(),
+                                               cuda_type(p_.dtype), d, static_cast<long long>(sk) * d, q_.get(),
+                                               cuda_type(p_.dtype), d, static_cast<long long>(rows) * d, &zero,
+                                               s_.get(), cuda_type(sp_.s_dtype), sk,
+                                               static_cast<long long>(rows) * sk, static_cast<int>(mats),
                                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     kernels::softmax_rows(sp_, s_.get(), pm_.get(), s);
-    // Row-major O[sq, d] = P V is column-major O^T = V^T P^T (m = d, n = sq, k = sk).
-    GPUCHECK_CUBLAS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, d, sq, sk, &one, v_.get(), cuda_type(p_.dtype),
-                                               d, static_cast<long long>(sk) * d, pm_.get(), cuda_type(p_.dtype), sk,
-                                               static_cast<long long>(sq) * sk, &zero, o_.get(), cuda_type(p_.dtype), d,
-                                               static_cast<long long>(sq) * d, static_cast<int>(mats),
-                                               CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    // Row-major O[rows, d] = P V is column-major O^T = V^T P^T (m = d, n = rows, k = sk).
+    GPUCHECK_CUBLAS(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, d, rows, sk, &one, v_.get(),
+                                               cuda_type(p_.dtype), d, static_cast<long long>(sk) * d, pm_.get(),
+                                               cuda_type(p_.dtype), sk, static_cast<long long>(rows) * sk, &zero,
+                                               o_.get(), cuda_type(p_.dtype), d, static_cast<long long>(rows) * d,
+                                               static_cast<int>(mats), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
   std::string label() const override {
     return "S=" + std::string(to_string(sp_.s_dtype)) + " P=" + std::string(to_string(p_.dtype)) + " in HBM";
@@ -183,6 +203,16 @@ class Fused final : public Attention {
                         (kernel_ == kernels::AttentionKernel::mma_sync ? "compute capability 8.0" : "compute capability 9.0 and an sm_90a build"));
   }
   void run(cudaStream_t s) override { kernels::flash_attention_fwd(p_, q_.get(), k_.get(), v_.get(), o_.get(), nullptr, s, kernel_); }
+  // The problem passed validate_attention and the buffers are cudaMalloc's, so what the kernel
+  // still refuses with invalid_argument is a shape it is not built for (head_dim 256 on
+  // mma_sync, which `flash` picks off Hopper): a skip with the library's reason, not an error.
+  void verify() override {
+    try {
+      Attention::verify();
+    } catch (const std::invalid_argument& e) {
+      throw Unsupported(std::string("our ") + kernels::to_string(kernel_) + " kernel: " + e.what());
+    }
+  }
   std::string label() const override { return std::string("kernel=") + kernels::to_string(kernel_); }
 
  private:
@@ -205,11 +235,12 @@ class Cudnn final : public Attention {
     attention_cudnn::Spec s;
     s.batch = p.batch;
     s.heads = p.heads;
+    s.kv_heads = p.kv();
     s.seq_q = p.seq_q;
     s.seq_kv = p.seq_k;
     s.head_dim = p.head_dim;
     s.data = harness::cudnn_data_type(p.dtype, "attention");
-    s.causal = p.causal;  // cuDNN's top-left mask equals ours for seq_q == seq_k
+    s.causal = p.causal;  // bottom-right aligned, as ours (attention_cudnn.hpp)
     s.scale = p.scale;
     return s;
   }
@@ -262,6 +293,7 @@ void register_cases(harness::Registry& r) {
       AttentionProblem p;
       p.batch = cfg.shape.b;
       p.heads = cfg.shape.h;
+      p.kv_heads = cfg.shape.kv_heads();
       p.seq_q = cfg.shape.s;
       p.seq_k = cfg.shape.seq_k();
       p.head_dim = cfg.shape.d;
@@ -294,17 +326,22 @@ void register_cases(harness::Registry& r) {
 int main(int argc, char** argv) {
   using namespace gpucheck;
   harness::Family f{contract::family::attention, register_cases, {}, {}};
-  f.summary = "bench_attention: attention forward (TFLOP/s, 4*b*h*s_q*s_k*d per call, halved when causal), naive "
-              "(GEMM, softmax, GEMM) against fused (our flash kernels, cuDNN SDPA), each checked against naive.";
+  f.summary = "bench_attention: attention forward (TFLOP/s, 4*b*h*s_q*s_k*d per call; causal: 4*b*h*d per visible "
+              "(query, key) pair), naive (GEMM, softmax, GEMM) against fused (our flash kernels, cuDNN SDPA), each "
+              "checked against naive.";
   f.axes = attention::axis_table();
   f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) {
     return listed(attention::cases(attention::backends(0, 0, 0, 0, 0, 0), s, p));
   };
   f.own_help =
-      "Cases a device or kernel cannot run are reported skipped with the reason: flash at head_dim other than 64 or\n"
-      "128, kv_heads != heads, causal with seq_q > seq_k, sizes past free memory (naive holds S: b*h*s_q*s_k).\n"
+      "Grouped-query attention: kv_heads (default: heads) must divide heads; K and V have kv_heads heads and seq_k\n"
+      "keys (default: seq_q). Causal masks are bottom-right aligned (query i sees keys <= i + seq_k - seq_q).\n"
+      "Cases a device or kernel cannot run are reported skipped with the reason: flash at head_dim other than 64,\n"
+      "128 or 256 (flash_mma_sync: 64 and 128; 256 needs the hopper kernels), kv_heads not dividing heads, causal\n"
+      "with seq_q > seq_k, what this cuDNN or GPU lacks, sizes past free memory (naive holds S: b*h*s_q*s_k).\n"
       "Examples:\n"
       "  bench_attention -a seq_q=2^[10:13] -a head_dim=64,128 --list\n"
-      "  bench_attention -a backend=flash,cudnn -a dtype=bf16 -a batch=1 -a heads=32 -a seq_q=8192 -a causal=true\n";
+      "  bench_attention -a backend=flash,cudnn -a dtype=bf16 -a batch=1 -a heads=32 -a seq_q=8192 -a causal=true\n"
+      "  bench_attention -a backend=naive,flash,cudnn -a heads=32 -a kv_heads=8 -a seq_q=1,128 -a seq_k=8192\n";
   return harness::run_family(argc, argv, f);
 }

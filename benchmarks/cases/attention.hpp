@@ -49,6 +49,13 @@ inline std::vector<Config> configs() {
     for (Shape s : {Shape{8, 16, 1024, 64}, Shape{4, 16, 4096, 64}, Shape{4, 16, 4096, 128}, Shape{1, 32, 16384, 128},
                     Shape{16, 16, 512, 64}})
       for (bool causal : {false, true}) c.push_back({s, t, causal, {full}});
+  // The shapes of current models (issue 22), fp16: head dim 256 (Gemma), grouped-query K/V
+  // (Llama's 32 query heads over 8 K/V heads) and decode-length queries over a long K/V
+  // cache (one token, and a 128-token chunk, against 8192 keys). After the rows above, so
+  // that their names and order stay as the stored baselines know them.
+  for (Shape s : {Shape{4, 16, 4096, 256}, Shape{4, 32, 4096, 128, 8}})
+    for (bool causal : {false, true}) c.push_back({s, DType::fp16, causal, {full}});
+  for (int sq : {1, 128}) c.push_back({Shape{8, 32, sq, 128, 8, 8192}, DType::fp16, false, {full}});
   return c;  // acceptance and burn-in run other families
 }
 
@@ -132,12 +139,15 @@ std::optional<std::string> unrunnable(const Case<Make>& c) {
   const std::string_view b = c.backend->name;
   if (c.backend->only && *c.backend->only != c.config.dtype)
     return std::string(b) + " runs " + std::string(to_string(*c.backend->only)) + " only";
-  if (s.kv_heads() != s.h) return "kv_heads " + std::to_string(s.kv_heads()) + " != heads: grouped-query attention is not in our kernels yet";
+  if (s.kv_heads() > s.h || s.h % s.kv_heads() != 0)
+    return "kv_heads " + std::to_string(s.kv_heads()) + " must divide heads " + std::to_string(s.h);
   if (c.config.causal && s.s > s.seq_k()) return "causal needs seq_q <= seq_k (a bottom-right aligned mask)";
-  if (b.starts_with("flash") && s.d != 64 && s.d != 128)
-    return "our flash kernels are built for head_dim 64 and 128 (got " + std::to_string(s.d) + ")";
-  if (b == contract::segment::cudnn && c.config.causal && s.s != s.seq_k())
-    return "cuDNN's causal mask is top-left aligned, ours bottom-right: they agree only for seq_q == seq_k";
+  if (b.starts_with("flash") && s.d != 64 && s.d != 128 && s.d != 256)
+    return "our flash kernels are built for head_dim 64, 128 and 256 (got " + std::to_string(s.d) + ")";
+  // `flash` at 256 is left to the device: the hopper kernel runs it, mma_sync (what
+  // `automatic` picks off Hopper) does not, and the library says so (a skip with its reason).
+  if (b == "flash_mma_sync" && s.d == 256)
+    return "flash_mma_sync is built for head_dim 64 and 128 (head_dim 256 runs on the hopper kernels only)";
   return std::nullopt;
 }
 
