@@ -70,10 +70,10 @@ bool attention_kernel_available(AttentionKernel k, int device) {
 AttentionKernel resolve_attention_kernel(AttentionKernel k, int device, const AttentionProblem& p) {
   if (k != AttentionKernel::automatic) return k;
   if (!attention_kernel_available(AttentionKernel::hopper, device)) return AttentionKernel::mma_sync;
-  // d64: the exps, not the GEMMs, bound the kernel (docs/ATTENTION.md); on long unmasked rows
-  // the two overlaps cost more than they hide.
-  const bool serial = p.head_dim == 64 && !p.causal && p.seq_k >= 1024;
-  return serial ? AttentionKernel::hopper_serial : AttentionKernel::hopper;
+  // v4 (three consumer warpgroups at d64): the overlapped schedule wins at every head dim and
+  // length measured (docs/ATTENTION.md); hopper_serial stays selectable for comparison.
+  (void)p;
+  return AttentionKernel::hopper;
 }
 
 void flash_attention_fwd(const AttentionProblem& p, const void* q, const void* k, const void* v, void* o,

@@ -39,10 +39,12 @@ namespace {
 
 // A tile configuration: NC consumer warpgroups of 64 query rows each (BM = 64 NC rows per
 // work tile), BN keys per K/V tile, a ring of STAGES K/V buffers, QBUF Q buffers (2: the next
-// work tile's Q loads while this one runs). setmaxnreg budgets: the producer warpgroup keeps
+// work tile's Q loads while this one runs), LAZY: O and the row sums are rescaled only when
+// a row's maximum grows by more than 2^8 (below). setmaxnreg budgets: the producer warpgroup keeps
 // 24 registers, the consumers share the rest of the 64K (2 consumers: 240 each; 3: 160).
-template <int NC_, int BN_, int STAGES_ = 2, int QBUF_ = 2>
+template <int NC_, int BN_, int STAGES_ = 2, int QBUF_ = 2, bool LAZY_ = true>
 struct Tile {
+  static constexpr bool kLazyRescale = LAZY_;
   static constexpr int kConsumers = NC_;
   static constexpr int kBM = 64 * NC_;
   static constexpr int kBN = BN_;
@@ -56,21 +58,8 @@ struct Tile {
   static_assert(128 * kProducerRegs + 128 * NC_ * kConsumerRegs <= 65536, "register file");
 };
 
-// The configuration each head dim runs (docs/ATTENTION.md, version log v4).
-template <int D>
-struct DefaultTile;
-template <>
-struct DefaultTile<64> {
-  using type = Tile<2, 128>;
-};
-template <>
-struct DefaultTile<128> {
-  using type = Tile<2, 128>;
-};
-template <>
-struct DefaultTile<256> {
-  using type = Tile<2, 64, 2, 1>;  // O alone is 128 registers per consumer thread; Q 64 KB + 2 x 64 KB of K/V
-};
+// The configurations each head dim runs are chosen in launch_flash_hopper_variant (below;
+// measured: docs/ATTENTION.md, version log v4).
 
 // What the kernel reads besides the tensor maps. Grouped-query heads are packed: the `group`
 // query heads of one K/V head are one sequence of rows = group * period rows (their rows are
@@ -354,17 +343,32 @@ __global__ void __launch_bounds__(C::kThreads, 1)
               if (j * kBN + i * 8 + 2 * t + e >= limit) sc[4 * i + 2 * h + e] = -INFINITY;
         }
       }
+      // Row maxima (quad-reduced; the sums stay per lane until the end), in log2 units.
+      float mx[2];
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {  // quad-reduced max; the sum stays per lane until the end
-        float mx = -INFINITY;
+      for (int h = 0; h < 2; ++h) {
+        float m = -INFINITY;
 #pragma unroll
-        for (int i = 0; i < kBN / 8; ++i) mx = fmaxf(mx, fmaxf(sc[4 * i + 2 * h], sc[4 * i + 2 * h + 1]));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        const float m_new = fmaxf(row_max[h], mx * sl2);
-        const float m_use = m_new == -INFINITY ? 0.f : m_new;  // no key seen yet: avoid inf - inf
-        corr[h] = fast_exp2(row_max[h] - m_use);
-        row_max[h] = m_new;
+        for (int i = 0; i < kBN / 8; ++i) m = fmaxf(m, fmaxf(sc[4 * i + 2 * h], sc[4 * i + 2 * h + 1]));
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+        mx[h] = m * sl2;
+      }
+      // Lazy rescale: the running maximum moves only when some row of the warp grows by more
+      // than 8 (a factor 2^8), so P = exp2(s - m) <= 256 (no overflow in fp32 sums nor fp16 P)
+      // and O is rescaled on few tiles; every sum and O stay relative to the same m, which the
+      // epilogue and lse use, so the result is the same softmax.
+      bool moved = true;
+      if constexpr (C::kLazyRescale)
+        moved = __any_sync(0xffffffffu, mx[0] > row_max[0] + 8.f || mx[1] > row_max[1] + 8.f);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if (moved) {
+          const float m_new = fmaxf(row_max[h], mx[h]);
+          corr[h] = m_new == -INFINITY ? 1.f : fast_exp2(row_max[h] - m_new);
+          row_max[h] = m_new;
+        }
+        const float m_use = row_max[h] == -INFINITY ? 0.f : row_max[h];  // no key seen yet: avoid inf - inf
         float sum = 0.f;
 #pragma unroll
         for (int i = 0; i < kBN / 8; ++i)
@@ -374,8 +378,9 @@ __global__ void __launch_bounds__(C::kThreads, 1)
             sc[4 * i + 2 * h + e] = pv;
             sum += pv;
           }
-        row_sum[h] = row_sum[h] * corr[h] + sum;
+        row_sum[h] = moved ? row_sum[h] * corr[h] + sum : row_sum[h] + sum;
       }
+      return moved;
     };
     auto rescale_o = [&] {
 #pragma unroll
@@ -415,8 +420,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
         wgmma_wait<0>();
         pin(sc);
         release(k_empty(s));
-        softmax(j);
-        rescale_o();
+        if (softmax(j)) rescale_o();
         make_p();
         mbar_wait(v_full(s), phase(j));
         pin(o);
@@ -466,7 +470,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       wgmma_wait<0>();
       pin(sc);
       release(k_empty(stage(0)));
-      softmax(0);  // O is still 0: no rescale
+      (void)softmax(0);  // O is still 0: no rescale
       make_p();
       for (int j = 1; j < n_tiles; ++j) {
         mbar_wait(k_full(stage(j)), phase(j));
@@ -484,11 +488,11 @@ __global__ void __launch_bounds__(C::kThreads, 1)
         wgmma_wait<1>();  // S[j] done; P[j-1] V[j-1] may still run: leave o and pa alone
         pin(sc);
         release(k_empty(stage(j)));
-        softmax(j);
+        const bool moved = softmax(j);
         wgmma_wait<0>();
         pin(o);
         release(v_empty(stage(j - 1)));
-        rescale_o();
+        if (moved) rescale_o();
         make_p();
       }
       const int last = n_tiles - 1;
@@ -612,25 +616,48 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
 
 }  // namespace
 
-// Every variant of one dtype and head dim: causal or not, overlapped (hopper) or serial.
+// Every variant of one dtype and head dim: causal or not, overlapped (hopper) or serial, in the
+// tile configuration measured best for it on the H200 (docs/ATTENTION.md, v4):
+//   d64   no mask: 3 consumers (192 query rows), 128-key tiles, persistent;
+//         causal: the same, one block per work tile, or 2 consumers where the packed query
+//         sequence is <= 1024 rows (short causal rows: fewer keys per block, less imbalance);
+//   d128  no mask: 176-key tiles, persistent; causal: 128-key tiles, 3 stages, a block per tile;
+//   d256  80-key tiles, one Q buffer (Q 64 KB + 2 x 2 x 40 KB of K/V), a block per tile.
+// Persistent blocks walk work tiles statically: right without a mask (equal tiles), wrong for
+// causal tiles (unequal: the hardware's block scheduler balances them better).
 template <typename T, int D>
 void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& fp, bool overlap, cudaStream_t stream) {
-  using C = typename DefaultTile<D>::type;
-  constexpr bool kPersistent = false;
-  if (overlap)
-    pr.causal ? launch<T, D, true, true, C>(pr, fp, stream, kPersistent)
-              : launch<T, D, false, true, C>(pr, fp, stream, kPersistent);
-  else
-    pr.causal ? launch<T, D, true, false, C>(pr, fp, stream, kPersistent)
-              : launch<T, D, false, false, C>(pr, fp, stream, kPersistent);
+  auto go = [&](auto tile, bool persistent) {
+    using C = decltype(tile);
+    if (overlap)
+      pr.causal ? launch<T, D, true, true, C>(pr, fp, stream, persistent)
+                : launch<T, D, false, true, C>(pr, fp, stream, persistent);
+    else
+      pr.causal ? launch<T, D, true, false, C>(pr, fp, stream, persistent)
+                : launch<T, D, false, false, C>(pr, fp, stream, persistent);
+  };
+  const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
+  if constexpr (D == 64) {
+    if (pr.causal && rows <= 1024)
+      go(Tile<2, 128, 2, 2>{}, false);
+    else
+      go(Tile<3, 128, 2, 2>{}, !pr.causal);
+  } else if constexpr (D == 128) {
+    if (pr.causal)
+      go(Tile<2, 128, 3, 1>{}, false);
+    else
+      go(Tile<2, 176, 2, 1>{}, true);
+  } else {
+    static_assert(D == 256, "head dims 64, 128, 256");
+    go(Tile<2, 80, 2, 1>{}, false);
+  }
 }
 
 // Whether the variant's machine code loads on the current device (an sm_90a image exists).
 template <typename T, int D>
 bool flash_hopper_variant_loadable() {
   cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, flash_fwd_hopper_kernel<T, D, false, true, typename DefaultTile<D>::type>) !=
-      cudaSuccess) {
+  if (cudaFuncGetAttributes(&attr, flash_fwd_hopper_kernel<T, D, true, true, Tile<2, 128, 3, 1>>) != cudaSuccess) {
     (void)cudaGetLastError();  // clear: a missing image is an answer here, not an error
     return false;
   }

@@ -546,14 +546,17 @@ TEST(FlashArgs, RejectsInvalidProblems) {
                  std::invalid_argument);
     EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev, ok), AttentionKernel::mma_sync);
   } else {
-    // The measured rule: the serial schedule for long unmasked d64 rows, else the overlapped.
+    // The measured rule (v4): the overlapped schedule at every head dim and length.
     AttentionProblem p = ok;
     p.head_dim = 64;
     p.causal = false;
     p.seq_q = p.seq_k = 1024;
-    EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev, p), AttentionKernel::hopper_serial);
+    EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev, p), AttentionKernel::hopper);
     p.seq_q = p.seq_k = 1023;
     EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev, p), AttentionKernel::hopper);
+    p.head_dim = 256;
+    EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev, p), AttentionKernel::hopper);
+    p.head_dim = 64;
     p.seq_q = p.seq_k = 4096;
     p.causal = true;
     EXPECT_EQ(kernels::resolve_attention_kernel(AttentionKernel::automatic, dev, p), AttentionKernel::hopper);

@@ -52,12 +52,11 @@ void validate_attention(const AttentionProblem& p);
 // The fused kernels. mma_sync: FlashAttention-2 style, sm_80 and later. hopper: FlashAttention-3
 // style (TMA producer, wgmma consumers overlapping softmax with P.V, ping-pong between
 // them), sm_90a. hopper_serial: the same kernel without the two overlaps (each consumer
-// waits for its GEMMs), kept to measure what the schedule buys. `automatic` picks, on a cc 9.0
-// device whose build carries sm_90a code, `hopper_serial` for head_dim 64 without a causal
-// mask and seq_k >= 1024 and `hopper` otherwise (measured on the H200, 2026-11-30, fp16 and
-// bf16: serial +9.6% at b4 h16 s4096 d64, +3.1-3.4% at s1024 d64; the overlapped schedule
-// +1.9-2.9% at s512 d64 and with the causal mask at s1024, within 1.1% causal at s4096 d64
-// and 9-11% ahead at d128: docs/ATTENTION.md); elsewhere `mma_sync`.
+// waits for its GEMMs), kept to measure what the schedule buys. `automatic` picks `hopper`
+// on a cc 9.0 device whose build carries sm_90a code (v4, measured on the H200 2026-12-01:
+// the overlapped schedule ahead of the serial one at every head dim, length and mask;
+// docs/ATTENTION.md), elsewhere `mma_sync`. The hopper kernel chooses its tile configuration
+// per head dim and mask (attention_hopper_impl.cuh).
 enum class AttentionKernel { automatic, mma_sync, hopper, hopper_serial };
 const char* to_string(AttentionKernel k);
 // Whether `k` can run on `device` (the current device) with this build (automatic and
