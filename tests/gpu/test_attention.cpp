@@ -229,9 +229,9 @@ TEST(AttentionReference, MatchesHostFloat64) {
       for (int d : {64, 100}) {  // the reference takes any head_dim
         SCOPED_TRACE("h" + std::to_string(nh.heads) + " kv" + std::to_string(nh.kv_heads) + " d" + std::to_string(d) +
                      (causal ? " causal" : ""));
-        const AttentionProblem p{.batch = 2, .heads = nh.heads, .kv_heads = nh.kv_heads, .seq_q = 9, .seq_k = 13,
+        const AttentionProblem p{.batch = 2, .heads = nh.heads, .seq_q = 9, .seq_k = 13,
                                  .head_dim = d, .dtype = DType::bf16,
-                                 .scale = 1.f / std::sqrt(static_cast<float>(d)), .causal = causal};
+                                 .scale = 1.f / std::sqrt(static_cast<float>(d)), .causal = causal, .kv_heads = nh.kv_heads};
         Inputs in(p, 3.f);
         const auto rows = kernels::all_attention_rows(p);
         DeviceBuffer d_rows(rows.size() * sizeof(kernels::AttentionRow)), d_out(rows.size() * d * sizeof(float)),
@@ -311,8 +311,8 @@ class Flash : public testing::TestWithParam<FlashConfig> {
   // kv_heads 0: as many K/V heads as query heads.
   AttentionProblem problem(int b, int h, int sq, int sk, bool causal, int kv_heads = 0) const {
     const int d = GetParam().head_dim;
-    return {.batch = b, .heads = h, .kv_heads = kv_heads, .seq_q = sq, .seq_k = sk, .head_dim = d,
-            .dtype = GetParam().dtype, .scale = 1.f / std::sqrt(static_cast<float>(d)), .causal = causal};
+    return {.batch = b, .heads = h, .seq_q = sq, .seq_k = sk, .head_dim = d,
+            .dtype = GetParam().dtype, .scale = 1.f / std::sqrt(static_cast<float>(d)), .causal = causal, .kv_heads = kv_heads};
   }
 
   // Poisons O and lse, runs the kernel, checks every element of both was written, then O and
@@ -645,9 +645,9 @@ TEST(AttentionTiming, DISABLED_AnchorShapes) {
         for (bool causal : {false, true}) {
           if ((sh.decode && causal) || (sh.d == 256 && k == AttentionKernel::mma_sync)) continue;
           const int sk = sh.sk ? sh.sk : sh.s;
-          const AttentionProblem p{.batch = sh.b, .heads = sh.h, .kv_heads = sh.kv, .seq_q = sh.s, .seq_k = sk,
+          const AttentionProblem p{.batch = sh.b, .heads = sh.h, .seq_q = sh.s, .seq_k = sk,
                                    .head_dim = sh.d, .dtype = t,
-                                   .scale = 1.f / std::sqrt(static_cast<float>(sh.d)), .causal = causal};
+                                   .scale = 1.f / std::sqrt(static_cast<float>(sh.d)), .causal = causal, .kv_heads = sh.kv};
           Inputs in(p, 1.f);
           kernels::poison(in.o.get(), in.o.bytes(), nullptr);
           try {  // a shape a kernel is not (yet) built for fails here, and the other lines still print
