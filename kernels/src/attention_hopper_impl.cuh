@@ -618,7 +618,7 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
 
 // Every variant of one dtype and head dim: causal or not, overlapped (hopper) or serial, in the
 // tile configuration measured best for it on the H200 (docs/ATTENTION.md, v4):
-//   d64   no mask: 3 consumers (192 query rows), 128-key tiles, persistent;
+//   d64   no mask: 3 consumers (192 query rows), 128-key tiles, persistent, no lazy rescale;
 //         causal: the same, one block per work tile, or 2 consumers where the packed query
 //         sequence is <= 1024 rows (short causal rows: fewer keys per block, less imbalance);
 //   d128  no mask: 176-key tiles, persistent; causal: 128-key tiles, 3 stages, a block per tile;
@@ -637,11 +637,11 @@ void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& 
                 : launch<T, D, false, false, C>(pr, fp, stream, persistent);
   };
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
-  if constexpr (D == 64) {
+  if constexpr (D == 64) {  // lazy rescale off: at d64 its vote costs more than the FMULs it saves
     if (pr.causal && rows <= 1024)
-      go(Tile<2, 128, 2, 2>{}, false);
+      go(Tile<2, 128, 2, 2, false>{}, false);
     else
-      go(Tile<3, 128, 2, 2>{}, !pr.causal);
+      go(Tile<3, 128, 2, 2, false>{}, !pr.causal);
   } else if constexpr (D == 128) {
     if (pr.causal)
       go(Tile<2, 128, 3, 1>{}, false);
