@@ -41,7 +41,7 @@ namespace {
 // work tile), BN keys per K/V tile, a ring of STAGES K/V buffers, QBUF Q buffers (2: the next
 // work tile's Q loads while this one runs), LAZY: O and the row sums are rescaled only when
 // a row's maximum grows by more than 2^8 (below). setmaxnreg budgets: the producer warpgroup keeps
-// 24 registers, the consumers share the rest of the 64K (2 consumers: 240 each; 3: 160).
+// 24 registers, the consumers share the rest of the 64K (2 consumers: 240 each; 3: 160; 4: 120).
 template <int NC_, int BN_, int STAGES_ = 2, int QBUF_ = 2, bool LAZY_ = true>
 struct Tile {
   static constexpr bool kLazyRescale = LAZY_;
@@ -52,8 +52,8 @@ struct Tile {
   static constexpr int kQBufs = QBUF_;
   static constexpr int kThreads = 128 * (1 + NC_);
   static constexpr int kProducerRegs = 24;
-  static constexpr int kConsumerRegs = NC_ == 2 ? 240 : 160;
-  static_assert(NC_ == 2 || NC_ == 3, "two or three consumer warpgroups");
+  static constexpr int kConsumerRegs = NC_ == 2 ? 240 : NC_ == 3 ? 160 : 120;
+  static_assert(NC_ >= 2 && NC_ <= 4, "two to four consumer warpgroups");
   static_assert(BN_ % 16 == 0 && BN_ <= 256, "keys per tile: a multiple of 16, at most 256 (a TMA box)");
   static_assert(128 * kProducerRegs + 128 * NC_ * kConsumerRegs <= 65536, "register file");
 };
@@ -73,7 +73,8 @@ struct HopperParams {
   int seq_k;
   float scale_log2;
   int m_blocks;  // work tiles per (batch, K/V head): ceil(rows / BM)
-  int n_work;    // m_blocks * batch * kv_heads; block b runs work tiles b, b + gridDim.x, ...
+  int n_work;    // m_blocks * batch * kv_heads
+  int heavy_first;  // 1: persistent blocks take the work tiles heaviest first (below), 0: launch order
 };
 
 // Shared memory, from a 1024-byte aligned base (the 128-byte swizzle repeats every 1024
@@ -178,10 +179,9 @@ __device__ __forceinline__ void pin(std::uint32_t (&r)[N][4]) {
 // kOverlap: the FlashAttention-3 schedule (intra-warpgroup overlap of softmax and P V,
 // ping-pong between the consumers); false: each warpgroup runs its steps serially.
 // Persistent when launched with fewer blocks than work tiles: each block walks work tiles
-// blockIdx.x, blockIdx.x + gridDim.x, ... in launch order (query tiles of one (batch, K/V
-// head) next to each other, so concurrent tiles share K/V in L2; causal: the heaviest first
-// within each head). The K/V ring and its phases run on across work tiles, so the producer
-// loads the next tile's Q and first K/V tiles while the consumers finish this one.
+// round by round (nth(), below), in launch order or heaviest first (work()). The K/V ring and
+// its phases run on across work tiles, so the producer loads the next tile's Q and first K/V
+// tiles while the consumers finish this one.
 template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
 __global__ void __launch_bounds__(C::kThreads, 1)
     flash_fwd_hopper_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
@@ -208,11 +208,22 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   struct Work {
     int m0, bh, q_rows, n_tiles, causal_lo;
   };
+  // Work tile w: in launch order, the query tiles of one (batch, K/V head) are neighbours
+  // (concurrent tiles share K/V in L2), causal ones heaviest first within the head; heavy
+  // first (causal, persistent), all heads' last query tile first, then the one before.
   auto work = [&](int w) {
     Work r;
-    const int mb = w % p.m_blocks;
-    r.bh = w / p.m_blocks;
-    r.m0 = (CAUSAL ? p.m_blocks - 1 - mb : mb) * kBM;
+    int mb;
+    if (p.heavy_first) {
+      const int bkv = p.n_work / p.m_blocks;
+      mb = p.m_blocks - 1 - w / bkv;
+      r.bh = w % bkv;
+    } else {
+      mb = w % p.m_blocks;
+      r.bh = w / p.m_blocks;
+      if (CAUSAL) mb = p.m_blocks - 1 - mb;
+    }
+    r.m0 = mb * kBM;
     r.q_rows = min(kBM, p.rows - r.m0);
     r.n_tiles = (p.seq_k + kBN - 1) / kBN;
     r.causal_lo = 0;
@@ -223,6 +234,14 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       r.n_tiles = min(r.n_tiles, ((wraps ? p.period - 1 : last) + off) / kBN + 1);
     }
     return r;
+  };
+  // The k-th work tile of this block, or -1 past the end: round k of gridDim.x tiles, taken in
+  // snake order (block b gets position b in even rounds and gridDim.x - 1 - b in odd ones), so
+  // with heavy-first tiles every block's sum of work comes out nearly equal.
+  auto nth = [&](int k) {
+    const int G = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
+    const long long w = static_cast<long long>(k) * G + ((k & 1) ? G - 1 - b : b);
+    return w < p.n_work ? static_cast<int>(w) : -1;
   };
 
   const int tid = static_cast<int>(threadIdx.x);
@@ -247,7 +266,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     if (tid == 0) {
       int it = 0;  // K/V tiles loaded so far: ring slot it % kStages, phase (it / kStages) & 1
       int qi = 0;  // work tiles started
-      for (int w = static_cast<int>(blockIdx.x); w < p.n_work; w += static_cast<int>(gridDim.x), ++qi) {
+      for (int w = nth(0); w >= 0; w = nth(++qi)) {
         const Work wk = work(w);
         const int qb = qi % kQBufs;
         mbar_wait_or_trap(q_empty(qb), (static_cast<std::uint32_t>(qi / kQBufs) & 1u) ^ 1u);
@@ -295,7 +314,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   float row_max[2], row_sum[2], corr[2];
   int it0 = 0;  // K/V tiles consumed before this work tile
   int qi = 0;
-  for (int w = static_cast<int>(blockIdx.x); w < p.n_work; w += static_cast<int>(gridDim.x), ++qi) {
+  for (int w = nth(0); w >= 0; w = nth(++qi)) {
     const Work wk = work(w);
     const int qb = qi % kQBufs;
     const std::uint32_t sQ = q_buf(qb);
@@ -446,12 +465,14 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       auto bar_sync = [](int id) {
         if (id == 1) asm volatile("bar.sync 1, 256;\n" ::: "memory");
         else if (id == 2) asm volatile("bar.sync 2, 256;\n" ::: "memory");
-        else asm volatile("bar.sync 3, 256;\n" ::: "memory");
+        else if (id == 3) asm volatile("bar.sync 3, 256;\n" ::: "memory");
+        else asm volatile("bar.sync 4, 256;\n" ::: "memory");
       };
       auto bar_arrive = [](int id) {
         if (id == 1) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
         else if (id == 2) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
-        else asm volatile("bar.arrive 3, 256;\n" ::: "memory");
+        else if (id == 3) asm volatile("bar.arrive 3, 256;\n" ::: "memory");
+        else asm volatile("bar.arrive 4, 256;\n" ::: "memory");
       };
       const int next = cw + 1 == kConsumers ? 0 : cw + 1;
       auto turn_begin = [&] { bar_sync(1 + cw); };
@@ -603,7 +624,7 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
   const long long n_work = m_blocks * bkv;
   if (n_work > 0x7fffffffLL) throw std::invalid_argument("flash_attention_fwd: too many query tiles for the hopper kernel");
   const HopperParams hp{fp.o,        fp.lse, kv, static_cast<int>(rows), pr.seq_q, pr.seq_k, fp.scale_log2,
-                        static_cast<int>(m_blocks), static_cast<int>(n_work)};
+                        static_cast<int>(m_blocks), static_cast<int>(n_work), CAUSAL && persistent ? 1 : 0};
   auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C>;
   constexpr int kSmem = Smem<D, C>::kBytes;
   GPUCHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
