@@ -639,13 +639,14 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
 
 // Every variant of one dtype and head dim: causal or not, overlapped (hopper) or serial, in the
 // tile configuration measured best for it on the H200 (docs/ATTENTION.md, v4):
-//   d64   no mask: 3 consumers (192 query rows), 128-key tiles, persistent, no lazy rescale;
-//         causal: the same, one block per work tile, or 2 consumers where the packed query
-//         sequence is <= 1024 rows (short causal rows: fewer keys per block, less imbalance);
+//   d64   3 consumers (192 query rows), 128-key tiles, persistent, no lazy rescale; causal
+//         with a packed query sequence <= 1024 rows: 2 consumers (fewer rows per tile: less
+//         masked work on the diagonal, more tiles to balance);
 //   d128  no mask: 176-key tiles, persistent; causal: 128-key tiles, 3 stages, a block per tile;
 //   d256  80-key tiles, one Q buffer (Q 64 KB + 2 x 2 x 40 KB of K/V), a block per tile.
-// Persistent blocks walk work tiles statically: right without a mask (equal tiles), wrong for
-// causal tiles (unequal: the hardware's block scheduler balances them better).
+// Persistent causal blocks take the work tiles heaviest first in snake order (nth(), work());
+// at d128/d256 that lost to the hardware's block scheduler (L2: the heaviest tiles of every
+// head at once), at d64 it won by 10-29%.
 template <typename T, int D>
 void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& fp, bool overlap, cudaStream_t stream) {
   auto go = [&](auto tile, bool persistent) {
@@ -660,9 +661,9 @@ void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& 
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
   if constexpr (D == 64) {  // lazy rescale off: at d64 its vote costs more than the FMULs it saves
     if (pr.causal && rows <= 1024)
-      go(Tile<2, 128, 2, 2, false>{}, false);
+      go(Tile<2, 128, 2, 2, false>{}, true);
     else
-      go(Tile<3, 128, 2, 2, false>{}, !pr.causal);
+      go(Tile<3, 128, 2, 2, false>{}, true);
   } else if constexpr (D == 128) {
     if (pr.causal)
       go(Tile<2, 128, 3, 1>{}, false);
