@@ -2,12 +2,13 @@
 """PyTorch's figures for gpucheck's bmm, convolution and attention cases, timed both ways.
 
 With --cases FILE (names one a line, as `bench_X -a ... --list` prints them) it times PyTorch's
-counterpart of each named case instead, at the user's shapes: matmul/cublaslt (torch.mm in
-the TN layout, fp8 through torch._scaled_mm, as a power burst like bench_matmul),
+counterpart of each named case instead, at the user's shapes: matmul/cublaslt (torch.mm(b, a.t()):
+bench_matmul's very cuBLAS problem; fp8 through torch._scaled_mm),
 attention/{naive,flash,cudnn} (any batch, heads, seq_q, seq_k, head_dim, causal),
 bmm/{strided,strided_mbk} (torch.bmm, torch.einsum) and, on one GPU, nccl's
 allreduce_inplace, allgather and reducescatter (torch.distributed, one rank: algbw_GBps).
-A name it has no counterpart for is left out, said on stderr.
+A name it has no counterpart for, or that fails, is written to the JSON as skipped with the
+reason, and the run goes on.
 
 Why: a short op (bmm b64 512^3 takes ~35 us, a ResNet-50 convolution at batch 64 30-150 us)
 timed one call at a time (`start.record(); fn(); end.record(); sync`, the method of
@@ -17,19 +18,21 @@ queues the timed calls, so its events enclose device time only. This script time
 same PyTorch calls both ways, on the same GPU in the same session:
 
   held      torch.cuda._sleep holds the stream while CALLS calls are queued, events around
-            the CALLS calls: the device time per call (gpucheck's method); the JSON figure
-            Attention cases are timed as bench_attention times them, as a power burst
-            (burst_ms: 0.3 s idle, 5 warm-up calls, 20 held samples).
+            the CALLS calls: the device time per call (gpucheck's method); the JSON figure.
+            GEMM and attention cases are timed as bench_matmul and bench_attention time them,
+            gpucheck's power burst step by step (burst_ms), the hold checked per sample.
   per_call  the anchor's method, median of 50 calls: counter per_call_TFLOPS, and
-            dispatch_us = per-call time - held time (what the anchor adds)
+            dispatch_us = per-call time - held time (what the anchor adds; 0 when below)
 
 It writes Google Benchmark JSON under gpucheck's names, so `gpucheck compare REF OURS` and
 `gpucheck report` line the two up. Outputs are checked before timing: einsum and the NHWC
 convolutions must equal bmm and NCHW within the dtype's tolerance.
 
-Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX] [--cases FILE]
+Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX] [--cases FILE] [--kernels]
+                                       [--gemm-diagnostics]
 """
 import argparse
+import collections
 import json
 import math
 import re
@@ -43,6 +46,29 @@ import torch.nn.functional as F
 
 CALLS = 20  # calls per held sample
 SAMPLES = 15  # held samples per case (median)
+
+
+# The engine's batch rule and gpucheck's version format (pure).
+
+def choose_batch(one_call_s, min_sample_s=5e-4, min_batch=1, max_batch=64):
+    """Calls per sample, as the engine picks them (benchmarks/harness/core/src/measure.cpp,
+    choose_batch): enough that one sample spans min_sample_s, within [min_batch, max_batch]; a
+    call that measured no time gets max_batch."""
+    max_batch = max(max_batch, 1)
+    min_batch = min(max(min_batch, 1), max_batch)
+    if not (one_call_s > 0) or math.isinf(one_call_s):
+        return max_batch
+    want = math.ceil(min_sample_s / one_call_s)
+    if want >= max_batch:
+        return max_batch
+    return min(max(int(want), min_batch), max_batch)
+
+
+def dotted_version(v):
+    """A library's integer version as gpucheck's context writes it (core/src/names.cpp):
+    130100 -> 13.1.0, 91900 -> 9.19.0, 22809 -> 2.28.9."""
+    v = int(v)
+    return f"{v // 10000}.{(v // 100) % 100}.{v % 100}"
 
 
 def per_call_ms(fn, iters=50, warm=5):
@@ -117,11 +143,71 @@ def held_ms(hold, fn, calls=CALLS, samples=SAMPLES, warm=3):
     return statistics.median(times)
 
 
-def burst_ms(hold, fn, samples=20, min_sample_ms=0.5, max_calls=64):
-    """gpucheck's power burst (harness::power_burst), for work that draws past the power limit
-    within tens of milliseconds (attention): 0.3 s idle, 5 warm-up calls, then exactly 20 held
-    samples of at least 0.5 ms each. Timed back to back instead, a 600+ TFLOP/s kernel runs
-    at a lower SM clock after the first samples and reads 5-7% lower."""
+class HeldSampler:
+    """Held samples whose hold is checked, not assumed: when the last call and the stop event
+    have been queued, the start event (recorded behind the spin kernel) must not have completed
+    yet, i.e. the spin kernel was still holding the stream and no call started before all were
+    queued. Otherwise the sample is not used (the GPU would have waited for Python inside the
+    events) and the hold is doubled. gpucheck's own hold is a flag the host releases after the
+    stop event (benchmarks/harness/src/engine.cpp, StreamHold), so it always covers the queue."""
+
+    def __init__(self, hold, fn, issue_s_per_call):
+        self.hold, self.fn = hold, fn
+        self.issue_s = max(issue_s_per_call, 5e-6)
+        self.factor = 3.0  # hold = factor x the calls' measured issue time (at least 0.5 ms)
+        self.retries = 0
+        self.start = torch.cuda.Event(enable_timing=True)
+        self.end = torch.cuda.Event(enable_timing=True)
+
+    def sample_ms(self, calls):
+        for _ in range(12):
+            hold_ms = min(2000.0, max(0.5, self.factor * calls * self.issue_s * 1e3))  # ours times out at 2 s
+            torch.cuda._sleep(self.hold.cycles(hold_ms))
+            self.start.record()
+            for _ in range(calls):
+                self.fn()
+            self.end.record()
+            covered = not self.start.query()
+            self.end.synchronize()
+            if covered:
+                return self.start.elapsed_time(self.end)
+            self.retries += 1
+            self.factor *= 2
+        raise RuntimeError("the calls could not be queued inside the hold in 12 tries (host too slow?)")
+
+
+def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=64, settle_s=0.3):
+    """gpucheck's power burst (harness::power_burst), step by step as the engine runs it for
+    bench_matmul's cublaslt and bench_attention's cases (engine.cpp measure(), core/src/
+    measure.cpp run_sampling()): the device idle settle_s; warmup_calls untimed calls, each
+    waited for; one held call decides the batch (choose_batch: enough calls for a sample of
+    min_sample_ms, at most 64); then exactly `samples` held samples of that batch; the median
+    per call. No L2 flush and no CUDA graph, as ours. Returns (ms per call, batch, retries,
+    the samples' cv in percent).
+    A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
+    milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
+    torch.cuda.synchronize()
+    time.sleep(settle_s)
+    stream = torch.cuda.current_stream()
+    issue = []
+    for _ in range(warmup_calls):
+        t0 = time.perf_counter()
+        fn()
+        issue.append(time.perf_counter() - t0)
+        stream.synchronize()
+    sampler = HeldSampler(hold, fn, max(issue[1:] or issue))  # the first call may initialise
+    one_ms = sampler.sample_ms(1)
+    batch = choose_batch(one_ms / 1e3, min_sample_ms / 1e3, 1, max_batch)
+    times = [sampler.sample_ms(batch) / batch for _ in range(samples)]
+    cv = 100.0 * statistics.stdev(times) / statistics.mean(times) if len(times) > 1 else 0.0
+    return statistics.median(times), batch, sampler.retries, cv
+
+
+def old_burst_ms(hold, fn, samples=20, min_sample_ms=0.5, max_calls=64):
+    """This script's burst before it followed the engine step by step, kept to measure what the
+    change made (gemm_diagnostics): 0.3 s idle, the batch sized from 5 unheld calls (their
+    time includes PyTorch's dispatch), then held_ms: a hold of twice an unheld batch's issue
+    time, from the cycle calibration, checked against the host's clock only."""
     torch.cuda.synchronize()
     time.sleep(0.3)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -135,10 +221,69 @@ def burst_ms(hold, fn, samples=20, min_sample_ms=0.5, max_calls=64):
     return held_ms(hold, fn, calls=calls, samples=samples, warm=0)
 
 
+def kernel_census(fn, calls=4):
+    """(kernels per call, {kernel name: count}) of `calls` calls, from torch.profiler; None
+    when the profiler is unavailable. Run after a case's timing: CUPTI may slow later host
+    launches (not a held figure: its hold is checked)."""
+    try:
+        from torch.profiler import profile, ProfilerActivity
+        fn()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for _ in range(calls):
+                fn()
+            torch.cuda.synchronize()
+        names = collections.Counter(e.name for e in prof.events() if str(e.device_type).endswith("CUDA"))
+        return (sum(names.values()) / calls, dict(names)) if names else None
+    except Exception as e:  # a diagnostic: never the reason a case fails
+        print(f"  kernel census unavailable ({e.__class__.__name__}: {str(e)[:80]})", file=sys.stderr)
+        return None
+
+
+def census_text(census):
+    per, names = census
+    return f"{per:g} kernels/call: " + ", ".join(
+        f"{n[:60]} x{c}" for n, c in sorted(names.items(), key=lambda x: -x[1]))
+
+
+def set_reduced_precision_reduction(allowed):
+    m = torch.backends.cuda.matmul
+    m.allow_fp16_reduced_precision_reduction = allowed
+    m.allow_bf16_reduced_precision_reduction = allowed
+
+
+def gemm_diagnostics(hold, fn, amount):
+    """What each of this script's two earlier differences from bench_matmul costs, measured in
+    the same run as the compared figure (docs/TORCH_REFERENCE.md, "Small GEMMs"):
+    TFLOPS_old_rule is the same burst with split-K reductions in the output type disallowed
+    (the earlier setting; kernels_per_call_old_rule and the label say what a call launched
+    then), TFLOPS_old_timing the earlier burst (old_burst_ms) with today's rule."""
+    out, note = {}, ""
+    set_reduced_precision_reduction(False)
+    try:
+        ms = burst_ms(hold, fn)[0]
+        out["TFLOPS_old_rule"] = amount / ms / 1e9
+        census = kernel_census(fn)
+        if census:
+            out["kernels_per_call_old_rule"] = census[0]
+            note = " [old rule: " + census_text(census) + "]"
+    finally:
+        set_reduced_precision_reduction(True)
+    out["TFLOPS_old_timing"] = amount / old_burst_ms(hold, fn) / 1e9
+    return out, note
+
+
+def differs(got, want, rtol, atol):
+    """None when got is close to want, else how far it is."""
+    if torch.allclose(got.float(), want.float(), rtol=rtol, atol=atol):
+        return None
+    return f"max abs err {(got.float() - want.float()).abs().max().item():g} (rtol {rtol:g}, atol {atol:g})"
+
+
 def check_close(name, got, want, rtol, atol):
-    if not torch.allclose(got.float(), want.float(), rtol=rtol, atol=atol):
-        err = (got.float() - want.float()).abs().max().item()
-        raise RuntimeError(f"{name}: output differs from the reference (max abs err {err:g})")
+    err = differs(got, want, rtol, atol)
+    if err:
+        raise RuntimeError(f"{name}: output differs from the reference ({err})")
 
 
 DT = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "tf32": torch.float32}
@@ -312,24 +457,76 @@ def parse_bytes(label):
     return int(m.group(1)) * SIZE_UNITS[m.group(2)] if m else None
 
 
-def matmul_case(name, tag, mnk):
-    m, n, k = (int(x) for x in mnk.split("x"))
+def first_line(e, limit=160):
+    text = str(e).strip().splitlines()
+    return (text[0] if text else e.__class__.__name__)[:limit]
+
+
+Skip = collections.namedtuple("Skip", "name reason")
+
+
+def matmul_case(name, variant, tag, mnk):
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)", mnk)
+    if not m or tag not in ("fp32", "tf32", "fp16", "bf16", "fp8e4m3"):
+        return Skip(name, "not a GEMM name this script reads")
+    if variant not in ("cublaslt", "torch_cublaslt"):
+        return Skip(name, f"no PyTorch counterpart of {variant} here (the burst, cublaslt, is compared)")
+    M, N, K = (int(x) for x in m.groups())
+    if tag == "fp8e4m3" and (M % 16 or N % 16 or K % 16):
+        return Skip(name, "cuBLASLt's fp8 GEMMs want M, N and K multiples of 16 (ours skips it too)")
+    lt = variant == "torch_cublaslt"
 
     def setup():
         set_tf32(tag == "tf32")
-        torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False  # fp32 accumulate, as ours
-        torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
-        if tag == "fp8e4m3":  # e4m3 in, bf16 out, unit scales: bench_matmul's fp8 GEMM
-            a = (torch.rand(m, k, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
-            b = (torch.rand(n, k, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+        # PyTorch's defaults, which are cuBLAS's defaults and what bench_matmul's cuBLASLt
+        # preference allows (it sets no REDUCTION_SCHEME_MASK: every split-K reduction scheme,
+        # in the output type too). Accumulation is fp32 on both sides either way.
+        set_reduced_precision_reduction(True)
+        # bench_matmul: D (M x N, column-major) = A^T B with A stored K x M and B K x N
+        # (K contiguous in both), cublasLtMatmul(T, N, m=M, n=N, k=K). Row-major a (M, K) and
+        # b (N, K) hold the same bytes, and torch.mm(b, a.t()) (an (N, M) row-major result,
+        # the same bytes as D) is cuBLAS's gemm(T, N, m=M, n=N, k=K): the very problem.
+        # torch.mm(a, b.t()) would be its transpose (m and n swapped), another problem for
+        # cuBLAS's heuristic wherever M != N.
+        if tag == "fp8e4m3":
+            a = (torch.rand(M, K, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+            b = (torch.rand(N, K, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
             one = torch.ones((), device="cuda")
-            return {name: ("torch._scaled_mm (TN, bf16 out)",
-                           lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16))}
-        a = torch.rand(m, k, device="cuda", dtype=DT[tag]) * 2 - 1
-        b = torch.rand(n, k, device="cuda", dtype=DT[tag]) * 2 - 1  # K contiguous in both: cuBLAS's TN
-        return {name: ("torch.mm(a, b.t())", lambda: torch.mm(a, b.t()))}
+            what = "torch._scaled_mm(b, a.t(), bf16 out): cuBLASLt T,N m=M n=N k=K"
 
-    return setup, 2.0 * m * n * k, "TFLOPS"
+            def fn():
+                return torch._scaled_mm(b, a.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+        else:
+            a = torch.rand(M, K, device="cuda", dtype=DT[tag]) * 2 - 1
+            b = torch.rand(N, K, device="cuda", dtype=DT[tag]) * 2 - 1
+            if lt:
+                what = "torch.mm(b, a.t()) with preferred_blas_library('cublaslt') (reference only)"
+
+                def fn():
+                    prev = torch.backends.cuda.preferred_blas_library()
+                    torch.backends.cuda.preferred_blas_library("cublaslt")
+                    try:
+                        return torch.mm(b, a.t())
+                    finally:
+                        torch.backends.cuda.preferred_blas_library(prev)
+            else:
+                what = "torch.mm(b, a.t()): cuBLAS T,N m=M n=N k=K, fp32 accumulate"
+
+                def fn():
+                    return torch.mm(b, a.t())
+        try:
+            out = fn()
+        except RuntimeError as e:
+            return {name: f"PyTorch refused it: {first_line(e)}"}
+        # A 16 x 16 corner against a float reference (out[j, i] = sum_k b[j, k] a[i, k]).
+        r, c = min(16, N), min(16, M)
+        want = b[:r].float() @ a[:c].float().t()
+        err = differs(out[:r, :c], want, 5e-2, 5e-2 * K ** 0.5)
+        if err:
+            return {name: "wrong result on a 16 x 16 corner: " + err}
+        return {name: (what, fn)}
+
+    return setup, 2.0 * M * N * K, "TFLOPS"
 
 
 def attention_case(name, backend, tag, shape, causal):
@@ -426,13 +623,14 @@ def nccl_case(name, variant, size, ranks):
 
 
 def named_cases(names, pattern):
+    """Each name as (setup, amount, counter, name) or Skip."""
     for name in names:
         if not pattern.search(name):
             continue
         parts = name.split("/")
         made = None
-        if parts[0] == "matmul" and len(parts) == 4 and parts[1] == "cublaslt":
-            made = matmul_case(name, parts[2], parts[3])
+        if parts[0] == "matmul" and len(parts) == 4:
+            made = matmul_case(name, parts[1], parts[2], parts[3])
         elif parts[0] == "attention" and len(parts) in (4, 5):
             made = attention_case(name, parts[1], parts[2], parts[3], len(parts) == 5 and parts[4] == "causal")
         elif parts[0] == "bmm" and len(parts) == 4:
@@ -440,21 +638,105 @@ def named_cases(names, pattern):
         elif parts[0] == "nccl" and len(parts) == 5:
             made = nccl_case(name, parts[1], parts[3], parts[4])
         if made is None:
-            print(f"{name}: no PyTorch counterpart here, left out", file=sys.stderr)
-            continue
-        yield made
+            made = Skip(name, "no PyTorch counterpart here")
+        if isinstance(made, Skip):
+            print(f"{name}: skipped ({made.reason})", file=sys.stderr)
+            yield made
+        else:
+            yield (*made, name)
+
+
+# ---- The run ---------------------------------------------------------------------------------
+
+def library_versions():
+    """The libraries this PyTorch loaded, under gpucheck's context keys (so `gpucheck compare`
+    shows a difference): cuBLAS(Lt) from the loaded shared object, cuDNN, NCCL."""
+    ctx = {}
+    try:
+        ctx["cudnn_version"] = dotted_version(torch.backends.cudnn.version())
+    except Exception:
+        pass
+    try:
+        v = torch.cuda.nccl.version()
+        ctx["nccl_version"] = ".".join(str(x) for x in v) if isinstance(v, tuple) else dotted_version(v)
+    except Exception:
+        pass
+    try:
+        import ctypes
+        with open("/proc/self/maps") as f:
+            paths = sorted({l.split()[-1] for l in f if "libcublasLt.so" in l})
+        if paths:
+            lt = ctypes.CDLL(paths[0])
+            lt.cublasLtGetVersion.restype = ctypes.c_size_t
+            ctx["cublas_version"] = dotted_version(lt.cublasLtGetVersion())
+    except Exception:
+        pass
+    return ctx
+
+
+def skipped_entry(name, reason):
+    return {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
+            "threads": 1, "iterations": 0, "time_unit": "us", "skipped": True, "skip_message": reason}
+
+
+def write_json(path, out):
+    if not path:
+        return
+    out["context"].update(library_versions())
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(out, f, indent=1)
+    os.replace(tmp, path)
+
+
+def time_case(hold, name, what, fn, amount, counter, kernels, diagnose):
+    per_ms = 1e9 if counter == "TFLOPS" else 1e6  # FLOP/ms -> TFLOP/s; bytes/ms -> GB/s
+    if name.startswith(("attention/", "matmul/")):  # power bursts, as bench_attention and bench_matmul
+        held, batch, retries, cv = burst_ms(hold, fn)
+        samples = 20
+    else:
+        held, batch, retries, cv, samples = held_ms(hold, fn), CALLS, 0, None, SAMPLES
+    per_call = per_call_ms(fn)
+    entry = {
+        "name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
+        "repetition_index": 0, "threads": 1, "iterations": batch * samples,
+        "real_time": held * 1e3, "cpu_time": held * 1e3, "time_unit": "us",
+        counter: amount / held / per_ms, "per_call_" + counter: amount / per_call / per_ms,
+        "dispatch_us": max(0.0, (per_call - held) * 1e3), "batch": batch, "samples": samples,
+        "hold_retries": retries, "label": what,
+    }
+    if cv is not None:
+        entry["cv_pct"] = cv
+    if (kernels or diagnose) and name.startswith("matmul/"):
+        census = kernel_census(fn)
+        if census:
+            entry["kernels_per_call"] = census[0]
+            entry["label"] += " [" + census_text(census) + "]"
+    if diagnose and name.startswith("matmul/cublaslt/") and name.split("/")[2] in ("bf16", "fp16"):
+        extra, note = gemm_diagnostics(hold, fn, amount)
+        entry.update(extra)
+        entry["label"] += note
+    return entry
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--json", help="write Google Benchmark JSON here")
+    ap.add_argument("--json", help="write Google Benchmark JSON here (rewritten after every case)")
     ap.add_argument("--filter", default="", help="only names matching this regular expression")
     ap.add_argument("--cases", help="time PyTorch's counterparts of these gpucheck names (one a line: bench_X --list)")
+    ap.add_argument("--kernels", action="store_true",
+                    help="matmul: also count the kernels one call launches (torch.profiler, after timing): "
+                         "label and counter kernels_per_call")
+    ap.add_argument("--gemm-diagnostics", action="store_true",
+                    help="matmul/cublaslt bf16/fp16: also time the two earlier differences from bench_matmul "
+                         "(counters TFLOPS_old_rule, TFLOPS_old_timing, kernels_per_call_old_rule); implies --kernels")
     args = ap.parse_args()
+    if not torch.cuda.is_available():
+        print("torch_reference.py: no CUDA device", file=sys.stderr)
+        return 2
     pattern = re.compile(args.filter)
     torch.backends.cudnn.benchmark = True
     torch.manual_seed(0)
-    hold = Hold()
     props = torch.cuda.get_device_properties(0)
     out = {
         "context": {
@@ -463,9 +745,10 @@ def main():
             "gpu_name": props.name,
             "library": "torch " + torch.__version__,
             "cuda_runtime": str(torch.version.cuda),
-            "cudnn": str(torch.backends.cudnn.version()),
             "timing": f"held: {CALLS} calls queued behind torch.cuda._sleep, median of {SAMPLES} samples; "
-                      "attention as a power burst (0.3 s idle, 5 warm-up calls, median of 20 held samples of >= 0.5 ms)",
+                      "matmul and attention as gpucheck's power burst (0.3 s idle, 5 warm-up calls, one held call "
+                      "sets the batch (samples of >= 0.5 ms, at most 64 calls), median of 20 held samples whose "
+                      "hold is checked); on a non-blocking stream, as gpucheck's",
         },
         "benchmarks": [],
     }
@@ -474,36 +757,61 @@ def main():
             gens = (named_cases([l.strip() for l in f if l.strip()], pattern),)
     else:
         gens = (bmm_cases(pattern), conv_cases(pattern), attention_cases(pattern))
-    print(f"{'name':48s} {'held rate':>13s} {'per-call':>9s} {'dispatch us':>12s}  call")
-    for gen in gens:
-        for setup, amount, counter in gen:
-            per_ms = 1e9 if counter == "TFLOPS" else 1e6  # FLOP/ms -> TFLOP/s; bytes/ms -> GB/s
-            cases = setup()  # operands, and the outputs checked against the reference
-            for name, (what, fn) in cases.items():
-                if not pattern.search(name):
+    failed = 0
+    # gpucheck's cases run on a stream of their own (cudaStreamNonBlocking); PyTorch's side
+    # streams are created so too, and the legacy default stream is left out of the comparison.
+    with torch.cuda.stream(torch.cuda.Stream()):
+        hold = Hold()
+        print(f"{'name':52s} {'held rate':>11s} {'per-call':>9s} {'dispatch us':>12s} {'batch':>5s}  call")
+        for gen in gens:
+            for item in gen:
+                if isinstance(item, Skip):
+                    out["benchmarks"].append(skipped_entry(item.name, item.reason))
                     continue
-                burst = name.startswith(("attention/", "matmul/"))  # timed as power bursts, like ours
-                held = burst_ms(hold, fn) if burst else held_ms(hold, fn)
-                per_call = per_call_ms(fn)
-                rate = amount / held / per_ms
-                out["benchmarks"].append({
-                    "name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
-                    "repetition_index": 0, "threads": 1, "iterations": CALLS * SAMPLES,
-                    "real_time": held * 1e3, "cpu_time": held * 1e3, "time_unit": "us",
-                    counter: rate, "per_call_" + counter: amount / per_call / per_ms,
-                    "dispatch_us": (per_call - held) * 1e3, "label": what,
-                })
-                print(f"{name:48s} {rate:13.2f} {amount / per_call / per_ms:9.2f} {(per_call - held) * 1e3:12.2f}  {what}",
-                      flush=True)
-            del cases
-            torch.cuda.empty_cache()
+                setup, amount, counter = item[:3]
+                owner = item[3] if len(item) > 3 else None
+                try:
+                    cases = setup()  # operands, and the outputs checked against the reference
+                except Exception as e:
+                    failed += 1
+                    reason = f"set-up failed: {e.__class__.__name__}: {first_line(e)}"
+                    print(f"{owner or 'a configuration'}: {reason}", file=sys.stderr)
+                    if owner:
+                        out["benchmarks"].append(skipped_entry(owner, reason))
+                    torch.cuda.empty_cache()
+                    continue
+                for name, spec in cases.items():
+                    if not pattern.search(name):
+                        continue
+                    if isinstance(spec, str):
+                        print(f"{name}: skipped ({spec})", file=sys.stderr)
+                        out["benchmarks"].append(skipped_entry(name, spec))
+                        continue
+                    what, fn = spec
+                    try:
+                        e = time_case(hold, name, what, fn, amount, counter, args.kernels, args.gemm_diagnostics)
+                    except Exception as ex:
+                        failed += 1
+                        reason = f"timing failed: {ex.__class__.__name__}: {first_line(ex)}"
+                        print(f"{name}: {reason}", file=sys.stderr)
+                        out["benchmarks"].append(skipped_entry(name, reason))
+                        continue
+                    out["benchmarks"].append(e)
+                    print(f"{name:52s} {e[counter]:11.2f} {e['per_call_' + counter]:9.2f} {e['dispatch_us']:12.2f} "
+                          f"{e['batch']:5d}  {e['label']}" + (f" (hold retries {e['hold_retries']})" if e["hold_retries"] else "")
+                          + "".join(f" {k} {e[k]:.2f}" for k in ("TFLOPS_old_rule", "TFLOPS_old_timing") if k in e),
+                          flush=True)
+                    write_json(args.json, out)  # after every case: a run cut short keeps what it measured
+                del cases
+                torch.cuda.empty_cache()
     set_tf32(False)
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         torch.distributed.destroy_process_group()
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=1)
+    write_json(args.json, out)
+    if failed:
+        print(f"torch_reference.py: {failed} case(s) failed (written as skipped, with the reason)", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
