@@ -1,32 +1,39 @@
 #!/usr/bin/env python3
-"""PyTorch's figures for gpucheck's bmm, convolution and attention cases, timed both ways.
+"""PyTorch's figures for gpucheck's cases, timed the way gpucheck times them.
 
-With --cases FILE (names one a line, as `bench_X -a ... --list` prints them) it times PyTorch's
-counterpart of each named case instead, at the user's shapes: matmul/cublaslt (torch.mm(b, a.t()):
-bench_matmul's very cuBLAS problem; fp8 through torch._scaled_mm),
-attention/{naive,flash,cudnn} (any batch, heads, seq_q, seq_k, head_dim, causal),
-bmm/{strided,strided_mbk} (torch.bmm, torch.einsum) and, on one GPU, nccl's
-allreduce_inplace, allgather and reducescatter (torch.distributed, one rank: algbw_GBps).
-A name it has no counterpart for, or that fails, is written to the JSON as skipped with the
-reason, and the run goes on.
+Without --cases it times PyTorch's counterparts of bench_bmm's, bench_conv's and
+bench_attention's full suites. With --cases FILE (names one a line, as `bench_X -a ... --list`
+prints them) it times PyTorch's counterpart of each named case instead, at the user's shapes:
+  matmul/cublaslt      torch.mm(b, a.t()): the very cuBLAS problem of bench_matmul's case
+                       (m=M, n=N, k=K, A transposed, fp32 accumulate, bf16/fp16 out); fp8
+                       through torch._scaled_mm (bf16 out); plus a reference row
+                       matmul/torch_cublaslt/... (the same call with PyTorch's cuBLASLt path)
+  attention/{naive,flash,cudnn}  any batch, heads, kv_heads (grouped-query: enable_gqa),
+                       seq_q, seq_k (a causal mask bottom-right aligned, as bench_attention's),
+                       head_dim; plus a reference row attention/torch_efficient/... (SDPA's
+                       EFFICIENT_ATTENTION backend: bench_attention has no such backend)
+  bmm/{strided,strided_mbk,permute_bmm}  torch.bmm, torch.einsum, .contiguous() then bmm
+  nccl allgather, reducescatter (out of place, one rank: algbw_GBps). All-reduce is listed as
+                       skipped with the reason: torch.distributed's all_reduce is in place only,
+                       and in place at one rank NCCL moves no data.
+A name PyTorch cannot run (it raises, or has no counterpart) is written to the JSON as
+skipped, with the reason, and the run goes on.
 
-Why: a short op (bmm b64 512^3 takes ~35 us, a ResNet-50 convolution at batch 64 30-150 us)
-timed one call at a time (`start.record(); fn(); end.record(); sync`, the method of
-../shared/anchors/torch_anchors.py) encloses PyTorch's host dispatch of that call, so the
-figure is lower than the device's. gpucheck holds the stream with a spin kernel while it
-queues the timed calls, so its events enclose device time only. This script times the very
-same PyTorch calls both ways, on the same GPU in the same session:
+Why this script: a short op timed one call at a time (`start.record(); fn(); end.record();
+sync`, the method of ../shared/anchors/torch_anchors.py) encloses PyTorch's host dispatch of
+that call. gpucheck holds the stream with a spin kernel while it queues the timed calls, so
+its events enclose device time only. This script times the same PyTorch calls both ways:
 
-  held      torch.cuda._sleep holds the stream while CALLS calls are queued, events around
-            the CALLS calls: the device time per call (gpucheck's method); the JSON figure.
-            GEMM and attention cases are timed as bench_matmul and bench_attention time them,
-            gpucheck's power burst step by step (burst_ms), the hold checked per sample.
-  per_call  the anchor's method, median of 50 calls: counter per_call_TFLOPS, and
+  held      torch.cuda._sleep holds the stream while the calls are queued, CUDA events around
+            them: the device time per call (gpucheck's method); the JSON figure.
+            bmm, conv, nccl: CALLS calls a sample, median of SAMPLES samples.
+            matmul and attention: gpucheck's power burst step by step (burst_ms).
+  per_call  the anchor's method, median of 50 calls: counter per_call_<rate>, and
             dispatch_us = per-call time - held time (what the anchor adds; 0 when below)
 
 It writes Google Benchmark JSON under gpucheck's names, so `gpucheck compare REF OURS` and
-`gpucheck report` line the two up. Outputs are checked before timing: einsum and the NHWC
-convolutions must equal bmm and NCHW within the dtype's tolerance.
+`gpucheck report` line the two up. Outputs are checked before timing (einsum and NHWC against
+bmm and NCHW; every fused attention against the naive one where S fits).
 
 Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX] [--cases FILE] [--kernels]
                                        [--gemm-diagnostics]
@@ -35,20 +42,23 @@ import argparse
 import collections
 import json
 import math
-import re
 import os
+import re
 import statistics
 import sys
 import time
 
-import torch
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # the pure helpers below (names, the engine's rules) need no torch
+    torch = F = None
 
-CALLS = 20  # calls per held sample
+CALLS = 20  # calls per held sample (bmm, conv, nccl)
 SAMPLES = 15  # held samples per case (median)
 
 
-# The engine's batch rule and gpucheck's version format (pure).
+# ---- Pure helpers: no torch, tested by tests/unit/test_torch_reference.py -------------------
 
 def choose_batch(one_call_s, min_sample_s=5e-4, min_batch=1, max_batch=64):
     """Calls per sample, as the engine picks them (benchmarks/harness/core/src/measure.cpp,
@@ -64,12 +74,104 @@ def choose_batch(one_call_s, min_sample_s=5e-4, min_batch=1, max_batch=64):
     return min(max(int(want), min_batch), max_batch)
 
 
+AttnShape = collections.namedtuple("AttnShape", "b h kv s sk d")
+_ATTN_SHAPE = re.compile(r"b(\d+)h(\d+)(?:kv(\d+))?s(\d+)(?:sk(\d+))?d(\d+)")
+
+
+def parse_attention_shape(label):
+    """bench_attention's shape label (benchmarks/cases/attention.hpp, shape_label) as an
+    AttnShape; kv (key/value heads) and sk (keys per sequence) appear in a label only where
+    they differ from h and s: b4h32kv8s4096d128, b8h32kv8s1sk8192d128. None if not one."""
+    m = _ATTN_SHAPE.fullmatch(label)
+    if not m:
+        return None
+    b, h, kv, s, sk, d = (None if g is None else int(g) for g in m.groups())
+    sh = AttnShape(b, h, h if kv is None else kv, s, s if sk is None else sk, d)
+    return sh if min(sh) > 0 else None
+
+
+def attention_label(sh):
+    """The inverse of parse_attention_shape: the label bench_attention prints."""
+    kv = f"kv{sh.kv}" if sh.kv != sh.h else ""
+    sk = f"sk{sh.sk}" if sh.sk != sh.s else ""
+    return f"b{sh.b}h{sh.h}{kv}s{sh.s}{sk}d{sh.d}"
+
+
+def attention_unrunnable(sh, causal):
+    """Why a shape has no meaningful attention here (None when it has one)."""
+    if sh.h % sh.kv != 0:
+        return f"heads {sh.h} is not a multiple of kv_heads {sh.kv}"
+    if causal and sh.s > sh.sk:
+        return "causal needs seq_q <= seq_k (bench_attention's mask is bottom-right aligned)"
+    return None
+
+
+def attention_flops(sh, causal):
+    """bench_attention's count: 4*b*h*s_q*s_k*d per call, halved when causal."""
+    return 4.0 * sh.b * sh.h * sh.s * sh.sk * sh.d / (2 if causal else 1)
+
+
+def causal_masked(i, j, s, sk):
+    """bench_attention's causal mask, bottom-right aligned: query i (of s) does not see key j
+    (of sk) when j > i + (sk - s). Equal to SDPA's is_causal (top-left) only when s == sk."""
+    return j > i + (sk - s)
+
+
+def reference_twins(name):
+    """PyTorch-only rows timed beside a case: attention/torch_efficient/... (SDPA's
+    EFFICIENT_ATTENTION backend) for every attention case, matmul/torch_cublaslt/... (torch.mm
+    through PyTorch's cuBLASLt path) for every non-fp8 GEMM. bench_* have no such names."""
+    p = name.split("/")
+    if p[0] == "attention" and len(p) in (4, 5) and p[1] != "torch_efficient":
+        return ["/".join(["attention", "torch_efficient"] + p[2:])]
+    if p[0] == "matmul" and len(p) == 4 and p[1] == "cublaslt" and p[2] != "fp8e4m3":
+        return ["/".join(["matmul", "torch_cublaslt"] + p[2:])]
+    return []
+
+
+def with_reference_rows(names):
+    """`names` with each one's reference twins after it, every name once, in order."""
+    out, seen = [], set()
+    for n in names:
+        for x in [n] + reference_twins(n):
+            if x not in seen:
+                seen.add(x)
+                out.append(x)
+    return out
+
+
+def nccl_counterpart(variant, ranks):
+    """torch.distributed's counterpart of bench_nccl's variant at one rank: (what, None), or
+    (None, why there is none). At one rank all-gather and reduce-scatter out of place are NCCL's
+    copy of the bytes from send to receive buffer, on both sides; in place nothing moves."""
+    if ranks != "g1":
+        return None, "one process, one GPU here (torch.distributed at world size 1)"
+    if variant.endswith("_inplace"):
+        return None, ("in place at one rank NCCL moves no data: both sides would time a launch "
+                      "(report only)")
+    if variant == "allreduce":
+        return None, ("torch.distributed's all_reduce is in place only (in place at one rank "
+                      "nothing moves); ours copies send->recv: report only")
+    what = {"allgather": "dist.all_gather_into_tensor", "reducescatter": "dist.reduce_scatter_tensor"}.get(variant)
+    return (what, None) if what else (None, f"no torch.distributed call for {variant}")
+
+
+SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+
+
+def parse_bytes(label):
+    m = re.fullmatch(r"(\d+)(B|KiB|MiB|GiB|TiB)", label)
+    return int(m.group(1)) * SIZE_UNITS[m.group(2)] if m else None
+
+
 def dotted_version(v):
     """A library's integer version as gpucheck's context writes it (core/src/names.cpp):
     130100 -> 13.1.0, 91900 -> 9.19.0, 22809 -> 2.28.9."""
     v = int(v)
     return f"{v // 10000}.{(v // 100) % 100}.{v % 100}"
 
+
+# ---- Timing (torch) --------------------------------------------------------------------------
 
 def per_call_ms(fn, iters=50, warm=5):
     """The anchor's method: one call between events, synchronised, median."""
@@ -286,7 +388,7 @@ def check_close(name, got, want, rtol, atol):
         raise RuntimeError(f"{name}: output differs from the reference ({err})")
 
 
-DT = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "tf32": torch.float32}
+DT = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "tf32": torch.float32} if torch else {}
 TOL = {"fp16": (2e-2, 2e-2), "bf16": (5e-2, 5e-2), "tf32": (2e-2, 2e-2), "fp32": (1e-3, 1e-3)}
 
 
@@ -369,7 +471,13 @@ def conv_cases(pattern):
             yield setup, flops, "TFLOPS"
 
 
+
 ATTN_SHAPES = ((8, 16, 1024, 64), (4, 16, 4096, 64), (4, 16, 4096, 128), (1, 32, 16384, 128), (16, 16, 512, 64))
+
+
+def first_line(e, limit=160):
+    text = str(e).strip().splitlines()
+    return (text[0] if text else e.__class__.__name__)[:limit]
 
 
 def attention_cases(pattern):
@@ -379,7 +487,8 @@ def attention_cases(pattern):
     [masked_fill_ in place], softmax, GEMM; bench_attention's naive_s16 moves the same bytes
     of S and P, minus the masked_fill pass: PyTorch has no fused causal softmax for rows of
     more than 1024), and SDPA's FLASH_ATTENTION (FlashAttention-2: our fused kernel's
-    yardstick, under the name attention/flash/...) and CUDNN_ATTENTION backends."""
+    yardstick, under the name attention/flash/...), CUDNN_ATTENTION and, as a reference row
+    only, EFFICIENT_ATTENTION (attention/torch_efficient/...) backends."""
     from torch.nn.attention import sdpa_kernel, SDPBackend
     for tag in ("fp16", "bf16"):
         for b, h, s, d in ATTN_SHAPES:
@@ -387,7 +496,7 @@ def attention_cases(pattern):
                 shape = f"b{b}h{h}s{s}d{d}" + ("/causal" if causal else "")
                 flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
                 if not any(pattern.search(f"attention/{be}/{tag}/{shape}")
-                           for be in ("naive", "naive_s16", "flash", "cudnn")):
+                           for be in ("naive", "naive_s16", "flash", "cudnn", "torch_efficient")):
                     continue  # nothing of this configuration is asked for: no set-up either
 
                 def setup(tag=tag, b=b, h=h, s=s, d=d, causal=causal, shape=shape):
@@ -430,37 +539,32 @@ def attention_cases(pattern):
                                            (f"attention/flash/{tag}/{shape}", "SDPA FLASH_ATTENTION (FA2)",
                                             sdpa(SDPBackend.FLASH_ATTENTION)),
                                            (f"attention/cudnn/{tag}/{shape}", "SDPA CUDNN_ATTENTION",
-                                            sdpa(SDPBackend.CUDNN_ATTENTION))):
+                                            sdpa(SDPBackend.CUDNN_ATTENTION)),
+                                           (f"attention/torch_efficient/{tag}/{shape}",
+                                            "SDPA EFFICIENT_ATTENTION (reference only)",
+                                            sdpa(SDPBackend.EFFICIENT_ATTENTION))):
+                        if not pattern.search(name) and fn is not naive:
+                            continue
                         if s * s * b * h > 2 ** 33 and fn is naive:
                             continue  # S and P would not fit beside the rest
                         try:
                             out = fn()
                         except RuntimeError as e:
-                            print(f"{name}: unavailable ({e.__class__.__name__})")
+                            print(f"{name}: unavailable ({first_line(e)})", file=sys.stderr)
+                            cases[name] = f"PyTorch refused it: {first_line(e)}"
                             continue
                         if ref is None:
                             ref = out
-                        else:
-                            check_close(name, out, ref, 2e-2, 2e-2)
+                        elif differs(out, ref, 2e-2, 2e-2):
+                            cases[name] = "output differs from the naive form's: " + differs(out, ref, 2e-2, 2e-2)
+                            continue
                         cases[name] = (what, fn)
                     return cases
 
                 yield setup, flops, "TFLOPS"
 
 
-# --cases: PyTorch's counterpart of each case a bench_* --list named.
-SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
-
-
-def parse_bytes(label):
-    m = re.fullmatch(r"(\d+)(B|KiB|MiB|GiB|TiB)", label)
-    return int(m.group(1)) * SIZE_UNITS[m.group(2)] if m else None
-
-
-def first_line(e, limit=160):
-    text = str(e).strip().splitlines()
-    return (text[0] if text else e.__class__.__name__)[:limit]
-
+# ---- --cases: PyTorch's counterpart of each case a bench_* --list named ---------------------
 
 Skip = collections.namedtuple("Skip", "name reason")
 
@@ -530,60 +634,85 @@ def matmul_case(name, variant, tag, mnk):
 
 
 def attention_case(name, backend, tag, shape, causal):
-    m = re.fullmatch(r"b(\d+)h(\d+)(?:kv(\d+))?s(\d+)(?:sk(\d+))?d(\d+)", shape)
-    if not m or backend not in ("naive", "flash", "cudnn"):
-        return None
-    b, h, s, d = (int(m.group(i)) for i in (1, 2, 4, 6))
-    if int(m.group(3) or h) != h:
-        return None  # grouped-query: bench_attention skips it
-    sk = int(m.group(5) or s)
+    sh = parse_attention_shape(shape)
+    if sh is None or tag not in ("fp16", "bf16"):
+        return Skip(name, "not an attention name this script reads")
+    if backend not in ("naive", "flash", "cudnn", "torch_efficient"):
+        return Skip(name, f"no PyTorch counterpart of {backend} here")
+    why = attention_unrunnable(sh, causal)
+    if why:
+        return Skip(name, why)
+    b, h, kv, s, sk, d = sh
+    g, gqa, lower_right = h // kv, kv != h, causal and s != sk
+    if backend == "naive" and b * h * s * sk > 2 ** 33:
+        return Skip(name, "S and P would not fit beside the rest (b*h*s_q*s_k > 2^33)")
 
     def setup():
         from torch.nn.attention import sdpa_kernel, SDPBackend
         dt = DT[tag]
         q = torch.rand(b, h, s, d, device="cuda", dtype=dt) * 2 - 1
-        k = torch.rand(b, h, sk, d, device="cuda", dtype=dt) * 2 - 1
-        v = torch.rand(b, h, sk, d, device="cuda", dtype=dt) * 2 - 1
+        k = torch.rand(b, kv, sk, d, device="cuda", dtype=dt) * 2 - 1  # K, V: [b, kv, s_k, d]
+        v = torch.rand(b, kv, sk, d, device="cuda", dtype=dt) * 2 - 1
         scale = 1.0 / math.sqrt(d)
-        # Bottom-right aligned, as bench_attention's mask (SDPA's is_causal is the same when seq_q == seq_k).
+        # True where a key is hidden: bottom-right aligned, as bench_attention's mask
+        # (causal_masked); SDPA's is_causal is the same only when seq_q == seq_k.
         mask = torch.ones(s, sk, device="cuda", dtype=torch.bool).triu(sk - s + 1) if causal else None
+        # Grouped-query attention without copies: query head kv_i * g + j reads K/V head kv_i
+        # (SDPA's enable_gqa), so Q [b, h, s, d] viewed as [b, kv, g*s, d] meets K/V directly.
+        qg = q.view(b, kv, g * s, d)
 
         def naive():
-            sc = torch.matmul(q, k.transpose(-2, -1)) * scale
+            sc = torch.matmul(qg, k.transpose(-2, -1)) * scale
             if mask is not None:
-                sc = sc.masked_fill(mask, float("-inf"))
-            return torch.matmul(torch.softmax(sc, -1), v)
+                sc = sc.view(b, kv, g, s, sk).masked_fill(mask, float("-inf")).view(b, kv, g * s, sk)
+            return torch.matmul(torch.softmax(sc, -1), v).view(b, h, s, d)
+
+        kw, notes = {}, []
+        if gqa:
+            kw["enable_gqa"] = True
+            notes.append("enable_gqa")
+        if lower_right:
+            # PyTorch routes it per backend: FA2's own causal (bottom-right), the efficient
+            # kernel's lower-right mask type, else the mask materialised (cuDNN).
+            from torch.nn.attention.bias import causal_lower_right
+            kw["attn_mask"] = causal_lower_right(s, sk)
+            notes.append("causal_lower_right")
+        else:
+            kw["is_causal"] = causal
 
         def sdpa(which):
-            if causal and s != sk:  # an explicit mask (FLASH_ATTENTION takes none: unavailable)
-                kw = {"attn_mask": ~mask}
-            else:
-                kw = {"is_causal": causal}
-
             def run():
                 with sdpa_kernel(which):
                     return F.scaled_dot_product_attention(q, k, v, **kw)
             return run
 
-        fn, what = {"naive": (naive, "matmul, scale, [masked_fill], softmax, matmul"),
+        fn, what = {"naive": (naive, "matmul, scale, [masked_fill], softmax, matmul" + (" (Q viewed per K/V head)" if gqa else "")),
                     "flash": (sdpa(SDPBackend.FLASH_ATTENTION), "SDPA FLASH_ATTENTION (FA2)"),
-                    "cudnn": (sdpa(SDPBackend.CUDNN_ATTENTION), "SDPA CUDNN_ATTENTION")}[backend]
+                    "cudnn": (sdpa(SDPBackend.CUDNN_ATTENTION), "SDPA CUDNN_ATTENTION"),
+                    "torch_efficient": (sdpa(SDPBackend.EFFICIENT_ATTENTION),
+                                        "SDPA EFFICIENT_ATTENTION (reference only)")}[backend]
+        if backend != "naive" and notes:
+            what += ", " + ", ".join(notes)
         try:
             out = fn()
         except RuntimeError as e:
-            print(f"{name}: unavailable in PyTorch ({str(e).splitlines()[0][:120]})", file=sys.stderr)
-            return {}
+            print(f"{name}: unavailable in PyTorch ({first_line(e, 120)})", file=sys.stderr)
+            return {name: f"PyTorch refused it: {first_line(e)}"}
         if backend != "naive" and b * h * s * sk <= 2 ** 31:
-            check_close(name, out, naive(), 2e-2, 2e-2)
+            err = differs(out, naive(), 2e-2, 2e-2)
+            if err:
+                return {name: "output differs from the naive form's: " + err}
         return {name: (what, fn)}
 
-    return setup, 4.0 * b * h * s * sk * d / (2 if causal else 1), "TFLOPS"
+    return setup, attention_flops(sh, causal), "TFLOPS"
 
 
 def bmm_case(name, path, tag, shape):
     m = re.fullmatch(r"b(\d+)m(\d+)n(\d+)k(\d+)", shape)
-    if not m or path not in ("strided", "strided_mbk"):
-        return None
+    if not m or tag not in ("fp16", "bf16", "fp32"):
+        return Skip(name, "not a bmm name this script reads")
+    if path not in ("strided", "strided_mbk", "permute_bmm"):
+        return Skip(name, f"no PyTorch counterpart of {path} here")
     b, mm, n, k = (int(x) for x in m.groups())
 
     def setup():
@@ -595,6 +724,9 @@ def bmm_case(name, path, tag, shape):
             return {name: ("torch.bmm", lambda: torch.bmm(a, bb))}
         a_mbk = a.permute(1, 0, 2).contiguous()
         rtol, atol = TOL[tag]
+        if path == "permute_bmm":  # materialise [m,b,k] as [b,m,k] (PyTorch's copy kernel), then bmm
+            return {name: ("a_mbk.permute(1, 0, 2).contiguous(), then torch.bmm",
+                           lambda: torch.bmm(a_mbk.permute(1, 0, 2).contiguous(), bb))}
         check_close(name, torch.einsum("mbk,bkn->bmn", a_mbk, bb), torch.bmm(a, bb), rtol, atol * k ** 0.5)
         return {name: ('torch.einsum("mbk,bkn->bmn")', lambda: torch.einsum("mbk,bkn->bmn", a_mbk, bb))}
 
@@ -603,8 +735,11 @@ def bmm_case(name, path, tag, shape):
 
 def nccl_case(name, variant, size, ranks):
     nbytes = parse_bytes(size)
-    if ranks != "g1" or nbytes is None or nbytes < 4 or variant not in ("allreduce_inplace", "allgather", "reducescatter"):
-        return None  # one process, one GPU: what this script can be beside bench_nccl on one GPU
+    if nbytes is None or nbytes < 4:
+        return Skip(name, "not a size this script reads")
+    what, why = nccl_counterpart(variant, ranks)
+    if why:
+        return Skip(name, why)
 
     def setup():
         import torch.distributed as dist
@@ -613,26 +748,25 @@ def nccl_case(name, variant, size, ranks):
             os.environ.setdefault("MASTER_PORT", "29533")
             dist.init_process_group("nccl", rank=0, world_size=1, device_id=torch.device("cuda", 0))
         x = torch.rand(nbytes // 4, device="cuda")
-        y = torch.empty_like(x)
-        what, fn = {"allreduce_inplace": ("dist.all_reduce (in place)", lambda: dist.all_reduce(x)),
-                    "allgather": ("dist.all_gather_into_tensor", lambda: dist.all_gather_into_tensor(y, x)),
-                    "reducescatter": ("dist.reduce_scatter_tensor", lambda: dist.reduce_scatter_tensor(y, x))}[variant]
-        return {name: (what, fn)}
+        y = torch.empty_like(x)  # world size 1: the gathered output and the scattered input are x's size
+        fn = {"allgather": lambda: dist.all_gather_into_tensor(y, x),
+              "reducescatter": lambda: dist.reduce_scatter_tensor(y, x)}[variant]
+        return {name: (what + " (out of place, world size 1)", fn)}
 
     return setup, float(nbytes), "algbw_GBps"
 
 
 def named_cases(names, pattern):
-    """Each name as (setup, amount, counter, name) or Skip."""
-    for name in names:
+    """Each name (and its reference twins) as (setup, amount, counter, name) or Skip."""
+    for name in with_reference_rows(names):
         if not pattern.search(name):
             continue
         parts = name.split("/")
         made = None
         if parts[0] == "matmul" and len(parts) == 4:
             made = matmul_case(name, parts[1], parts[2], parts[3])
-        elif parts[0] == "attention" and len(parts) in (4, 5):
-            made = attention_case(name, parts[1], parts[2], parts[3], len(parts) == 5 and parts[4] == "causal")
+        elif parts[0] == "attention" and len(parts) in (4, 5) and (len(parts) == 4 or parts[4] == "causal"):
+            made = attention_case(name, parts[1], parts[2], parts[3], len(parts) == 5)
         elif parts[0] == "bmm" and len(parts) == 4:
             made = bmm_case(name, parts[1], parts[2], parts[3])
         elif parts[0] == "nccl" and len(parts) == 5:
@@ -731,6 +865,9 @@ def main():
                     help="matmul/cublaslt bf16/fp16: also time the two earlier differences from bench_matmul "
                          "(counters TFLOPS_old_rule, TFLOPS_old_timing, kernels_per_call_old_rule); implies --kernels")
     args = ap.parse_args()
+    if torch is None:
+        print("torch_reference.py: PyTorch is not installed (import torch failed)", file=sys.stderr)
+        return 2
     if not torch.cuda.is_available():
         print("torch_reference.py: no CUDA device", file=sys.stderr)
         return 2
