@@ -35,8 +35,11 @@ It writes Google Benchmark JSON under gpucheck's names, so `gpucheck compare REF
 `gpucheck report` line the two up. Outputs are checked before timing (einsum and NHWC against
 bmm and NCHW; every fused attention against the naive one where S fits).
 
+--table OUT.md writes the axes session's table from the JSON of both sides (no torch needed).
+
 Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX] [--cases FILE] [--kernels]
                                        [--gemm-diagnostics]
+       python3 ci/torch_reference.py --table OUT.md --section TITLE METRIC PREFIX [...] [--band SPEC ...]
 """
 import argparse
 import collections
@@ -51,7 +54,7 @@ import time
 try:
     import torch
     import torch.nn.functional as F
-except ImportError:  # the pure helpers below (names, the engine's rules) need no torch
+except ImportError:  # the pure helpers below (names, the engine's rules, the table) need no torch
     torch = F = None
 
 CALLS = 20  # calls per held sample (bmm, conv, nccl)
@@ -169,6 +172,171 @@ def dotted_version(v):
     130100 -> 13.1.0, 91900 -> 9.19.0, 22809 -> 2.28.9."""
     v = int(v)
     return f"{v // 10000}.{(v // 100) % 100}.{v % 100}"
+
+
+# -- The axes session's table (ci/axes_session.sh): both sides' JSON, the families' bands --
+
+_GB_SUFFIX = re.compile(r"/(manual_time|real_time|process_time|(min_time|min_warmup_time|iterations|repeats):[^/]*)$")
+
+
+def benchmark_key(name):
+    """A Google Benchmark name without the suffixes it adds (/iterations:1/manual_time):
+    compare/results/reader.cpp's benchmark_key."""
+    while True:
+        stripped = _GB_SUFFIX.sub("", name)
+        if stripped == name or not stripped:
+            return name
+        name = stripped
+
+
+def read_results(path):
+    """(context, {name: result}) from a Google Benchmark JSON file; a result is a dict with
+    'values' (per repetition: the counters) or 'skipped' (the reason), and 'label'. Raises
+    OSError / ValueError for a file that is missing or not JSON."""
+    with open(path) as f:
+        doc = json.load(f)  # Google Benchmark 1.7 writes bare NaN/Infinity: json reads them
+    out = {}
+    for e in doc.get("benchmarks", []):
+        if e.get("run_type") == "aggregate":
+            continue
+        key = benchmark_key(e.get("run_name") or e.get("name", ""))
+        r = out.setdefault(key, {"values": [], "skipped": None, "label": e.get("label", "")})
+        if e.get("skipped") is True or e.get("error_occurred") is True:
+            msg = e.get("skip_message") if e.get("skipped") is True else e.get("error_message")
+            msg = msg or ""
+            if e.get("error_occurred") is True and not msg.startswith("unsupported: "):
+                msg = "error: " + msg
+            r["skipped"] = msg[len("unsupported: "):] if msg.startswith("unsupported: ") else msg
+        else:
+            r["values"].append(e)
+    return doc.get("context", {}), out
+
+
+def metric_of(result, metric):
+    """The median over repetitions of `metric`, or None."""
+    vals = [float(e[metric]) for e in result["values"]
+            if isinstance(e.get(metric), (int, float)) and not isinstance(e.get(metric), bool)]
+    vals = [v for v in vals if math.isfinite(v)]
+    return statistics.median(vals) if vals else None
+
+
+def parse_band(spec):
+    """'PREFIX=PCT' (agreement within PCT percent) or 'PREFIX=report:WHY' (no agreement is
+    claimed: report only) -> (prefix, pct or None, why)."""
+    prefix, sep, rest = spec.partition("=")
+    if not sep or not prefix:
+        raise ValueError(f"band {spec!r}: expected PREFIX=PCT or PREFIX=report:WHY")
+    if rest.startswith("report:"):
+        return prefix, None, rest[len("report:"):].strip()
+    pct = float(rest)
+    if not pct > 0:
+        raise ValueError(f"band {spec!r}: the percentage must be positive")
+    return prefix, pct, ""
+
+
+def band_for(name, bands):
+    """The longest band prefix that `name` starts with, or None."""
+    best = None
+    for b in bands:
+        if name.startswith(b[0]) and (best is None or len(b[0]) > len(best[0])):
+            best = b
+    return best
+
+
+def table_rows(names, ours, theirs, metric, bands):
+    """One row per case: (case, ours, PyTorch, ratio, band, verdict); the cases of `names` in
+    order, then PyTorch's reference-only rows (names ours does not have)."""
+    rows = []
+    listed = set(names)
+    for n in list(names) + [n for n in theirs if n not in listed]:
+        o, t = ours.get(n), theirs.get(n)
+        ov = metric_of(o, metric) if o and not o["skipped"] else None
+        tv = metric_of(t, metric) if t and not t["skipped"] else None
+        band = band_for(n, bands)
+        band_text = "" if band is None else ("report only" if band[1] is None else f"{band[1]:g}%")
+        ratio = ov / tv if ov is not None and tv else None
+        if n not in listed:
+            verdict = "PyTorch reference only (ours has no such case)"
+            if t is not None and t["skipped"] is not None:
+                verdict += "; skipped (PyTorch): " + t["skipped"]
+        elif o is None:
+            verdict = "missing: ours wrote no result"
+        elif o["skipped"] is not None:
+            verdict = "skipped (ours): " + o["skipped"]
+        elif ov is None:
+            verdict = f"ours has no {metric}"
+        elif t is None:
+            verdict = "missing: PyTorch wrote no result"
+        elif t["skipped"] is not None:
+            verdict = "skipped (PyTorch): " + t["skipped"]
+        elif tv is None:
+            verdict = f"PyTorch has no {metric}"
+        elif band is None:
+            verdict = "no band stated"
+        elif band[1] is None:
+            verdict = "report only: " + band[2]
+        else:
+            verdict = "inside" if abs(ratio - 1.0) * 100.0 <= band[1] else "**outside**"
+        rows.append((n, ov, tv, ratio, band_text, verdict))
+    return rows
+
+
+def _cell(text, limit=160):
+    text = str(text).replace("|", "\\|").replace("\n", " ")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def render_section(title, metric, rows, ours_ctx, torch_ctx):
+    """A family's Markdown table and a one-line count."""
+    def num(v):
+        return "" if v is None else f"{v:.1f}"
+    libs = []  # the libraries our binary recorded (the ones it calls), and PyTorch's of each
+    for key, what in (("cublas_version", "cuBLAS"), ("cudnn_version", "cuDNN"), ("nccl_version", "NCCL")):
+        if ours_ctx.get(key):
+            libs.append(f"{what} ours {ours_ctx[key]}, PyTorch {torch_ctx.get(key) or '?'}")
+    lines = [f"## {title}", ""]
+    if libs:
+        lines += ["Libraries: " + "; ".join(libs) + ".", ""]
+    lines += [f"| case | ours {metric} | PyTorch {metric} | ours / PyTorch | band | agreement |",
+              "| --- | ---: | ---: | ---: | ---: | --- |"]
+    for n, ov, tv, ratio, band, verdict in rows:
+        r = "" if ratio is None else f"{ratio:.3f}"
+        lines.append(f"| {_cell(n)} | {num(ov)} | {num(tv)} | {r} | {band} | {_cell(verdict)} |")
+    judged = [r for r in rows if r[5] in ("inside", "**outside**")]
+    inside = sum(1 for r in judged if r[5] == "inside")
+    rest = len(rows) - len(judged)
+    lines += ["", f"{inside} of {len(judged)} compared cases inside their band "
+                  f"({rest} other row{'' if rest == 1 else 's'}: report only, skipped or reference only).", ""]
+    return lines
+
+
+def write_table(path, sections, bands):
+    """sections: (title, metric, prefix) with PREFIX.cases.txt, PREFIX.ours.json and
+    PREFIX.torch.json as ci/axes_session.sh writes them. A missing or unreadable file is said
+    in the table; the table is always written."""
+    lines = ["# gpucheck beside PyTorch, timed the same way (ci/axes_session.sh)", "",
+             "ours / PyTorch > 1: ours is faster. Bands: docs/TORCH_REFERENCE.md (\"Agreement "
+             "with PyTorch\"); a case inside its band agrees with PyTorch within it.", ""]
+    for title, metric, prefix in sections:
+        problems, names = [], []
+        try:
+            with open(prefix + ".cases.txt") as f:
+                names = [l.strip() for l in f if l.strip()]
+        except OSError as e:
+            problems.append(f"no case list ({e.strerror}: {prefix}.cases.txt)")
+        sides = []
+        for side in ("ours", "torch"):
+            try:
+                sides.append(read_results(f"{prefix}.{side}.json"))
+            except (OSError, ValueError) as e:
+                problems.append(f"{side}: no readable JSON ({prefix}.{side}.json: {e}); see {prefix}.{side}.log")
+                sides.append(({}, {}))
+        (octx, ours), (tctx, theirs) = sides
+        lines += render_section(title, metric, table_rows(names, ours, theirs, metric, bands), octx, tctx)
+        if problems:
+            lines += ["Not shown: " + "; ".join(problems) + ".", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
 
 
 # ---- Timing (torch) --------------------------------------------------------------------------
@@ -864,7 +1032,20 @@ def main():
     ap.add_argument("--gemm-diagnostics", action="store_true",
                     help="matmul/cublaslt bf16/fp16: also time the two earlier differences from bench_matmul "
                          "(counters TFLOPS_old_rule, TFLOPS_old_timing, kernels_per_call_old_rule); implies --kernels")
+    ap.add_argument("--table", metavar="OUT.md", help="write the axes session's table (no torch needed) and exit")
+    ap.add_argument("--section", nargs=3, action="append", default=[], metavar=("TITLE", "METRIC", "PREFIX"),
+                    help="--table: a family; PREFIX.cases.txt, PREFIX.ours.json, PREFIX.torch.json")
+    ap.add_argument("--band", action="append", default=[], metavar="PREFIX=PCT|PREFIX=report:WHY",
+                    help="--table: a family's agreement band (docs/TORCH_REFERENCE.md), longest prefix wins")
     args = ap.parse_args()
+    if args.table:
+        try:
+            bands = [parse_band(b) for b in args.band]
+        except ValueError as e:
+            print(f"torch_reference.py: {e}", file=sys.stderr)
+            return 2
+        write_table(args.table, args.section, bands)
+        return 0
     if torch is None:
         print("torch_reference.py: PyTorch is not installed (import torch failed)", file=sys.stderr)
         return 2

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """ci/torch_reference.py's pure helpers, without torch or a GPU: bench_attention's shape labels
-(kv, sk), the bottom-right causal mask, the reference rows, the engine's batch rule and the
-one-rank NCCL counterparts. The timing
+(kv, sk), the bottom-right causal mask, the reference rows, the engine's batch rule, the
+one-rank NCCL counterparts, and the axes session's table from both sides' JSON. The timing
 needs PyTorch and a GPU (ci/axes_session.sh); a test of it here would skip, so there is none."""
 import importlib.util
+import json
 import os
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -127,14 +129,133 @@ class Nccl(unittest.TestCase):
         self.assertIsNone(tr.parse_bytes("1M"))
 
 
+def gb_entry(name, **kw):
+    e = {"name": name + "/iterations:1/manual_time", "run_name": name + "/iterations:1/manual_time",
+         "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 1,
+         "real_time": 10.0, "cpu_time": 10.0, "time_unit": "us"}
+    e.update(kw)
+    return e
+
+
+class Table(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def write(self, name, doc):
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as f:
+            if isinstance(doc, str):
+                f.write(doc)
+            else:
+                json.dump(doc, f)
+        return path
+
+    def test_key_strips_google_benchmark_suffixes(self):
+        self.assertEqual(tr.benchmark_key("matmul/cublaslt/bf16/512x512x512/iterations:1/manual_time"),
+                         "matmul/cublaslt/bf16/512x512x512")
+        self.assertEqual(tr.benchmark_key("bmm/strided/fp16/b64m512n512k512/threads:1"),
+                         "bmm/strided/fp16/b64m512n512k512/threads:1")
+
+    def test_bands(self):
+        bands = [tr.parse_band("matmul/cublaslt/=5"), tr.parse_band("attention/=report:different kernels"),
+                 tr.parse_band("attention/cudnn/=2.2")]
+        self.assertEqual(tr.band_for("matmul/cublaslt/bf16/512x512x512", bands)[1], 5.0)
+        self.assertEqual(tr.band_for("attention/cudnn/fp16/b4h16s4096d64", bands)[1], 2.2)  # the longer prefix
+        self.assertIsNone(tr.band_for("attention/flash/fp16/b4h16s4096d64", bands)[1])
+        self.assertIsNone(tr.band_for("nccl/allgather/fp32/1MiB/g1", bands))
+        for bad in ("matmul", "=5", "matmul/=x", "matmul/=0"):
+            with self.assertRaises(ValueError):
+                tr.parse_band(bad)
+
+    def test_rows_and_verdicts(self):
+        ours = {"benchmarks": [
+            gb_entry("matmul/cublaslt/bf16/512x512x512", TFLOPS=65.0),
+            gb_entry("matmul/cublaslt/bf16/4096x4096x4096", TFLOPS=807.5),
+            gb_entry("attention/flash/fp16/b4h16s4096d256", error_occurred=True,
+                     error_message="unsupported: our flash kernels are built for head_dim 64 and 128 (got 256)"),
+            gb_entry("attention/cudnn/fp16/b4h16s4096d64", skipped=True, skip_message="no engine"),
+            gb_entry("nccl/allreduce/fp32/1MiB/g1", algbw_GBps=900.0),
+            gb_entry("bmm/strided/fp16/b64m512n512k512", TFLOPS=float("nan"))],
+            "context": {"cublas_version": "13.1.0"}}
+        torch_doc = {"benchmarks": [
+            {"name": "matmul/cublaslt/bf16/512x512x512", "run_type": "iteration", "TFLOPS": 60.0},
+            {"name": "matmul/cublaslt/bf16/4096x4096x4096", "run_type": "iteration", "TFLOPS": 818.1},
+            {"name": "matmul/torch_cublaslt/bf16/512x512x512", "run_type": "iteration", "TFLOPS": 64.0},
+            {"name": "attention/flash/fp16/b4h16s4096d256", "run_type": "iteration", "TFLOPS": 328.8},
+            {"name": "nccl/allreduce/fp32/1MiB/g1", "skipped": True, "skip_message": "in place only: report only"}],
+            "context": {"cublas_version": "13.0.2"}}
+        names = ["matmul/cublaslt/bf16/512x512x512", "matmul/cublaslt/bf16/4096x4096x4096",
+                 "attention/flash/fp16/b4h16s4096d256", "attention/cudnn/fp16/b4h16s4096d64",
+                 "nccl/allreduce/fp32/1MiB/g1", "bmm/strided/fp16/b64m512n512k512", "bmm/strided_mbk/fp16/b64m512n512k512"]
+        octx, o = tr.read_results(self.write("ours.json", json.dumps(ours)))  # NaN written bare, as GB 1.7 does
+        tctx, t = tr.read_results(self.write("torch.json", torch_doc))
+        bands = [tr.parse_band(b) for b in ("matmul/cublaslt/=5", "attention/cudnn/=2.2", "bmm/=5",
+                                            "attention/flash/=report:different kernels",
+                                            "nccl/allreduce/=report:moves no data in place")]
+        rows = {r[0]: r for r in tr.table_rows(names, o, t, "TFLOPS", bands)}
+        self.assertEqual(rows["matmul/cublaslt/bf16/512x512x512"][5], "**outside**")  # +8.3%
+        self.assertAlmostEqual(rows["matmul/cublaslt/bf16/512x512x512"][3], 65.0 / 60.0)
+        self.assertEqual(rows["matmul/cublaslt/bf16/4096x4096x4096"][5], "inside")  # -1.3%
+        self.assertEqual(rows["attention/flash/fp16/b4h16s4096d256"][5],
+                         "skipped (ours): our flash kernels are built for head_dim 64 and 128 (got 256)")
+        self.assertEqual(rows["attention/cudnn/fp16/b4h16s4096d64"][5], "skipped (ours): no engine")
+        self.assertTrue(rows["nccl/allreduce/fp32/1MiB/g1"][5].startswith("ours has no TFLOPS"))
+        self.assertEqual(rows["bmm/strided/fp16/b64m512n512k512"][5], "ours has no TFLOPS")  # NaN is no figure
+        self.assertEqual(rows["bmm/strided_mbk/fp16/b64m512n512k512"][5], "missing: ours wrote no result")
+        self.assertTrue(rows["matmul/torch_cublaslt/bf16/512x512x512"][5].startswith("PyTorch reference only"))
+        # order: the case list, then PyTorch's reference rows
+        self.assertEqual(list(rows)[-1], "matmul/torch_cublaslt/bf16/512x512x512")
+        lines = tr.render_section("GEMM", "TFLOPS", list(rows.values()), octx, tctx)
+        text = "\n".join(lines)
+        self.assertIn("cuBLAS ours 13.1.0, PyTorch 13.0.2", text)
+        self.assertIn("| matmul/cublaslt/bf16/512x512x512 | 65.0 | 60.0 | 1.083 | 5% | **outside** |", text)
+        self.assertIn("1 of 2 compared cases inside their band", text)
+
+    def test_report_only_and_pytorch_skips(self):
+        ours = {"benchmarks": [gb_entry("nccl/allreduce/fp32/1MiB/g1", algbw_GBps=900.0),
+                               gb_entry("nccl/allgather/fp32/1MiB/g1", algbw_GBps=848.0)]}
+        theirs = {"benchmarks": [
+            {"name": "nccl/allreduce/fp32/1MiB/g1", "skipped": True, "skip_message": "in place only"},
+            {"name": "nccl/allgather/fp32/1MiB/g1", "algbw_GBps": 851.0}]}
+        _, o = tr.read_results(self.write("o.json", ours))
+        _, t = tr.read_results(self.write("t.json", theirs))
+        bands = [tr.parse_band("nccl/allgather/=5"), tr.parse_band("nccl/allreduce/=report:in place only")]
+        rows = tr.table_rows(["nccl/allreduce/fp32/1MiB/g1", "nccl/allgather/fp32/1MiB/g1"], o, t, "algbw_GBps", bands)
+        self.assertEqual(rows[0][5], "skipped (PyTorch): in place only")
+        self.assertEqual(rows[1][5], "inside")
+
+    def test_write_table_says_what_is_missing(self):
+        prefix = os.path.join(self.dir.name, "gemm")
+        self.write("gemm.cases.txt", "matmul/cublaslt/bf16/512x512x512\n\n")
+        self.write("gemm.ours.json", {"benchmarks": [gb_entry("matmul/cublaslt/bf16/512x512x512", TFLOPS=65.0)]})
+        out = os.path.join(self.dir.name, "table.md")
+        tr.write_table(out, [("GEMM bf16", "TFLOPS", prefix), ("nccl", "algbw_GBps", os.path.join(self.dir.name, "nccl"))],
+                       [tr.parse_band("matmul/cublaslt/=5")])
+        with open(out) as f:
+            text = f.read()
+        self.assertIn("## GEMM bf16", text)
+        self.assertIn("| matmul/cublaslt/bf16/512x512x512 | 65.0 |  |  | 5% | missing: PyTorch wrote no result |", text)
+        self.assertIn("torch: no readable JSON", text)
+        self.assertIn("## nccl", text)
+        self.assertIn("no case list", text)
+
+
 class Cli(unittest.TestCase):
-    def test_timing_without_torch_is_exit_2(self):
+    def test_timing_without_torch_is_exit_2_table_is_not(self):
         import subprocess
-        if subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode == 0:
-            self.skipTest("torch is installed here")
-        r = subprocess.run([sys.executable, SCRIPT, "--cases", os.devnull], capture_output=True, text=True)
-        self.assertEqual(r.returncode, 2, r.stderr)
-        self.assertIn("PyTorch is not installed", r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            have_torch = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode == 0
+            if not have_torch:
+                r = subprocess.run([sys.executable, SCRIPT, "--cases", os.devnull], capture_output=True, text=True)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn("PyTorch is not installed", r.stderr)
+            out = os.path.join(d, "t.md")
+            r = subprocess.run([sys.executable, SCRIPT, "--table", out, "--band", "x/=5"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(os.path.exists(out))
+            r = subprocess.run([sys.executable, SCRIPT, "--table", out, "--band", "x/=abc"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2)
 
 
 if __name__ == "__main__":
