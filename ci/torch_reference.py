@@ -1015,9 +1015,12 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose):
             entry["kernels_per_call"] = census[0]
             entry["label"] += " [" + census_text(census) + "]"
     if diagnose and name.startswith("matmul/cublaslt/") and name.split("/")[2] in ("bf16", "fp16"):
-        extra, note = gemm_diagnostics(hold, fn, amount)
-        entry.update(extra)
-        entry["label"] += note
+        try:  # a diagnostic: never the reason the compared figure is lost
+            extra, note = gemm_diagnostics(hold, fn, amount)
+            entry.update(extra)
+            entry["label"] += note
+        except Exception as e:
+            print(f"  {name}: GEMM diagnostics failed ({e.__class__.__name__}: {first_line(e, 80)})", file=sys.stderr)
     return entry
 
 
