@@ -1,49 +1,345 @@
 #!/usr/bin/env python3
-"""PyTorch's figures for gpucheck's bmm, convolution and attention cases, timed both ways.
+"""PyTorch's figures for gpucheck's cases, timed the way gpucheck times them.
 
-With --cases FILE (names one a line, as `bench_X -a ... --list` prints them) it times PyTorch's
-counterpart of each named case instead, at the user's shapes: matmul/cublaslt (torch.mm in
-the TN layout, fp8 through torch._scaled_mm, as a power burst like bench_matmul),
-attention/{naive,flash,cudnn} (any batch, heads, seq_q, seq_k, head_dim, causal),
-bmm/{strided,strided_mbk} (torch.bmm, torch.einsum) and, on one GPU, nccl's
-allreduce_inplace, allgather and reducescatter (torch.distributed, one rank: algbw_GBps).
-A name it has no counterpart for is left out, said on stderr.
+Without --cases it times PyTorch's counterparts of bench_bmm's, bench_conv's and
+bench_attention's full suites. With --cases FILE (names one a line, as `bench_X -a ... --list`
+prints them) it times PyTorch's counterpart of each named case instead, at the user's shapes:
+  matmul/cublaslt      torch.mm(b, a.t()): the very cuBLAS problem of bench_matmul's case
+                       (m=M, n=N, k=K, A transposed, fp32 accumulate, bf16/fp16 out); fp8
+                       through torch._scaled_mm (bf16 out); plus a reference row
+                       matmul/torch_cublaslt/... (the same call with PyTorch's cuBLASLt path)
+  attention/{naive,flash,cudnn}  any batch, heads, kv_heads (grouped-query: enable_gqa),
+                       seq_q, seq_k (a causal mask bottom-right aligned, as bench_attention's),
+                       head_dim; plus a reference row attention/torch_efficient/... (SDPA's
+                       EFFICIENT_ATTENTION backend: bench_attention has no such backend)
+  bmm/{strided,strided_mbk,permute_bmm}  torch.bmm, torch.einsum, .contiguous() then bmm
+  nccl allgather, reducescatter (out of place, one rank: algbw_GBps). All-reduce is listed as
+                       skipped with the reason: torch.distributed's all_reduce is in place only,
+                       and in place at one rank NCCL moves no data.
+A name PyTorch cannot run (it raises, or has no counterpart) is written to the JSON as
+skipped, with the reason, and the run goes on.
 
-Why: a short op (bmm b64 512^3 takes ~35 us, a ResNet-50 convolution at batch 64 30-150 us)
-timed one call at a time (`start.record(); fn(); end.record(); sync`, the method of
-../shared/anchors/torch_anchors.py) encloses PyTorch's host dispatch of that call, so the
-figure is lower than the device's. gpucheck holds the stream with a spin kernel while it
-queues the timed calls, so its events enclose device time only. This script times the very
-same PyTorch calls both ways, on the same GPU in the same session:
+Why this script: a short op timed one call at a time (`start.record(); fn(); end.record();
+sync`, the method of ../shared/anchors/torch_anchors.py) encloses PyTorch's host dispatch of
+that call. gpucheck holds the stream with a spin kernel while it queues the timed calls, so
+its events enclose device time only. This script times the same PyTorch calls both ways:
 
-  held      torch.cuda._sleep holds the stream while CALLS calls are queued, events around
-            the CALLS calls: the device time per call (gpucheck's method); the JSON figure
-            Attention cases are timed as bench_attention times them, as a power burst
-            (burst_ms: 0.3 s idle, 5 warm-up calls, 20 held samples).
-  per_call  the anchor's method, median of 50 calls: counter per_call_TFLOPS, and
-            dispatch_us = per-call time - held time (what the anchor adds)
+  held      torch.cuda._sleep holds the stream while the calls are queued, CUDA events around
+            them: the device time per call (gpucheck's method); the JSON figure.
+            bmm, conv, nccl: CALLS calls a sample, median of SAMPLES samples.
+            matmul and attention: gpucheck's power burst step by step (burst_ms).
+  per_call  the anchor's method, median of 50 calls: counter per_call_<rate>, and
+            dispatch_us = per-call time - held time (what the anchor adds; 0 when below)
 
 It writes Google Benchmark JSON under gpucheck's names, so `gpucheck compare REF OURS` and
-`gpucheck report` line the two up. Outputs are checked before timing: einsum and the NHWC
-convolutions must equal bmm and NCHW within the dtype's tolerance.
+`gpucheck report` line the two up. Outputs are checked before timing (einsum and NHWC against
+bmm and NCHW; every fused attention against the naive one where S fits).
 
-Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX] [--cases FILE]
+--table OUT.md writes the axes session's table from the JSON of both sides (no torch needed).
+
+Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX] [--cases FILE] [--kernels]
+                                       [--gemm-diagnostics]
+       python3 ci/torch_reference.py --table OUT.md --section TITLE METRIC PREFIX [...] [--band SPEC ...]
 """
 import argparse
+import collections
 import json
 import math
-import re
 import os
+import re
 import statistics
 import sys
 import time
 
-import torch
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # the pure helpers below (names, the engine's rules, the table) need no torch
+    torch = F = None
 
-CALLS = 20  # calls per held sample
+CALLS = 20  # calls per held sample (bmm, conv, nccl)
 SAMPLES = 15  # held samples per case (median)
 
+
+# ---- Pure helpers: no torch, tested by tests/unit/test_torch_reference.py -------------------
+
+def choose_batch(one_call_s, min_sample_s=5e-4, min_batch=1, max_batch=64):
+    """Calls per sample, as the engine picks them (benchmarks/harness/core/src/measure.cpp,
+    choose_batch): enough that one sample spans min_sample_s, within [min_batch, max_batch]; a
+    call that measured no time gets max_batch."""
+    max_batch = max(max_batch, 1)
+    min_batch = min(max(min_batch, 1), max_batch)
+    if not (one_call_s > 0) or math.isinf(one_call_s):
+        return max_batch
+    want = math.ceil(min_sample_s / one_call_s)
+    if want >= max_batch:
+        return max_batch
+    return min(max(int(want), min_batch), max_batch)
+
+
+AttnShape = collections.namedtuple("AttnShape", "b h kv s sk d")
+_ATTN_SHAPE = re.compile(r"b(\d+)h(\d+)(?:kv(\d+))?s(\d+)(?:sk(\d+))?d(\d+)")
+
+
+def parse_attention_shape(label):
+    """bench_attention's shape label (benchmarks/cases/attention.hpp, shape_label) as an
+    AttnShape; kv (key/value heads) and sk (keys per sequence) appear in a label only where
+    they differ from h and s: b4h32kv8s4096d128, b8h32kv8s1sk8192d128. None if not one."""
+    m = _ATTN_SHAPE.fullmatch(label)
+    if not m:
+        return None
+    b, h, kv, s, sk, d = (None if g is None else int(g) for g in m.groups())
+    sh = AttnShape(b, h, h if kv is None else kv, s, s if sk is None else sk, d)
+    return sh if min(sh) > 0 else None
+
+
+def attention_label(sh):
+    """The inverse of parse_attention_shape: the label bench_attention prints."""
+    kv = f"kv{sh.kv}" if sh.kv != sh.h else ""
+    sk = f"sk{sh.sk}" if sh.sk != sh.s else ""
+    return f"b{sh.b}h{sh.h}{kv}s{sh.s}{sk}d{sh.d}"
+
+
+def attention_unrunnable(sh, causal):
+    """Why a shape has no meaningful attention here (None when it has one)."""
+    if sh.h % sh.kv != 0:
+        return f"heads {sh.h} is not a multiple of kv_heads {sh.kv}"
+    if causal and sh.s > sh.sk:
+        return "causal needs seq_q <= seq_k (bench_attention's mask is bottom-right aligned)"
+    return None
+
+
+def attention_flops(sh, causal):
+    """bench_attention's count: 4*b*h*s_q*s_k*d per call, halved when causal."""
+    return 4.0 * sh.b * sh.h * sh.s * sh.sk * sh.d / (2 if causal else 1)
+
+
+def causal_masked(i, j, s, sk):
+    """bench_attention's causal mask, bottom-right aligned: query i (of s) does not see key j
+    (of sk) when j > i + (sk - s). Equal to SDPA's is_causal (top-left) only when s == sk."""
+    return j > i + (sk - s)
+
+
+def reference_twins(name):
+    """PyTorch-only rows timed beside a case: attention/torch_efficient/... (SDPA's
+    EFFICIENT_ATTENTION backend) for every attention case, matmul/torch_cublaslt/... (torch.mm
+    through PyTorch's cuBLASLt path) for every non-fp8 GEMM. bench_* have no such names."""
+    p = name.split("/")
+    if p[0] == "attention" and len(p) in (4, 5) and p[1] != "torch_efficient":
+        return ["/".join(["attention", "torch_efficient"] + p[2:])]
+    if p[0] == "matmul" and len(p) == 4 and p[1] == "cublaslt" and p[2] != "fp8e4m3":
+        return ["/".join(["matmul", "torch_cublaslt"] + p[2:])]
+    return []
+
+
+def with_reference_rows(names):
+    """`names` with each one's reference twins after it, every name once, in order."""
+    out, seen = [], set()
+    for n in names:
+        for x in [n] + reference_twins(n):
+            if x not in seen:
+                seen.add(x)
+                out.append(x)
+    return out
+
+
+def nccl_counterpart(variant, ranks):
+    """torch.distributed's counterpart of bench_nccl's variant at one rank: (what, None), or
+    (None, why there is none). At one rank all-gather and reduce-scatter out of place are NCCL's
+    copy of the bytes from send to receive buffer, on both sides; in place nothing moves."""
+    if ranks != "g1":
+        return None, "one process, one GPU here (torch.distributed at world size 1)"
+    if variant.endswith("_inplace"):
+        return None, ("in place at one rank NCCL moves no data: both sides would time a launch "
+                      "(report only)")
+    if variant == "allreduce":
+        return None, ("torch.distributed's all_reduce is in place only (in place at one rank "
+                      "nothing moves); ours copies send->recv: report only")
+    what = {"allgather": "dist.all_gather_into_tensor", "reducescatter": "dist.reduce_scatter_tensor"}.get(variant)
+    return (what, None) if what else (None, f"no torch.distributed call for {variant}")
+
+
+SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+
+
+def parse_bytes(label):
+    m = re.fullmatch(r"(\d+)(B|KiB|MiB|GiB|TiB)", label)
+    return int(m.group(1)) * SIZE_UNITS[m.group(2)] if m else None
+
+
+def dotted_version(v):
+    """A library's integer version as gpucheck's context writes it (core/src/names.cpp):
+    130100 -> 13.1.0, 91900 -> 9.19.0, 22809 -> 2.28.9."""
+    v = int(v)
+    return f"{v // 10000}.{(v // 100) % 100}.{v % 100}"
+
+
+# -- The axes session's table (ci/axes_session.sh): both sides' JSON, the families' bands --
+
+_GB_SUFFIX = re.compile(r"/(manual_time|real_time|process_time|(min_time|min_warmup_time|iterations|repeats):[^/]*)$")
+
+
+def benchmark_key(name):
+    """A Google Benchmark name without the suffixes it adds (/iterations:1/manual_time):
+    compare/results/reader.cpp's benchmark_key."""
+    while True:
+        stripped = _GB_SUFFIX.sub("", name)
+        if stripped == name or not stripped:
+            return name
+        name = stripped
+
+
+def read_results(path):
+    """(context, {name: result}) from a Google Benchmark JSON file; a result is a dict with
+    'values' (per repetition: the counters) or 'skipped' (the reason), and 'label'. Raises
+    OSError / ValueError for a file that is missing or not JSON."""
+    with open(path) as f:
+        doc = json.load(f)  # Google Benchmark 1.7 writes bare NaN/Infinity: json reads them
+    out = {}
+    for e in doc.get("benchmarks", []):
+        if e.get("run_type") == "aggregate":
+            continue
+        key = benchmark_key(e.get("run_name") or e.get("name", ""))
+        r = out.setdefault(key, {"values": [], "skipped": None, "label": e.get("label", "")})
+        if e.get("skipped") is True or e.get("error_occurred") is True:
+            msg = e.get("skip_message") if e.get("skipped") is True else e.get("error_message")
+            msg = msg or ""
+            if e.get("error_occurred") is True and not msg.startswith("unsupported: "):
+                msg = "error: " + msg
+            r["skipped"] = msg[len("unsupported: "):] if msg.startswith("unsupported: ") else msg
+        else:
+            r["values"].append(e)
+    return doc.get("context", {}), out
+
+
+def metric_of(result, metric):
+    """The median over repetitions of `metric`, or None."""
+    vals = [float(e[metric]) for e in result["values"]
+            if isinstance(e.get(metric), (int, float)) and not isinstance(e.get(metric), bool)]
+    vals = [v for v in vals if math.isfinite(v)]
+    return statistics.median(vals) if vals else None
+
+
+def parse_band(spec):
+    """'PREFIX=PCT' (agreement within PCT percent) or 'PREFIX=report:WHY' (no agreement is
+    claimed: report only) -> (prefix, pct or None, why)."""
+    prefix, sep, rest = spec.partition("=")
+    if not sep or not prefix:
+        raise ValueError(f"band {spec!r}: expected PREFIX=PCT or PREFIX=report:WHY")
+    if rest.startswith("report:"):
+        return prefix, None, rest[len("report:"):].strip()
+    pct = float(rest)
+    if not pct > 0:
+        raise ValueError(f"band {spec!r}: the percentage must be positive")
+    return prefix, pct, ""
+
+
+def band_for(name, bands):
+    """The longest band prefix that `name` starts with, or None."""
+    best = None
+    for b in bands:
+        if name.startswith(b[0]) and (best is None or len(b[0]) > len(best[0])):
+            best = b
+    return best
+
+
+def table_rows(names, ours, theirs, metric, bands):
+    """One row per case: (case, ours, PyTorch, ratio, band, verdict); the cases of `names` in
+    order, then PyTorch's reference-only rows (names ours does not have)."""
+    rows = []
+    listed = set(names)
+    for n in list(names) + [n for n in theirs if n not in listed]:
+        o, t = ours.get(n), theirs.get(n)
+        ov = metric_of(o, metric) if o and not o["skipped"] else None
+        tv = metric_of(t, metric) if t and not t["skipped"] else None
+        band = band_for(n, bands)
+        band_text = "" if band is None else ("report only" if band[1] is None else f"{band[1]:g}%")
+        ratio = ov / tv if ov is not None and tv else None
+        if n not in listed:
+            verdict = "PyTorch reference only (ours has no such case)"
+            if t is not None and t["skipped"] is not None:
+                verdict += "; skipped (PyTorch): " + t["skipped"]
+        elif o is None:
+            verdict = "missing: ours wrote no result"
+        elif o["skipped"] is not None:
+            verdict = "skipped (ours): " + o["skipped"]
+        elif ov is None:
+            verdict = f"ours has no {metric}"
+        elif t is None:
+            verdict = "missing: PyTorch wrote no result"
+        elif t["skipped"] is not None:
+            verdict = "skipped (PyTorch): " + t["skipped"]
+        elif tv is None:
+            verdict = f"PyTorch has no {metric}"
+        elif band is None:
+            verdict = "no band stated"
+        elif band[1] is None:
+            verdict = "report only: " + band[2]
+        else:
+            verdict = "inside" if abs(ratio - 1.0) * 100.0 <= band[1] else "**outside**"
+        rows.append((n, ov, tv, ratio, band_text, verdict))
+    return rows
+
+
+def _cell(text, limit=160):
+    text = str(text).replace("|", "\\|").replace("\n", " ")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def render_section(title, metric, rows, ours_ctx, torch_ctx):
+    """A family's Markdown table and a one-line count."""
+    def num(v):
+        return "" if v is None else f"{v:.1f}"
+    libs = []  # the libraries our binary recorded (the ones it calls), and PyTorch's of each
+    for key, what in (("cublas_version", "cuBLAS"), ("cudnn_version", "cuDNN"), ("nccl_version", "NCCL")):
+        if ours_ctx.get(key):
+            libs.append(f"{what} ours {ours_ctx[key]}, PyTorch {torch_ctx.get(key) or '?'}")
+    lines = [f"## {title}", ""]
+    if libs:
+        lines += ["Libraries: " + "; ".join(libs) + ".", ""]
+    lines += [f"| case | ours {metric} | PyTorch {metric} | ours / PyTorch | band | agreement |",
+              "| --- | ---: | ---: | ---: | ---: | --- |"]
+    for n, ov, tv, ratio, band, verdict in rows:
+        r = "" if ratio is None else f"{ratio:.3f}"
+        lines.append(f"| {_cell(n)} | {num(ov)} | {num(tv)} | {r} | {band} | {_cell(verdict)} |")
+    judged = [r for r in rows if r[5] in ("inside", "**outside**")]
+    inside = sum(1 for r in judged if r[5] == "inside")
+    rest = len(rows) - len(judged)
+    lines += ["", f"{inside} of {len(judged)} compared cases inside their band "
+                  f"({rest} other row{'' if rest == 1 else 's'}: report only, skipped or reference only).", ""]
+    return lines
+
+
+def write_table(path, sections, bands):
+    """sections: (title, metric, prefix) with PREFIX.cases.txt, PREFIX.ours.json and
+    PREFIX.torch.json as ci/axes_session.sh writes them. A missing or unreadable file is said
+    in the table; the table is always written."""
+    lines = ["# gpucheck beside PyTorch, timed the same way (ci/axes_session.sh)", "",
+             "ours / PyTorch > 1: ours is faster. Bands: docs/TORCH_REFERENCE.md (\"Agreement "
+             "with PyTorch\"); a case inside its band agrees with PyTorch within it.", ""]
+    for title, metric, prefix in sections:
+        problems, names = [], []
+        try:
+            with open(prefix + ".cases.txt") as f:
+                names = [l.strip() for l in f if l.strip()]
+        except OSError as e:
+            problems.append(f"no case list ({e.strerror}: {prefix}.cases.txt)")
+        sides = []
+        for side in ("ours", "torch"):
+            try:
+                sides.append(read_results(f"{prefix}.{side}.json"))
+            except (OSError, ValueError) as e:
+                problems.append(f"{side}: no readable JSON ({prefix}.{side}.json: {e}); see {prefix}.{side}.log")
+                sides.append(({}, {}))
+        (octx, ours), (tctx, theirs) = sides
+        lines += render_section(title, metric, table_rows(names, ours, theirs, metric, bands), octx, tctx)
+        if problems:
+            lines += ["Not shown: " + "; ".join(problems) + ".", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+# ---- Timing (torch) --------------------------------------------------------------------------
 
 def per_call_ms(fn, iters=50, warm=5):
     """The anchor's method: one call between events, synchronised, median."""
@@ -117,11 +413,71 @@ def held_ms(hold, fn, calls=CALLS, samples=SAMPLES, warm=3):
     return statistics.median(times)
 
 
-def burst_ms(hold, fn, samples=20, min_sample_ms=0.5, max_calls=64):
-    """gpucheck's power burst (harness::power_burst), for work that draws past the power limit
-    within tens of milliseconds (attention): 0.3 s idle, 5 warm-up calls, then exactly 20 held
-    samples of at least 0.5 ms each. Timed back to back instead, a 600+ TFLOP/s kernel runs
-    at a lower SM clock after the first samples and reads 5-7% lower."""
+class HeldSampler:
+    """Held samples whose hold is checked, not assumed: when the last call and the stop event
+    have been queued, the start event (recorded behind the spin kernel) must not have completed
+    yet, i.e. the spin kernel was still holding the stream and no call started before all were
+    queued. Otherwise the sample is not used (the GPU would have waited for Python inside the
+    events) and the hold is doubled. gpucheck's own hold is a flag the host releases after the
+    stop event (benchmarks/harness/src/engine.cpp, StreamHold), so it always covers the queue."""
+
+    def __init__(self, hold, fn, issue_s_per_call):
+        self.hold, self.fn = hold, fn
+        self.issue_s = max(issue_s_per_call, 5e-6)
+        self.factor = 3.0  # hold = factor x the calls' measured issue time (at least 0.5 ms)
+        self.retries = 0
+        self.start = torch.cuda.Event(enable_timing=True)
+        self.end = torch.cuda.Event(enable_timing=True)
+
+    def sample_ms(self, calls):
+        for _ in range(12):
+            hold_ms = min(2000.0, max(0.5, self.factor * calls * self.issue_s * 1e3))  # ours times out at 2 s
+            torch.cuda._sleep(self.hold.cycles(hold_ms))
+            self.start.record()
+            for _ in range(calls):
+                self.fn()
+            self.end.record()
+            covered = not self.start.query()
+            self.end.synchronize()
+            if covered:
+                return self.start.elapsed_time(self.end)
+            self.retries += 1
+            self.factor *= 2
+        raise RuntimeError("the calls could not be queued inside the hold in 12 tries (host too slow?)")
+
+
+def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=64, settle_s=0.3):
+    """gpucheck's power burst (harness::power_burst), step by step as the engine runs it for
+    bench_matmul's cublaslt and bench_attention's cases (engine.cpp measure(), core/src/
+    measure.cpp run_sampling()): the device idle settle_s; warmup_calls untimed calls, each
+    waited for; one held call decides the batch (choose_batch: enough calls for a sample of
+    min_sample_ms, at most 64); then exactly `samples` held samples of that batch; the median
+    per call. No L2 flush and no CUDA graph, as ours. Returns (ms per call, batch, retries,
+    the samples' cv in percent).
+    A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
+    milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
+    torch.cuda.synchronize()
+    time.sleep(settle_s)
+    stream = torch.cuda.current_stream()
+    issue = []
+    for _ in range(warmup_calls):
+        t0 = time.perf_counter()
+        fn()
+        issue.append(time.perf_counter() - t0)
+        stream.synchronize()
+    sampler = HeldSampler(hold, fn, max(issue[1:] or issue))  # the first call may initialise
+    one_ms = sampler.sample_ms(1)
+    batch = choose_batch(one_ms / 1e3, min_sample_ms / 1e3, 1, max_batch)
+    times = [sampler.sample_ms(batch) / batch for _ in range(samples)]
+    cv = 100.0 * statistics.stdev(times) / statistics.mean(times) if len(times) > 1 else 0.0
+    return statistics.median(times), batch, sampler.retries, cv
+
+
+def old_burst_ms(hold, fn, samples=20, min_sample_ms=0.5, max_calls=64):
+    """This script's burst before it followed the engine step by step, kept to measure what the
+    change made (gemm_diagnostics): 0.3 s idle, the batch sized from 5 unheld calls (their
+    time includes PyTorch's dispatch), then held_ms: a hold of twice an unheld batch's issue
+    time, from the cycle calibration, checked against the host's clock only."""
     torch.cuda.synchronize()
     time.sleep(0.3)
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -135,13 +491,72 @@ def burst_ms(hold, fn, samples=20, min_sample_ms=0.5, max_calls=64):
     return held_ms(hold, fn, calls=calls, samples=samples, warm=0)
 
 
+def kernel_census(fn, calls=4):
+    """(kernels per call, {kernel name: count}) of `calls` calls, from torch.profiler; None
+    when the profiler is unavailable. Run after a case's timing: CUPTI may slow later host
+    launches (not a held figure: its hold is checked)."""
+    try:
+        from torch.profiler import profile, ProfilerActivity
+        fn()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for _ in range(calls):
+                fn()
+            torch.cuda.synchronize()
+        names = collections.Counter(e.name for e in prof.events() if str(e.device_type).endswith("CUDA"))
+        return (sum(names.values()) / calls, dict(names)) if names else None
+    except Exception as e:  # a diagnostic: never the reason a case fails
+        print(f"  kernel census unavailable ({e.__class__.__name__}: {str(e)[:80]})", file=sys.stderr)
+        return None
+
+
+def census_text(census):
+    per, names = census
+    return f"{per:g} kernels/call: " + ", ".join(
+        f"{n[:60]} x{c}" for n, c in sorted(names.items(), key=lambda x: -x[1]))
+
+
+def set_reduced_precision_reduction(allowed):
+    m = torch.backends.cuda.matmul
+    m.allow_fp16_reduced_precision_reduction = allowed
+    m.allow_bf16_reduced_precision_reduction = allowed
+
+
+def gemm_diagnostics(hold, fn, amount):
+    """What each of this script's two earlier differences from bench_matmul costs, measured in
+    the same run as the compared figure (docs/TORCH_REFERENCE.md, "Small GEMMs"):
+    TFLOPS_old_rule is the same burst with split-K reductions in the output type disallowed
+    (the earlier setting; kernels_per_call_old_rule and the label say what a call launched
+    then), TFLOPS_old_timing the earlier burst (old_burst_ms) with today's rule."""
+    out, note = {}, ""
+    set_reduced_precision_reduction(False)
+    try:
+        ms = burst_ms(hold, fn)[0]
+        out["TFLOPS_old_rule"] = amount / ms / 1e9
+        census = kernel_census(fn)
+        if census:
+            out["kernels_per_call_old_rule"] = census[0]
+            note = " [old rule: " + census_text(census) + "]"
+    finally:
+        set_reduced_precision_reduction(True)
+    out["TFLOPS_old_timing"] = amount / old_burst_ms(hold, fn) / 1e9
+    return out, note
+
+
+def differs(got, want, rtol, atol):
+    """None when got is close to want, else how far it is."""
+    if torch.allclose(got.float(), want.float(), rtol=rtol, atol=atol):
+        return None
+    return f"max abs err {(got.float() - want.float()).abs().max().item():g} (rtol {rtol:g}, atol {atol:g})"
+
+
 def check_close(name, got, want, rtol, atol):
-    if not torch.allclose(got.float(), want.float(), rtol=rtol, atol=atol):
-        err = (got.float() - want.float()).abs().max().item()
-        raise RuntimeError(f"{name}: output differs from the reference (max abs err {err:g})")
+    err = differs(got, want, rtol, atol)
+    if err:
+        raise RuntimeError(f"{name}: output differs from the reference ({err})")
 
 
-DT = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "tf32": torch.float32}
+DT = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32, "tf32": torch.float32} if torch else {}
 TOL = {"fp16": (2e-2, 2e-2), "bf16": (5e-2, 5e-2), "tf32": (2e-2, 2e-2), "fp32": (1e-3, 1e-3)}
 
 
@@ -224,7 +639,13 @@ def conv_cases(pattern):
             yield setup, flops, "TFLOPS"
 
 
+
 ATTN_SHAPES = ((8, 16, 1024, 64), (4, 16, 4096, 64), (4, 16, 4096, 128), (1, 32, 16384, 128), (16, 16, 512, 64))
+
+
+def first_line(e, limit=160):
+    text = str(e).strip().splitlines()
+    return (text[0] if text else e.__class__.__name__)[:limit]
 
 
 def attention_cases(pattern):
@@ -234,7 +655,8 @@ def attention_cases(pattern):
     [masked_fill_ in place], softmax, GEMM; bench_attention's naive_s16 moves the same bytes
     of S and P, minus the masked_fill pass: PyTorch has no fused causal softmax for rows of
     more than 1024), and SDPA's FLASH_ATTENTION (FlashAttention-2: our fused kernel's
-    yardstick, under the name attention/flash/...) and CUDNN_ATTENTION backends."""
+    yardstick, under the name attention/flash/...), CUDNN_ATTENTION and, as a reference row
+    only, EFFICIENT_ATTENTION (attention/torch_efficient/...) backends."""
     from torch.nn.attention import sdpa_kernel, SDPBackend
     for tag in ("fp16", "bf16"):
         for b, h, s, d in ATTN_SHAPES:
@@ -242,7 +664,7 @@ def attention_cases(pattern):
                 shape = f"b{b}h{h}s{s}d{d}" + ("/causal" if causal else "")
                 flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
                 if not any(pattern.search(f"attention/{be}/{tag}/{shape}")
-                           for be in ("naive", "naive_s16", "flash", "cudnn")):
+                           for be in ("naive", "naive_s16", "flash", "cudnn", "torch_efficient")):
                     continue  # nothing of this configuration is asked for: no set-up either
 
                 def setup(tag=tag, b=b, h=h, s=s, d=d, causal=causal, shape=shape):
@@ -285,108 +707,180 @@ def attention_cases(pattern):
                                            (f"attention/flash/{tag}/{shape}", "SDPA FLASH_ATTENTION (FA2)",
                                             sdpa(SDPBackend.FLASH_ATTENTION)),
                                            (f"attention/cudnn/{tag}/{shape}", "SDPA CUDNN_ATTENTION",
-                                            sdpa(SDPBackend.CUDNN_ATTENTION))):
+                                            sdpa(SDPBackend.CUDNN_ATTENTION)),
+                                           (f"attention/torch_efficient/{tag}/{shape}",
+                                            "SDPA EFFICIENT_ATTENTION (reference only)",
+                                            sdpa(SDPBackend.EFFICIENT_ATTENTION))):
+                        if not pattern.search(name) and fn is not naive:
+                            continue
                         if s * s * b * h > 2 ** 33 and fn is naive:
                             continue  # S and P would not fit beside the rest
                         try:
                             out = fn()
                         except RuntimeError as e:
-                            print(f"{name}: unavailable ({e.__class__.__name__})")
+                            print(f"{name}: unavailable ({first_line(e)})", file=sys.stderr)
+                            cases[name] = f"PyTorch refused it: {first_line(e)}"
                             continue
                         if ref is None:
                             ref = out
-                        else:
-                            check_close(name, out, ref, 2e-2, 2e-2)
+                        elif differs(out, ref, 2e-2, 2e-2):
+                            cases[name] = "output differs from the naive form's: " + differs(out, ref, 2e-2, 2e-2)
+                            continue
                         cases[name] = (what, fn)
                     return cases
 
                 yield setup, flops, "TFLOPS"
 
 
-# --cases: PyTorch's counterpart of each case a bench_* --list named.
-SIZE_UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+# ---- --cases: PyTorch's counterpart of each case a bench_* --list named ---------------------
+
+Skip = collections.namedtuple("Skip", "name reason")
 
 
-def parse_bytes(label):
-    m = re.fullmatch(r"(\d+)(B|KiB|MiB|GiB|TiB)", label)
-    return int(m.group(1)) * SIZE_UNITS[m.group(2)] if m else None
-
-
-def matmul_case(name, tag, mnk):
-    m, n, k = (int(x) for x in mnk.split("x"))
+def matmul_case(name, variant, tag, mnk):
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)", mnk)
+    if not m or tag not in ("fp32", "tf32", "fp16", "bf16", "fp8e4m3"):
+        return Skip(name, "not a GEMM name this script reads")
+    if variant not in ("cublaslt", "torch_cublaslt"):
+        return Skip(name, f"no PyTorch counterpart of {variant} here (the burst, cublaslt, is compared)")
+    M, N, K = (int(x) for x in m.groups())
+    if tag == "fp8e4m3" and (M % 16 or N % 16 or K % 16):
+        return Skip(name, "cuBLASLt's fp8 GEMMs want M, N and K multiples of 16 (ours skips it too)")
+    lt = variant == "torch_cublaslt"
 
     def setup():
         set_tf32(tag == "tf32")
-        torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False  # fp32 accumulate, as ours
-        torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
-        if tag == "fp8e4m3":  # e4m3 in, bf16 out, unit scales: bench_matmul's fp8 GEMM
-            a = (torch.rand(m, k, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
-            b = (torch.rand(n, k, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+        # PyTorch's defaults, which are cuBLAS's defaults and what bench_matmul's cuBLASLt
+        # preference allows (it sets no REDUCTION_SCHEME_MASK: every split-K reduction scheme,
+        # in the output type too). Accumulation is fp32 on both sides either way.
+        set_reduced_precision_reduction(True)
+        # bench_matmul: D (M x N, column-major) = A^T B with A stored K x M and B K x N
+        # (K contiguous in both), cublasLtMatmul(T, N, m=M, n=N, k=K). Row-major a (M, K) and
+        # b (N, K) hold the same bytes, and torch.mm(b, a.t()) (an (N, M) row-major result,
+        # the same bytes as D) is cuBLAS's gemm(T, N, m=M, n=N, k=K): the very problem.
+        # torch.mm(a, b.t()) would be its transpose (m and n swapped), another problem for
+        # cuBLAS's heuristic wherever M != N.
+        if tag == "fp8e4m3":
+            a = (torch.rand(M, K, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+            b = (torch.rand(N, K, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
             one = torch.ones((), device="cuda")
-            return {name: ("torch._scaled_mm (TN, bf16 out)",
-                           lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16))}
-        a = torch.rand(m, k, device="cuda", dtype=DT[tag]) * 2 - 1
-        b = torch.rand(n, k, device="cuda", dtype=DT[tag]) * 2 - 1  # K contiguous in both: cuBLAS's TN
-        return {name: ("torch.mm(a, b.t())", lambda: torch.mm(a, b.t()))}
+            what = "torch._scaled_mm(b, a.t(), bf16 out): cuBLASLt T,N m=M n=N k=K"
 
-    return setup, 2.0 * m * n * k, "TFLOPS"
+            def fn():
+                return torch._scaled_mm(b, a.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+        else:
+            a = torch.rand(M, K, device="cuda", dtype=DT[tag]) * 2 - 1
+            b = torch.rand(N, K, device="cuda", dtype=DT[tag]) * 2 - 1
+            if lt:
+                what = "torch.mm(b, a.t()) with preferred_blas_library('cublaslt') (reference only)"
+
+                def fn():
+                    prev = torch.backends.cuda.preferred_blas_library()
+                    torch.backends.cuda.preferred_blas_library("cublaslt")
+                    try:
+                        return torch.mm(b, a.t())
+                    finally:
+                        torch.backends.cuda.preferred_blas_library(prev)
+            else:
+                what = "torch.mm(b, a.t()): cuBLAS T,N m=M n=N k=K, fp32 accumulate"
+
+                def fn():
+                    return torch.mm(b, a.t())
+        try:
+            out = fn()
+        except RuntimeError as e:
+            return {name: f"PyTorch refused it: {first_line(e)}"}
+        # A 16 x 16 corner against a float reference (out[j, i] = sum_k b[j, k] a[i, k]).
+        r, c = min(16, N), min(16, M)
+        want = b[:r].float() @ a[:c].float().t()
+        err = differs(out[:r, :c], want, 5e-2, 5e-2 * K ** 0.5)
+        if err:
+            return {name: "wrong result on a 16 x 16 corner: " + err}
+        return {name: (what, fn)}
+
+    return setup, 2.0 * M * N * K, "TFLOPS"
 
 
 def attention_case(name, backend, tag, shape, causal):
-    m = re.fullmatch(r"b(\d+)h(\d+)(?:kv(\d+))?s(\d+)(?:sk(\d+))?d(\d+)", shape)
-    if not m or backend not in ("naive", "flash", "cudnn"):
-        return None
-    b, h, s, d = (int(m.group(i)) for i in (1, 2, 4, 6))
-    if int(m.group(3) or h) != h:
-        return None  # grouped-query: bench_attention skips it
-    sk = int(m.group(5) or s)
+    sh = parse_attention_shape(shape)
+    if sh is None or tag not in ("fp16", "bf16"):
+        return Skip(name, "not an attention name this script reads")
+    if backend not in ("naive", "flash", "cudnn", "torch_efficient"):
+        return Skip(name, f"no PyTorch counterpart of {backend} here")
+    why = attention_unrunnable(sh, causal)
+    if why:
+        return Skip(name, why)
+    b, h, kv, s, sk, d = sh
+    g, gqa, lower_right = h // kv, kv != h, causal and s != sk
+    if backend == "naive" and b * h * s * sk > 2 ** 33:
+        return Skip(name, "S and P would not fit beside the rest (b*h*s_q*s_k > 2^33)")
 
     def setup():
         from torch.nn.attention import sdpa_kernel, SDPBackend
         dt = DT[tag]
         q = torch.rand(b, h, s, d, device="cuda", dtype=dt) * 2 - 1
-        k = torch.rand(b, h, sk, d, device="cuda", dtype=dt) * 2 - 1
-        v = torch.rand(b, h, sk, d, device="cuda", dtype=dt) * 2 - 1
+        k = torch.rand(b, kv, sk, d, device="cuda", dtype=dt) * 2 - 1  # K, V: [b, kv, s_k, d]
+        v = torch.rand(b, kv, sk, d, device="cuda", dtype=dt) * 2 - 1
         scale = 1.0 / math.sqrt(d)
-        # Bottom-right aligned, as bench_attention's mask (SDPA's is_causal is the same when seq_q == seq_k).
+        # True where a key is hidden: bottom-right aligned, as bench_attention's mask
+        # (causal_masked); SDPA's is_causal is the same only when seq_q == seq_k.
         mask = torch.ones(s, sk, device="cuda", dtype=torch.bool).triu(sk - s + 1) if causal else None
+        # Grouped-query attention without copies: query head kv_i * g + j reads K/V head kv_i
+        # (SDPA's enable_gqa), so Q [b, h, s, d] viewed as [b, kv, g*s, d] meets K/V directly.
+        qg = q.view(b, kv, g * s, d)
 
         def naive():
-            sc = torch.matmul(q, k.transpose(-2, -1)) * scale
+            sc = torch.matmul(qg, k.transpose(-2, -1)) * scale
             if mask is not None:
-                sc = sc.masked_fill(mask, float("-inf"))
-            return torch.matmul(torch.softmax(sc, -1), v)
+                sc = sc.view(b, kv, g, s, sk).masked_fill(mask, float("-inf")).view(b, kv, g * s, sk)
+            return torch.matmul(torch.softmax(sc, -1), v).view(b, h, s, d)
+
+        kw, notes = {}, []
+        if gqa:
+            kw["enable_gqa"] = True
+            notes.append("enable_gqa")
+        if lower_right:
+            # PyTorch routes it per backend: FA2's own causal (bottom-right), the efficient
+            # kernel's lower-right mask type, else the mask materialised (cuDNN).
+            from torch.nn.attention.bias import causal_lower_right
+            kw["attn_mask"] = causal_lower_right(s, sk)
+            notes.append("causal_lower_right")
+        else:
+            kw["is_causal"] = causal
 
         def sdpa(which):
-            if causal and s != sk:  # an explicit mask (FLASH_ATTENTION takes none: unavailable)
-                kw = {"attn_mask": ~mask}
-            else:
-                kw = {"is_causal": causal}
-
             def run():
                 with sdpa_kernel(which):
                     return F.scaled_dot_product_attention(q, k, v, **kw)
             return run
 
-        fn, what = {"naive": (naive, "matmul, scale, [masked_fill], softmax, matmul"),
+        fn, what = {"naive": (naive, "matmul, scale, [masked_fill], softmax, matmul" + (" (Q viewed per K/V head)" if gqa else "")),
                     "flash": (sdpa(SDPBackend.FLASH_ATTENTION), "SDPA FLASH_ATTENTION (FA2)"),
-                    "cudnn": (sdpa(SDPBackend.CUDNN_ATTENTION), "SDPA CUDNN_ATTENTION")}[backend]
+                    "cudnn": (sdpa(SDPBackend.CUDNN_ATTENTION), "SDPA CUDNN_ATTENTION"),
+                    "torch_efficient": (sdpa(SDPBackend.EFFICIENT_ATTENTION),
+                                        "SDPA EFFICIENT_ATTENTION (reference only)")}[backend]
+        if backend != "naive" and notes:
+            what += ", " + ", ".join(notes)
         try:
             out = fn()
         except RuntimeError as e:
-            print(f"{name}: unavailable in PyTorch ({str(e).splitlines()[0][:120]})", file=sys.stderr)
-            return {}
+            print(f"{name}: unavailable in PyTorch ({first_line(e, 120)})", file=sys.stderr)
+            return {name: f"PyTorch refused it: {first_line(e)}"}
         if backend != "naive" and b * h * s * sk <= 2 ** 31:
-            check_close(name, out, naive(), 2e-2, 2e-2)
+            err = differs(out, naive(), 2e-2, 2e-2)
+            if err:
+                return {name: "output differs from the naive form's: " + err}
         return {name: (what, fn)}
 
-    return setup, 4.0 * b * h * s * sk * d / (2 if causal else 1), "TFLOPS"
+    return setup, attention_flops(sh, causal), "TFLOPS"
 
 
 def bmm_case(name, path, tag, shape):
     m = re.fullmatch(r"b(\d+)m(\d+)n(\d+)k(\d+)", shape)
-    if not m or path not in ("strided", "strided_mbk"):
-        return None
+    if not m or tag not in ("fp16", "bf16", "fp32"):
+        return Skip(name, "not a bmm name this script reads")
+    if path not in ("strided", "strided_mbk", "permute_bmm"):
+        return Skip(name, f"no PyTorch counterpart of {path} here")
     b, mm, n, k = (int(x) for x in m.groups())
 
     def setup():
@@ -398,6 +892,9 @@ def bmm_case(name, path, tag, shape):
             return {name: ("torch.bmm", lambda: torch.bmm(a, bb))}
         a_mbk = a.permute(1, 0, 2).contiguous()
         rtol, atol = TOL[tag]
+        if path == "permute_bmm":  # materialise [m,b,k] as [b,m,k] (PyTorch's copy kernel), then bmm
+            return {name: ("a_mbk.permute(1, 0, 2).contiguous(), then torch.bmm",
+                           lambda: torch.bmm(a_mbk.permute(1, 0, 2).contiguous(), bb))}
         check_close(name, torch.einsum("mbk,bkn->bmn", a_mbk, bb), torch.bmm(a, bb), rtol, atol * k ** 0.5)
         return {name: ('torch.einsum("mbk,bkn->bmn")', lambda: torch.einsum("mbk,bkn->bmn", a_mbk, bb))}
 
@@ -406,8 +903,11 @@ def bmm_case(name, path, tag, shape):
 
 def nccl_case(name, variant, size, ranks):
     nbytes = parse_bytes(size)
-    if ranks != "g1" or nbytes is None or nbytes < 4 or variant not in ("allreduce_inplace", "allgather", "reducescatter"):
-        return None  # one process, one GPU: what this script can be beside bench_nccl on one GPU
+    if nbytes is None or nbytes < 4:
+        return Skip(name, "not a size this script reads")
+    what, why = nccl_counterpart(variant, ranks)
+    if why:
+        return Skip(name, why)
 
     def setup():
         import torch.distributed as dist
@@ -416,45 +916,148 @@ def nccl_case(name, variant, size, ranks):
             os.environ.setdefault("MASTER_PORT", "29533")
             dist.init_process_group("nccl", rank=0, world_size=1, device_id=torch.device("cuda", 0))
         x = torch.rand(nbytes // 4, device="cuda")
-        y = torch.empty_like(x)
-        what, fn = {"allreduce_inplace": ("dist.all_reduce (in place)", lambda: dist.all_reduce(x)),
-                    "allgather": ("dist.all_gather_into_tensor", lambda: dist.all_gather_into_tensor(y, x)),
-                    "reducescatter": ("dist.reduce_scatter_tensor", lambda: dist.reduce_scatter_tensor(y, x))}[variant]
-        return {name: (what, fn)}
+        y = torch.empty_like(x)  # world size 1: the gathered output and the scattered input are x's size
+        fn = {"allgather": lambda: dist.all_gather_into_tensor(y, x),
+              "reducescatter": lambda: dist.reduce_scatter_tensor(y, x)}[variant]
+        return {name: (what + " (out of place, world size 1)", fn)}
 
     return setup, float(nbytes), "algbw_GBps"
 
 
 def named_cases(names, pattern):
-    for name in names:
+    """Each name (and its reference twins) as (setup, amount, counter, name) or Skip."""
+    for name in with_reference_rows(names):
         if not pattern.search(name):
             continue
         parts = name.split("/")
         made = None
-        if parts[0] == "matmul" and len(parts) == 4 and parts[1] == "cublaslt":
-            made = matmul_case(name, parts[2], parts[3])
-        elif parts[0] == "attention" and len(parts) in (4, 5):
-            made = attention_case(name, parts[1], parts[2], parts[3], len(parts) == 5 and parts[4] == "causal")
+        if parts[0] == "matmul" and len(parts) == 4:
+            made = matmul_case(name, parts[1], parts[2], parts[3])
+        elif parts[0] == "attention" and len(parts) in (4, 5) and (len(parts) == 4 or parts[4] == "causal"):
+            made = attention_case(name, parts[1], parts[2], parts[3], len(parts) == 5)
         elif parts[0] == "bmm" and len(parts) == 4:
             made = bmm_case(name, parts[1], parts[2], parts[3])
         elif parts[0] == "nccl" and len(parts) == 5:
             made = nccl_case(name, parts[1], parts[3], parts[4])
         if made is None:
-            print(f"{name}: no PyTorch counterpart here, left out", file=sys.stderr)
-            continue
-        yield made
+            made = Skip(name, "no PyTorch counterpart here")
+        if isinstance(made, Skip):
+            print(f"{name}: skipped ({made.reason})", file=sys.stderr)
+            yield made
+        else:
+            yield (*made, name)
+
+
+# ---- The run ---------------------------------------------------------------------------------
+
+def library_versions():
+    """The libraries this PyTorch loaded, under gpucheck's context keys (so `gpucheck compare`
+    shows a difference): cuBLAS(Lt) from the loaded shared object, cuDNN, NCCL."""
+    ctx = {}
+    try:
+        ctx["cudnn_version"] = dotted_version(torch.backends.cudnn.version())
+    except Exception:
+        pass
+    try:
+        v = torch.cuda.nccl.version()
+        ctx["nccl_version"] = ".".join(str(x) for x in v) if isinstance(v, tuple) else dotted_version(v)
+    except Exception:
+        pass
+    try:
+        import ctypes
+        with open("/proc/self/maps") as f:
+            paths = sorted({l.split()[-1] for l in f if "libcublasLt.so" in l})
+        if paths:
+            lt = ctypes.CDLL(paths[0])
+            lt.cublasLtGetVersion.restype = ctypes.c_size_t
+            ctx["cublas_version"] = dotted_version(lt.cublasLtGetVersion())
+    except Exception:
+        pass
+    return ctx
+
+
+def skipped_entry(name, reason):
+    return {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
+            "threads": 1, "iterations": 0, "time_unit": "us", "skipped": True, "skip_message": reason}
+
+
+def write_json(path, out):
+    if not path:
+        return
+    out["context"].update(library_versions())
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(out, f, indent=1)
+    os.replace(tmp, path)
+
+
+def time_case(hold, name, what, fn, amount, counter, kernels, diagnose):
+    per_ms = 1e9 if counter == "TFLOPS" else 1e6  # FLOP/ms -> TFLOP/s; bytes/ms -> GB/s
+    if name.startswith(("attention/", "matmul/")):  # power bursts, as bench_attention and bench_matmul
+        held, batch, retries, cv = burst_ms(hold, fn)
+        samples = 20
+    else:
+        held, batch, retries, cv, samples = held_ms(hold, fn), CALLS, 0, None, SAMPLES
+    per_call = per_call_ms(fn)
+    entry = {
+        "name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
+        "repetition_index": 0, "threads": 1, "iterations": batch * samples,
+        "real_time": held * 1e3, "cpu_time": held * 1e3, "time_unit": "us",
+        counter: amount / held / per_ms, "per_call_" + counter: amount / per_call / per_ms,
+        "dispatch_us": max(0.0, (per_call - held) * 1e3), "batch": batch, "samples": samples,
+        "hold_retries": retries, "label": what,
+    }
+    if cv is not None:
+        entry["cv_pct"] = cv
+    if (kernels or diagnose) and name.startswith("matmul/"):
+        census = kernel_census(fn)
+        if census:
+            entry["kernels_per_call"] = census[0]
+            entry["label"] += " [" + census_text(census) + "]"
+    if diagnose and name.startswith("matmul/cublaslt/") and name.split("/")[2] in ("bf16", "fp16"):
+        try:  # a diagnostic: never the reason the compared figure is lost
+            extra, note = gemm_diagnostics(hold, fn, amount)
+            entry.update(extra)
+            entry["label"] += note
+        except Exception as e:
+            print(f"  {name}: GEMM diagnostics failed ({e.__class__.__name__}: {first_line(e, 80)})", file=sys.stderr)
+    return entry
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--json", help="write Google Benchmark JSON here")
+    ap.add_argument("--json", help="write Google Benchmark JSON here (rewritten after every case)")
     ap.add_argument("--filter", default="", help="only names matching this regular expression")
     ap.add_argument("--cases", help="time PyTorch's counterparts of these gpucheck names (one a line: bench_X --list)")
+    ap.add_argument("--kernels", action="store_true",
+                    help="matmul: also count the kernels one call launches (torch.profiler, after timing): "
+                         "label and counter kernels_per_call")
+    ap.add_argument("--gemm-diagnostics", action="store_true",
+                    help="matmul/cublaslt bf16/fp16: also time the two earlier differences from bench_matmul "
+                         "(counters TFLOPS_old_rule, TFLOPS_old_timing, kernels_per_call_old_rule); implies --kernels")
+    ap.add_argument("--table", metavar="OUT.md", help="write the axes session's table (no torch needed) and exit")
+    ap.add_argument("--section", nargs=3, action="append", default=[], metavar=("TITLE", "METRIC", "PREFIX"),
+                    help="--table: a family; PREFIX.cases.txt, PREFIX.ours.json, PREFIX.torch.json")
+    ap.add_argument("--band", action="append", default=[], metavar="PREFIX=PCT|PREFIX=report:WHY",
+                    help="--table: a family's agreement band (docs/TORCH_REFERENCE.md), longest prefix wins")
     args = ap.parse_args()
+    if args.table:
+        try:
+            bands = [parse_band(b) for b in args.band]
+        except ValueError as e:
+            print(f"torch_reference.py: {e}", file=sys.stderr)
+            return 2
+        write_table(args.table, args.section, bands)
+        return 0
+    if torch is None:
+        print("torch_reference.py: PyTorch is not installed (import torch failed)", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("torch_reference.py: no CUDA device", file=sys.stderr)
+        return 2
     pattern = re.compile(args.filter)
     torch.backends.cudnn.benchmark = True
     torch.manual_seed(0)
-    hold = Hold()
     props = torch.cuda.get_device_properties(0)
     out = {
         "context": {
@@ -463,9 +1066,10 @@ def main():
             "gpu_name": props.name,
             "library": "torch " + torch.__version__,
             "cuda_runtime": str(torch.version.cuda),
-            "cudnn": str(torch.backends.cudnn.version()),
             "timing": f"held: {CALLS} calls queued behind torch.cuda._sleep, median of {SAMPLES} samples; "
-                      "attention as a power burst (0.3 s idle, 5 warm-up calls, median of 20 held samples of >= 0.5 ms)",
+                      "matmul and attention as gpucheck's power burst (0.3 s idle, 5 warm-up calls, one held call "
+                      "sets the batch (samples of >= 0.5 ms, at most 64 calls), median of 20 held samples whose "
+                      "hold is checked); on a non-blocking stream, as gpucheck's",
         },
         "benchmarks": [],
     }
@@ -474,36 +1078,61 @@ def main():
             gens = (named_cases([l.strip() for l in f if l.strip()], pattern),)
     else:
         gens = (bmm_cases(pattern), conv_cases(pattern), attention_cases(pattern))
-    print(f"{'name':48s} {'held rate':>13s} {'per-call':>9s} {'dispatch us':>12s}  call")
-    for gen in gens:
-        for setup, amount, counter in gen:
-            per_ms = 1e9 if counter == "TFLOPS" else 1e6  # FLOP/ms -> TFLOP/s; bytes/ms -> GB/s
-            cases = setup()  # operands, and the outputs checked against the reference
-            for name, (what, fn) in cases.items():
-                if not pattern.search(name):
+    failed = 0
+    # gpucheck's cases run on a stream of their own (cudaStreamNonBlocking); PyTorch's side
+    # streams are created so too, and the legacy default stream is left out of the comparison.
+    with torch.cuda.stream(torch.cuda.Stream()):
+        hold = Hold()
+        print(f"{'name':52s} {'held rate':>11s} {'per-call':>9s} {'dispatch us':>12s} {'batch':>5s}  call")
+        for gen in gens:
+            for item in gen:
+                if isinstance(item, Skip):
+                    out["benchmarks"].append(skipped_entry(item.name, item.reason))
                     continue
-                burst = name.startswith(("attention/", "matmul/"))  # timed as power bursts, like ours
-                held = burst_ms(hold, fn) if burst else held_ms(hold, fn)
-                per_call = per_call_ms(fn)
-                rate = amount / held / per_ms
-                out["benchmarks"].append({
-                    "name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
-                    "repetition_index": 0, "threads": 1, "iterations": CALLS * SAMPLES,
-                    "real_time": held * 1e3, "cpu_time": held * 1e3, "time_unit": "us",
-                    counter: rate, "per_call_" + counter: amount / per_call / per_ms,
-                    "dispatch_us": (per_call - held) * 1e3, "label": what,
-                })
-                print(f"{name:48s} {rate:13.2f} {amount / per_call / per_ms:9.2f} {(per_call - held) * 1e3:12.2f}  {what}",
-                      flush=True)
-            del cases
-            torch.cuda.empty_cache()
+                setup, amount, counter = item[:3]
+                owner = item[3] if len(item) > 3 else None
+                try:
+                    cases = setup()  # operands, and the outputs checked against the reference
+                except Exception as e:
+                    failed += 1
+                    reason = f"set-up failed: {e.__class__.__name__}: {first_line(e)}"
+                    print(f"{owner or 'a configuration'}: {reason}", file=sys.stderr)
+                    if owner:
+                        out["benchmarks"].append(skipped_entry(owner, reason))
+                    torch.cuda.empty_cache()
+                    continue
+                for name, spec in cases.items():
+                    if not pattern.search(name):
+                        continue
+                    if isinstance(spec, str):
+                        print(f"{name}: skipped ({spec})", file=sys.stderr)
+                        out["benchmarks"].append(skipped_entry(name, spec))
+                        continue
+                    what, fn = spec
+                    try:
+                        e = time_case(hold, name, what, fn, amount, counter, args.kernels, args.gemm_diagnostics)
+                    except Exception as ex:
+                        failed += 1
+                        reason = f"timing failed: {ex.__class__.__name__}: {first_line(ex)}"
+                        print(f"{name}: {reason}", file=sys.stderr)
+                        out["benchmarks"].append(skipped_entry(name, reason))
+                        continue
+                    out["benchmarks"].append(e)
+                    print(f"{name:52s} {e[counter]:11.2f} {e['per_call_' + counter]:9.2f} {e['dispatch_us']:12.2f} "
+                          f"{e['batch']:5d}  {e['label']}" + (f" (hold retries {e['hold_retries']})" if e["hold_retries"] else "")
+                          + "".join(f" {k} {e[k]:.2f}" for k in ("TFLOPS_old_rule", "TFLOPS_old_timing") if k in e),
+                          flush=True)
+                    write_json(args.json, out)  # after every case: a run cut short keeps what it measured
+                del cases
+                torch.cuda.empty_cache()
     set_tf32(False)
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         torch.distributed.destroy_process_group()
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=1)
+    write_json(args.json, out)
+    if failed:
+        print(f"torch_reference.py: {failed} case(s) failed (written as skipped, with the reason)", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

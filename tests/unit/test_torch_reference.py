@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""ci/torch_reference.py's pure helpers, without torch or a GPU: bench_attention's shape labels
+(kv, sk), the bottom-right causal mask, the reference rows, the engine's batch rule, the
+one-rank NCCL counterparts, and the axes session's table from both sides' JSON. The timing
+needs PyTorch and a GPU (ci/axes_session.sh); a test of it here would skip, so there is none."""
+import importlib.util
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "..", "ci", "torch_reference.py")
+
+
+def load():
+    spec = importlib.util.spec_from_file_location("torch_reference", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # must import without torch
+    return mod
+
+
+tr = load()
+
+
+class AttentionNames(unittest.TestCase):
+    def test_labels_round_trip(self):
+        for label in ("b4h16s4096d128", "b4h32kv8s4096d128", "b8h32kv8s1sk8192d128", "b8h32kv8s128sk8192d128",
+                      "b1h16s1sk8192d128", "b4h16s4096d256"):
+            sh = tr.parse_attention_shape(label)
+            self.assertIsNotNone(sh, label)
+            self.assertEqual(tr.attention_label(sh), label)
+
+    def test_kv_and_sk_default_to_h_and_s(self):
+        sh = tr.parse_attention_shape("b4h16s4096d128")
+        self.assertEqual((sh.b, sh.h, sh.kv, sh.s, sh.sk, sh.d), (4, 16, 16, 4096, 4096, 128))
+        sh = tr.parse_attention_shape("b8h32kv8s1sk8192d128")
+        self.assertEqual((sh.b, sh.h, sh.kv, sh.s, sh.sk, sh.d), (8, 32, 8, 1, 8192, 128))
+        # a label that spells kv == h is read, and printed the way bench_attention prints it
+        self.assertEqual(tr.attention_label(tr.parse_attention_shape("b2h8kv8s64d64")), "b2h8s64d64")
+
+    def test_not_a_label(self):
+        for bad in ("", "b4h16s4096", "b4h16s4096d128x", "h16s4096d128", "b0h16s4096d128", "b4h16kvs4096d128"):
+            self.assertIsNone(tr.parse_attention_shape(bad), bad)
+
+    def test_unrunnable(self):
+        p = tr.parse_attention_shape
+        self.assertIsNone(tr.attention_unrunnable(p("b4h32kv8s4096d128"), True))
+        self.assertIsNone(tr.attention_unrunnable(p("b8h32kv8s128sk8192d128"), True))
+        self.assertIn("multiple", tr.attention_unrunnable(p("b4h32kv6s64d64"), False))
+        self.assertIn("seq_q <= seq_k", tr.attention_unrunnable(p("b1h8s128sk64d64"), True))
+        self.assertIsNone(tr.attention_unrunnable(p("b1h8s128sk64d64"), False))
+
+    def test_flops_count_query_heads_and_both_lengths(self):
+        sh = tr.parse_attention_shape("b8h32kv8s128sk8192d128")
+        self.assertEqual(tr.attention_flops(sh, False), 4.0 * 8 * 32 * 128 * 8192 * 128)
+        self.assertEqual(tr.attention_flops(sh, True), 2.0 * 8 * 32 * 128 * 8192 * 128)
+
+    def test_causal_mask_is_bottom_right_aligned(self):
+        # torch.nn.attention.bias.causal_lower_right's docstring, shape (3, 4): 1 = attended
+        seen = [[0 if tr.causal_masked(i, j, 3, 4) else 1 for j in range(4)] for i in range(3)]
+        self.assertEqual(seen, [[1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]])
+        # square: the usual triangle (SDPA's is_causal)
+        self.assertEqual([[int(not tr.causal_masked(i, j, 3, 3)) for j in range(3)] for i in range(3)],
+                         [[1, 0, 0], [1, 1, 0], [1, 1, 1]])
+        # one query against 8192 keys (a decode step) sees every key
+        self.assertFalse(any(tr.causal_masked(0, j, 1, 8192) for j in range(8192)))
+
+
+class ReferenceRows(unittest.TestCase):
+    def test_twins(self):
+        self.assertEqual(tr.reference_twins("attention/flash/fp16/b4h16s4096d256"),
+                         ["attention/torch_efficient/fp16/b4h16s4096d256"])
+        self.assertEqual(tr.reference_twins("attention/cudnn/fp16/b4h32kv8s4096d128/causal"),
+                         ["attention/torch_efficient/fp16/b4h32kv8s4096d128/causal"])
+        self.assertEqual(tr.reference_twins("matmul/cublaslt/bf16/512x512x512"), ["matmul/torch_cublaslt/bf16/512x512x512"])
+        for none in ("matmul/cublaslt/fp8e4m3/512x512x512", "matmul/cublaslt_sustained/bf16/8192x8192x8192",
+                     "attention/torch_efficient/fp16/b4h16s4096d64", "bmm/strided/fp16/b64m512n512k512",
+                     "nccl/allgather/fp32/1MiB/g1"):
+            self.assertEqual(tr.reference_twins(none), [], none)
+
+    def test_each_name_once_twin_after_its_first_case(self):
+        names = ["attention/naive/fp16/b4h16s4096d64", "attention/flash/fp16/b4h16s4096d64",
+                 "attention/cudnn/fp16/b4h16s4096d64", "attention/flash/fp16/b4h16s4096d64/causal"]
+        self.assertEqual(tr.with_reference_rows(names), [
+            "attention/naive/fp16/b4h16s4096d64", "attention/torch_efficient/fp16/b4h16s4096d64",
+            "attention/flash/fp16/b4h16s4096d64", "attention/cudnn/fp16/b4h16s4096d64",
+            "attention/flash/fp16/b4h16s4096d64/causal", "attention/torch_efficient/fp16/b4h16s4096d64/causal"])
+
+
+class Engine(unittest.TestCase):
+    def test_choose_batch_as_measure_cpp(self):
+        # tests/unit/test_measure.cpp's cases of the C++ rule, one for one
+        nan = float("nan")
+        for args, want in (((1e-3, 5e-4, 1, 64), 1), ((1e-4, 5e-4, 1, 64), 5), ((1.01e-4, 5e-4, 1, 64), 5),
+                           ((1e-6, 5e-4, 1, 64), 64), ((1e-3, 5e-4, 20, 64), 20), ((0.0, 5e-4, 1, 64), 64),
+                           ((nan, 5e-4, 1, 64), 64), ((1e-6, 5e-4, 1, 1), 1), ((1e-6, 5e-4, 5, 0), 1)):
+            self.assertEqual(tr.choose_batch(*args), want, args)
+        # the defaults are the burst's: samples of >= 0.5 ms, 1..64 calls
+        self.assertEqual(tr.choose_batch(1e-5), 50)
+        self.assertEqual(tr.choose_batch(5e-4), 1)
+        self.assertEqual(tr.choose_batch(1e-2), 1)
+        self.assertEqual(tr.choose_batch(3e-6), 64)  # a 512^3 bf16 GEMM: capped
+        self.assertEqual(tr.choose_batch(0.0), 64)
+        self.assertEqual(tr.choose_batch(-1.0), 64)
+        self.assertEqual(tr.choose_batch(float("nan")), 64)
+        self.assertEqual(tr.choose_batch(2.6e-5), 20)  # 2048^3 bf16 at ~660 TFLOP/s
+
+    def test_dotted_versions_as_our_context(self):
+        self.assertEqual(tr.dotted_version(130100), "13.1.0")
+        self.assertEqual(tr.dotted_version(91900), "9.19.0")
+        self.assertEqual(tr.dotted_version(22809), "2.28.9")
+
+
+class Nccl(unittest.TestCase):
+    def test_only_what_moves_data_is_compared(self):
+        self.assertEqual(tr.nccl_counterpart("allgather", "g1")[0], "dist.all_gather_into_tensor")
+        self.assertEqual(tr.nccl_counterpart("reducescatter", "g1")[0], "dist.reduce_scatter_tensor")
+        for variant in ("allreduce", "allreduce_inplace", "allgather_inplace", "reducescatter_inplace"):
+            what, why = tr.nccl_counterpart(variant, "g1")
+            self.assertIsNone(what, variant)
+            self.assertIn("report only", why)
+        self.assertIsNone(tr.nccl_counterpart("allgather", "g2")[0])
+
+    def test_sizes(self):
+        self.assertEqual(tr.parse_bytes("1MiB"), 1 << 20)
+        self.assertEqual(tr.parse_bytes("1GiB"), 1 << 30)
+        self.assertIsNone(tr.parse_bytes("1M"))
+
+
+def gb_entry(name, **kw):
+    e = {"name": name + "/iterations:1/manual_time", "run_name": name + "/iterations:1/manual_time",
+         "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 1,
+         "real_time": 10.0, "cpu_time": 10.0, "time_unit": "us"}
+    e.update(kw)
+    return e
+
+
+class Table(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def write(self, name, doc):
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as f:
+            if isinstance(doc, str):
+                f.write(doc)
+            else:
+                json.dump(doc, f)
+        return path
+
+    def test_key_strips_google_benchmark_suffixes(self):
+        self.assertEqual(tr.benchmark_key("matmul/cublaslt/bf16/512x512x512/iterations:1/manual_time"),
+                         "matmul/cublaslt/bf16/512x512x512")
+        self.assertEqual(tr.benchmark_key("bmm/strided/fp16/b64m512n512k512/threads:1"),
+                         "bmm/strided/fp16/b64m512n512k512/threads:1")
+
+    def test_bands(self):
+        bands = [tr.parse_band("matmul/cublaslt/=5"), tr.parse_band("attention/=report:different kernels"),
+                 tr.parse_band("attention/cudnn/=2.2")]
+        self.assertEqual(tr.band_for("matmul/cublaslt/bf16/512x512x512", bands)[1], 5.0)
+        self.assertEqual(tr.band_for("attention/cudnn/fp16/b4h16s4096d64", bands)[1], 2.2)  # the longer prefix
+        self.assertIsNone(tr.band_for("attention/flash/fp16/b4h16s4096d64", bands)[1])
+        self.assertIsNone(tr.band_for("nccl/allgather/fp32/1MiB/g1", bands))
+        for bad in ("matmul", "=5", "matmul/=x", "matmul/=0"):
+            with self.assertRaises(ValueError):
+                tr.parse_band(bad)
+
+    def test_rows_and_verdicts(self):
+        ours = {"benchmarks": [
+            gb_entry("matmul/cublaslt/bf16/512x512x512", TFLOPS=65.0),
+            gb_entry("matmul/cublaslt/bf16/4096x4096x4096", TFLOPS=807.5),
+            gb_entry("attention/flash/fp16/b4h16s4096d256", error_occurred=True,
+                     error_message="unsupported: our flash kernels are built for head_dim 64 and 128 (got 256)"),
+            gb_entry("attention/cudnn/fp16/b4h16s4096d64", skipped=True, skip_message="no engine"),
+            gb_entry("nccl/allreduce/fp32/1MiB/g1", algbw_GBps=900.0),
+            gb_entry("bmm/strided/fp16/b64m512n512k512", TFLOPS=float("nan"))],
+            "context": {"cublas_version": "13.1.0"}}
+        torch_doc = {"benchmarks": [
+            {"name": "matmul/cublaslt/bf16/512x512x512", "run_type": "iteration", "TFLOPS": 60.0},
+            {"name": "matmul/cublaslt/bf16/4096x4096x4096", "run_type": "iteration", "TFLOPS": 818.1},
+            {"name": "matmul/torch_cublaslt/bf16/512x512x512", "run_type": "iteration", "TFLOPS": 64.0},
+            {"name": "attention/flash/fp16/b4h16s4096d256", "run_type": "iteration", "TFLOPS": 328.8},
+            {"name": "nccl/allreduce/fp32/1MiB/g1", "skipped": True, "skip_message": "in place only: report only"}],
+            "context": {"cublas_version": "13.0.2"}}
+        names = ["matmul/cublaslt/bf16/512x512x512", "matmul/cublaslt/bf16/4096x4096x4096",
+                 "attention/flash/fp16/b4h16s4096d256", "attention/cudnn/fp16/b4h16s4096d64",
+                 "nccl/allreduce/fp32/1MiB/g1", "bmm/strided/fp16/b64m512n512k512", "bmm/strided_mbk/fp16/b64m512n512k512"]
+        octx, o = tr.read_results(self.write("ours.json", json.dumps(ours)))  # NaN written bare, as GB 1.7 does
+        tctx, t = tr.read_results(self.write("torch.json", torch_doc))
+        bands = [tr.parse_band(b) for b in ("matmul/cublaslt/=5", "attention/cudnn/=2.2", "bmm/=5",
+                                            "attention/flash/=report:different kernels",
+                                            "nccl/allreduce/=report:moves no data in place")]
+        rows = {r[0]: r for r in tr.table_rows(names, o, t, "TFLOPS", bands)}
+        self.assertEqual(rows["matmul/cublaslt/bf16/512x512x512"][5], "**outside**")  # +8.3%
+        self.assertAlmostEqual(rows["matmul/cublaslt/bf16/512x512x512"][3], 65.0 / 60.0)
+        self.assertEqual(rows["matmul/cublaslt/bf16/4096x4096x4096"][5], "inside")  # -1.3%
+        self.assertEqual(rows["attention/flash/fp16/b4h16s4096d256"][5],
+                         "skipped (ours): our flash kernels are built for head_dim 64 and 128 (got 256)")
+        self.assertEqual(rows["attention/cudnn/fp16/b4h16s4096d64"][5], "skipped (ours): no engine")
+        self.assertTrue(rows["nccl/allreduce/fp32/1MiB/g1"][5].startswith("ours has no TFLOPS"))
+        self.assertEqual(rows["bmm/strided/fp16/b64m512n512k512"][5], "ours has no TFLOPS")  # NaN is no figure
+        self.assertEqual(rows["bmm/strided_mbk/fp16/b64m512n512k512"][5], "missing: ours wrote no result")
+        self.assertTrue(rows["matmul/torch_cublaslt/bf16/512x512x512"][5].startswith("PyTorch reference only"))
+        # order: the case list, then PyTorch's reference rows
+        self.assertEqual(list(rows)[-1], "matmul/torch_cublaslt/bf16/512x512x512")
+        lines = tr.render_section("GEMM", "TFLOPS", list(rows.values()), octx, tctx)
+        text = "\n".join(lines)
+        self.assertIn("cuBLAS ours 13.1.0, PyTorch 13.0.2", text)
+        self.assertIn("| matmul/cublaslt/bf16/512x512x512 | 65.0 | 60.0 | 1.083 | 5% | **outside** |", text)
+        self.assertIn("1 of 2 compared cases inside their band", text)
+
+    def test_report_only_and_pytorch_skips(self):
+        ours = {"benchmarks": [gb_entry("nccl/allreduce/fp32/1MiB/g1", algbw_GBps=900.0),
+                               gb_entry("nccl/allgather/fp32/1MiB/g1", algbw_GBps=848.0)]}
+        theirs = {"benchmarks": [
+            {"name": "nccl/allreduce/fp32/1MiB/g1", "skipped": True, "skip_message": "in place only"},
+            {"name": "nccl/allgather/fp32/1MiB/g1", "algbw_GBps": 851.0}]}
+        _, o = tr.read_results(self.write("o.json", ours))
+        _, t = tr.read_results(self.write("t.json", theirs))
+        bands = [tr.parse_band("nccl/allgather/=5"), tr.parse_band("nccl/allreduce/=report:in place only")]
+        rows = tr.table_rows(["nccl/allreduce/fp32/1MiB/g1", "nccl/allgather/fp32/1MiB/g1"], o, t, "algbw_GBps", bands)
+        self.assertEqual(rows[0][5], "skipped (PyTorch): in place only")
+        self.assertEqual(rows[1][5], "inside")
+
+    def test_write_table_says_what_is_missing(self):
+        prefix = os.path.join(self.dir.name, "gemm")
+        self.write("gemm.cases.txt", "matmul/cublaslt/bf16/512x512x512\n\n")
+        self.write("gemm.ours.json", {"benchmarks": [gb_entry("matmul/cublaslt/bf16/512x512x512", TFLOPS=65.0)]})
+        out = os.path.join(self.dir.name, "table.md")
+        tr.write_table(out, [("GEMM bf16", "TFLOPS", prefix), ("nccl", "algbw_GBps", os.path.join(self.dir.name, "nccl"))],
+                       [tr.parse_band("matmul/cublaslt/=5")])
+        with open(out) as f:
+            text = f.read()
+        self.assertIn("## GEMM bf16", text)
+        self.assertIn("| matmul/cublaslt/bf16/512x512x512 | 65.0 |  |  | 5% | missing: PyTorch wrote no result |", text)
+        self.assertIn("torch: no readable JSON", text)
+        self.assertIn("## nccl", text)
+        self.assertIn("no case list", text)
+
+
+class Cli(unittest.TestCase):
+    def test_timing_without_torch_is_exit_2_table_is_not(self):
+        import subprocess
+        with tempfile.TemporaryDirectory() as d:
+            have_torch = subprocess.run([sys.executable, "-c", "import torch"], capture_output=True).returncode == 0
+            if not have_torch:
+                r = subprocess.run([sys.executable, SCRIPT, "--cases", os.devnull], capture_output=True, text=True)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn("PyTorch is not installed", r.stderr)
+            out = os.path.join(d, "t.md")
+            r = subprocess.run([sys.executable, SCRIPT, "--table", out, "--band", "x/=5"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(os.path.exists(out))
+            r = subprocess.run([sys.executable, SCRIPT, "--table", out, "--band", "x/=abc"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
