@@ -427,24 +427,11 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     };
 
     const int n_tiles = wk.n_tiles;
-    // A consumer whose 64 rows all lie past the end of the query rows (the last work tile of a
-    // head when BM does not divide its rows: 512 rows in 192-row tiles) issues no GEMM and
-    // writes nothing; it only keeps the protocol: waits for each K/V stage to fill before it
-    // releases it (so it never arrives twice in one phase) and passes the issue turn.
-    // Only with three consumers (192-row tiles; 128 divides the usual lengths) and no mask:
-    // elsewhere the extra control flow made ptxas spill 16-52 bytes in the overlapped kernels.
-    const bool idle = kConsumers == 3 && !CAUSAL && cw * 64 >= wk.q_rows;
     mbar_wait(q_full(qb), static_cast<std::uint32_t>(qi / kQBufs) & 1u);
     if constexpr (!kOverlap) {
       // Serial: each warpgroup waits for its GEMM before the softmax; overlap comes only from
       // the other warpgroups.
-      for (int j = 0; idle && j < n_tiles; ++j) {
-        mbar_wait(k_full(stage(j)), phase(j));
-        release(k_empty(stage(j)));
-        mbar_wait(v_full(stage(j)), phase(j));
-        release(v_empty(stage(j)));
-      }
-      for (int j = 0; !idle && j < n_tiles; ++j) {
+      for (int j = 0; j < n_tiles; ++j) {
         const int s = stage(j);
         mbar_wait(k_full(s), phase(j));
         pin(sc);
@@ -494,24 +481,6 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       };
       if (cw == kConsumers - 1) bar_arrive(1);
 
-      if (idle) {  // the same waits, turns and releases as below, without the work
-        mbar_wait(k_full(stage(0)), phase(0));
-        turn_begin();
-        turn_end(false);
-        release(k_empty(stage(0)));
-        for (int j = 1; j < n_tiles; ++j) {
-          mbar_wait(k_full(stage(j)), phase(j));
-          mbar_wait(v_full(stage(j - 1)), phase(j - 1));
-          turn_begin();
-          turn_end(false);
-          release(k_empty(stage(j)));
-          release(v_empty(stage(j - 1)));
-        }
-        mbar_wait(v_full(stage(n_tiles - 1)), phase(n_tiles - 1));
-        turn_begin();
-        turn_end(true);
-        release(v_empty(stage(n_tiles - 1)));
-      } else {
       mbar_wait(k_full(stage(0)), phase(0));
       turn_begin();
       pin(sc);
@@ -559,7 +528,6 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       wgmma_wait<0>();
       pin(o);
       release(v_empty(stage(last)));
-      }  // !idle
     }
     it0 += n_tiles;
 
@@ -567,7 +535,6 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     // the tile; no other warp reads them) so that global stores are whole 16-byte chunks; then
     // the Q buffer goes back to the producer.
     const std::size_t row0 = static_cast<std::size_t>(wk.bh) * p.rows + wk.m0;
-    if (!idle) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       float sum = row_sum[h];
@@ -602,7 +569,6 @@ __global__ void __launch_bounds__(C::kThreads, 1)
         *reinterpret_cast<uint4*>(gO + static_cast<std::size_t>(r) * D + c * 8) = val;
       }
     }
-    }  // !idle
     release(q_empty(qb));
   }
 }
