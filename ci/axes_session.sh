@@ -3,8 +3,8 @@
 #   GEMM       bench_matmul -a variant=cublaslt -a dtype=bf16 -a 'M=2^[9:14]'  (M=N=K 512..16384)
 #   attention  bench_attention -a backend=naive,flash,cudnn -a head_dim=64,128,256 (b4 h16 s4096
 #              fp16), run with PyTorch's own cuDNN (LD_LIBRARY_PATH) so that the cuDNN rows are
-#              one library timed two ways; a case one side cannot run (our flash kernels at
-#              d256 where the tree has none) is in the table as skipped, with the reason
+#              one library timed two ways; a case one side cannot run (a backend without
+#              the head dim on this GPU) is in the table as skipped, with the reason
 #   bmm        our strided, strided_mbk, permute_bmm against torch.bmm, torch.einsum and
 #              .contiguous() then bmm, at 4 shapes
 #   nccl       bytes 2^[20:30], one rank, out of place: all-gather and reduce-scatter against
