@@ -102,6 +102,11 @@ Expected<BaselineUpdate> update_baseline(FileSystem& fs, const Results& results,
     dir = join_path(dir, u.host_slug);
   }
   u.path = join_path(dir, o.suite + ".json");
+  // The stored baseline given as the results would store itself again: nothing measured, and
+  // a sign that the wrong file was named (--force does not change that).
+  if (fs.same_file(results.source, u.path))
+    return Error{results.source, "is the baseline this update would replace (" + u.path +
+                                     "): give the results of a new run"};
   u.benchmarks = results.benchmarks.size();
   for (const auto& b : results.benchmarks)
     if (b.state != RunState::Ok) ++u.not_ok;

@@ -91,6 +91,31 @@ TEST(Baseline, RefusesAnotherGpuModelUnlessForced) {
   EXPECT_EQ(forced->path, "baselines/nvidia-h200/quick.json");
 }
 
+TEST(Baseline, RefusesTheStoredBaselineItselfAsResults) {
+  FakeFileSystem fs;
+  ASSERT_TRUE(gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), opts()));
+  const std::string before = fs.files["baselines/nvidia-h200/quick.json"];
+  gc::ReadOptions ro;
+  ro.keep_raw = true;
+  for (const std::string name : {"baselines/nvidia-h200/quick.json", "./baselines/nvidia-h200/quick.json"}) {
+    auto self = gc::parse_results(before, name, ro);
+    ASSERT_TRUE(self) << self.error().str();
+    for (bool force : {false, true}) {
+      auto o = opts();
+      o.force = force;
+      auto u = gc::update_baseline(fs, *self, o);
+      ASSERT_FALSE(u) << name;
+      EXPECT_EQ(u.error().where, name);
+      EXPECT_NE(u.error().message.find("is the baseline this update would replace"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(fs.files["baselines/nvidia-h200/quick.json"], before);
+  // another suite's file of the same GPU is results like any other
+  auto other = gc::parse_results(before, "baselines/nvidia-h200/quick.json", ro);
+  ASSERT_TRUE(other);
+  EXPECT_TRUE(gc::update_baseline(fs, *other, opts("full")));
+}
+
 TEST(Baseline, RefusesAStoredFileOfAnotherModelAtTheSamePath) {
   FakeFileSystem fs;
   fs.add("baselines/nvidia-h200/quick.json", results_text("NVIDIA H200 NVL", 1.0));  // hand-edited store
