@@ -93,7 +93,7 @@ h3{font-size:15px;margin:18px 0 6px}
 table{border-collapse:collapse;margin:8px 0 12px;font-size:13px}
 th,td{border:1px solid #d0d0d0;padding:3px 8px;text-align:right;white-space:nowrap}
 th{background:#f2f2f2} td.name,th.name{text-align:left;font-family:"DejaVu Sans Mono",monospace}
-td.text,th.text{text-align:left}
+td.text,th.text{text-align:left} td.wrap{text-align:left;white-space:normal;min-width:22em;max-width:44em}
 td.note{color:#999;text-align:left} .better{color:#087f23} .worse{color:#b00020} .neutral{color:#555}
 .muted{color:#666;font-size:13px} .chart{margin:6px 0 4px;overflow-x:auto}
 .headline{font-size:16px;margin:10px 0} .headline b{font-size:18px}

@@ -74,7 +74,7 @@ std::string watch_html(const WatchRun& r) {
   if (!v.gpus.empty()) {
     h += "<table><tr><th class=\"name\">GPU</th><th>verdict</th><th>util %</th><th>SM active %</th><th>tensor %</th>"
          "<th>DRAM BW %</th><th>PCIe MiB/s</th><th>power W</th><th>limit W</th><th>SM MHz</th><th>max °C</th>"
-         "<th class=\"name\">evidence</th></tr>\n";
+         "<th class=\"text\">evidence</th></tr>\n";
     for (const auto& g : v.gpus) {
       const auto& f = g.f;
       std::string ev;
@@ -86,7 +86,7 @@ std::string watch_html(const WatchRun& r) {
            escape_xml(gw::kind_of(g.bound).title) + (g.throttled ? ", throttled" : "") + "</td>" + cell(f.util_pct, "%.1f") +
            cell(f.sm_active_pct, "%.1f") + cell(f.tensor_active_pct, "%.1f") + cell(f.dram_bw_pct, "%.1f") +
            cell(f.pcie_MBps, "%.0f") + cell(f.power_W, "%.0f") + cell(f.power_limit_W, "%.0f") +
-           cell(f.sm_clock_MHz, "%.0f") + cell(f.temperature_max_C, "%.0f") + "<td class=\"name\">" + escape_xml(ev) +
+           cell(f.sm_clock_MHz, "%.0f") + cell(f.temperature_max_C, "%.0f") + "<td class=\"wrap\">" + escape_xml(ev) +
            "</td></tr>\n";
     }
     h += "</table>\n<p class=\"muted\">Means over each GPU's active window (first to last sample with a kernel). NVML's "
