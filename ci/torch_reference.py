@@ -110,8 +110,11 @@ def attention_unrunnable(sh, causal):
 
 
 def attention_flops(sh, causal):
-    """bench_attention's count: 4*b*h*s_q*s_k*d per call, halved when causal."""
-    return 4.0 * sh.b * sh.h * sh.s * sh.sk * sh.d / (2 if causal else 1)
+    """bench_attention's count (attention_flops in bench_attention.cpp): 4*d per visible (query,
+    key) pair, 4*b*h*s_q*s_k*d per call; causal (bottom-right aligned) s_q * (s_k - s_q / 2)
+    pairs, the diagonal counted half, which is s^2 / 2 when s_q == s_k."""
+    pairs = sh.s * (sh.sk - sh.s / 2) if causal else sh.s * sh.sk
+    return 4.0 * sh.b * sh.h * sh.d * pairs
 
 
 def causal_masked(i, j, s, sk):
@@ -662,7 +665,7 @@ def attention_cases(pattern):
         for b, h, s, d in ATTN_SHAPES:
             for causal in (False, True):
                 shape = f"b{b}h{h}s{s}d{d}" + ("/causal" if causal else "")
-                flops = 4.0 * b * h * s * s * d / (2 if causal else 1)
+                flops = attention_flops(AttnShape(b, h, h, s, s, d), causal)
                 if not any(pattern.search(f"attention/{be}/{tag}/{shape}")
                            for be in ("naive", "naive_s16", "flash", "cudnn", "torch_efficient")):
                     continue  # nothing of this configuration is asked for: no set-up either

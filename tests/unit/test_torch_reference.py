@@ -55,7 +55,10 @@ class AttentionNames(unittest.TestCase):
     def test_flops_count_query_heads_and_both_lengths(self):
         sh = tr.parse_attention_shape("b8h32kv8s128sk8192d128")
         self.assertEqual(tr.attention_flops(sh, False), 4.0 * 8 * 32 * 128 * 8192 * 128)
-        self.assertEqual(tr.attention_flops(sh, True), 2.0 * 8 * 32 * 128 * 8192 * 128)
+        # bench_attention's causal count: s_q * (s_k - s_q / 2) pairs (the diagonal by half)
+        self.assertEqual(tr.attention_flops(sh, True), 4.0 * 8 * 32 * 128 * (8192 - 64) * 128)
+        sq = tr.parse_attention_shape("b4h16s4096d128")  # s_q == s_k: the anchors' s^2 / 2
+        self.assertEqual(tr.attention_flops(sq, True), 2.0 * 4 * 16 * 4096 * 4096 * 128)
 
     def test_causal_mask_is_bottom_right_aligned(self):
         # torch.nn.attention.bias.causal_lower_right's docstring, shape (3, 4): 1 = attended
