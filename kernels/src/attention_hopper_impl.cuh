@@ -5,18 +5,21 @@
 //
 // FlashAttention-3 style forward kernel for Hopper (sm_90a only: wgmma, setmaxnreg, TMA).
 //
-// One block of three warpgroups per (128-query tile, head, batch). Warpgroup 0 is the
-// producer: one thread issues TMA copies of the Q tile and of K/V tiles (128 keys) into a
-// two-stage ring of shared buffers, each guarded by a full/empty mbarrier pair; its
-// registers are given back with setmaxnreg. Warpgroups 1 and 2 are consumers, 64 query rows
-// each: S = Q K^T with wgmma from shared memory (both K-major, 128-byte swizzle as TMA
+// A block is one producer warpgroup and 2 or 3 consumer warpgroups of 64 query rows each (a
+// work tile: 128 or 192 rows of one (batch, K/V head)). The producer's one thread issues TMA
+// copies of Q (one or two buffers) and of K/V tiles into a ring of shared buffers, each
+// guarded by a full/empty mbarrier pair; its registers are given back with setmaxnreg. The
+// consumers: S = Q K^T with wgmma from shared memory (both K-major, 128-byte swizzle as TMA
 // writes it), the online softmax in registers (exp2, scale*log2e folded into one FFMA), and
 // O += P V with P straight from the S accumulators as the register A operand (the m64nN
-// accumulator layout is the A fragment layout) and V read MN-major (transposed) by wgmma.
+// accumulator layout is the A fragment layout) and V read MN-major (transposed) by wgmma;
+// S of one K/V tile and P V of the one before are issued together, and named barriers pass
+// the right to issue round the consumers (ping-pong). Persistent launches walk several work
+// tiles per block, the last P V of one issued with the first S of the next (cross-tile).
 // Causal: tiles right of the diagonal are never loaded; only diagonal and tail tiles are
-// masked; blocks with the most tiles start first. The files that include this one are
-// compiled for sm_90a alone (kernels/CMakeLists.txt), so none of these instructions can
-// reach another target.
+// masked; the heaviest work tiles start first. The files that include this one are compiled
+// for sm_90a alone (kernels/CMakeLists.txt), so none of these instructions can reach another
+// target. The version log with every measurement: docs/ATTENTION.md.
 #pragma once
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -40,11 +43,18 @@ namespace {
 // A tile configuration: NC consumer warpgroups of 64 query rows each (BM = 64 NC rows per
 // work tile), BN keys per K/V tile, a ring of STAGES K/V buffers, QBUF Q buffers (2: the next
 // work tile's Q loads while this one runs), LAZY: O and the row sums are rescaled only when
-// a row's maximum grows by more than 2^8 (below). setmaxnreg budgets: the producer warpgroup keeps
-// 24 registers, the consumers share the rest of the 64K (2 consumers: 240 each; 3: 160).
-template <int NC_, int BN_, int STAGES_ = 2, int QBUF_ = 2, bool LAZY_ = true>
+// a row's maximum grows by more than 2^8 (below). EARLY_Q: the consumers give the Q buffer
+// back as soon as their last S = Q K^T is done, and store O from registers instead of staging
+// it in the Q buffer, so that with one Q buffer the producer loads the next work tile's Q
+// under this tile's last P V and epilogue (with two it loads it a tile ahead anyway).
+// setmaxnreg budgets: the producer warpgroup keeps 24 registers, the consumers share the rest
+// of the 64K (2 consumers: 240 each; 3: 160).
+template <int NC_, int BN_, int STAGES_ = 2, int QBUF_ = 2, bool LAZY_ = true, bool EARLY_Q_ = false,
+          bool CROSS_ = false>
 struct Tile {
   static constexpr bool kLazyRescale = LAZY_;
+  static constexpr bool kEarlyQ = EARLY_Q_;
+  static constexpr bool kCrossTile = CROSS_;
   static constexpr int kConsumers = NC_;
   static constexpr int kBM = 64 * NC_;
   static constexpr int kBN = BN_;
@@ -66,17 +76,21 @@ struct Tile {
 // What the kernel reads besides the tensor maps. Grouped-query heads are packed: the `group`
 // query heads of one K/V head are one sequence of rows = group * period rows (their rows are
 // contiguous in BHSD), so a block's K/V tiles serve all of them. period = seq_q of the problem.
+// A launch covers the packed rows [row_begin, row_end) of every (batch, K/V head): all of them,
+// or one part of a split between two tile configurations (launch_split, below).
 struct HopperParams {
   void* o;
   float* lse;     // nullable
-  int kv_heads;   // grid y
   int rows;       // group * seq_q: query rows per (batch, K/V head)
   int period;     // seq_q: the causal mask repeats every `period` rows
   int seq_k;
   float scale_log2;
-  int m_blocks;  // work tiles per (batch, K/V head): ceil(rows / BM)
+  int row_begin;  // the rows this launch covers
+  int row_end;
+  int m_blocks;  // work tiles per (batch, K/V head): ceil((row_end - row_begin) / BM)
   int n_work;    // m_blocks * batch * kv_heads
-  int heavy_first;  // 1: persistent blocks take the work tiles heaviest first (below), 0: launch order
+  int heavy_group;  // causal: > 0, the work tiles of each group of this many (batch, K/V head)s
+                    // heaviest first (below); 0: launch order
 };
 
 // Shared memory, from a 1024-byte aligned base (the 128-byte swizzle repeats every 1024
@@ -149,11 +163,18 @@ __device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap
       : "memory");
 }
 
-// wgmma shared-memory descriptor, 128-byte swizzle. K-major: sbo = 1024 (8-row groups),
-// lbo unused (16). MN-major: lbo = bytes between 64-element column blocks, sbo = 1024.
-__device__ __forceinline__ std::uint64_t smem_desc_sw128(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo) {
-  return static_cast<std::uint64_t>((addr & 0x3FFFFu) >> 4) | (static_cast<std::uint64_t>((lbo >> 4) & 0x3FFFu) << 16) |
-         (static_cast<std::uint64_t>((sbo >> 4) & 0x3FFFu) << 32) | (1ull << 62);
+// wgmma shared-memory descriptor, 128-byte swizzle (bits 0-13 address / 16, 16-29 lbo / 16,
+// 32-45 sbo / 16, 62-63 the swizzle mode). K-major: sbo = 1024 (8-row groups), lbo unused
+// (16). MN-major: lbo = bytes between 64-element column blocks, sbo = 1024. Built as two
+// halves, so that the GEMM loops add each k-step's offset (bytes / 16) to the low word of one
+// base instead of masking and shifting every address (ptxas does not fold
+// `(base + c) & 0x3FFFF`: 4-5 uniform instructions per wgmma, a fifth of the d64 loop).
+// Adding is exact while the address stays below 256 KB (shared memory is 228 KB).
+__device__ __forceinline__ std::uint32_t smem_desc_lo(std::uint32_t addr, std::uint32_t lbo) {
+  return ((addr & 0x3FFFFu) >> 4) | (((lbo >> 4) & 0x3FFFu) << 16);
+}
+__device__ __forceinline__ std::uint64_t smem_desc_join(std::uint32_t lo, std::uint32_t sbo) {
+  return static_cast<std::uint64_t>(lo) | (static_cast<std::uint64_t>(((sbo >> 4) & 0x3FFFu) | (1u << 30)) << 32);
 }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -212,21 +233,27 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   };
   // Work tile w: in launch order, the query tiles of one (batch, K/V head) are neighbours
   // (concurrent tiles share K/V in L2), causal ones heaviest first within the head; heavy
-  // first (causal, persistent), all heads' last query tile first, then the one before.
+  // first in groups (causal), the last query tile of every head of a group of heavy_group
+  // heads first, then the one before, then the next group: the heaviest tiles start first,
+  // so the light ones fill the end, while the K/V tiles in use stay those of one group.
   auto work = [&](int w) {
     Work r;
     int mb;
-    if (p.heavy_first) {
+    if (CAUSAL && p.heavy_group > 0) {
       const int bkv = p.n_work / p.m_blocks;
-      mb = p.m_blocks - 1 - w / bkv;
-      r.bh = w % bkv;
+      const int span = p.heavy_group * p.m_blocks;  // work tiles per whole group
+      const int g0 = w / span * p.heavy_group;     // the group's first head
+      const int gs = min(p.heavy_group, bkv - g0);
+      const int in = w - g0 * p.m_blocks;
+      mb = p.m_blocks - 1 - in / gs;
+      r.bh = g0 + in % gs;
     } else {
       mb = w % p.m_blocks;
       r.bh = w / p.m_blocks;
       if (CAUSAL) mb = p.m_blocks - 1 - mb;
     }
-    r.m0 = mb * kBM;
-    r.q_rows = min(kBM, p.rows - r.m0);
+    r.m0 = p.row_begin + mb * kBM;
+    r.q_rows = min(kBM, p.row_end - r.m0);
     r.n_tiles = (p.seq_k + kBN - 1) / kBN;
     r.causal_lo = 0;
     if (CAUSAL) {
@@ -262,6 +289,12 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();  // the last block-wide barrier: the producer's idle warps leave below
+  // A split launch (launch_split): the kernel launched after this one in the stream may take
+  // SMs as this one's blocks leave (a no-op without one), and every thread of this one waits
+  // for the kernel before it in the stream to have finished before it exits (griddep_exit),
+  // so that what follows in the stream sees both done.
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  auto griddep_exit = [] { asm volatile("griddepcontrol.wait;\n" ::: "memory"); };
 
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(C::kProducerRegs));
@@ -297,6 +330,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       for (int i = max(0, qi - kQBufs); i < qi; ++i)
         mbar_wait_or_trap(q_empty(i % kQBufs), static_cast<std::uint32_t>(i / kQBufs) & 1u);
     }
+    griddep_exit();
     return;
   }
 
@@ -314,263 +348,348 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   float sc[kBN / 2];
   std::uint32_t pa[kBN / 16][4];
   float row_max[2], row_sum[2], corr[2];
-  int it0 = 0;  // K/V tiles consumed before this work tile
-  int qi = 0;
-  for (int w = nth(0); w >= 0; w = nth(++qi)) {
-    const Work wk = work(w);
-    const int qb = qi % kQBufs;
-    const std::uint32_t sQ = q_buf(qb);
+  // K/V tile g of this block (counted over all its work tiles): ring slot and phase.
+  auto stage = [](int g) { return g % kStages; };
+  auto phase = [](int g) { return static_cast<std::uint32_t>(g / kStages) & 1u; };
+  auto start_tile = [&] {  // O, S and the row statistics of a new work tile
 #pragma unroll
     for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
 #pragma unroll
     for (int i = 0; i < kBN / 2; ++i) sc[i] = 0.f;
     row_max[0] = row_max[1] = -INFINITY;
     row_sum[0] = row_sum[1] = 0.f;
-    auto stage = [&](int j) { return (it0 + j) % kStages; };
-    auto phase = [&](int j) { return static_cast<std::uint32_t>((it0 + j) / kStages) & 1u; };
+  };
 
-    // The steps of one K/V tile. issue_*: wgmma into sc (S) or o (O); the caller fences,
-    // commits and waits. softmax(): mask, new running max, P = exp2(...) in sc, corr for O.
-    auto issue_s = [&](int j) {  // S = Q K[j]^T: m64 nBN, k over the head dim in 32-byte steps
-      const int s = stage(j);
+  // The steps of one K/V tile. issue_*: wgmma into sc (S) or o (O); the caller fences,
+  // commits and waits. softmax(): mask, new running max, P = exp2(...) in sc, corr for O.
+  auto issue_s = [&](std::uint32_t sQ, int g) {  // S = Q K[g]^T: m64 nBN, k over the head dim in 32-byte steps
+    const int s = stage(g);
+    const std::uint32_t q_lo = smem_desc_lo(sQ + cw * 64 * 128, 16);
+    const std::uint32_t k_lo = smem_desc_lo(sK + s * L::kKVBytes, 16);
 #pragma unroll
-      for (int ks = 0; ks < D / 16; ++ks) {
-        const int db = ks / 4;
-        const std::uint32_t kin = static_cast<std::uint32_t>(ks % 4) * 32u;
-        const std::uint64_t da = smem_desc_sw128(sQ + db * kBM * 128 + cw * 64 * 128 + kin, 16, 1024);
-        const std::uint64_t dk = smem_desc_sw128(sK + s * L::kKVBytes + db * kBN * 128 + kin, 16, 1024);
-        wgmma_ss<T, kBN>(sc, da, dk, ks > 0 ? 1 : 0);
-      }
-    };
-    auto issue_pv = [&](int j) {  // O += P V[j]: m64 nD, k over the keys in 16-row (2048-byte) steps
-      const int s = stage(j);
+    for (int ks = 0; ks < D / 16; ++ks) {
+      const int db = ks / 4;
+      const std::uint32_t kin = static_cast<std::uint32_t>(ks % 4) * 32u;
+      const std::uint64_t da = smem_desc_join(q_lo + ((db * kBM * 128 + kin) >> 4), 1024);
+      const std::uint64_t dk = smem_desc_join(k_lo + ((db * kBN * 128 + kin) >> 4), 1024);
+      wgmma_ss<T, kBN>(sc, da, dk, ks > 0 ? 1 : 0);
+    }
+  };
+  auto issue_pv = [&](int g) {  // O += P V[g]: m64 nD, k over the keys in 16-row (2048-byte) steps
+    const int s = stage(g);
+    const std::uint32_t v_lo = smem_desc_lo(sV + s * L::kKVBytes, kBN * 128);
 #pragma unroll
-      for (int kk = 0; kk < kBN / 16; ++kk) {
-        const std::uint64_t dv = smem_desc_sw128(sV + s * L::kKVBytes + kk * 16 * 128, kBN * 128, 1024);
-        wgmma_rs<T, D>(o, pa[kk], dv);
-      }
-    };
-    auto softmax = [&](int j) {
-      const int key_end = (j + 1) * kBN;
-      if (key_end > p.seq_k || (CAUSAL && key_end - 1 > wk.causal_lo + off)) {  // tail or diagonal tile
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int row = wk.m0 + row_base + 8 * h;
-          const int limit = CAUSAL ? min(row % p.period + off + 1, p.seq_k) : p.seq_k;
-#pragma unroll
-          for (int i = 0; i < kBN / 8; ++i)
-#pragma unroll
-            for (int e = 0; e < 2; ++e)
-              if (j * kBN + i * 8 + 2 * t + e >= limit) sc[4 * i + 2 * h + e] = -INFINITY;
-        }
-      }
-      // Row maxima (quad-reduced; the sums stay per lane until the end), in log2 units.
-      float mx[2];
+    for (int kk = 0; kk < kBN / 16; ++kk) wgmma_rs<T, D>(o, pa[kk], smem_desc_join(v_lo + ((kk * 16 * 128) >> 4), 1024));
+  };
+  auto softmax = [&](const Work& wk, int j) {  // S of the work tile's K/V tile j
+    const int key_end = (j + 1) * kBN;
+    if (key_end > p.seq_k || (CAUSAL && key_end - 1 > wk.causal_lo + off)) {  // tail or diagonal tile
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        float m = -INFINITY;
-#pragma unroll
-        for (int i = 0; i < kBN / 8; ++i) m = fmaxf(m, fmaxf(sc[4 * i + 2 * h], sc[4 * i + 2 * h + 1]));
-        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
-        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
-        mx[h] = m * sl2;
-      }
-      // Lazy rescale: the running maximum moves only when some row of the warp grows by more
-      // than 8 (a factor 2^8), so P = exp2(s - m) <= 256 (no overflow in fp32 sums nor fp16 P)
-      // and O is rescaled on few tiles; every sum and O stay relative to the same m, which the
-      // epilogue and lse use, so the result is the same softmax.
-      bool moved = true;
-      if constexpr (C::kLazyRescale)
-        moved = __any_sync(0xffffffffu, mx[0] > row_max[0] + 8.f || mx[1] > row_max[1] + 8.f);
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        if (moved) {
-          const float m_new = fmaxf(row_max[h], mx[h]);
-          corr[h] = m_new == -INFINITY ? 1.f : fast_exp2(row_max[h] - m_new);
-          row_max[h] = m_new;
-        }
-        const float m_use = row_max[h] == -INFINITY ? 0.f : row_max[h];  // no key seen yet: avoid inf - inf
-        float sum = 0.f;
+        const int row = wk.m0 + row_base + 8 * h;
+        const int limit = CAUSAL ? min(row % p.period + off + 1, p.seq_k) : p.seq_k;
 #pragma unroll
         for (int i = 0; i < kBN / 8; ++i)
 #pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const float pv = fast_exp2(fmaf(sc[4 * i + 2 * h + e], sl2, -m_use));
-            sc[4 * i + 2 * h + e] = pv;
-            sum += pv;
-          }
-        row_sum[h] = moved ? row_sum[h] * corr[h] + sum : row_sum[h] + sum;
+          for (int e = 0; e < 2; ++e)
+            if (j * kBN + i * 8 + 2 * t + e >= limit) sc[4 * i + 2 * h + e] = -INFINITY;
       }
-      return moved;
-    };
-    auto rescale_o = [&] {
-#pragma unroll
-      for (int i = 0; i < D / 8; ++i)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          o[4 * i + 2 * h] *= corr[h];
-          o[4 * i + 2 * h + 1] *= corr[h];
-        }
-    };
-    auto make_p = [&] {  // P as the register A operand: k-step kk takes S n-blocks 2kk, 2kk+1
-#pragma unroll
-      for (int kk = 0; kk < kBN / 16; ++kk) {
-        pa[kk][0] = pack2<T>(sc[8 * kk + 0], sc[8 * kk + 1]);
-        pa[kk][1] = pack2<T>(sc[8 * kk + 2], sc[8 * kk + 3]);
-        pa[kk][2] = pack2<T>(sc[8 * kk + 4], sc[8 * kk + 5]);
-        pa[kk][3] = pack2<T>(sc[8 * kk + 6], sc[8 * kk + 7]);
-      }
-    };
-    auto release = [&](std::uint32_t bar) {  // this warp is done reading a K or V stage (or Q)
-      __syncwarp();
-      if (lane == 0) mbar_arrive(bar);
-    };
-
-    const int n_tiles = wk.n_tiles;
-    mbar_wait(q_full(qb), static_cast<std::uint32_t>(qi / kQBufs) & 1u);
-    if constexpr (!kOverlap) {
-      // Serial: each warpgroup waits for its GEMM before the softmax; overlap comes only from
-      // the other warpgroups.
-      for (int j = 0; j < n_tiles; ++j) {
-        const int s = stage(j);
-        mbar_wait(k_full(s), phase(j));
-        pin(sc);
-        wgmma_fence();
-        issue_s(j);
-        wgmma_commit();
-        wgmma_wait<0>();
-        pin(sc);
-        release(k_empty(s));
-        if (softmax(j)) rescale_o();
-        make_p();
-        mbar_wait(v_full(s), phase(j));
-        pin(o);
-        pin(pa);
-        wgmma_fence();
-        issue_pv(j);
-        wgmma_commit();
-        wgmma_wait<0>();
-        pin(o);
-        release(v_empty(s));
-      }
-    } else {
-      // FlashAttention-3 schedule. Within a warpgroup: S[j] = Q K[j]^T and O += P[j-1] V[j-1]
-      // are issued together and the softmax of S[j] runs while P V is on the tensor cores.
-      // Between the warpgroups: named barriers pass the right to issue GEMMs round the ring
-      // (ping-pong for two), so one warpgroup's softmax hides behind the others' GEMMs.
-      // Issue phases per warpgroup and work tile: n_tiles + 1. Consumer c syncs on barrier
-      // 1 + c (its turn) and arrives on the next one's; the last consumer grants consumer 0
-      // the first turn and skips its arrival after its last phase, so every barrier sees as
-      // many arrivals as syncs within each work tile (the last consumer's grant for the next
-      // tile comes after consumer 0's last sync of this one: it waited for it round the ring).
-      // (Immediate barrier ids: a register id makes ptxas reserve all 16.)
-      auto bar_sync = [](int id) {
-        if (id == 1) asm volatile("bar.sync 1, 256;\n" ::: "memory");
-        else if (id == 2) asm volatile("bar.sync 2, 256;\n" ::: "memory");
-        else asm volatile("bar.sync 3, 256;\n" ::: "memory");
-      };
-      auto bar_arrive = [](int id) {
-        if (id == 1) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
-        else if (id == 2) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
-        else asm volatile("bar.arrive 3, 256;\n" ::: "memory");
-      };
-      const int next = cw + 1 == kConsumers ? 0 : cw + 1;
-      auto turn_begin = [&] { bar_sync(1 + cw); };
-      auto turn_end = [&](bool last) {
-        if (!(last && cw == kConsumers - 1)) bar_arrive(1 + next);
-      };
-      if (cw == kConsumers - 1) bar_arrive(1);
-
-      mbar_wait(k_full(stage(0)), phase(0));
-      turn_begin();
-      pin(sc);
-      wgmma_fence();
-      issue_s(0);
-      wgmma_commit();
-      turn_end(false);
-      wgmma_wait<0>();
-      pin(sc);
-      release(k_empty(stage(0)));
-      (void)softmax(0);  // O is still 0: no rescale
-      make_p();
-      for (int j = 1; j < n_tiles; ++j) {
-        mbar_wait(k_full(stage(j)), phase(j));
-        mbar_wait(v_full(stage(j - 1)), phase(j - 1));
-        turn_begin();
-        pin(sc);
-        pin(o);
-        pin(pa);
-        wgmma_fence();
-        issue_s(j);
-        wgmma_commit();
-        issue_pv(j - 1);
-        wgmma_commit();
-        turn_end(false);
-        wgmma_wait<1>();  // S[j] done; P[j-1] V[j-1] may still run: leave o and pa alone
-        pin(sc);
-        release(k_empty(stage(j)));
-        const bool moved = softmax(j);
-        wgmma_wait<0>();
-        pin(o);
-        release(v_empty(stage(j - 1)));
-        if (moved) rescale_o();
-        make_p();
-      }
-      const int last = n_tiles - 1;
-      mbar_wait(v_full(stage(last)), phase(last));
-      turn_begin();
-      pin(o);
-      pin(pa);
-      wgmma_fence();
-      issue_pv(last);
-      wgmma_commit();
-      turn_end(true);
-      wgmma_wait<0>();
-      pin(o);
-      release(v_empty(stage(last)));
     }
-    it0 += n_tiles;
-
-    // Epilogue: O /= sum, staged through this warp's own 16 rows of the Q tile (swizzled like
-    // the tile; no other warp reads them) so that global stores are whole 16-byte chunks; then
-    // the Q buffer goes back to the producer.
-    const std::size_t row0 = static_cast<std::size_t>(wk.bh) * p.rows + wk.m0;
+    // Row maxima (quad-reduced; the sums stay per lane until the end), in log2 units.
+    float mx[2];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float sum = row_sum[h];
+      float m = -INFINITY;
+#pragma unroll
+      for (int i = 0; i < kBN / 8; ++i) m = fmaxf(m, fmaxf(sc[4 * i + 2 * h], sc[4 * i + 2 * h + 1]));
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+      mx[h] = m * sl2;
+    }
+    // Lazy rescale: the running maximum moves only when some row of the warp grows by more
+    // than 8 (a factor 2^8), so P = exp2(s - m) <= 256 (no overflow in fp32 sums nor fp16 P)
+    // and O is rescaled on few tiles; every sum and O stay relative to the same m, which the
+    // epilogue and lse use, so the result is the same softmax.
+    bool moved = true;
+    if constexpr (C::kLazyRescale)
+      moved = __any_sync(0xffffffffu, mx[0] > row_max[0] + 8.f || mx[1] > row_max[1] + 8.f);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      if (moved) {
+        const float m_new = fmaxf(row_max[h], mx[h]);
+        corr[h] = m_new == -INFINITY ? 1.f : fast_exp2(row_max[h] - m_new);
+        row_max[h] = m_new;
+      }
+      const float m_use = row_max[h] == -INFINITY ? 0.f : row_max[h];  // no key seen yet: avoid inf - inf
+      float sum = 0.f;
+#pragma unroll
+      for (int i = 0; i < kBN / 8; ++i)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const float pv = fast_exp2(fmaf(sc[4 * i + 2 * h + e], sl2, -m_use));
+          sc[4 * i + 2 * h + e] = pv;
+          sum += pv;
+        }
+      row_sum[h] = moved ? row_sum[h] * corr[h] + sum : row_sum[h] + sum;
+    }
+    return moved;
+  };
+  auto rescale_o = [&] {
+#pragma unroll
+    for (int i = 0; i < D / 8; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        o[4 * i + 2 * h] *= corr[h];
+        o[4 * i + 2 * h + 1] *= corr[h];
+      }
+  };
+  auto make_p = [&] {  // P as the register A operand: k-step kk takes S n-blocks 2kk, 2kk+1
+#pragma unroll
+    for (int kk = 0; kk < kBN / 16; ++kk) {
+      pa[kk][0] = pack2<T>(sc[8 * kk + 0], sc[8 * kk + 1]);
+      pa[kk][1] = pack2<T>(sc[8 * kk + 2], sc[8 * kk + 3]);
+      pa[kk][2] = pack2<T>(sc[8 * kk + 4], sc[8 * kk + 5]);
+      pa[kk][3] = pack2<T>(sc[8 * kk + 6], sc[8 * kk + 7]);
+    }
+  };
+  auto release = [&](std::uint32_t bar) {  // this warp is done reading a K or V stage (or Q)
+    __syncwarp();
+    if (lane == 0) mbar_arrive(bar);
+  };
+
+  // Epilogue of a work tile: O /= sum (sum, mx: its row statistics). Staged (two Q buffers):
+  // through this warp's own 16 rows of the tile's Q buffer (swizzled like the tile; no other
+  // warp reads them) so that global stores are whole 16-byte chunks, then the Q buffer goes
+  // back to the producer. Early Q (the buffer already given back): each lane stores its pairs
+  // of O straight from registers.
+  auto epilogue = [&](const Work& wk, int qb, const float (&sum_in)[2], const float (&mx)[2]) {
+    const std::uint32_t sQ = q_buf(qb);
+    const std::size_t row0 = static_cast<std::size_t>(wk.bh) * p.rows + wk.m0;
+    T* gO = static_cast<T*>(p.o) + row0 * D;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float sum = sum_in[h];
       sum += __shfl_xor_sync(0xffffffffu, sum, 1);
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
       const float inv = sum > 0.f ? 1.f / sum : 0.f;
       const int r = row_base + 8 * h;
+      if constexpr (C::kEarlyQ) {
+        if (r < wk.q_rows) {
+          std::uint32_t* dst = reinterpret_cast<std::uint32_t*>(gO + static_cast<std::size_t>(r) * D + 2 * t);
 #pragma unroll
-      for (int i = 0; i < D / 8; ++i) {
-        const std::uint32_t addr = sQ + static_cast<std::uint32_t>((i / 8) * kBM * 128 + r * 128 +
-                                                                   (((i % 8) ^ (r & 7)) << 4) + t * 4);
-        const std::uint32_t val = pack2<T>(o[4 * i + 2 * h] * inv, o[4 * i + 2 * h + 1] * inv);
-        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(val));
-      }
-      if (p.lse != nullptr && t == 0 && r < wk.q_rows) p.lse[row0 + r] = (row_max[h] + log2f(sum)) * kLn2;
-    }
-    __syncwarp();
-    constexpr int kChunks = D / 8;
-    T* gO = static_cast<T*>(p.o) + row0 * D;
+          for (int i = 0; i < D / 8; ++i) dst[4 * i] = pack2<T>(o[4 * i + 2 * h] * inv, o[4 * i + 2 * h + 1] * inv);
+        }
+      } else {
 #pragma unroll
-    for (int i2 = 0; i2 < 16 * kChunks / 32; ++i2) {
-      const int idx = lane + i2 * 32;
-      const int r = cw * 64 + wq * 16 + idx / kChunks;
-      const int c = idx % kChunks;
-      if (r < wk.q_rows) {
-        uint4 val;
-        const std::uint32_t addr =
-            sQ + static_cast<std::uint32_t>((c / 8) * kBM * 128 + r * 128 + (((c % 8) ^ (r & 7)) << 4));
-        asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
-                     : "=r"(val.x), "=r"(val.y), "=r"(val.z), "=r"(val.w)
-                     : "r"(addr));
-        *reinterpret_cast<uint4*>(gO + static_cast<std::size_t>(r) * D + c * 8) = val;
+        for (int i = 0; i < D / 8; ++i) {
+          const std::uint32_t addr = sQ + static_cast<std::uint32_t>((i / 8) * kBM * 128 + r * 128 +
+                                                                     (((i % 8) ^ (r & 7)) << 4) + t * 4);
+          const std::uint32_t val = pack2<T>(o[4 * i + 2 * h] * inv, o[4 * i + 2 * h + 1] * inv);
+          asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(val));
+        }
       }
+      if (p.lse != nullptr && t == 0 && r < wk.q_rows) p.lse[row0 + r] = (mx[h] + log2f(sum)) * kLn2;
     }
-    release(q_empty(qb));
+    if constexpr (!C::kEarlyQ) {
+      __syncwarp();
+      constexpr int kChunks = D / 8;
+#pragma unroll
+      for (int i2 = 0; i2 < 16 * kChunks / 32; ++i2) {
+        const int idx = lane + i2 * 32;
+        const int r = cw * 64 + wq * 16 + idx / kChunks;
+        const int c = idx % kChunks;
+        if (r < wk.q_rows) {
+          uint4 val;
+          const std::uint32_t addr =
+              sQ + static_cast<std::uint32_t>((c / 8) * kBM * 128 + r * 128 + (((c % 8) ^ (r & 7)) << 4));
+          asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+                       : "=r"(val.x), "=r"(val.y), "=r"(val.z), "=r"(val.w)
+                       : "r"(addr));
+          *reinterpret_cast<uint4*>(gO + static_cast<std::size_t>(r) * D + c * 8) = val;
+        }
+      }
+      release(q_empty(qb));
+    }
+  };
+
+  // FlashAttention-3 schedule, the ping-pong between the warpgroups: named barriers pass the
+  // right to issue GEMMs round the ring (ping-pong for two), so one warpgroup's softmax hides
+  // behind the others' GEMMs. Consumer c syncs on barrier 1 + c (its turn) and arrives on the
+  // next one's; the last consumer grants consumer 0 the first turn and skips its arrival after
+  // its last phase, so every barrier sees as many arrivals as syncs (all consumers of a block
+  // run the same work tiles, hence the same number of phases).
+  // (Immediate barrier ids: a register id makes ptxas reserve all 16.)
+  auto bar_sync = [](int id) {
+    if (id == 1) asm volatile("bar.sync 1, 256;\n" ::: "memory");
+    else if (id == 2) asm volatile("bar.sync 2, 256;\n" ::: "memory");
+    else asm volatile("bar.sync 3, 256;\n" ::: "memory");
+  };
+  auto bar_arrive = [](int id) {
+    if (id == 1) asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+    else if (id == 2) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+    else asm volatile("bar.arrive 3, 256;\n" ::: "memory");
+  };
+  const int next = cw + 1 == kConsumers ? 0 : cw + 1;
+  auto turn_begin = [&] { bar_sync(1 + cw); };
+  auto turn_end = [&](bool last) {
+    if (!(last && cw == kConsumers - 1)) bar_arrive(1 + next);
+  };
+  // The first phase of a work tile that follows none: S[g] alone, then its softmax.
+  auto first_s = [&](std::uint32_t sQ, const Work& wk, int g) {
+    mbar_wait(k_full(stage(g)), phase(g));
+    turn_begin();
+    pin(sc);
+    wgmma_fence();
+    issue_s(sQ, g);
+    wgmma_commit();
+    turn_end(false);
+    wgmma_wait<0>();
+    pin(sc);
+    release(k_empty(stage(g)));
+    (void)softmax(wk, 0);  // O is still 0: no rescale
+    make_p();
+  };
+  // One overlapped phase: S[g] = Q K[g]^T (sQ: its work tile's Q) and O += P V[g - 1] issued
+  // together, the softmax of S[g] (K/V tile j of wk) while P V is still on the tensor cores
+  // (wait_group 1), then (wait_group 0) O and the P registers, which the GEMM read, are touched
+  // again. fresh: S[g] is the first of the next work tile (the cross-tile schedule): its row
+  // statistics start anew (the finished tile's were saved by the caller) and O is not
+  // rescaled (the caller stores it and starts the next tile's at 0).
+  auto step = [&](std::uint32_t sQ, const Work& wk, int j, int g, bool fresh) {
+    mbar_wait(k_full(stage(g)), phase(g));
+    mbar_wait(v_full(stage(g - 1)), phase(g - 1));
+    turn_begin();
+    pin(sc);
+    pin(o);
+    pin(pa);
+    wgmma_fence();
+    issue_s(sQ, g);
+    wgmma_commit();
+    issue_pv(g - 1);
+    wgmma_commit();
+    turn_end(false);
+    wgmma_wait<1>();  // S[g] done; P[g-1] V[g-1] may still run: leave o and pa alone
+    pin(sc);
+    release(k_empty(stage(g)));
+    if (fresh) {
+      row_max[0] = row_max[1] = -INFINITY;
+      row_sum[0] = row_sum[1] = 0.f;
+    }
+    const bool moved = softmax(wk, j);
+    wgmma_wait<0>();
+    pin(o);
+    release(v_empty(stage(g - 1)));
+    return moved && !fresh;
+  };
+  // The block's last phase of a work tile: its last P V alone (last: of the block's last tile).
+  auto last_pv = [&](int g, bool last) {
+    mbar_wait(v_full(stage(g)), phase(g));
+    turn_begin();
+    pin(o);
+    pin(pa);
+    wgmma_fence();
+    issue_pv(g);
+    wgmma_commit();
+    turn_end(last);
+    wgmma_wait<0>();
+    pin(o);
+    release(v_empty(stage(g)));
+  };
+
+  if constexpr (kOverlap && C::kCrossTile) {
+    // Across work tiles (two Q buffers): the last P V of one work tile is issued with the
+    // first S of the next, so the next tile's first softmax runs under that P V and the
+    // epilogue comes after, instead of the tensor cores idling from the last P V to the next
+    // tile's first softmax. O of the finished tile stays in o until its epilogue; its row
+    // statistics move to fin_sum/fin_max.
+    static_assert(kQBufs == 2 && !C::kEarlyQ, "the cross-tile schedule holds two work tiles' Q");
+    int qi = 0;
+    Work wk = work(nth(0));
+    int g0 = 0;  // the work tile's first K/V tile
+    if (cw == kConsumers - 1) bar_arrive(1);
+    start_tile();
+    mbar_wait(q_full(0), 0u);
+    first_s(q_buf(0), wk, 0);
+    while (true) {
+      for (int j = 1; j < wk.n_tiles; ++j) {
+        if (step(q_buf(qi % kQBufs), wk, j, g0 + j, false)) rescale_o();
+        make_p();
+      }
+      const int gl = g0 + wk.n_tiles - 1;  // this tile's last K/V tile
+      const int w2 = nth(qi + 1);
+      if (w2 < 0) {  // the block's last work tile: its last P V alone
+        last_pv(gl, true);
+        epilogue(wk, qi % kQBufs, row_sum, row_max);
+        break;
+      }
+      const Work wk2 = work(w2);
+      const int qb2 = (qi + 1) % kQBufs;
+      mbar_wait(q_full(qb2), static_cast<std::uint32_t>((qi + 1) / kQBufs) & 1u);
+      const float fin_sum[2] = {row_sum[0], row_sum[1]}, fin_max[2] = {row_max[0], row_max[1]};
+      (void)step(q_buf(qb2), wk2, 0, gl + 1, true);  // the next tile's S[0] with this tile's last P V
+      epilogue(wk, qi % kQBufs, fin_sum, fin_max);
+#pragma unroll
+      for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
+      make_p();
+      wk = wk2;
+      g0 = gl + 1;
+      ++qi;
+    }
+  } else {
+    int it0 = 0;  // K/V tiles consumed before this work tile
+    int qi = 0;
+    for (int w = nth(0); w >= 0; w = nth(++qi)) {
+      const Work wk = work(w);
+      const int qb = qi % kQBufs;
+      const std::uint32_t sQ = q_buf(qb);
+      start_tile();
+      const int n_tiles = wk.n_tiles;
+      mbar_wait(q_full(qb), static_cast<std::uint32_t>(qi / kQBufs) & 1u);
+      if constexpr (!kOverlap) {
+        // Serial: each warpgroup waits for its GEMM before the softmax; overlap comes only from
+        // the other warpgroups.
+        for (int j = 0; j < n_tiles; ++j) {
+          const int g = it0 + j;
+          mbar_wait(k_full(stage(g)), phase(g));
+          pin(sc);
+          wgmma_fence();
+          issue_s(sQ, g);
+          wgmma_commit();
+          wgmma_wait<0>();
+          pin(sc);
+          release(k_empty(stage(g)));
+          if (C::kEarlyQ && j == n_tiles - 1) release(q_empty(qb));
+          if (softmax(wk, j)) rescale_o();
+          make_p();
+          mbar_wait(v_full(stage(g)), phase(g));
+          pin(o);
+          pin(pa);
+          wgmma_fence();
+          issue_pv(g);
+          wgmma_commit();
+          wgmma_wait<0>();
+          pin(o);
+          release(v_empty(stage(g)));
+        }
+      } else {
+        // Per work tile: n_tiles + 1 issue phases; the last consumer grants consumer 0 the first
+        // turn of each tile and skips its arrival after the tile's last phase (its grant for the
+        // next tile comes after consumer 0's last sync of this one: it waited for it round the
+        // ring).
+        if (cw == kConsumers - 1) bar_arrive(1);
+        first_s(sQ, wk, it0);
+        for (int j = 1; j < n_tiles; ++j) {
+          if (step(sQ, wk, j, it0 + j, false)) rescale_o();
+          make_p();
+        }
+        if constexpr (C::kEarlyQ) release(q_empty(qb));  // every S = Q K^T of this tile is done
+        last_pv(it0 + n_tiles - 1, true);
+      }
+      it0 += n_tiles;
+      epilogue(wk, qb, row_sum, row_max);
+    }
   }
+  griddep_exit();
 }
 
 PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
@@ -610,8 +729,25 @@ int sm_count() {
   return n;
 }
 
+// Launches the kernel over the packed rows [begin, end) of every (batch, K/V head). after_pdl:
+// launched with programmatic stream serialization, so its blocks may start while the kernel
+// before it in the stream (the other part of a split) still runs; it waits for that kernel
+// before its threads exit (griddep_exit). group: heads per heavy-first group of the causal work
+// order, 0 for the rule below (an experiment sets it).
 template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
-void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream, bool persistent) {
+void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream, bool persistent, long long begin,
+            long long end, bool after_pdl, int group = 0) {
+  const int bkv_all = pr.batch * (pr.heads / fp.kv_group);
+  // Causal work order. Persistent blocks (static shares) take all heads' tiles heaviest first:
+  // the sums of work come out equal. A block per tile (the hardware hands tiles to SMs as they
+  // free): heaviest first in groups of heads whose K and V together fit in 16 MB of the L2
+  // (s4096 d128: 8 heads), which in launch order would leave the last heads' heavy tiles for
+  // the end (a model of the block scheduler: 7% idle at s4096 d128, none in groups of 4-8).
+  const long long kv_bytes = 2LL * pr.seq_k * D * 2;
+  const int heavy_group =
+      group > 0   ? std::min(group, bkv_all)
+      : persistent ? bkv_all
+                   : static_cast<int>(std::clamp<long long>((16LL << 20) / kv_bytes, 1, bkv_all));
   const int kv = pr.heads / fp.kv_group;
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
   if (rows > 0x7fffffffLL - C::kBM)
@@ -620,58 +756,117 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
   const CUtensorMap tq = make_map(fp.q, pr.dtype, D, static_cast<int>(rows), bkv, C::kBM);
   const CUtensorMap tk = make_map(fp.k, pr.dtype, D, pr.seq_k, bkv, C::kBN);
   const CUtensorMap tv = make_map(fp.v, pr.dtype, D, pr.seq_k, bkv, C::kBN);
-  const long long m_blocks = (rows + C::kBM - 1) / C::kBM;
+  const long long m_blocks = (end - begin + C::kBM - 1) / C::kBM;
   const long long n_work = m_blocks * bkv;
   if (n_work > 0x7fffffffLL) throw std::invalid_argument("flash_attention_fwd: too many query tiles for the hopper kernel");
-  const HopperParams hp{fp.o,        fp.lse, kv, static_cast<int>(rows), pr.seq_q, pr.seq_k, fp.scale_log2,
-                        static_cast<int>(m_blocks), static_cast<int>(n_work), CAUSAL && persistent ? 1 : 0};
+  const HopperParams hp{fp.o,
+                        fp.lse,
+                        static_cast<int>(rows),
+                        pr.seq_q,
+                        pr.seq_k,
+                        fp.scale_log2,
+                        static_cast<int>(begin),
+                        static_cast<int>(end),
+                        static_cast<int>(m_blocks),
+                        static_cast<int>(n_work),
+                        CAUSAL ? heavy_group : 0};
   auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C>;
   constexpr int kSmem = Smem<D, C>::kBytes;
   GPUCHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   // Persistent: one block per SM walks the work tiles; otherwise one block per work tile.
   const long long blocks = persistent ? std::min<long long>(n_work, sm_count()) : n_work;
-  const dim3 grid(static_cast<unsigned>(blocks));
-  kernel<<<grid, C::kThreads, kSmem, stream>>>(tq, tk, tv, hp);
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+  cfg.blockDim = dim3(C::kThreads);
+  cfg.dynamicSmemBytes = kSmem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = &attr;
+  cfg.numAttrs = after_pdl ? 1 : 0;
+  GPUCHECK_CUDA(cudaLaunchKernelEx(&cfg, kernel, tq, tk, tv, hp));
   GPUCHECK_CUDA_LAUNCH("flash_fwd_hopper_kernel");
+}
+
+// The packed rows of a head split between two tile configurations so that no tile computes
+// rows past the end: A (BM_A rows per tile) covers [0, split), B (BM_B) [split, rows), with
+// split a multiple of BM_A chosen to leave B the fewest rows that make the sum come out in
+// whole 64-row blocks (d64: 192 and 128, so s512 = 2 x 192 + 128, s1024 = 4 x 192 + 2 x 128).
+// split 0: B alone (also where one B tile holds every row); split == rows: A alone.
+constexpr long long split_rows(long long rows, int bm_a, int bm_b) {
+  const long long n = (rows + 63) / 64;  // 64-row blocks (the last may be partial)
+  const long long a = bm_a / 64, b = bm_b / 64;
+  if (n <= b) return 0;  // one B tile holds them all
+  for (long long nb = 0; nb * b <= n; ++nb)
+    if ((n - nb * b) % a == 0) return std::min(rows, (n - nb * b) * 64);
+  return rows;  // no exact split: A alone, its last tile partly empty
+}
+static_assert(split_rows(512, 192, 128) == 384 && split_rows(1024, 192, 128) == 768);
+static_assert(split_rows(4096, 192, 128) == 3840 && split_rows(576, 192, 128) == 576);
+static_assert(split_rows(1000, 192, 128) == 768 && split_rows(200, 192, 128) == 0 && split_rows(64, 192, 128) == 0);
+
+// B first, a block per tile (the hardware hands its short tiles to SMs as they free), then A
+// launched behind it with programmatic stream serialization: A's blocks take SMs as B's
+// leave instead of after B's last block ends.
+template <typename T, int D, bool CAUSAL, bool kOverlap, class CA, class CB>
+void launch_split(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream, bool persistent_a,
+                  bool persistent_b) {
+  const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
+  const long long split = split_rows(rows, CA::kBM, CB::kBM);
+  if (split < rows) launch<T, D, CAUSAL, kOverlap, CB>(pr, fp, stream, persistent_b, split, rows, false);
+  if (split > 0) launch<T, D, CAUSAL, kOverlap, CA>(pr, fp, stream, persistent_a, 0, split, split < rows);
 }
 
 }  // namespace
 
 // Every variant of one dtype and head dim: causal or not, overlapped (hopper) or serial, in the
-// tile configuration measured best for it on the H200 (docs/ATTENTION.md, v4):
-//   d64   3 consumers (192 query rows), 128-key tiles, persistent, no lazy rescale; causal
-//         with a packed query sequence <= 1024 rows: 2 consumers (fewer rows per tile: less
-//         masked work on the diagonal, more tiles to balance);
-//   d128  no mask: 176-key tiles, persistent; causal: 128-key tiles, 3 stages, a block per tile;
+// tile configuration measured best for it on the H200 (docs/ATTENTION.md, v4 and v5):
+//   d64   3 consumers (192 query rows), 128-key tiles, no lazy rescale, persistent with the
+//         cross-tile schedule; causal with a packed query sequence <= 1024 rows: 2 consumers
+//         (fewer rows per tile: less masked work on the diagonal, more tiles to balance);
+//         longer causal: the rows past the last whole 192-row tile (the heaviest) in 128-row
+//         tiles of 2 consumers, launched first (launch_split);
+//   d128  no mask, up to 4096 keys: 128-key tiles, two Q buffers, persistent, cross-tile; more
+//         keys: 176-key tiles, one Q buffer given back early, persistent; causal: 128-key
+//         tiles, 3 stages, a block per tile;
 //   d256  80-key tiles, one Q buffer (Q 64 KB + 2 x 2 x 40 KB of K/V), a block per tile.
 // Persistent causal blocks take the work tiles heaviest first in snake order (nth(), work());
 // at d128/d256 that lost to the hardware's block scheduler (L2: the heaviest tiles of every
-// head at once), at d64 it won by 10-29%.
+// head at once), at d64 it won by 10-29%. Only the configurations and masks each case runs are
+// instantiated.
 template <typename T, int D>
 void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& fp, bool overlap, cudaStream_t stream) {
-  auto go = [&](auto tile, bool persistent) {
-    using C = decltype(tile);
-    if (overlap)
-      pr.causal ? launch<T, D, true, true, C>(pr, fp, stream, persistent)
-                : launch<T, D, false, true, C>(pr, fp, stream, persistent);
-    else
-      pr.causal ? launch<T, D, true, false, C>(pr, fp, stream, persistent)
-                : launch<T, D, false, false, C>(pr, fp, stream, persistent);
-  };
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
+  auto one = [&](auto tile, auto causal, bool persistent) {
+    using C = decltype(tile);
+    constexpr bool kCausal = decltype(causal)::value;
+    overlap ? launch<T, D, kCausal, true, C>(pr, fp, stream, persistent, 0, rows, false)
+            : launch<T, D, kCausal, false, C>(pr, fp, stream, persistent, 0, rows, false);
+  };
   if constexpr (D == 64) {  // lazy rescale off: at d64 its vote costs more than the FMULs it saves
-    if (pr.causal && rows <= 1024)
-      go(Tile<2, 128, 2, 2, false>{}, true);
+    using A = Tile<3, 128, 2, 2, false, false, true>;
+    using B = Tile<2, 128, 2, 2, false, false, true>;
+    if (!pr.causal)
+      one(A{}, std::false_type{}, true);
+    else if (rows <= 1024)
+      one(B{}, std::true_type{}, true);
     else
-      go(Tile<3, 128, 2, 2, false>{}, true);
+      overlap ? launch_split<T, D, true, true, A, B>(pr, fp, stream, true, false)
+              : launch_split<T, D, true, false, A, B>(pr, fp, stream, true, false);
   } else if constexpr (D == 128) {
     if (pr.causal)
-      go(Tile<2, 128, 3, 1>{}, false);
+      one(Tile<2, 128, 3, 1>{}, std::true_type{}, false);
+    else if (pr.seq_k <= 4096)
+      one(Tile<2, 128, 2, 2, true, false, true>{}, std::false_type{}, true);
     else
-      go(Tile<2, 176, 2, 1>{}, true);
+      one(Tile<2, 176, 2, 1, true, true>{}, std::false_type{}, true);
   } else {
     static_assert(D == 256, "head dims 64, 128, 256");
-    go(Tile<2, 80, 2, 1>{}, false);
+    if (pr.causal)
+      one(Tile<2, 80, 2, 1>{}, std::true_type{}, false);
+    else
+      one(Tile<2, 80, 2, 1>{}, std::false_type{}, false);
   }
 }
 

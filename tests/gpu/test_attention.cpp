@@ -409,6 +409,17 @@ TEST_P(Flash, ManyHeadsAndBatches) {
   for (bool causal : {false, true}) check(problem(3, 7, 300, 300, causal), 2.f);
 }
 
+TEST_P(Flash, PersistentBlocksWalkManyWorkTiles) {
+  // More work tiles than SMs, every row checked: the hopper kernel's persistent blocks walk
+  // several tiles each (the K/V ring, Q buffers and, at d64, the last P V of one tile issued
+  // with the first S of the next run across them), and at d64 the rows past the last whole
+  // 192-row tile go to a second, 128-row launch (300 = 192 + 108; GQA 4 x 257 = 5 x 192 + 68).
+  for (bool causal : {false, true}) {
+    check(problem(8, 24, 300, 300, causal), 3.f);
+    check(problem(4, 32, 257, 257, causal, 8), 3.f);
+  }
+}
+
 TEST_P(Flash, RepeatedRunsAreBitwiseEqual) {
   // A moving result on the same inputs means a race (a missing barrier).
   for (int kv : {0, 2})
