@@ -182,7 +182,7 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
   }
 
   // Run it. Steps are parsed as lines come; the samplers start with the command.
-  std::vector<double> step_ms;
+  std::vector<double> step_ms, step_at_s;  // each step's time, and when its line came
   int rate_lines = 0, unparsed = 0;
   const auto t0 = Clock::now();
   std::thread sampler;
@@ -196,6 +196,7 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
     const auto s = step->parse(line);
     if (s.kind == watch::StepLine::Kind::Time) {
       step_ms.push_back(s.ms);
+      step_at_s.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
       std::lock_guard lock(sh.m);
       sh.last_step_ms = s.ms;
     } else if (s.kind == watch::StepLine::Kind::Rate) {
@@ -263,6 +264,7 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
   }
   run.steps = watch::step_stats(step_ms, rate_lines, unparsed);
   run.timeline.step_ms = run.steps.ms;
+  run.timeline.steps = watch::steps_window(step_at_s, step_ms, run.steps.warmup);
   run.verdict = gw::judge(run.timeline);
 
   std::vector<std::string> written;

@@ -57,6 +57,7 @@ json verdict_json(const gw::Verdict& v) {
                          {"evidence", g.evidence},
                          {"active_from_s", f.active_from_s},
                          {"active_to_s", f.active_to_s},
+                         {"window", f.over_steps ? "steps" : "active"},
                          {"samples", f.samples},
                          {"active_samples", f.active_samples},
                          {"util_pct", opt(f.util_pct)},
@@ -137,7 +138,10 @@ json steps_json(const WatchRun& r) {
   return {{"regex", *r.step_regex},  {"seen", s.seen},          {"warmup", s.warmup},
           {"rate_lines", s.rate_lines}, {"unparsed_lines", s.unparsed_lines},
           {"median_ms", opt(s.median_ms)}, {"p10_ms", opt(s.p10_ms)}, {"p90_ms", opt(s.p90_ms)},
-          {"mean_ms", opt(s.mean_ms)}, {"cv", opt(s.cv)}, {"ms", s.ms}};
+          {"mean_ms", opt(s.mean_ms)}, {"cv", opt(s.cv)}, {"ms", s.ms},
+          // when the counted steps ran (the window the verdict's figures are over, when sampled)
+          {"from_s", r.timeline.steps ? json(r.timeline.steps->from_s) : json(nullptr)},
+          {"to_s", r.timeline.steps ? json(r.timeline.steps->to_s) : json(nullptr)}};
 }
 
 const gw::GpuVerdict* lead_gpu(const gw::Verdict& v) {

@@ -121,4 +121,12 @@ StepStats step_stats(const std::vector<double>& all_ms, int rate_lines, int unpa
   return s;
 }
 
+std::optional<gpucheck::watch::Window> steps_window(const std::vector<double>& at_s, const std::vector<double>& ms, int warmup) {
+  if (at_s.size() != ms.size() || warmup < 0 || static_cast<std::size_t>(warmup) + 2 > at_s.size()) return std::nullopt;
+  const double from = warmup > 0 ? at_s[static_cast<std::size_t>(warmup) - 1] : at_s.front() - ms.front() / 1e3;
+  const double to = at_s.back();
+  if (!(std::isfinite(from) && std::isfinite(to) && to > from)) return std::nullopt;
+  return gpucheck::watch::Window{std::max(0.0, from), to};
+}
+
 }  // namespace gpucheck::compare::watch

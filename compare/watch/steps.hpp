@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/expected.hpp"
+#include "gpucheck/core/watch_rules.hpp"
 
 namespace gpucheck::compare::watch {
 
@@ -40,6 +41,11 @@ struct StepStats {
 };
 int warmup_steps(int seen);
 StepStats step_stats(const std::vector<double>& all_ms, int rate_lines = 0, int unparsed_lines = 0);
+// When the steps after warm-up ran, from the times their lines came (at_s, seconds since the
+// command started; ms, each step's time): from the line before the first counted step (the
+// first step's own start, its line's time less its duration, without warm-up) to the last
+// line. Empty with fewer than 2 counted steps or times out of order.
+std::optional<gpucheck::watch::Window> steps_window(const std::vector<double>& at_s, const std::vector<double>& ms, int warmup);
 // Linear interpolation between order statistics (numpy's default); nullopt when empty.
 std::optional<double> percentile(std::vector<double> xs, double p);
 

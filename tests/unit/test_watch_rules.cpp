@@ -81,6 +81,62 @@ TEST(WatchRules, ActiveWindowLeavesOutStartUp) {
   EXPECT_FALSE(v.throttled);    // power capping is not throttling
 }
 
+// A training script: 8 s of start-up that keeps the GPU partly busy (moving the model, cuDNN's
+// autotuning: util 30%, SM active 20%), then 3 s of steps at the GEMM's figures, 0.5 s of exit.
+Timeline training(const Figures& step_figures) {
+  Timeline t;
+  GpuTimeline g;
+  g.gpm = true;
+  const Figures setup{30, 150, 1980, 100, 20, 5, 5}, idle{0, 70, 1980, 0, 0, 0, 0};
+  for (int i = 0; i < 115; ++i) {
+    const double x = i * 0.1;
+    g.points.push_back({x, sample(x < 8.0 ? setup : x < 11.0 ? step_figures : idle, true)});
+  }
+  t.gpus.push_back(g);
+  t.duration_s = 11.5;
+  return t;
+}
+
+TEST(WatchRules, WithStepsTheFiguresAreTheSteps) {
+  // Over the whole active window the start-up dominates: starved (util 46%).
+  Timeline t = training(kGemm);
+  Verdict v = judge(t);
+  EXPECT_EQ(v.bound, Bound::Starved);
+  EXPECT_FALSE(v.gpus[0].f.over_steps);
+  // Over the steps' own span: the GEMM's figures, compute-bound, and the window says so.
+  t.steps = Window{8.0, 10.95};
+  v = judge(t);
+  EXPECT_EQ(v.bound, Bound::Compute);
+  EXPECT_TRUE(v.gpus[0].f.over_steps);
+  EXPECT_NEAR(v.gpus[0].f.active_from_s, 8.0, 1e-12);
+  EXPECT_NEAR(v.gpus[0].f.active_to_s, 10.95, 1e-12);
+  EXPECT_NEAR(*v.gpus[0].f.util_pct, 97.0, 1e-9);
+  EXPECT_EQ(v.gpus[0].f.active_samples, 30);
+  // Steps that starve the GPU still read starved over their span.
+  Timeline s = training(kStarved);
+  s.steps = Window{8.0, 10.95};
+  EXPECT_EQ(judge(s).bound, Bound::Starved);
+}
+
+TEST(WatchRules, AStepsWindowWithoutSamplesIsNotUsed) {
+  Timeline t = training(kGemm);
+  t.steps = Window{9.01, 9.19};  // 0.18 s: one sample at 10 Hz (9.1), fewer than 3
+  EXPECT_FALSE(judge(t).gpus[0].f.over_steps);
+  t.steps = Window{8.95, 9.25};  // 9.0, 9.1, 9.2: enough
+  EXPECT_TRUE(judge(t).gpus[0].f.over_steps);
+  t.steps = Window{10.0, 9.0};  // reversed: not a window
+  EXPECT_FALSE(judge(t).gpus[0].f.over_steps);
+  t.steps = Window{20.0, 30.0};  // after the run
+  EXPECT_FALSE(judge(t).gpus[0].f.over_steps);
+  // An idle GPU stays idle over any window (its figures cover the whole run).
+  Timeline idle;
+  idle.gpus.push_back(timeline({0, 70, 1980, 0, 0, 0, 0}));
+  idle.steps = Window{1.0, 4.0};
+  const Verdict vi = judge(idle);
+  EXPECT_EQ(vi.bound, Bound::Idle);
+  EXPECT_FALSE(vi.gpus[0].f.over_steps);
+}
+
 TEST(WatchRules, ThrottledNeedsASlowingReason) {
   EXPECT_FALSE(judge_gpu(timeline(kGemm, true, 0x4)).throttled);  // sw_power_cap
   const GpuVerdict v = judge_gpu(timeline(kGemm, true, 0x20));    // sw_thermal_slowdown

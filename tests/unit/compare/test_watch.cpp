@@ -69,6 +69,29 @@ TEST(WatchSteps, WarmUpAndDistribution) {
   EXPECT_NEAR(*s.p90_ms, 18.1, 1e-9);
 }
 
+TEST(WatchSteps, TheStepsWindowFromTheLinesTimes) {
+  // Lines at 1.0, 1.1, ... s; 2 warm-up steps: the first counted step began with the second line.
+  const std::vector<double> at{1.0, 1.1, 1.2, 1.3, 1.4}, ms{100, 100, 100, 100, 100};
+  auto w = watch::steps_window(at, ms, 2);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_DOUBLE_EQ(w->from_s, 1.1);
+  EXPECT_DOUBLE_EQ(w->to_s, 1.4);
+  // No warm-up: from the first step's own start, its line less its time (never before 0).
+  w = watch::steps_window(at, ms, 0);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_DOUBLE_EQ(w->from_s, 0.9);
+  w = watch::steps_window({0.05, 0.1}, {100, 50}, 0);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_DOUBLE_EQ(w->from_s, 0.0);
+  // Fewer than two counted steps, mismatched lists, NaN, times that do not move: none.
+  EXPECT_FALSE(watch::steps_window(at, ms, 4).has_value());
+  EXPECT_FALSE(watch::steps_window({}, {}, 0).has_value());
+  EXPECT_FALSE(watch::steps_window({1.0, 1.1}, {100}, 0).has_value());
+  EXPECT_FALSE(watch::steps_window({1.0, std::nan("")}, {100, 100}, 0).has_value());
+  EXPECT_FALSE(watch::steps_window({1.0, 1.0, 1.0}, {100, 100, 100}, 1).has_value());
+  EXPECT_FALSE(watch::steps_window(at, ms, -1).has_value());
+}
+
 TEST(WatchSteps, DefaultCaseName) {
   EXPECT_EQ(watch::default_case_name({"python3", "-u", "ci/examples/train_step.py", "--amp"}), "watch/train_step");
   EXPECT_EQ(watch::default_case_name({"python", "-m", "torch.utils.bottleneck"}), "watch/torch.utils.bottleneck");
@@ -163,6 +186,9 @@ TEST(WatchCommand, StepsGiveACaseThatCompareReads) {
   const auto w = read_json(r.dir / "watch.json");
   EXPECT_EQ(w["verdict"]["bound"], "compute_bound");
   EXPECT_EQ(w["steps"]["warmup"], 2);
+  ASSERT_TRUE(w["steps"]["from_s"].is_number());  // when the counted steps ran
+  EXPECT_LT(w["steps"]["from_s"].get<double>(), w["steps"]["to_s"].get<double>());
+  EXPECT_EQ(w["verdict"]["gpus"][0]["window"], "steps");  // the figures are over the steps
   EXPECT_GE(w["gpus"][0]["timeline"]["util_pct"].size(), 3u);
   {
     std::ifstream in(r.dir / "watch.html");

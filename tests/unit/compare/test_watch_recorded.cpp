@@ -28,6 +28,10 @@ gpucheck::watch::Timeline read_timeline(const std::string& name) {
   const json d = json::parse(ss.str());
   gpucheck::watch::Timeline t;
   t.duration_s = d.value("duration_s", 0.0);
+  // Recordings since the steps' window was written carry it (the older fixtures do not).
+  if (d.contains("steps") && d["steps"].is_object() && d["steps"].value("from_s", json()).is_number() &&
+      d["steps"].value("to_s", json()).is_number())
+    t.steps = gpucheck::watch::Window{d["steps"]["from_s"].get<double>(), d["steps"]["to_s"].get<double>()};
   for (const json& g : d.at("gpus")) {
     gpucheck::watch::GpuTimeline gt;
     gt.index = g.value("index", 0u);
@@ -88,6 +92,10 @@ TEST_P(WatchRecorded, TheRulesGiveTheWorkloadsVerdict) {
   ASSERT_GT(t.gpus.front().points.size(), 10u);
   const gpucheck::watch::Verdict v = gpucheck::watch::judge(t);
   EXPECT_TRUE(v.gpu_sampled);
+  // A recording with the steps' window is judged over it, as on the device.
+  if (t.steps) {
+    EXPECT_TRUE(v.gpus.front().f.over_steps) << r.name;
+  }
   EXPECT_EQ(gpucheck::watch::kind_of(v.bound).key, std::string(gpucheck::watch::kind_of(r.bound).key)) << r.name;
 }
 
@@ -97,7 +105,11 @@ INSTANTIATE_TEST_SUITE_P(H200, WatchRecorded,
                                            Recorded{"starved", gpucheck::watch::Bound::Starved},
                                            Recorded{"h2d", gpucheck::watch::Bound::Pcie},
                                            Recorded{"hbm_copy", gpucheck::watch::Bound::Memory},
-                                           Recorded{"train_starved", gpucheck::watch::Bound::Starved}),
+                                           Recorded{"train_starved", gpucheck::watch::Bound::Starved},
+                                           // Recorded with the steps' window (14:34 UTC): the unstarved step
+                                           // read "starved" over its whole active window (start-up included)
+                                           Recorded{"train_step", gpucheck::watch::Bound::Compute},
+                                           Recorded{"train_starved_steps", gpucheck::watch::Bound::Starved}),
                          [](const ::testing::TestParamInfo<Recorded>& i) { return std::string(i.param.name); });
 
 }  // namespace

@@ -85,7 +85,7 @@ bool is_active(const GpuSample& s) {
 
 }  // namespace
 
-GpuFigures gpu_figures(const GpuTimeline& g) {
+GpuFigures gpu_figures(const GpuTimeline& g, const std::optional<Window>& steps) {
   GpuFigures f;
   f.samples = static_cast<int>(g.points.size());
   bool any = false;
@@ -99,6 +99,14 @@ GpuFigures gpu_figures(const GpuTimeline& g) {
     if (!g.points.empty()) {
       f.active_from_s = g.points.front().t_s;
       f.active_to_s = g.points.back().t_s;
+    }
+  } else if (steps && steps->to_s > steps->from_s) {
+    const auto in = std::count_if(g.points.begin(), g.points.end(),
+                                  [&](const GpuPoint& p) { return p.t_s >= steps->from_s && p.t_s <= steps->to_s; });
+    if (in >= th::kStepsWindowMinSamples) {
+      f.active_from_s = steps->from_s;
+      f.active_to_s = steps->to_s;
+      f.over_steps = true;
     }
   }
   const double a = f.active_from_s, b = f.active_to_s;
@@ -175,14 +183,16 @@ Stalls find_stalls(const GpuTimeline& g, double from_s, double to_s) {
   return s;
 }
 
-GpuVerdict judge_gpu(const GpuTimeline& g) {
+GpuVerdict judge_gpu(const GpuTimeline& g, const std::optional<Window>& steps) {
   GpuVerdict v;
   v.index = g.index;
   v.in_job = g.in_job;
-  v.f = gpu_figures(g);
+  v.f = gpu_figures(g, steps);
   const GpuFigures& f = v.f;
   v.stalls = find_stalls(g, f.active_from_s, f.active_to_s);
   auto& ev = v.evidence;
+  if (f.over_steps)
+    ev.push_back("over the steps after warm-up (" + fmt("%.1f", f.active_from_s) + "-" + fmt("%.1f s", f.active_to_s) + ")");
   if (f.util_pct) ev.push_back("util " + fmt("%.1f%%", *f.util_pct));
   if (f.sm_active_pct) ev.push_back("SM active " + fmt("%.1f%%", *f.sm_active_pct));
   if (f.tensor_active_pct) ev.push_back("tensor active " + fmt("%.1f%%", *f.tensor_active_pct));
@@ -262,7 +272,7 @@ Verdict judge(const Timeline& t) {
   bool window = false;
   std::map<Bound, int> votes;
   for (const auto& g : t.gpus) {
-    v.gpus.push_back(judge_gpu(g));
+    v.gpus.push_back(judge_gpu(g, t.steps));
     const GpuVerdict& gv = v.gpus.back();
     if (!gv.in_job) continue;
     ++votes[gv.bound];

@@ -58,6 +58,11 @@ inline constexpr double kStallUtilPct = 1.0;
 inline constexpr double kStallMinSeconds = 0.5;
 // Stalls are periodic when 3 or more start at intervals within 30% of their median.
 inline constexpr int kPeriodicMinStalls = 3;
+// With step lines (--step), the figures are taken over the counted steps (after warm-up) when
+// that span holds at least this many GPU samples: a training script's start-up (importing,
+// building the model, cuDNN's autotuning) draws little and would otherwise read "starved"
+// (ResNet-50 on the H200: GPU busy 18-40% over the whole active window at 57 ms a step).
+inline constexpr int kStepsWindowMinSamples = 3;
 inline constexpr double kPeriodicSpread = 0.30;
 // Host: one core at 90% or more while the host as a whole is under 50%; all cores at 90%;
 // iowait 10% of CPU time.
@@ -85,11 +90,17 @@ struct GpuTimeline {
   bool in_job = true;       // used by the command (its processes, or --devices)
   std::vector<GpuPoint> points;
 };
+// A span of the run, in seconds since the command started.
+struct Window {
+  double from_s = 0.0, to_s = 0.0;
+};
+
 struct Timeline {
   double duration_s = 0.0;
   std::vector<GpuTimeline> gpus;
   std::vector<HostPoint> host;
   std::vector<double> step_ms;  // after warm-up
+  std::optional<Window> steps;  // when those steps ran (from the times their lines came)
 };
 
 // A kind (a GPU's limit, a host symptom) is one row: its key (watch.json), its words, the next
@@ -112,17 +123,20 @@ using HostSymptomKind = KindRow<HostSymptom>;
 const std::vector<HostSymptomKind>& host_symptom_kinds();
 const HostSymptomKind& kind_of(HostSymptom h);
 
-// Means over a GPU's active window (first to last active sample); empty where never read.
+// Means over a GPU's window: the counted steps' span where given and sampled
+// (kStepsWindowMinSamples), else its active window (first to last active sample); empty where
+// never read.
 struct GpuFigures {
   int samples = 0, active_samples = 0;
-  double active_from_s = 0.0, active_to_s = 0.0;
+  double active_from_s = 0.0, active_to_s = 0.0;  // the window the figures are over
+  bool over_steps = false;                          // that window is the steps'
   std::optional<double> util_pct, power_W, power_limit_W, sm_clock_MHz, sm_clock_max_MHz, temperature_max_C;
   std::optional<double> sm_active_pct, sm_occupancy_pct, tensor_active_pct, dram_bw_pct, pcie_MBps;
   std::optional<double> mem_used_max_MiB;
   std::uint64_t clock_event_reasons = 0;  // OR of every active sample's
   double slowed_share = 0.0, power_capped_share = 0.0;
 };
-GpuFigures gpu_figures(const GpuTimeline& g);
+GpuFigures gpu_figures(const GpuTimeline& g, const std::optional<Window>& steps = std::nullopt);
 
 struct Stalls {
   int count = 0;
@@ -141,7 +155,7 @@ struct GpuVerdict {
   Stalls stalls;
   std::vector<std::string> evidence;  // the numbers the verdict rests on
 };
-GpuVerdict judge_gpu(const GpuTimeline& g);
+GpuVerdict judge_gpu(const GpuTimeline& g, const std::optional<Window>& steps = std::nullopt);
 
 struct HostFigures {
   std::optional<double> cpu_pct, busiest_core_pct, iowait_pct, disk_read_MBps, tree_cpu_pct, tree_rss_max_MiB;
