@@ -148,6 +148,12 @@ std::string svg_ratio_chart(const RatioChart& c) {
     span = std::max(span, std::log(1.0 + std::min(it.noise, 1.0)));
   }
   if (c.limit && *c.limit > 0) span = std::max(span, std::fabs(std::log(*c.limit)));
+  bool row_limits = false;
+  for (const auto& it : c.items)
+    if (it.limit && *it.limit > 0) {
+      span = std::max(span, std::fabs(std::log(*it.limit)));
+      row_limits = true;
+    }
   span = std::min(span * 1.08, std::log(c.max_span));
   const int label_w = static_cast<int>(std::ceil(widest)) + 14;
   const int plot_w = std::max(200, c.width - label_w - kValueW);
@@ -181,6 +187,8 @@ std::string svg_ratio_chart(const RatioChart& c) {
   if (c.limit && *c.limit > 0) {
     s += line(xr(*c.limit), y_first - (tall ? 14 : 10), xr(*c.limit), y_last + 2, "limit");
     s += text(xr(*c.limit) + 3, y_first - (tall ? 16 : 4), c.limit_label + " " + ratio_text(*c.limit), "start", "limit");
+  } else if (row_limits) {  // each row's own: a tick on its row, one caption at the top
+    s += text(x0, y_first - (tall ? 16 : 4), c.limit_label + ": the tick on each row", "start", "limit");
   }
   for (std::size_t i = 0; i < c.items.size(); ++i) {
     const RatioItem& it = c.items[i];
@@ -209,6 +217,8 @@ std::string svg_ratio_chart(const RatioChart& c) {
     } else {
       s += text(x1 + 8, y + 12.5, it.note.empty() ? "n/a" : it.note, "start", "muted");
     }
+    if (!(c.limit && *c.limit > 0) && it.limit && *it.limit > 0)  // on top of the bar
+      s += line(xr(*it.limit), y + 1, xr(*it.limit), y + kRow - 1, "limit");
     s += "</g>\n";
   }
   s += line(x0, y_last + 2, x1, y_last + 2, "axis");

@@ -42,12 +42,13 @@ struct RatioItem {
   std::string note;              // shown instead of the value when ratio is absent
   std::string tooltip;           // <title> of the row
   std::string href;              // optional link target of the label ("#case-..." or a URL)
+  std::optional<double> limit;   // this row's own limit (a tick), where the rows' limits differ
 };
 struct RatioChart {
   std::string title;                 // <title> of the svg (screen readers, hover)
   std::vector<RatioItem> items;
   std::optional<double> limit;       // a line at this ratio (e.g. the gate's 1/1.10 = 0.909x)
-  std::string limit_label = "limit"; // written beside the line at the top
+  std::string limit_label = "limit"; // written beside the line (or, rows' own limits: the ticks) at the top
   int width = 1000;                  // total, px
   double max_span = 4.0;             // the axis never reaches past [1/max_span, max_span]
 };

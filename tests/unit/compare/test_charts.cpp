@@ -27,9 +27,9 @@ TEST(Charts, RatioChartDrawsBandLimitAndEscapedLabels) {
   gc::RatioChart c;
   c.title = "matmul <ratio>";
   c.limit = 1.0 / 1.1;
-  c.items.push_back({"a<b>&c", 0.985, 0.04, std::nullopt, "", "", "", "#x"});
-  c.items.push_back({"slow", 0.8, 0.01, std::nullopt, "noisy", "", "", ""});
-  c.items.push_back({"gone", std::nullopt, 0.0, std::nullopt, "", "absent", "", ""});
+  c.items.push_back({"a<b>&c", 0.985, 0.04, std::nullopt, "", "", "", "#x", {}});
+  c.items.push_back({"slow", 0.8, 0.01, std::nullopt, "noisy", "", "", "", {}});
+  c.items.push_back({"gone", std::nullopt, 0.0, std::nullopt, "", "absent", "", "", {}});
   const std::string s = gc::svg_ratio_chart(c);
   EXPECT_NE(s.find("a&lt;b&gt;&amp;c"), std::string::npos);
   EXPECT_EQ(s.find("a<b>"), std::string::npos);
@@ -46,9 +46,39 @@ TEST(Charts, RatioChartDrawsBandLimitAndEscapedLabels) {
   EXPECT_EQ(s.find("<script"), std::string::npos);
 }
 
+TEST(Charts, RowsWithTheirOwnLimitsGetATickEach) {
+  // The gate's 5% where a case's noise allows it, 10% elsewhere: no one line fits both.
+  gc::RatioChart c;
+  c.limit_label = "gate limit";
+  c.items.push_back({"quiet", 0.97, 0.01, std::nullopt, "", "", "", "", 1.0 / 1.05});
+  c.items.push_back({"loud", 0.93, 0.03, std::nullopt, "", "", "", "", 1.0 / 1.10});
+  c.items.push_back({"report-only", 1.2, 0.0, std::nullopt, "", "", "", "", std::nullopt});
+  auto limit_lines = [](const std::string& svg) {
+    return count(svg, "<line x1") - count(svg, "class=\"grid\"") - count(svg, "class=\"one\"") -
+           count(svg, "class=\"axis\"/>");
+  };
+  std::string s = gc::svg_ratio_chart(c);
+  EXPECT_EQ(limit_lines(s), 2);  // a tick on each row that has a limit
+  EXPECT_NE(s.find(">gate limit: the tick on each row<"), std::string::npos);
+  // Each tick at its row's own ratio (drawn in the row, over its bar): the 5% one right of the
+  // 10% one.
+  auto tick_x = [&](const std::string& row) {
+    const auto at = s.find("<line x1=\"", s.find(">" + row + "<"));
+    EXPECT_NE(at, std::string::npos);
+    EXPECT_EQ(s.compare(s.find("class=", at), 13, "class=\"limit\""), 0);
+    return std::stod(s.substr(at + 10));
+  };
+  EXPECT_GT(tick_x("quiet"), tick_x("loud"));
+  // One shared limit: one line, no ticks (the rows' own limits are ignored then).
+  c.limit = 1.0 / 1.1;
+  s = gc::svg_ratio_chart(c);
+  EXPECT_EQ(limit_lines(s), 1);
+  EXPECT_EQ(s.find("the tick on each row"), std::string::npos);
+}
+
 TEST(Charts, TallChartsRepeatTheAxisAtTheTop) {
   gc::RatioChart c;
-  for (int i = 0; i < 20; ++i) c.items.push_back({"case" + std::to_string(i), 1.0 + i * 0.01, 0.0, {}, "", "", "", ""});
+  for (int i = 0; i < 20; ++i) c.items.push_back({"case" + std::to_string(i), 1.0 + i * 0.01, 0.0, {}, "", "", "", "", {}});
   const std::string s = gc::svg_ratio_chart(c);
   EXPECT_EQ(count(s, "class=\"axis\">1.00x<"), 2);  // top and bottom
 }

@@ -236,6 +236,31 @@ TEST(ReportSummary, MatmulTenPercentSlowerReadsAsPointNineOne) {
   EXPECT_NE(html.find("href=\"#matmul\""), std::string::npos);
 }
 
+TEST(ReportSummary, AFamilyWhoseCasesHaveTwoLimitsShowsEachCasesTick) {
+  // The gate's 5% where a case's noise allows it, 10% for the rest: the chart marks each row's
+  // own limit instead of drawing no limit at all.
+  std::vector<std::tuple<std::string, double, double>> a, b;
+  for (const char* n : {"matmul/cublaslt/bf16/8192", "matmul/cublaslt/fp16/8192"})
+    a.emplace_back(n, 100.0, 0.5), b.emplace_back(n, 95.0, 0.5);
+  auto t = gc::parse_thresholds(R"({"default_pct": 10, "overrides": [{"glob": "matmul/cublaslt/bf16/*", "pct": 5}]})",
+                                "thresholds.json");
+  ASSERT_TRUE(t) << t.error().str();
+  gc::ReportOptions o;
+  o.thresholds = *t;
+  auto rep = gc::build_report({crafted(a, "a.json", "580.1"), crafted(b, "b.json", "580.2")}, o);
+  ASSERT_TRUE(rep) << rep.error().str();
+  std::string html = gc::render_report_html(*rep);
+  EXPECT_NE(html.find(">gate limit: the tick on each row<"), std::string::npos);
+  EXPECT_EQ(html.find(">gate limit 0.91x<"), std::string::npos);
+  // One limit for the family: the one line, as before.
+  o.thresholds = *gc::parse_thresholds(R"({"default_pct": 10})", "thresholds.json");
+  rep = gc::build_report({crafted(a, "a.json", "580.1"), crafted(b, "b.json", "580.2")}, o);
+  ASSERT_TRUE(rep);
+  html = gc::render_report_html(*rep);
+  EXPECT_EQ(html.find("the tick on each row"), std::string::npos);
+  EXPECT_NE(html.find(">gate limit 0.91x<"), std::string::npos);
+}
+
 TEST(ReportSummary, OnePointFivePercentSlowerAtTwoPercentCvIsNeutral) {
   auto rep = gc::build_report({crafted({{"memory/copy/u8/2GiB", 100.0, 2.0}}, "a.json", "1"),
                                crafted({{"memory/copy/u8/2GiB", 101.5, 2.0}}, "b.json", "2")},
