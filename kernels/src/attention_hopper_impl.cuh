@@ -737,7 +737,7 @@ int sm_count() {
 template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
 void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream, bool persistent, long long begin,
             long long end, bool after_pdl, int group = 0) {
-  const int bkv_all = pr.batch * (pr.heads / fp.kv_group);
+  const int bkv = pr.batch * (pr.heads / fp.kv_group);  // (batch, K/V head)s
   // Causal work order. Persistent blocks (static shares) take all heads' tiles heaviest first:
   // the sums of work come out equal. A block per tile (the hardware hands tiles to SMs as they
   // free): heaviest first in groups of heads whose K and V together fit in 16 MB of the L2
@@ -745,14 +745,12 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
   // the end (a model of the block scheduler: 7% idle at s4096 d128, none in groups of 4-8).
   const long long kv_bytes = 2LL * pr.seq_k * D * 2;
   const int heavy_group =
-      group > 0   ? std::min(group, bkv_all)
-      : persistent ? bkv_all
-                   : static_cast<int>(std::clamp<long long>((16LL << 20) / kv_bytes, 1, bkv_all));
-  const int kv = pr.heads / fp.kv_group;
+      group > 0   ? std::min(group, bkv)
+      : persistent ? bkv
+                   : static_cast<int>(std::clamp<long long>((16LL << 20) / kv_bytes, 1, bkv));
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
   if (rows > 0x7fffffffLL - C::kBM)
     throw std::invalid_argument("flash_attention_fwd: heads / kv_heads * seq_q too large for the hopper kernel");
-  const int bkv = pr.batch * kv;
   const CUtensorMap tq = make_map(fp.q, pr.dtype, D, static_cast<int>(rows), bkv, C::kBM);
   const CUtensorMap tk = make_map(fp.k, pr.dtype, D, pr.seq_k, bkv, C::kBN);
   const CUtensorMap tv = make_map(fp.v, pr.dtype, D, pr.seq_k, bkv, C::kBN);
