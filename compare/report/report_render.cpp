@@ -266,16 +266,13 @@ std::string family_ratio_chart(const Report& r, const ReportFamily& fam, std::si
     if (!row.report_only) {
       if (limit_pct && *limit_pct != row.limit_pct) one_limit = false;
       limit_pct = row.limit_pct;
-      it.limit = 1.0 / (1.0 + row.limit_pct / 100.0);  // kept where the rows' limits differ
+      it.limit = 1.0 / (1.0 + row.limit_pct / 100.0);  // a tick where the rows' limits differ
     }
     chart.items.push_back(std::move(it));
   }
   if (chart.items.empty()) return "";
   chart.limit_label = "gate limit";
-  if (limit_pct && one_limit) {
-    chart.limit = 1.0 / (1.0 + *limit_pct / 100.0);
-    for (auto& it : chart.items) it.limit.reset();  // one line for all
-  }
+  if (limit_pct && one_limit) chart.limit = 1.0 / (1.0 + *limit_pct / 100.0);  // one line, no ticks
   return svg_ratio_chart(chart);
 }
 

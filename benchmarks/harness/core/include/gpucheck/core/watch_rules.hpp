@@ -58,12 +58,12 @@ inline constexpr double kStallUtilPct = 1.0;
 inline constexpr double kStallMinSeconds = 0.5;
 // Stalls are periodic when 3 or more start at intervals within 30% of their median.
 inline constexpr int kPeriodicMinStalls = 3;
+inline constexpr double kPeriodicSpread = 0.30;
 // With step lines (--step), the figures are taken over the counted steps (after warm-up) when
 // that span holds at least this many GPU samples: a training script's start-up (importing,
 // building the model, cuDNN's autotuning) draws little and would otherwise read "starved"
 // (ResNet-50 on the H200: GPU busy 18-40% over the whole active window at 57 ms a step).
 inline constexpr int kStepsWindowMinSamples = 3;
-inline constexpr double kPeriodicSpread = 0.30;
 // Host: one core at 90% or more while the host as a whole is under 50%; all cores at 90%;
 // iowait 10% of CPU time.
 inline constexpr double kCoreSaturatedPct = 90.0;
