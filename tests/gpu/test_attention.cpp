@@ -319,11 +319,16 @@ class Flash : public testing::TestWithParam<FlashConfig> {
   // lse against the reference on all rows, or on `sampled` rows (corners first) when given:
   // the fp64 reference costs ~3 seq_k d per row, the price of long K/V.
   void check(const AttentionProblem& p, float qk_range, std::size_t sampled = 0) {
+    Inputs in(p, qk_range);
+    check_inputs(in, "qk range " + std::to_string(qk_range), sampled);
+  }
+  // The same on inputs the caller made (what: how, for the trace).
+  void check_inputs(Inputs& in, const std::string& what, std::size_t sampled = 0) {
+    const AttentionProblem& p = in.p;
     SCOPED_TRACE("b" + std::to_string(p.batch) + " h" + std::to_string(p.heads) + " kv" + std::to_string(p.kv()) +
                  " sq" + std::to_string(p.seq_q) + " sk" + std::to_string(p.seq_k) + (p.causal ? " causal" : "") +
-                 " qk range " + std::to_string(qk_range) +
+                 " " + what +
                  (sampled ? " (" + std::to_string(sampled) + " rows sampled with seed 23)" : std::string()));
-    Inputs in(p, qk_range);
     DeviceBuffer lse(p.rows() * sizeof(float));
     kernels::poison(in.o.get(), in.o.bytes(), nullptr);
     kernels::poison(lse.get(), lse.bytes(), nullptr);
@@ -364,6 +369,31 @@ TEST_P(Flash, LargeLogits) {
   // Q, K in [-6, 6]: scale * q.k reaches tens; an unstable softmax overflows.
   for (int s : {17, 129, 1000})
     for (bool causal : {false, true}) check(problem(1, 2, s, s, causal), 6.f);
+}
+
+TEST_P(Flash, LogitsJumpAcrossKeyTiles) {
+  // Logits that jump from one K/V tile to a later one, far past what the tiles before held: an
+  // online softmax must move its running maximum and rescale what it has summed (a kernel that
+  // trusted an early maximum would overflow fp16 P or fp32 sums). Q in [0.5, 1] (positive, so
+  // the logits follow K's ranges); K of keys 0-299 in [-1, 1], 300-599 in [1, 2] (the scaled
+  // logits 2^13 to 2^26 above the first tile's, in exp2 terms), 600-999 in [20, 30] (more than
+  // 2^128 above: exp2 against the earlier maximum is inf in fp32).
+  for (bool causal : {false, true})
+    for (int kv : {0, 1}) {
+      const AttentionProblem p = problem(2, 2, 300, 1000, causal, kv);
+      Inputs in(p, 1.f);
+      const std::size_t d = static_cast<std::size_t>(p.head_dim), es = storage_bytes(p.dtype);
+      kernels::fill_uniform(in.q.get(), p.q_elems(), p.dtype, next_seed(), 0.5f, 1.f, nullptr);
+      const struct { int from, to; float lo, hi; } bands[] = {{300, 600, 1.f, 2.f}, {600, 1000, 20.f, 30.f}};
+      auto* k = static_cast<unsigned char*>(in.k.get());
+      for (int bh = 0; bh < p.batch * p.kv(); ++bh)
+        for (const auto& band : bands) {
+          const std::size_t first = static_cast<std::size_t>(bh) * p.seq_k + band.from;  // key rows, BHSD
+          kernels::fill_uniform(k + first * d * es, static_cast<std::size_t>(band.to - band.from) * d, p.dtype,
+                                next_seed(), band.lo, band.hi, nullptr);
+        }
+      check_inputs(in, "logits jumping at keys 300 and 600");
+    }
 }
 
 TEST_P(Flash, DifferentQueryAndKeyLengths) {
