@@ -246,6 +246,17 @@ def band_for(name, bands):
     return best
 
 
+def side_gap(rec, value, who, metric):
+    """Why one side (`who`: "ours" or "PyTorch") has no figure to compare, or None."""
+    if rec is None:
+        return f"missing: {who} wrote no result"
+    if rec["skipped"] is not None:
+        return f"skipped ({who}): " + rec["skipped"]
+    if value is None:
+        return f"{who} has no {metric}"
+    return None
+
+
 def table_rows(names, ours, theirs, metric, bands):
     """One row per case: (case, ours, PyTorch, ratio, band, verdict); the cases of `names` in
     order, then PyTorch's reference-only rows (names ours does not have)."""
@@ -262,18 +273,8 @@ def table_rows(names, ours, theirs, metric, bands):
             verdict = "PyTorch reference only (ours has no such case)"
             if t is not None and t["skipped"] is not None:
                 verdict += "; skipped (PyTorch): " + t["skipped"]
-        elif o is None:
-            verdict = "missing: ours wrote no result"
-        elif o["skipped"] is not None:
-            verdict = "skipped (ours): " + o["skipped"]
-        elif ov is None:
-            verdict = f"ours has no {metric}"
-        elif t is None:
-            verdict = "missing: PyTorch wrote no result"
-        elif t["skipped"] is not None:
-            verdict = "skipped (PyTorch): " + t["skipped"]
-        elif tv is None:
-            verdict = f"PyTorch has no {metric}"
+        elif gap := side_gap(o, ov, "ours", metric) or side_gap(t, tv, "PyTorch", metric):
+            verdict = gap
         elif band is None:
             verdict = "no band stated"
         elif band[1] is None:
