@@ -15,7 +15,9 @@
 // accumulator layout is the A fragment layout) and V read MN-major (transposed) by wgmma;
 // S of one K/V tile and P V of the one before are issued together, and named barriers pass
 // the right to issue round the consumers (ping-pong). Persistent launches walk several work
-// tiles per block, the last P V of one issued with the first S of the next (cross-tile).
+// tiles per block, the last P V of one issued with the first S of the next (cross-tile); where
+// the tiles do not divide evenly among the blocks, the last round's are cut among all of them
+// by K/V steps (stream-K, HopperParams).
 // Causal: tiles right of the diagonal are never loaded; only diagonal and tail tiles are
 // masked; the heaviest work tiles start first. The files that include this one are compiled
 // for sm_90a alone (kernels/CMakeLists.txt), so none of these instructions can reach another
@@ -34,6 +36,7 @@
 #include <string>
 
 #include "attention_launch.hpp"
+#include "attention_stream_k.hpp"
 #include "attention_wgmma.cuh"
 #include "gpucheck/check_cuda.hpp"
 
@@ -91,6 +94,19 @@ struct HopperParams {
   int n_work;    // m_blocks * batch * kv_heads
   int heavy_group;  // causal: > 0, the work tiles of each group of this many (batch, K/V head)s
                     // heaviest first (below); 0: launch order
+  // Stream-K (the kernel's kStreamK variant, launched where stream_k_pays(): unmasked
+  // persistent launches of the cross-tile schedule whose work tiles do not divide evenly among
+  // the blocks): after the whole rounds, the K/V steps of the tiles left are cut evenly among
+  // the blocks (attention_stream_k.hpp), so such a tile is split among consecutive blocks. Each
+  // later one computes its part first and leaves O, the row maxima and sums unnormalized in its
+  // slot of `part` (a lane's registers, [block][warp][D / 2 + 4][32 lanes]), then sets its
+  // warp's flag to `epoch`; the first computes the head (from K/V tile 0) last, waits for the
+  // flags, adds the partials to its own and stores the tile. epoch: unique per launch, so the
+  // workspace needs no clearing. The whole rounds keep the launch order (a cut of all tiles
+  // into ranges put every head's K/V in use at once: -24% at s4096 d128, L2).
+  float* part;
+  unsigned long long* flags;  // [block][warp]
+  unsigned long long epoch;
 };
 
 // Shared memory, from a 1024-byte aligned base (the 128-byte swizzle repeats every 1024
@@ -154,6 +170,29 @@ __device__ __forceinline__ void mbar_wait_or_trap(std::uint32_t bar, std::uint32
   }
 }
 
+// Stream-K's hand-over of a partial between blocks (HopperParams): a release store of the
+// flag after the data, an acquire load before reading it, at GPU scope.
+__device__ __forceinline__ void st_release_gpu(unsigned long long* a, unsigned long long v) {
+  asm volatile("st.release.gpu.global.u64 [%0], %1;\n" ::"l"(a), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long ld_acquire_gpu(const unsigned long long* a) {
+  unsigned long long v;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(v) : "l"(a) : "memory");
+  return v;
+}
+// Waits until *a == v, or traps after ~4 s (only a lost block can take that long: its tail part
+// is the first thing it computes).
+__device__ __forceinline__ void wait_flag_or_trap(const unsigned long long* a, unsigned long long v) {
+  if (ld_acquire_gpu(a) == v) return;
+  std::uint64_t t0;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t0));
+  while (ld_acquire_gpu(a) != v) {
+    std::uint64_t now;
+    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
+    if (now - t0 > 4000000000ull) __trap();
+  }
+}
+
 __device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int c0,
                                             int c1, int c2) {
   asm volatile(
@@ -205,7 +244,7 @@ __device__ __forceinline__ void pin(std::uint32_t (&r)[N][4]) {
 // round by round (nth(), below), in launch order or heaviest first (work()). The K/V ring and
 // its phases run on across work tiles, so the producer loads the next tile's Q and first K/V
 // tiles while the consumers finish this one.
-template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
+template <typename T, int D, bool CAUSAL, bool kOverlap, class C, bool kStreamK = false>
 __global__ void __launch_bounds__(C::kThreads, 1)
     flash_fwd_hopper_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                             const __grid_constant__ CUtensorMap tm_v, HopperParams p) {
@@ -225,11 +264,14 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   auto q_empty = [&](int b) { return bars + 8u * (4 * kStages + kQBufs + b); };
   auto q_buf = [&](int b) { return base + L::kQ + static_cast<std::uint32_t>(b * L::kQBytes); };
   const int off = p.seq_k - p.period;  // causal: row r sees keys <= r % period + off
+  const int n_kv = (p.seq_k + kBN - 1) / kBN;  // K/V tiles of an unmasked work tile
+  static_assert(!kStreamK || (kOverlap && C::kCrossTile && !CAUSAL), "stream-K (HopperParams): unmasked, cross-tile");
 
   // One work tile: its first query row, (batch, K/V head), rows, K/V tiles, and (causal) the
   // lowest row modulo the period (packed heads: a tile spanning two heads' rows holds a row 0).
+  // key0: the first key of its K/V tiles (a stream-K part may start inside the work tile).
   struct Work {
-    int m0, bh, q_rows, n_tiles, causal_lo;
+    int m0, bh, q_rows, n_tiles, causal_lo, key0;
   };
   // Work tile w: in launch order, the query tiles of one (batch, K/V head) are neighbours
   // (concurrent tiles share K/V in L2), causal ones heaviest first within the head; heavy
@@ -254,8 +296,9 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     }
     r.m0 = p.row_begin + mb * kBM;
     r.q_rows = min(kBM, p.row_end - r.m0);
-    r.n_tiles = (p.seq_k + kBN - 1) / kBN;
+    r.n_tiles = n_kv;
     r.causal_lo = 0;
+    r.key0 = 0;
     if (CAUSAL) {
       const int first = r.m0 % p.period, last = (r.m0 + r.q_rows - 1) % p.period;
       const bool wraps = r.m0 / p.period != (r.m0 + r.q_rows - 1) / p.period;
@@ -271,6 +314,23 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     const int G = static_cast<int>(gridDim.x), b = static_cast<int>(blockIdx.x);
     const long long w = static_cast<long long>(k) * G + ((k & 1) ? G - 1 - b : b);
     return w < p.n_work ? static_cast<int>(w) : -1;
+  };
+  // The k-th work item of this block into r: a work tile (nth(), work()) or, stream-K past the
+  // whole rounds, a part of a tile of the rest (stream_k_part()); false past the end.
+  auto item = [&](int k, Work& r) {
+    const int rounds = p.n_work / static_cast<int>(gridDim.x);
+    if (!kStreamK || k < rounds) {
+      const int w = nth(k);
+      if (w >= 0) r = work(w);
+      return w >= 0;
+    }
+    const StreamKPart sp =
+        stream_k_part(p.n_work, n_kv, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x), k - rounds);
+    if (sp.n == 0) return false;
+    r = work(sp.tile);
+    r.key0 = sp.j0 * kBN;
+    r.n_tiles = sp.n;
+    return true;
   };
 
   const int tid = static_cast<int>(threadIdx.x);
@@ -301,8 +361,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     if (tid == 0) {
       int it = 0;  // K/V tiles loaded so far: ring slot it % kStages, phase (it / kStages) & 1
       int qi = 0;  // work tiles started
-      for (int w = nth(0); w >= 0; w = nth(++qi)) {
-        const Work wk = work(w);
+      for (Work wk; item(qi, wk); ++qi) {
         const int qb = qi % kQBufs;
         mbar_wait_or_trap(q_empty(qb), (static_cast<std::uint32_t>(qi / kQBufs) & 1u) ^ 1u);
         mbar_expect_tx(q_full(qb), L::kQBytes);
@@ -314,11 +373,11 @@ __global__ void __launch_bounds__(C::kThreads, 1)
           mbar_wait_or_trap(k_empty(s), ph ^ 1u);
           mbar_expect_tx(k_full(s), L::kKVBytes);
           for (int db = 0; db < kDB; ++db)
-            tma_load_3d(sK + s * L::kKVBytes + db * kBN * 128, &tm_k, k_full(s), db * 64, j * kBN, wk.bh);
+            tma_load_3d(sK + s * L::kKVBytes + db * kBN * 128, &tm_k, k_full(s), db * 64, wk.key0 + j * kBN, wk.bh);
           mbar_wait_or_trap(v_empty(s), ph ^ 1u);
           mbar_expect_tx(v_full(s), L::kKVBytes);
           for (int db = 0; db < kDB; ++db)
-            tma_load_3d(sV + s * L::kKVBytes + db * kBN * 128, &tm_v, v_full(s), db * 64, j * kBN, wk.bh);
+            tma_load_3d(sV + s * L::kKVBytes + db * kBN * 128, &tm_v, v_full(s), db * 64, wk.key0 + j * kBN, wk.bh);
         }
       }
       // Tail: the consumers release the last K/V tiles and Q buffers only at their end.
@@ -381,8 +440,9 @@ __global__ void __launch_bounds__(C::kThreads, 1)
 #pragma unroll
     for (int kk = 0; kk < kBN / 16; ++kk) wgmma_rs<T, D>(o, pa[kk], smem_desc_join(v_lo + ((kk * 16 * 128) >> 4), 1024));
   };
-  auto softmax = [&](const Work& wk, int j) {  // S of the work tile's K/V tile j
-    const int key_end = (j + 1) * kBN;
+  auto softmax = [&](const Work& wk, int j) {  // S of the work item's K/V tile j
+    const int key_begin = (kStreamK ? wk.key0 : 0) + j * kBN;
+    const int key_end = key_begin + kBN;
     if (key_end > p.seq_k || (CAUSAL && key_end - 1 > wk.causal_lo + off)) {  // tail or diagonal tile
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
@@ -392,7 +452,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
         for (int i = 0; i < kBN / 8; ++i)
 #pragma unroll
           for (int e = 0; e < 2; ++e)
-            if (j * kBN + i * 8 + 2 * t + e >= limit) sc[4 * i + 2 * h + e] = -INFINITY;
+            if (key_begin + i * 8 + 2 * t + e >= limit) sc[4 * i + 2 * h + e] = -INFINITY;
       }
     }
     // Row maxima (quad-reduced; the sums stay per lane until the end), in log2 units.
@@ -462,13 +522,67 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   // warp reads them) so that global stores are whole 16-byte chunks, then the Q buffer goes
   // back to the producer. Early Q (the buffer already given back): each lane stores its pairs
   // of O straight from registers.
-  auto epilogue = [&](const Work& wk, int qb, const float (&sum_in)[2], const float (&mx)[2]) {
+  //
+  // Stream-K (HopperParams): the tail part of a split work tile leaves its partial for the block
+  // before and stores nothing; the head part first adds the tail's partial to its own (O, sums
+  // and maxima rescaled to the larger maximum), then stores the tile like a whole one.
+  constexpr int kWarps = kConsumers * 4, kPartRegs = D / 2 + 4;
+  auto part_slot = [&](int blk) {
+    return p.part + (static_cast<std::size_t>(blk) * kWarps + cw * 4 + wq) * kPartRegs * 32 + lane;
+  };
+  auto part_flag = [&](int blk) { return p.flags + static_cast<std::size_t>(blk) * kWarps + cw * 4 + wq; };
+  // Stream-K, the block's last work item: the head of a split tile (from K/V tile 0, fewer than
+  // all) takes the later parts' partials into o, sum and mx. Only ever the block's last item, so
+  // called after the loop: inside it, its spin on another block's flag made ptxas give up the
+  // uniform datapath for the whole consumer loop (+6% instructions at d128, measured in SASS).
+  auto take_partials = [&](const Work& wk, float (&sum_c)[2], float (&mx)[2]) {
+    if (!kStreamK || wk.key0 != 0 || wk.n_tiles >= n_kv) return;
+    const int tile = wk.bh * p.m_blocks + (wk.m0 - p.row_begin) / kBM;
+    const int G = static_cast<int>(gridDim.x);
+    for (int c = static_cast<int>(blockIdx.x) + 1; stream_k_in_reach(p.n_work, n_kv, G, c, tile); ++c) {
+      if (!stream_k_shares(p.n_work, n_kv, G, c, tile)) continue;  // a block without tail steps
+      if (lane == 0) wait_flag_or_trap(part_flag(c), p.epoch);
+      __syncwarp();
+      const float* src = part_slot(c);
+      float a[2], b[2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const float m2 = __ldcg(src + 32 * (D / 2 + h)), l2 = __ldcg(src + 32 * (D / 2 + 2 + h));
+        const float m = fmaxf(mx[h], m2);
+        a[h] = m == -INFINITY ? 0.f : fast_exp2(mx[h] - m);
+        b[h] = m == -INFINITY ? 0.f : fast_exp2(m2 - m);
+        sum_c[h] = sum_c[h] * a[h] + l2 * b[h];
+        mx[h] = m;
+      }
+#pragma unroll
+      for (int i = 0; i < D / 2; ++i) o[i] = o[i] * a[(i >> 1) & 1] + __ldcg(src + 32 * i) * b[(i >> 1) & 1];
+    }
+  };
+  auto epilogue = [&](const Work& wk, int qb, const float (&sum_in)[2], const float (&mx_in)[2]) {
+    float sum_c[2] = {sum_in[0], sum_in[1]}, mx[2] = {mx_in[0], mx_in[1]};
+    if constexpr (kStreamK) {
+      if (wk.key0 > 0) {  // tail part: the partial, then the Q buffer back
+        float* dst = part_slot(static_cast<int>(blockIdx.x));
+#pragma unroll
+        for (int i = 0; i < D / 2; ++i) __stcg(dst + 32 * i, o[i]);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          __stcg(dst + 32 * (D / 2 + h), mx[h]);
+          __stcg(dst + 32 * (D / 2 + 2 + h), sum_c[h]);
+        }
+        __threadfence();
+        __syncwarp();
+        if (lane == 0) st_release_gpu(part_flag(static_cast<int>(blockIdx.x)), p.epoch);
+        release(q_empty(qb));
+        return;
+      }
+    }
     const std::uint32_t sQ = q_buf(qb);
     const std::size_t row0 = static_cast<std::size_t>(wk.bh) * p.rows + wk.m0;
     T* gO = static_cast<T*>(p.o) + row0 * D;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float sum = sum_in[h];
+      float sum = sum_c[h];
       sum += __shfl_xor_sync(0xffffffffu, sum, 1);
       sum += __shfl_xor_sync(0xffffffffu, sum, 2);
       const float inv = sum > 0.f ? 1.f / sum : 0.f;
@@ -604,8 +718,9 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     // statistics move to fin_sum/fin_max.
     static_assert(kQBufs == 2 && !C::kEarlyQ, "the cross-tile schedule holds two work tiles' Q");
     int qi = 0;
-    Work wk = work(nth(0));
-    int g0 = 0;  // the work tile's first K/V tile
+    Work wk;
+    (void)item(0, wk);  // every block has one (the launch has no more blocks than work tiles)
+    int g0 = 0;  // the work item's first K/V tile (counted over the block's)
     if (cw == kConsumers - 1) bar_arrive(1);
     start_tile();
     mbar_wait(q_full(0), 0u);
@@ -616,13 +731,11 @@ __global__ void __launch_bounds__(C::kThreads, 1)
         make_p();
       }
       const int gl = g0 + wk.n_tiles - 1;  // this tile's last K/V tile
-      const int w2 = nth(qi + 1);
-      if (w2 < 0) {  // the block's last work tile: its last P V alone
+      Work wk2;
+      if (!item(qi + 1, wk2)) {  // the block's last work item: its last P V alone
         last_pv(gl, true);
-        epilogue(wk, qi % kQBufs, row_sum, row_max);
         break;
       }
-      const Work wk2 = work(w2);
       const int qb2 = (qi + 1) % kQBufs;
       mbar_wait(q_full(qb2), static_cast<std::uint32_t>((qi + 1) / kQBufs) & 1u);
       const float fin_sum[2] = {row_sum[0], row_sum[1]}, fin_max[2] = {row_max[0], row_max[1]};
@@ -635,6 +748,8 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       g0 = gl + 1;
       ++qi;
     }
+    take_partials(wk, row_sum, row_max);
+    epilogue(wk, qi % kQBufs, row_sum, row_max);
   } else {
     int it0 = 0;  // K/V tiles consumed before this work tile
     int qi = 0;
@@ -733,10 +848,11 @@ int sm_count() {
 // launched with programmatic stream serialization, so its blocks may start while the kernel
 // before it in the stream (the other part of a split) still runs; it waits for that kernel
 // before its threads exit (griddep_exit). group: heads per heavy-first group of the causal work
-// order, 0 for the rule below (an experiment sets it).
+// order, 0 for the rule below (an experiment sets it). stream_k: -1 where stream_k_pays() says
+// so (below), 0 never (an experiment compares).
 template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
 void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream, bool persistent, long long begin,
-            long long end, bool after_pdl, int group = 0) {
+            long long end, bool after_pdl, int group = 0, int stream_k = -1) {
   const int bkv = pr.batch * (pr.heads / fp.kv_group);  // (batch, K/V head)s
   // Causal work order. Persistent blocks (static shares) take all heads' tiles heaviest first:
   // the sums of work come out equal. A block per tile (the hardware hands tiles to SMs as they
@@ -757,22 +873,43 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
   const long long m_blocks = (end - begin + C::kBM - 1) / C::kBM;
   const long long n_work = m_blocks * bkv;
   if (n_work > 0x7fffffffLL) throw std::invalid_argument("flash_attention_fwd: too many query tiles for the hopper kernel");
-  const HopperParams hp{fp.o,
-                        fp.lse,
-                        static_cast<int>(rows),
-                        pr.seq_q,
-                        pr.seq_k,
-                        fp.scale_log2,
-                        static_cast<int>(begin),
-                        static_cast<int>(end),
-                        static_cast<int>(m_blocks),
-                        static_cast<int>(n_work),
-                        CAUSAL ? heavy_group : 0};
-  auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C>;
-  constexpr int kSmem = Smem<D, C>::kBytes;
-  GPUCHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   // Persistent: one block per SM walks the work tiles; otherwise one block per work tile.
   const long long blocks = persistent ? std::min<long long>(n_work, sm_count()) : n_work;
+  HopperParams hp{fp.o,
+                  fp.lse,
+                  static_cast<int>(rows),
+                  pr.seq_q,
+                  pr.seq_k,
+                  fp.scale_log2,
+                  static_cast<int>(begin),
+                  static_cast<int>(end),
+                  static_cast<int>(m_blocks),
+                  static_cast<int>(n_work),
+                  CAUSAL ? heavy_group : 0,
+                  nullptr,
+                  nullptr,
+                  0};
+  // Stream-K (HopperParams; the kernel's kStreamK variant) where stream_k_pays(), with its
+  // workspace: a partial per block and warp, stream-ordered from the library's pool
+  // (HopperWorkspace). None to be had (a stream being captured, no memory): without stream-K.
+  HopperWorkspace ws;
+  auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C>;
+  if constexpr (kOverlap && C::kCrossTile && !CAUSAL) {
+    const long long n_kv = (pr.seq_k + C::kBN - 1) / C::kBN;
+    if (stream_k != 0 && persistent && stream_k_pays(n_work, n_kv, blocks)) {  // also: n_work n_kv < 2^31
+      constexpr long long kWarps = C::kConsumers * 4;
+      const std::size_t part_bytes = static_cast<std::size_t>(blocks * kWarps * (D / 2 + 4) * 32) * sizeof(float);
+      const std::size_t bytes = part_bytes + static_cast<std::size_t>(blocks * kWarps) * sizeof(unsigned long long);
+      if (ws.acquire(bytes, stream)) {
+        hp.part = static_cast<float*>(ws.ptr);
+        hp.flags = reinterpret_cast<unsigned long long*>(static_cast<char*>(ws.ptr) + part_bytes);
+        hp.epoch = next_hopper_epoch();
+        kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C, true>;
+      }
+    }
+  }
+  constexpr int kSmem = Smem<D, C>::kBytes;
+  GPUCHECK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(blocks));
   cfg.blockDim = dim3(C::kThreads);
@@ -821,11 +958,12 @@ void launch_split(const AttentionProblem& pr, const FlashParams& fp, cudaStream_
 // Every variant of one dtype and head dim: causal or not, overlapped (hopper) or serial, in the
 // tile configuration measured best for it on the H200 (docs/ATTENTION.md, v4 and v5):
 //   d64   3 consumers (192 query rows), 128-key tiles, no lazy rescale, persistent with the
-//         cross-tile schedule; causal with a packed query sequence <= 1024 rows: 2 consumers
+//         cross-tile schedule (and stream-K where it pays: s4096, not s512 or s1024); causal with a packed query sequence <= 1024 rows: 2 consumers
 //         (fewer rows per tile: less masked work on the diagonal, more tiles to balance);
 //         longer causal: the rows past the last whole 192-row tile (the heaviest) in 128-row
 //         tiles of 2 consumers, launched first (launch_split);
-//   d128  no mask, up to 4096 keys: 128-key tiles, two Q buffers, persistent, cross-tile; more
+//   d128  no mask, up to 4096 keys: 128-key tiles, two Q buffers, persistent, cross-tile
+//         (stream-K where it pays: s4096, not the grouped-query shape's 4 tiles left); more
 //         keys: 176-key tiles, one Q buffer given back early, persistent; causal: 128-key
 //         tiles, 3 stages, a block per tile;
 //   d256  80-key tiles, one Q buffer (Q 64 KB + 2 x 2 x 40 KB of K/V), a block per tile.

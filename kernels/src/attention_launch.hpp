@@ -3,6 +3,8 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 #include "attention_common.cuh"
 #include "gpucheck/kernels/attention.cuh"
 
@@ -23,5 +25,21 @@ template <typename T, int D>
 void launch_flash_hopper_variant(const AttentionProblem& p, const FlashParams& fp, bool overlap, cudaStream_t stream);
 template <typename T, int D>
 bool flash_hopper_variant_loadable();
+// Stream-K's workspace for one launch of the hopper kernel (attention_hopper_impl.cuh): device
+// memory from the library's stream-ordered pool of the current device, given back on the same
+// stream when this object goes, so launches on other streams never share it. acquire() is false
+// (and the launch runs without stream-K) while the stream is being captured or when the pool
+// has no memory to give.
+struct HopperWorkspace {
+  void* ptr = nullptr;
+  cudaStream_t stream = nullptr;
+  bool acquire(std::size_t bytes, cudaStream_t s);
+  HopperWorkspace() = default;
+  HopperWorkspace(const HopperWorkspace&) = delete;
+  HopperWorkspace& operator=(const HopperWorkspace&) = delete;
+  ~HopperWorkspace();
+};
+// A value no earlier launch of this process used (stream-K's flags; HopperParams::epoch).
+unsigned long long next_hopper_epoch();
 
 }  // namespace gpucheck::kernels::detail

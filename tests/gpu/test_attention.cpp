@@ -450,6 +450,28 @@ TEST_P(Flash, PersistentBlocksWalkManyWorkTiles) {
   }
 }
 
+TEST_P(Flash, StreamKSplitsWorkTilesBetweenBlocks) {
+  // Unmasked shapes whose work tiles do not divide evenly among the SMs: the hopper kernel cuts
+  // the K/V steps of all tiles into one even range per block (stream-K), so some tiles are split
+  // between two blocks, the later one handing its part's O, row maxima and sums to the earlier
+  // (kernels/src/attention_stream_k.hpp). Every row and lse against the reference: the tail
+  // K/V tile (1000 and 1500 keys) falls in a split tile's later part, large logits give the two
+  // parts different maxima, grouped-query heads pack 4 x 777 rows per K/V head. 2 x 17 heads of
+  // 1000 rows: 272 tiles of 128 rows at d128, 204 of 192 at d64, on 132 SMs. And the same
+  // result twice, bit for bit: the cut and the hand-over do not depend on timing.
+  check(problem(2, 17, 1000, 1000, false), 6.f);
+  check(problem(1, 32, 777, 1500, false, 8), 6.f);
+  const AttentionProblem p = problem(2, 17, 1000, 1000, false);
+  Inputs in(p, 3.f);
+  DeviceBuffer o2(in.o.bytes());
+  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), nullptr, nullptr, GetParam().kernel);
+  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), o2.get(), nullptr, nullptr, GetParam().kernel);
+  std::vector<unsigned char> a(in.o.bytes()), b(o2.bytes());
+  ASSERT_EQ(cudaMemcpy(a.data(), in.o.get(), a.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b.data(), o2.get(), b.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0);
+}
+
 TEST_P(Flash, RepeatedRunsAreBitwiseEqual) {
   // A moving result on the same inputs means a race (a missing barrier).
   for (int kv : {0, 2})
