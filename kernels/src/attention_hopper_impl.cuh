@@ -958,7 +958,9 @@ void launch_split(const AttentionProblem& pr, const FlashParams& fp, cudaStream_
 // Every variant of one dtype and head dim: causal or not, overlapped (hopper) or serial, in the
 // tile configuration measured best for it on the H200 (docs/ATTENTION.md, v4 and v5):
 //   d64   3 consumers (192 query rows), 128-key tiles, no lazy rescale, persistent with the
-//         cross-tile schedule (and stream-K where it pays: s4096, not s512 or s1024); causal with a packed query sequence <= 1024 rows: 2 consumers
+//         cross-tile schedule (and stream-K where it pays: s4096, not s512 or s1024); more
+//         than 2048 packed rows: the rows past the last whole 192-row tile in 128-row tiles of
+//         2 consumers, persistent, launched first (launch_split; s4096 +1.4%, s1024 level); causal with a packed query sequence <= 1024 rows: 2 consumers
 //         (fewer rows per tile: less masked work on the diagonal, more tiles to balance);
 //         longer causal: the rows past the last whole 192-row tile (the heaviest) in 128-row
 //         tiles of 2 consumers, launched first (launch_split);
@@ -983,7 +985,9 @@ void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& 
   if constexpr (D == 64) {  // lazy rescale off: at d64 its vote costs more than the FMULs it saves
     using A = Tile<3, 128, 2, 2, false, false, true>;
     using B = Tile<2, 128, 2, 2, false, false, true>;
-    if (!pr.causal)
+    if (!pr.causal && overlap && rows > 2048)
+      launch_split<T, D, false, true, A, B>(pr, fp, stream, true, true);
+    else if (!pr.causal)
       one(A{}, std::false_type{}, true);
     else if (rows <= 1024)
       one(B{}, std::true_type{}, true);

@@ -461,6 +461,10 @@ TEST_P(Flash, StreamKSplitsWorkTilesBetweenBlocks) {
   // result twice, bit for bit: the cut and the hand-over do not depend on timing.
   check(problem(2, 17, 1000, 1000, false), 6.f);
   check(problem(1, 32, 777, 1500, false, 8), 6.f);
+  // More than 2048 rows: at d64 the rows past 11 x 192 = 2112 go to a 128-row launch first,
+  // the 198 tiles of the 192-row one cut with stream-K (66 left, 8 K/V steps a block); d128:
+  // 324 tiles, 60 left.
+  check(problem(1, 18, 2200, 2048, false), 6.f);
   const AttentionProblem p = problem(2, 17, 1000, 1000, false);
   Inputs in(p, 3.f);
   DeviceBuffer o2(in.o.bytes());
