@@ -451,21 +451,22 @@ TEST_P(Flash, PersistentBlocksWalkManyWorkTiles) {
 }
 
 TEST_P(Flash, StreamKSplitsWorkTilesBetweenBlocks) {
-  // Unmasked shapes whose work tiles do not divide evenly among the SMs: the hopper kernel cuts
-  // the K/V steps of all tiles into one even range per block (stream-K), so some tiles are split
-  // between two blocks, the later one handing its part's O, row maxima and sums to the earlier
-  // (kernels/src/attention_stream_k.hpp). Every row and lse against the reference: the tail
-  // K/V tile (1000 and 1500 keys) falls in a split tile's later part, large logits give the two
-  // parts different maxima, grouped-query heads pack 4 x 777 rows per K/V head. 2 x 17 heads of
-  // 1000 rows: 272 tiles of 128 rows at d128, 204 of 192 at d64, on 132 SMs. And the same
+  // Unmasked shapes whose work tiles do not divide evenly among the H200's 132 SMs, where the
+  // hopper kernel cuts the last round's tiles by K/V steps among all blocks (stream-K), so some
+  // tiles are split between two or three blocks, the later ones handing their part's O, row
+  // maxima and sums to the first (kernels/src/attention_stream_k.hpp; stream_k_pays() holds for
+  // each shape below). Every row and lse against the reference; large logits give the parts
+  // different maxima; 2047 and 3000 keys put a masked tail K/V tile in a split tile's last part.
+  // b2 h33 s777 over 2047 keys: 330 tiles of 192 rows at d64 (66 left), 462 of 128 at d128.
+  // b1 h18 s2200 over 2047 keys: at d64 the rows past 11 x 192 = 2112 go to a 128-row launch
+  // first and the 198 tiles of the 192-row one are cut; d128: 324 tiles, 60 left.
+  // Grouped-query b1 h32 kv8 s777 over 3000 keys: 4 x 777 rows per K/V head, 200 tiles at d128.
+  // (On fewer SMs, or at d256, the same shapes run whole tiles, still checked.) And the same
   // result twice, bit for bit: the cut and the hand-over do not depend on timing.
-  check(problem(2, 17, 1000, 1000, false), 6.f);
-  check(problem(1, 32, 777, 1500, false, 8), 6.f);
-  // More than 2048 rows: at d64 the rows past 11 x 192 = 2112 go to a 128-row launch first,
-  // the 198 tiles of the 192-row one cut with stream-K (66 left, 8 K/V steps a block); d128:
-  // 324 tiles, 60 left.
-  check(problem(1, 18, 2200, 2048, false), 6.f);
-  const AttentionProblem p = problem(2, 17, 1000, 1000, false);
+  check(problem(2, 33, 777, 2047, false), 6.f);
+  check(problem(1, 18, 2200, 2047, false), 6.f);
+  check(problem(1, 32, 777, 3000, false, 8), 6.f);
+  const AttentionProblem p = problem(2, 33, 777, 2047, false);
   Inputs in(p, 3.f);
   DeviceBuffer o2(in.o.bytes());
   kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), nullptr, nullptr, GetParam().kernel);
