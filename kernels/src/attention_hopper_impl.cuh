@@ -356,10 +356,15 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   auto griddep_exit = [] { asm volatile("griddepcontrol.wait;\n" ::: "memory"); };
 
+  // K/V tile g of this block (counted over all its work tiles): ring slot and phase, for the
+  // producer and the consumers alike.
+  auto stage = [](int g) { return g % kStages; };
+  auto phase = [](int g) { return static_cast<std::uint32_t>(g / kStages) & 1u; };
+
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(C::kProducerRegs));
     if (tid == 0) {
-      int it = 0;  // K/V tiles loaded so far: ring slot it % kStages, phase (it / kStages) & 1
+      int it = 0;  // K/V tiles loaded so far: K/V tile `it` of the block (stage(), phase())
       int qi = 0;  // work tiles started
       for (Work wk; item(qi, wk); ++qi) {
         const int qb = qi % kQBufs;
@@ -368,8 +373,8 @@ __global__ void __launch_bounds__(C::kThreads, 1)
         for (int db = 0; db < kDB; ++db)
           tma_load_3d(q_buf(qb) + db * kBM * 128, &tm_q, q_full(qb), db * 64, wk.m0, wk.bh);
         for (int j = 0; j < wk.n_tiles; ++j, ++it) {
-          const int s = it % kStages;
-          const std::uint32_t ph = static_cast<std::uint32_t>(it / kStages) & 1u;
+          const int s = stage(it);
+          const std::uint32_t ph = phase(it);
           mbar_wait_or_trap(k_empty(s), ph ^ 1u);
           mbar_expect_tx(k_full(s), L::kKVBytes);
           for (int db = 0; db < kDB; ++db)
@@ -382,9 +387,9 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       }
       // Tail: the consumers release the last K/V tiles and Q buffers only at their end.
       for (int i = max(0, it - kStages); i < it; ++i) {
-        const std::uint32_t ph = static_cast<std::uint32_t>(i / kStages) & 1u;
-        mbar_wait_or_trap(k_empty(i % kStages), ph);
-        mbar_wait_or_trap(v_empty(i % kStages), ph);
+        const std::uint32_t ph = phase(i);
+        mbar_wait_or_trap(k_empty(stage(i)), ph);
+        mbar_wait_or_trap(v_empty(stage(i)), ph);
       }
       for (int i = max(0, qi - kQBufs); i < qi; ++i)
         mbar_wait_or_trap(q_empty(i % kQBufs), static_cast<std::uint32_t>(i / kQBufs) & 1u);
@@ -407,16 +412,19 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   float sc[kBN / 2];
   std::uint32_t pa[kBN / 16][4];
   float row_max[2], row_sum[2], corr[2];
-  // K/V tile g of this block (counted over all its work tiles): ring slot and phase.
-  auto stage = [](int g) { return g % kStages; };
-  auto phase = [](int g) { return static_cast<std::uint32_t>(g / kStages) & 1u; };
-  auto start_tile = [&] {  // O, S and the row statistics of a new work tile
+  auto zero_o = [&] {
 #pragma unroll
     for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
-#pragma unroll
-    for (int i = 0; i < kBN / 2; ++i) sc[i] = 0.f;
+  };
+  auto reset_stats = [&] {  // the row statistics of a new work tile: no key seen yet
     row_max[0] = row_max[1] = -INFINITY;
     row_sum[0] = row_sum[1] = 0.f;
+  };
+  auto start_tile = [&] {  // O, S and the row statistics of a new work tile
+    zero_o();
+#pragma unroll
+    for (int i = 0; i < kBN / 2; ++i) sc[i] = 0.f;
+    reset_stats();
   };
 
   // The steps of one K/V tile. issue_*: wgmma into sc (S) or o (O); the caller fences,
@@ -685,10 +693,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     wgmma_wait<1>();  // S[g] done; P[g-1] V[g-1] may still run: leave o and pa alone
     pin(sc);
     release(k_empty(stage(g)));
-    if (fresh) {
-      row_max[0] = row_max[1] = -INFINITY;
-      row_sum[0] = row_sum[1] = 0.f;
-    }
+    if (fresh) reset_stats();
     const bool moved = softmax(wk, j);
     wgmma_wait<0>();
     pin(o);
@@ -741,8 +746,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       const float fin_sum[2] = {row_sum[0], row_sum[1]}, fin_max[2] = {row_max[0], row_max[1]};
       (void)step(q_buf(qb2), wk2, 0, gl + 1, true);  // the next tile's S[0] with this tile's last P V
       epilogue(wk, qi % kQBufs, fin_sum, fin_max);
-#pragma unroll
-      for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
+      zero_o();
       make_p();
       wk = wk2;
       g0 = gl + 1;
