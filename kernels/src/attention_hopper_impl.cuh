@@ -156,18 +156,24 @@ __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parit
   while (!mbar_try_wait(bar, parity)) {
   }
 }
-// The producer's waits give up after ~4 s, which only a protocol bug can take: trap, so the
-// launch fails with an error instead of hanging the process. The producer waits until the
-// consumers have released the last stages, so a hang anywhere in the block ends here.
-__device__ __forceinline__ void mbar_wait_or_trap(std::uint32_t bar, std::uint32_t parity) {
-  if (mbar_try_wait(bar, parity)) return;
+// Spins until done() holds, or traps after ~4 s, which only a protocol bug (or a lost block)
+// can take, so the launch fails with an error instead of hanging the process. The clock is
+// read only once the first test failed.
+template <class Done>
+__device__ __forceinline__ void spin_or_trap(Done done) {
+  if (done()) return;
   std::uint64_t t0;
   asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t0));
-  while (!mbar_try_wait(bar, parity)) {
+  while (!done()) {
     std::uint64_t now;
     asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
     if (now - t0 > 4000000000ull) __trap();
   }
+}
+// The producer's waits trap rather than hang: the producer waits until the consumers have
+// released the last stages, so a hang anywhere in the block ends here.
+__device__ __forceinline__ void mbar_wait_or_trap(std::uint32_t bar, std::uint32_t parity) {
+  spin_or_trap([&] { return mbar_try_wait(bar, parity); });
 }
 
 // Stream-K's hand-over of a partial between blocks (HopperParams): a release store of the
@@ -180,17 +186,9 @@ __device__ __forceinline__ unsigned long long ld_acquire_gpu(const unsigned long
   asm volatile("ld.acquire.gpu.global.u64 %0, [%1];\n" : "=l"(v) : "l"(a) : "memory");
   return v;
 }
-// Waits until *a == v, or traps after ~4 s (only a lost block can take that long: its tail part
-// is the first thing it computes).
+// Waits until *a == v (only a lost block takes long: its part is the first thing it computes).
 __device__ __forceinline__ void wait_flag_or_trap(const unsigned long long* a, unsigned long long v) {
-  if (ld_acquire_gpu(a) == v) return;
-  std::uint64_t t0;
-  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t0));
-  while (ld_acquire_gpu(a) != v) {
-    std::uint64_t now;
-    asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(now));
-    if (now - t0 > 4000000000ull) __trap();
-  }
+  spin_or_trap([&] { return ld_acquire_gpu(a) == v; });
 }
 
 __device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap* map, std::uint32_t bar, int c0,
@@ -531,10 +529,12 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   // back to the producer. Early Q (the buffer already given back): each lane stores its pairs
   // of O straight from registers.
   //
-  // Stream-K (HopperParams): the tail part of a split work tile leaves its partial for the block
-  // before and stores nothing; the head part first adds the tail's partial to its own (O, sums
-  // and maxima rescaled to the larger maximum), then stores the tile like a whole one.
-  constexpr int kWarps = kConsumers * 4, kPartRegs = D / 2 + 4;
+  // Stream-K (HopperParams): a later part of a split work tile leaves its partial for the block
+  // with the tile's head and stores nothing; the head, after take_partials() added the later
+  // parts' partials to its own (O, sums and maxima rescaled to the larger maximum), stores the
+  // tile like a whole one.
+  // A slot's registers: o[D / 2], then the row maxima, then the row sums (two rows a lane).
+  constexpr int kWarps = kConsumers * 4, kPartRegs = stream_k_part_floats(D), kMaxAt = D / 2, kSumAt = D / 2 + 2;
   auto part_slot = [&](int blk) {
     return p.part + (static_cast<std::size_t>(blk) * kWarps + cw * 4 + wq) * kPartRegs * 32 + lane;
   };
@@ -555,7 +555,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       float a[2], b[2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const float m2 = __ldcg(src + 32 * (D / 2 + h)), l2 = __ldcg(src + 32 * (D / 2 + 2 + h));
+        const float m2 = __ldcg(src + 32 * (kMaxAt + h)), l2 = __ldcg(src + 32 * (kSumAt + h));
         const float m = fmaxf(mx[h], m2);
         a[h] = m == -INFINITY ? 0.f : fast_exp2(mx[h] - m);
         b[h] = m == -INFINITY ? 0.f : fast_exp2(m2 - m);
@@ -575,8 +575,8 @@ __global__ void __launch_bounds__(C::kThreads, 1)
         for (int i = 0; i < D / 2; ++i) __stcg(dst + 32 * i, o[i]);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          __stcg(dst + 32 * (D / 2 + h), mx[h]);
-          __stcg(dst + 32 * (D / 2 + 2 + h), sum_c[h]);
+          __stcg(dst + 32 * (kMaxAt + h), mx[h]);
+          __stcg(dst + 32 * (kSumAt + h), sum_c[h]);
         }
         __threadfence();
         __syncwarp();
@@ -902,7 +902,8 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
     const long long n_kv = (pr.seq_k + C::kBN - 1) / C::kBN;
     if (stream_k != 0 && persistent && stream_k_pays(n_work, n_kv, blocks)) {  // also: n_work n_kv < 2^31
       constexpr long long kWarps = C::kConsumers * 4;
-      const std::size_t part_bytes = static_cast<std::size_t>(blocks * kWarps * (D / 2 + 4) * 32) * sizeof(float);
+      const std::size_t part_bytes =
+          static_cast<std::size_t>(blocks * kWarps * stream_k_part_floats(D) * 32) * sizeof(float);
       const std::size_t bytes = part_bytes + static_cast<std::size_t>(blocks * kWarps) * sizeof(unsigned long long);
       if (ws.acquire(bytes, stream)) {
         hp.part = static_cast<float*>(ws.ptr);
@@ -964,7 +965,8 @@ void launch_split(const AttentionProblem& pr, const FlashParams& fp, cudaStream_
 //   d64   3 consumers (192 query rows), 128-key tiles, no lazy rescale, persistent with the
 //         cross-tile schedule (and stream-K where it pays: s4096, not s512 or s1024); more
 //         than 2048 packed rows: the rows past the last whole 192-row tile in 128-row tiles of
-//         2 consumers, persistent, launched first (launch_split; s4096 +1.4%, s1024 level); causal with a packed query sequence <= 1024 rows: 2 consumers
+//         2 consumers, persistent, launched first (launch_split; s4096 +1.4%, s1024 level);
+//         causal with a packed query sequence <= 1024 rows: 2 consumers
 //         (fewer rows per tile: less masked work on the diagonal, more tiles to balance);
 //         longer causal: the rows past the last whole 192-row tile (the heaviest) in 128-row
 //         tiles of 2 consumers, launched first (launch_split);

@@ -52,6 +52,11 @@ GPUCHECK_STREAM_K_HD constexpr bool stream_k_shares(int n_work, int n_kv, int G,
   return stream_k_in_reach(n_work, n_kv, G, c, tile) && stream_k_begin(T, G, c + 1) > stream_k_begin(T, G, c);
 }
 
+// The floats a warp's lane hands over per split part (HopperParams::part): its D / 2 values of
+// O, then the row maxima and the row sums of its two rows. The kernel's slots and the launch's
+// workspace size both come from here.
+constexpr int stream_k_part_floats(int head_dim) { return head_dim / 2 + 4; }
+
 // Whether stream-K pays: the busiest block's K/V steps with whole work tiles (ceil(n_work / G)
 // tiles of n_kv steps) against whole rounds plus an even cut of the rest (n_work / G tiles and
 // q = ceil(R n_kv / G) steps) must fall by at least 2% and by 8 steps, and no tile be cut in
