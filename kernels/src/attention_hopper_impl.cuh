@@ -107,6 +107,11 @@ struct HopperParams {
   float* part;
   unsigned long long* flags;  // [block][warp]
   unsigned long long epoch;
+  // The dynamic order (the kernel's kDynamic variant: causal persistent launches of the
+  // cross-tile schedule): block b's first work tile is tile b, each later one the next of the
+  // launch order not yet taken, gridDim.x + atomicAdd(tile_ctr, 1) (zero at the launch), as the
+  // hardware hands blocks to SMs, but with the next tile's Q and K/V loaded under this one.
+  int* tile_ctr;
 };
 
 // Shared memory, from a 1024-byte aligned base (the 128-byte swizzle repeats every 1024
@@ -123,10 +128,20 @@ struct Smem {
   static constexpr int kBar = kV + kStages * kKVBytes;
   // k_full[], v_full[], k_empty[], v_empty[], q_full[], q_empty[]
   static constexpr int kBars = 4 * kStages + 2 * kQBufs;
-  static constexpr int kBytes = kBar + kBars * 8 + 1024;  // + alignment slack
+  // The dynamic order (HopperParams::tile_ctr): the work tile of each Q buffer, -1 past the end.
+  static constexpr int kTileSlot = kBar + kBars * 8;
+  static constexpr int kBytes = kTileSlot + 4 * kQBufs + 1024;  // + alignment slack
   static_assert(kBytes <= 227 * 1024, "shared memory per block");
 };
 
+__device__ __forceinline__ void st_shared_s32(std::uint32_t addr, int v) {
+  asm volatile("st.shared.s32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ int ld_shared_s32(std::uint32_t addr) {
+  int v;
+  asm volatile("ld.shared.s32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
+  return v;
+}
 __device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 }
@@ -242,7 +257,7 @@ __device__ __forceinline__ void pin(std::uint32_t (&r)[N][4]) {
 // round by round (nth(), below), in launch order or heaviest first (work()). The K/V ring and
 // its phases run on across work tiles, so the producer loads the next tile's Q and first K/V
 // tiles while the consumers finish this one.
-template <typename T, int D, bool CAUSAL, bool kOverlap, class C, bool kStreamK = false>
+template <typename T, int D, bool CAUSAL, bool kOverlap, class C, bool kStreamK = false, bool kDynamic = false>
 __global__ void __launch_bounds__(C::kThreads, 1)
     flash_fwd_hopper_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                             const __grid_constant__ CUtensorMap tm_v, HopperParams p) {
@@ -264,6 +279,10 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   const int off = p.seq_k - p.period;  // causal: row r sees keys <= r % period + off
   const int n_kv = (p.seq_k + kBN - 1) / kBN;  // K/V tiles of an unmasked work tile
   static_assert(!kStreamK || (kOverlap && C::kCrossTile && !CAUSAL), "stream-K (HopperParams): unmasked, cross-tile");
+  static_assert(!kDynamic || (kOverlap && C::kCrossTile && CAUSAL), "the dynamic order (HopperParams): causal, cross-tile");
+  // The dynamic order: the work tile whose Q is in buffer b (the producer writes it before the
+  // buffer's q_full arrival, whose completion the consumers wait for: release and acquire).
+  auto tile_slot = [&](int b) { return base + L::kTileSlot + 4u * static_cast<std::uint32_t>(b); };
 
   // One work tile: its first query row, (batch, K/V head), rows, K/V tiles, and (causal) the
   // lowest row modulo the period (packed heads: a tile spanning two heads' rows holds a row 0).
@@ -364,12 +383,22 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     if (tid == 0) {
       int it = 0;  // K/V tiles loaded so far: K/V tile `it` of the block (stage(), phase())
       int qi = 0;  // work tiles started
-      for (Work wk; item(qi, wk); ++qi) {
+      int w_dyn = static_cast<int>(blockIdx.x);  // the dynamic order: the next work tile
+      auto next_item = [&](int k, Work& r) {
+        if constexpr (!kDynamic) return item(k, r);
+        if (w_dyn >= p.n_work) return false;
+        r = work(w_dyn);
+        return true;
+      };
+      for (Work wk; next_item(qi, wk); ++qi) {
         const int qb = qi % kQBufs;
         mbar_wait_or_trap(q_empty(qb), (static_cast<std::uint32_t>(qi / kQBufs) & 1u) ^ 1u);
+        if constexpr (kDynamic) st_shared_s32(tile_slot(qb), w_dyn);
         mbar_expect_tx(q_full(qb), L::kQBytes);
         for (int db = 0; db < kDB; ++db)
           tma_load_3d(q_buf(qb) + db * kBM * 128, &tm_q, q_full(qb), db * 64, wk.m0, wk.bh);
+        // The next tile asked for now; its answer is needed only after this tile's K/V loads.
+        if constexpr (kDynamic) w_dyn = static_cast<int>(gridDim.x) + atomicAdd(p.tile_ctr, 1);
         for (int j = 0; j < wk.n_tiles; ++j, ++it) {
           const int s = stage(it);
           const std::uint32_t ph = phase(it);
@@ -382,6 +411,12 @@ __global__ void __launch_bounds__(C::kThreads, 1)
           for (int db = 0; db < kDB; ++db)
             tma_load_3d(sV + s * L::kKVBytes + db * kBN * 128, &tm_v, v_full(s), db * 64, wk.key0 + j * kBN, wk.bh);
         }
+      }
+      if constexpr (kDynamic) {  // past the end: the next Q buffer's slot says so, without a load
+        const int qb = qi % kQBufs;
+        mbar_wait_or_trap(q_empty(qb), (static_cast<std::uint32_t>(qi / kQBufs) & 1u) ^ 1u);
+        st_shared_s32(tile_slot(qb), -1);
+        mbar_arrive(q_full(qb));
       }
       // Tail: the consumers release the last K/V tiles and Q buffers only at their end.
       for (int i = max(0, it - kStages); i < it; ++i) {
@@ -736,13 +771,23 @@ __global__ void __launch_bounds__(C::kThreads, 1)
         make_p();
       }
       const int gl = g0 + wk.n_tiles - 1;  // this tile's last K/V tile
-      Work wk2;
-      if (!item(qi + 1, wk2)) {  // the block's last work item: its last P V alone
-        last_pv(gl, true);
-        break;
-      }
       const int qb2 = (qi + 1) % kQBufs;
-      mbar_wait(q_full(qb2), static_cast<std::uint32_t>((qi + 1) / kQBufs) & 1u);
+      Work wk2;
+      if constexpr (kDynamic) {  // the next work tile is the one the producer put in its Q buffer
+        mbar_wait(q_full(qb2), static_cast<std::uint32_t>((qi + 1) / kQBufs) & 1u);
+        const int w2 = ld_shared_s32(tile_slot(qb2));
+        if (w2 < 0) {  // the block's last work item: its last P V alone
+          last_pv(gl, true);
+          break;
+        }
+        wk2 = work(w2);
+      } else {
+        if (!item(qi + 1, wk2)) {  // the block's last work item: its last P V alone
+          last_pv(gl, true);
+          break;
+        }
+        mbar_wait(q_full(qb2), static_cast<std::uint32_t>((qi + 1) / kQBufs) & 1u);
+      }
       const float fin_sum[2] = {row_sum[0], row_sum[1]}, fin_max[2] = {row_max[0], row_max[1]};
       (void)step(q_buf(qb2), wk2, 0, gl + 1, true);  // the next tile's S[0] with this tile's last P V
       epilogue(wk, qi % kQBufs, fin_sum, fin_max);
@@ -852,21 +897,37 @@ int sm_count() {
 // launched with programmatic stream serialization, so its blocks may start while the kernel
 // before it in the stream (the other part of a split) still runs; it waits for that kernel
 // before its threads exit (griddep_exit). group: heads per heavy-first group of the causal work
-// order, 0 for the rule below (an experiment sets it). stream_k: -1 where stream_k_pays() says
-// so (below), 0 never (an experiment compares).
+// order, 0 for the rule below (an experiment sets it). balance: how a persistent launch shares
+// unequal work: -1 the rule below (stream-K where stream_k_pays(); causal: the dynamic order at
+// head dim 128), 0 neither (static shares), 1 the dynamic order for any causal head dim (an
+// experiment compares).
 template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
 void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream, bool persistent, long long begin,
-            long long end, bool after_pdl, int group = 0, int stream_k = -1) {
+            long long end, bool after_pdl, int group = 0, int balance = -1) {
   const int bkv = pr.batch * (pr.heads / fp.kv_group);  // (batch, K/V head)s
-  // Causal work order. Persistent blocks (static shares) take all heads' tiles heaviest first:
-  // the sums of work come out equal. A block per tile (the hardware hands tiles to SMs as they
-  // free): heaviest first in groups of heads whose K and V together fit in 16 MB of the L2
-  // (s4096 d128: 8 heads), which in launch order would leave the last heads' heavy tiles for
-  // the end (a model of the block scheduler: 7% idle at s4096 d128, none in groups of 4-8).
+  // The dynamic order (HopperParams::tile_ctr), with its counter: 4 bytes from the library's
+  // stream-ordered pool, zeroed on the stream (none to be had, a stream being captured: a block
+  // per tile instead, the hardware's order, without the loads under the previous tile).
+  HopperWorkspace ws;
+  bool dynamic = false;
+  if constexpr (kOverlap && C::kCrossTile && CAUSAL) {
+    if (persistent && (balance == 1 || (balance == -1 && D == 128))) {
+      dynamic = ws.acquire(sizeof(int), stream);
+      if (dynamic) GPUCHECK_CUDA(cudaMemsetAsync(ws.ptr, 0, sizeof(int), stream));
+      else persistent = false;
+    }
+  }
+  // Causal work order. Static persistent shares take all heads' tiles heaviest first in snake
+  // order: the sums of work come out equal. A block per tile (the hardware hands tiles to SMs
+  // as they free) and the dynamic order (the same, in software): heaviest first in groups of
+  // heads whose K and V together fit in 16 MB of the L2 (s4096 d128: 8 heads), which in launch
+  // order would leave the last heads' heavy tiles for the end (a model of the block scheduler:
+  // 7% idle at s4096 d128, none in groups of 4-8; static shares in groups: 66% more than the
+  // mean on the busiest block).
   const long long kv_bytes = 2LL * pr.seq_k * D * 2;
   const int heavy_group =
       group > 0   ? std::min(group, bkv)
-      : persistent ? bkv
+      : persistent && !dynamic ? bkv
                    : static_cast<int>(std::clamp<long long>((16LL << 20) / kv_bytes, 1, bkv));
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
   if (rows > 0x7fffffffLL - C::kBM)
@@ -892,15 +953,21 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
                   CAUSAL ? heavy_group : 0,
                   nullptr,
                   nullptr,
-                  0};
+                  0,
+                  nullptr};
+  auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C>;
+  if constexpr (kOverlap && C::kCrossTile && CAUSAL) {
+    if (dynamic) {
+      hp.tile_ctr = static_cast<int*>(ws.ptr);
+      kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C, false, true>;
+    }
+  }
   // Stream-K (HopperParams; the kernel's kStreamK variant) where stream_k_pays(), with its
   // workspace: a partial per block and warp, stream-ordered from the library's pool
   // (HopperWorkspace). None to be had (a stream being captured, no memory): without stream-K.
-  HopperWorkspace ws;
-  auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C>;
   if constexpr (kOverlap && C::kCrossTile && !CAUSAL) {
     const long long n_kv = (pr.seq_k + C::kBN - 1) / C::kBN;
-    if (stream_k != 0 && persistent && stream_k_pays(n_work, n_kv, blocks)) {  // also: n_work n_kv < 2^31
+    if (balance != 0 && persistent && stream_k_pays(n_work, n_kv, blocks)) {  // also: n_work n_kv < 2^31
       constexpr long long kWarps = C::kConsumers * 4;
       const std::size_t part_bytes =
           static_cast<std::size_t>(blocks * kWarps * stream_k_part_floats(D) * 32) * sizeof(float);
@@ -973,11 +1040,15 @@ void launch_split(const AttentionProblem& pr, const FlashParams& fp, cudaStream_
 //   d128  no mask, up to 4096 keys: 128-key tiles, two Q buffers, persistent, cross-tile
 //         (stream-K where it pays: s4096, not the grouped-query shape's 4 tiles left); more
 //         keys: 176-key tiles, one Q buffer given back early, persistent; causal: 128-key
-//         tiles, 3 stages, a block per tile;
+//         tiles, two Q buffers, persistent, cross-tile, in the dynamic order (the serial
+//         schedule: 3 stages, a block per tile);
 //   d256  80-key tiles, one Q buffer (Q 64 KB + 2 x 2 x 40 KB of K/V), a block per tile.
-// Persistent causal blocks take the work tiles heaviest first in snake order (nth(), work());
-// at d128/d256 that lost to the hardware's block scheduler (L2: the heaviest tiles of every
-// head at once), at d64 it won by 10-29%. Only the configurations and masks each case runs are
+// Persistent causal blocks at d64 take the work tiles heaviest first in snake order (nth(),
+// work()): static shares won there by 10-29% over a block per tile, and the dynamic order
+// lost 1-5% to them (v8). At d128 static shares lost to the hardware's block scheduler (L2:
+// the heaviest tiles of every head at once; in groups of heads the shares come out unequal),
+// and the dynamic order (grouped, heaviest first, taken as blocks free) beat both: +2% at
+// s4096, +5% grouped-query (v8). Only the configurations and masks each case runs are
 // instantiated.
 template <typename T, int D>
 void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& fp, bool overlap, cudaStream_t stream) {
@@ -1001,8 +1072,10 @@ void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& 
       overlap ? launch_split<T, D, true, true, A, B>(pr, fp, stream, true, false)
               : launch_split<T, D, true, false, A, B>(pr, fp, stream, true, false);
   } else if constexpr (D == 128) {
-    if (pr.causal)
-      one(Tile<2, 128, 3, 1>{}, std::true_type{}, false);
+    if (pr.causal && overlap)  // the dynamic order (launch(); a stream being captured: a block per tile)
+      launch<T, D, true, true, Tile<2, 128, 2, 2, true, false, true>>(pr, fp, stream, true, 0, rows, false);
+    else if (pr.causal)
+      launch<T, D, true, false, Tile<2, 128, 3, 1>>(pr, fp, stream, false, 0, rows, false);
     else if (pr.seq_k <= 4096)
       one(Tile<2, 128, 2, 2, true, false, true>{}, std::false_type{}, true);
     else
@@ -1020,7 +1093,7 @@ void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& 
 template <typename T, int D>
 bool flash_hopper_variant_loadable() {
   cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, flash_fwd_hopper_kernel<T, D, true, true, Tile<2, 128, 3, 1>>) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&attr, flash_fwd_hopper_kernel<T, D, true, false, Tile<2, 128, 3, 1>>) != cudaSuccess) {
     (void)cudaGetLastError();  // clear: a missing image is an answer here, not an error
     return false;
   }

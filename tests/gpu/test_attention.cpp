@@ -477,6 +477,47 @@ TEST_P(Flash, StreamKSplitsWorkTilesBetweenBlocks) {
   EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0);
 }
 
+TEST_P(Flash, CausalDynamicOrderAndItsCapturedFallback) {
+  // Causal head dim 128 on the hopper kernel: persistent blocks take their next work tile from
+  // a counter as they finish one (the dynamic order), so which block computes which tile
+  // depends on timing. Shapes with more work tiles than the H200's 132 SMs and unequal ones:
+  // b2 h33 s1500 (66 heads x 12 tiles of 1 to 12 K/V steps), seq_k above seq_q (the diagonal
+  // moved right: 3 x 300 rows over 901 keys), grouped-query 4 x 777 packed rows per K/V head
+  // (the causal period inside a tile). Every row and lse against the reference, then: the
+  // same result on a second run, and on a run captured into a CUDA graph, where the kernel
+  // gets no workspace and runs a block per tile, bit for bit (a tile's arithmetic is the same
+  // whichever block or order computes it). Other head dims and kernels: the same checks.
+  check(problem(2, 33, 1500, 1500, true), 6.f);
+  check(problem(3, 8, 300, 901, true), 6.f);
+  check(problem(1, 32, 777, 777, true, 8), 6.f);
+  const AttentionProblem p = problem(2, 33, 1500, 1500, true);
+  Inputs in(p, 3.f);
+  DeviceBuffer o2(in.o.bytes()), o3(in.o.bytes());
+  kernels::poison(o2.get(), o2.bytes(), nullptr);
+  kernels::poison(o3.get(), o3.bytes(), nullptr);
+  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), nullptr, nullptr, GetParam().kernel);
+  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), o2.get(), nullptr, nullptr, GetParam().kernel);
+  cudaStream_t st = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), o3.get(), nullptr, st, GetParam().kernel);
+  ASSERT_EQ(cudaStreamEndCapture(st, &graph), cudaSuccess);
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, st), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+  EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(st), cudaSuccess);
+  std::vector<unsigned char> a(in.o.bytes()), b(o2.bytes()), c(o3.bytes());
+  ASSERT_EQ(cudaMemcpy(a.data(), in.o.get(), a.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b.data(), o2.get(), b.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(c.data(), o3.get(), c.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0) << "a second run differs";
+  EXPECT_EQ(std::memcmp(a.data(), c.data(), a.size()), 0) << "the captured run differs";
+}
+
 TEST_P(Flash, RepeatedRunsAreBitwiseEqual) {
   // A moving result on the same inputs means a race (a missing barrier).
   for (int kv : {0, 2})
