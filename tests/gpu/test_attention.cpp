@@ -477,6 +477,29 @@ TEST_P(Flash, StreamKSplitsWorkTilesBetweenBlocks) {
   EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0);
 }
 
+TEST_P(Flash, ShortLastQueryTilesAcrossPersistentBlocks) {
+  // Many heads whose last query tile is short, on persistent blocks that walk several work
+  // tiles (the hopper kernel at d64: 192-row tiles, the next tile's first S issued with the last
+  // P V of one whose rows end early). b8 h16 s1000: 768 tiles for 132 SMs, 128 of them with 40
+  // rows; b4 h33 s850: 82 rows; grouped-query 8 x 250 = 2000 packed rows over 1200 keys (80
+  // rows, a masked tail K/V tile); b1 h3 s200: one block's only tile short. Every row and lse
+  // against the reference, then the first shape again, bit for bit.
+  check(problem(8, 16, 1000, 1000, false), 4.f);
+  check(problem(4, 33, 850, 850, false), 4.f);
+  check(problem(2, 16, 250, 1200, false, 2), 4.f);
+  check(problem(1, 3, 200, 200, false), 4.f);
+  const AttentionProblem p = problem(8, 16, 1000, 1000, false);
+  Inputs in(p, 3.f);
+  DeviceBuffer o2(in.o.bytes());
+  kernels::poison(o2.get(), o2.bytes(), nullptr);
+  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), nullptr, nullptr, GetParam().kernel);
+  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), o2.get(), nullptr, nullptr, GetParam().kernel);
+  std::vector<unsigned char> a(in.o.bytes()), b(o2.bytes());
+  ASSERT_EQ(cudaMemcpy(a.data(), in.o.get(), a.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(b.data(), o2.get(), b.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0);
+}
+
 TEST_P(Flash, CausalDynamicOrderAndItsCapturedFallback) {
   // Causal head dim 128 on the hopper kernel: persistent blocks take their next work tile from
   // a counter as they finish one (the dynamic order), so which block computes which tile
