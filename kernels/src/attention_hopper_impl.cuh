@@ -921,18 +921,9 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
       else persistent = false;
     }
   }
-  // Causal work order. Static persistent shares take all heads' tiles heaviest first in snake
-  // order: the sums of work come out equal. A block per tile (the hardware hands tiles to SMs
-  // as they free) and the dynamic order (the same, in software): heaviest first in groups of
-  // heads whose K and V together fit in 16 MB of the L2 (s4096 d128: 8 heads), which in launch
-  // order would leave the last heads' heavy tiles for the end (a model of the block scheduler:
-  // 7% idle at s4096 d128, none in groups of 4-8; static shares in groups: 66% more than the
-  // mean on the busiest block).
-  const long long kv_bytes = 2LL * pr.seq_k * D * 2;
-  const int heavy_group =
-      group > 0   ? std::min(group, bkv)
-      : persistent && !dynamic ? bkv
-                   : static_cast<int>(std::clamp<long long>((16LL << 20) / kv_bytes, 1, bkv));
+  // Causal work order: heaviest first, in groups of heads (causal_heavy_group()): all heads for
+  // static persistent shares, as many as fit in 16 MB of L2 where tiles are taken as blocks free.
+  const int heavy_group = causal_heavy_group(group, bkv, 2LL * pr.seq_k * D * 2, persistent && !dynamic);
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
   if (rows > 0x7fffffffLL - C::kBM)
     throw std::invalid_argument("flash_attention_fwd: heads / kv_heads * seq_q too large for the hopper kernel");

@@ -74,4 +74,20 @@ constexpr bool stream_k_pays(long long n_work, long long n_kv, long long blocks)
   return saved * 50 >= whole && saved >= 8 && 2 * q >= n_kv;
 }
 
+// The causal work order's groups (HopperParams::heavy_group): the (batch, K/V head)s whose work
+// tiles run heaviest first together. group > 0: that many (an experiment), at most all. Static
+// persistent shares (d64): all heads, one heavy-first sequence that the snake order shares out
+// evenly (in groups it becomes a saw, and the busiest block gets 66% more than the mean at s4096
+// d128: a model of it, docs/ATTENTION.md v8). Tiles taken as blocks free (a block per tile, or
+// the dynamic order at d128): groups whose K and V fit in 16 MB of the L2 (s4096 d128: 8 heads),
+// at least one head; all heads at once would leave the last heads' heavy tiles for the end (a
+// model of the block scheduler: 7% idle at s4096 d128, none in groups of 4-8).
+constexpr int causal_heavy_group(int group, int bkv, long long kv_bytes_per_head, bool static_shares) {
+  if (bkv <= 1) return 1;
+  if (group > 0) return group < bkv ? group : bkv;
+  if (static_shares || kv_bytes_per_head <= 0) return bkv;
+  const long long fit = (16LL << 20) / kv_bytes_per_head;
+  return fit < 1 ? 1 : fit > bkv ? bkv : static_cast<int>(fit);
+}
+
 }  // namespace gpucheck::kernels::detail

@@ -1,5 +1,6 @@
 // Stream-K's arithmetic for the hopper attention kernel (kernels/src/attention_stream_k.hpp):
-// the share of the work tiles among the blocks and the rule that decides when a launch uses it.
+// the share of the work tiles among the blocks, the rule that decides when a launch uses it,
+// and the causal work order's groups of heads.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -117,6 +118,29 @@ TEST(StreamK, PaysOnlyWithAllThreeConditions) {
   // (2 x 8 >= 16), 5 tiles 4 (a tile in four parts) though 12 steps would be saved.
   EXPECT_TRUE(stream_k_pays(6, 16, 4));
   EXPECT_FALSE(stream_k_pays(5, 16, 4));
+}
+
+TEST(CausalOrder, HeavyFirstGroupsFollowTheL2AndTheScheduler) {
+  // b4 h16 s4096 d128: K and V 2 MB per head, 64 heads. Taken as blocks free: 8 heads (16 MB).
+  EXPECT_EQ(causal_heavy_group(0, 64, 2LL << 20, false), 8);
+  // Static persistent shares: one heavy-first sequence over all heads, whatever the bytes.
+  EXPECT_EQ(causal_heavy_group(0, 64, 2LL << 20, true), 64);
+  EXPECT_EQ(causal_heavy_group(0, 64, 1LL << 40, true), 64);
+  // s16384 d128: 8 MB a head, 2 together; past 16 MB a head: one, never zero.
+  EXPECT_EQ(causal_heavy_group(0, 32, 8LL << 20, false), 2);
+  EXPECT_EQ(causal_heavy_group(0, 32, (16LL << 20) + 1, false), 1);
+  EXPECT_EQ(causal_heavy_group(0, 32, 1LL << 40, false), 1);
+  // Small heads: at most all of them (the boundary: exactly 16 MB over 4 heads).
+  EXPECT_EQ(causal_heavy_group(0, 4, 4LL << 20, false), 4);
+  EXPECT_EQ(causal_heavy_group(0, 4, 1024, false), 4);
+  EXPECT_EQ(causal_heavy_group(0, 5, 4LL << 20, false), 4);
+  // An experiment's group, capped at the heads there are; one head: 1.
+  EXPECT_EQ(causal_heavy_group(3, 64, 2LL << 20, true), 3);
+  EXPECT_EQ(causal_heavy_group(100, 64, 2LL << 20, false), 64);
+  EXPECT_EQ(causal_heavy_group(0, 1, 1024, false), 1);
+  EXPECT_EQ(causal_heavy_group(7, 1, 1024, true), 1);
+  // Degenerate bytes do not divide by zero.
+  EXPECT_EQ(causal_heavy_group(0, 64, 0, false), 64);
 }
 
 }  // namespace
