@@ -322,6 +322,28 @@ class Flash : public testing::TestWithParam<FlashConfig> {
     Inputs in(p, qk_range);
     check_inputs(in, "qk range " + std::to_string(qk_range), sampled);
   }
+  // The kernel under test on the inputs into o (poisoned first), on `stream`.
+  void run_into(const Inputs& in, void* o, cudaStream_t stream = nullptr) const {
+    kernels::poison(o, in.o.bytes(), stream);
+    kernels::flash_attention_fwd(in.p, in.q.get(), in.k.get(), in.v.get(), o, nullptr, stream, GetParam().kernel);
+  }
+  // Whether two device results of the inputs' output size hold the same bytes.
+  static bool same_bytes(const Inputs& in, const void* x, const void* y) {
+    std::vector<unsigned char> a(in.o.bytes()), b(in.o.bytes());
+    if (cudaMemcpy(a.data(), x, a.size(), cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(b.data(), y, b.size(), cudaMemcpyDeviceToHost) != cudaSuccess)
+      return false;
+    return std::memcmp(a.data(), b.data(), a.size()) == 0;
+  }
+  // The problem run twice on the same inputs: the same bytes (a race or a timing-dependent
+  // order would move them).
+  void expect_repeatable(const AttentionProblem& p, float qk_range) {
+    Inputs in(p, qk_range);
+    DeviceBuffer o2(in.o.bytes());
+    run_into(in, in.o.get());
+    run_into(in, o2.get());
+    EXPECT_TRUE(same_bytes(in, in.o.get(), o2.get())) << "a second run differs";
+  }
   // The same on inputs the caller made (what: how, for the trace).
   void check_inputs(Inputs& in, const std::string& what, std::size_t sampled = 0) {
     const AttentionProblem& p = in.p;
@@ -466,15 +488,7 @@ TEST_P(Flash, StreamKSplitsWorkTilesBetweenBlocks) {
   check(problem(2, 33, 777, 2047, false), 6.f);
   check(problem(1, 18, 2200, 2047, false), 6.f);
   check(problem(1, 32, 777, 3000, false, 8), 6.f);
-  const AttentionProblem p = problem(2, 33, 777, 2047, false);
-  Inputs in(p, 3.f);
-  DeviceBuffer o2(in.o.bytes());
-  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), nullptr, nullptr, GetParam().kernel);
-  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), o2.get(), nullptr, nullptr, GetParam().kernel);
-  std::vector<unsigned char> a(in.o.bytes()), b(o2.bytes());
-  ASSERT_EQ(cudaMemcpy(a.data(), in.o.get(), a.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(b.data(), o2.get(), b.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0);
+  expect_repeatable(problem(2, 33, 777, 2047, false), 3.f);
 }
 
 TEST_P(Flash, ShortLastQueryTilesAcrossPersistentBlocks) {
@@ -488,16 +502,7 @@ TEST_P(Flash, ShortLastQueryTilesAcrossPersistentBlocks) {
   check(problem(4, 33, 850, 850, false), 4.f);
   check(problem(2, 16, 250, 1200, false, 2), 4.f);
   check(problem(1, 3, 200, 200, false), 4.f);
-  const AttentionProblem p = problem(8, 16, 1000, 1000, false);
-  Inputs in(p, 3.f);
-  DeviceBuffer o2(in.o.bytes());
-  kernels::poison(o2.get(), o2.bytes(), nullptr);
-  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), nullptr, nullptr, GetParam().kernel);
-  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), o2.get(), nullptr, nullptr, GetParam().kernel);
-  std::vector<unsigned char> a(in.o.bytes()), b(o2.bytes());
-  ASSERT_EQ(cudaMemcpy(a.data(), in.o.get(), a.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(b.data(), o2.get(), b.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0);
+  expect_repeatable(problem(8, 16, 1000, 1000, false), 3.f);
 }
 
 TEST_P(Flash, CausalDynamicOrderAndItsCapturedFallback) {
@@ -513,19 +518,19 @@ TEST_P(Flash, CausalDynamicOrderAndItsCapturedFallback) {
   check(problem(2, 33, 1500, 1500, true), 6.f);
   check(problem(3, 8, 300, 901, true), 6.f);
   check(problem(1, 32, 777, 777, true, 8), 6.f);
-  const AttentionProblem p = problem(2, 33, 1500, 1500, true);
-  Inputs in(p, 3.f);
+  Inputs in(problem(2, 33, 1500, 1500, true), 3.f);
   DeviceBuffer o2(in.o.bytes()), o3(in.o.bytes());
-  kernels::poison(o2.get(), o2.bytes(), nullptr);
+  run_into(in, in.o.get());
+  run_into(in, o2.get());
+  EXPECT_TRUE(same_bytes(in, in.o.get(), o2.get())) << "a second run differs";
   kernels::poison(o3.get(), o3.bytes(), nullptr);
-  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), nullptr, nullptr, GetParam().kernel);
-  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), o2.get(), nullptr, nullptr, GetParam().kernel);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   cudaStream_t st = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal), cudaSuccess);
-  kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), o3.get(), nullptr, st, GetParam().kernel);
+  kernels::flash_attention_fwd(in.p, in.q.get(), in.k.get(), in.v.get(), o3.get(), nullptr, st, GetParam().kernel);
   ASSERT_EQ(cudaStreamEndCapture(st, &graph), cudaSuccess);
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
   ASSERT_EQ(cudaGraphLaunch(exec, st), cudaSuccess);
@@ -533,12 +538,7 @@ TEST_P(Flash, CausalDynamicOrderAndItsCapturedFallback) {
   EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
   EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
   EXPECT_EQ(cudaStreamDestroy(st), cudaSuccess);
-  std::vector<unsigned char> a(in.o.bytes()), b(o2.bytes()), c(o3.bytes());
-  ASSERT_EQ(cudaMemcpy(a.data(), in.o.get(), a.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(b.data(), o2.get(), b.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(c.data(), o3.get(), c.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0) << "a second run differs";
-  EXPECT_EQ(std::memcmp(a.data(), c.data(), a.size()), 0) << "the captured run differs";
+  EXPECT_TRUE(same_bytes(in, in.o.get(), o3.get())) << "the captured run differs";
 }
 
 TEST_P(Flash, RepeatedRunsAreBitwiseEqual) {
@@ -548,16 +548,10 @@ TEST_P(Flash, RepeatedRunsAreBitwiseEqual) {
       const AttentionProblem p = problem(2, 4, 1000, 1000, causal, kv);
       Inputs in(p, 3.f);
       DeviceBuffer o2(in.o.bytes());
-      kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), in.o.get(), nullptr, nullptr,
-                                   GetParam().kernel);
+      run_into(in, in.o.get());
       for (int rep = 0; rep < 3; ++rep) {
-        kernels::poison(o2.get(), o2.bytes(), nullptr);
-        kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), o2.get(), nullptr, nullptr,
-                                     GetParam().kernel);
-        std::vector<unsigned char> a(in.o.bytes()), b(o2.bytes());
-        ASSERT_EQ(cudaMemcpy(a.data(), in.o.get(), a.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-        ASSERT_EQ(cudaMemcpy(b.data(), o2.get(), b.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-        ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size()), 0)
+        run_into(in, o2.get());
+        ASSERT_TRUE(same_bytes(in, in.o.get(), o2.get()))
             << "run " << rep << " kv" << p.kv() << (causal ? " causal" : "");
       }
     }
