@@ -434,8 +434,8 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(C::kConsumerRegs));
   // The consumer index: rows [64 cw, 64 cw + 64) of the tile. Broadcast from lane 0 (as CUTLASS
   // does), so that ptxas knows it is the same in every lane: more of the K/V loop's address
-  // arithmetic then stays on the uniform datapath (d64 loop 598 -> 585 instructions, d128 665 ->
-  // 652; measured +1.4-2.8% at d64, level at d128: v8).
+  // arithmetic then stays on the uniform datapath (d64 loop 598 -> 589 instructions, d128 665 ->
+  // 652; measured +0.6-2.1% at d64, level at d128: v8).
   const int cw = __shfl_sync(0xffffffffu, wg - 1, 0);
   const int wt = tid % 128;
   const int wq = wt >> 5;  // warp in the warpgroup: 16 rows each
