@@ -909,21 +909,6 @@ template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
 void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream, bool persistent, long long begin,
             long long end, bool after_pdl, int group = 0, int balance = -1) {
   const int bkv = pr.batch * (pr.heads / fp.kv_group);  // (batch, K/V head)s
-  // The dynamic order (HopperParams::tile_ctr), with its counter: 4 bytes from the library's
-  // stream-ordered pool, zeroed on the stream (none to be had, a stream being captured: a block
-  // per tile instead, the hardware's order, without the loads under the previous tile).
-  HopperWorkspace ws;
-  bool dynamic = false;
-  if constexpr (kOverlap && C::kCrossTile && CAUSAL && D == 128) {
-    if (persistent && balance != 0) {
-      dynamic = ws.acquire(sizeof(int), stream);
-      if (dynamic) GPUCHECK_CUDA(cudaMemsetAsync(ws.ptr, 0, sizeof(int), stream));
-      else persistent = false;
-    }
-  }
-  // Causal work order: heaviest first, in groups of heads (causal_heavy_group()): all heads for
-  // static persistent shares, as many as fit in 16 MB of L2 where tiles are taken as blocks free.
-  const int heavy_group = causal_heavy_group(group, bkv, 2LL * pr.seq_k * D * 2, persistent && !dynamic);
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
   if (rows > 0x7fffffffLL - C::kBM)
     throw std::invalid_argument("flash_attention_fwd: heads / kv_heads * seq_q too large for the hopper kernel");
@@ -933,6 +918,23 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
   const long long m_blocks = (end - begin + C::kBM - 1) / C::kBM;
   const long long n_work = m_blocks * bkv;
   if (n_work > 0x7fffffffLL) throw std::invalid_argument("flash_attention_fwd: too many query tiles for the hopper kernel");
+  // The dynamic order (HopperParams::tile_ctr), with its counter: 4 bytes from the library's
+  // stream-ordered pool, zeroed on the stream (none to be had, a stream being captured: a block
+  // per tile instead, the hardware's order, without the loads under the previous tile). Only
+  // with more work tiles than SMs: with fewer, each block has one tile either way and the
+  // counter and its memset would be all the difference (a block per tile then too).
+  HopperWorkspace ws;
+  bool dynamic = false;
+  if constexpr (kOverlap && C::kCrossTile && CAUSAL && D == 128) {
+    if (persistent && balance != 0) {
+      dynamic = n_work > sm_count() && ws.acquire(sizeof(int), stream);
+      if (dynamic) GPUCHECK_CUDA(cudaMemsetAsync(ws.ptr, 0, sizeof(int), stream));
+      else persistent = false;
+    }
+  }
+  // Causal work order: heaviest first, in groups of heads (causal_heavy_group()): all heads for
+  // static persistent shares, as many as fit in 16 MB of L2 where tiles are taken as blocks free.
+  const int heavy_group = causal_heavy_group(group, bkv, 2LL * pr.seq_k * D * 2, persistent && !dynamic);
   // Persistent: one block per SM walks the work tiles; otherwise one block per work tile.
   const long long blocks = persistent ? std::min<long long>(n_work, sm_count()) : n_work;
   HopperParams hp{fp.o,
