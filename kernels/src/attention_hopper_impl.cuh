@@ -397,9 +397,16 @@ __global__ void __launch_bounds__(C::kThreads, 1)
         mbar_expect_tx(q_full(qb), L::kQBytes);
         for (int db = 0; db < kDB; ++db)
           tma_load_3d(q_buf(qb) + db * kBM * 128, &tm_q, q_full(qb), db * 64, wk.m0, wk.bh);
-        // The next tile asked for now; its answer is needed only after this tile's K/V loads.
-        if constexpr (kDynamic) w_dyn = static_cast<int>(gridDim.x) + atomicAdd(p.tile_ctr, 1);
+        // The dynamic order: the next tile is asked for as the last K/V tile of this one is
+        // about to load, when the consumers are a ring's depth from this tile's end, so tiles go
+        // to blocks in the order the blocks come to need one (asked with the Q load, every block
+        // took its second tile at the start: b1 h16 s2048 causal, 256 tiles on 132 blocks,
+        // lost 25% to a block per tile). The wait for the stage below hides the atomic's trip.
+        // Every work tile has a K/V tile (causal needs seq_q <= seq_k: each row sees key 0).
         for (int j = 0; j < wk.n_tiles; ++j, ++it) {
+          if constexpr (kDynamic) {
+            if (j == wk.n_tiles - 1) w_dyn = static_cast<int>(gridDim.x) + atomicAdd(p.tile_ctr, 1);
+          }
           const int s = stage(it);
           const std::uint32_t ph = phase(it);
           mbar_wait_or_trap(k_empty(s), ph ^ 1u);
@@ -921,13 +928,16 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
   // The dynamic order (HopperParams::tile_ctr), with its counter: 4 bytes from the library's
   // stream-ordered pool, zeroed on the stream (none to be had, a stream being captured: a block
   // per tile instead, the hardware's order, without the loads under the previous tile). Only
-  // with more work tiles than SMs: with fewer, each block has one tile either way and the
-  // counter and its memset would be all the difference (a block per tile then too).
+  // with at least three work tiles per SM: the counter's allocation and memset cost a fixed
+  // ~2 us (measured 1.9-2.0 us at three shapes of 256 tiles, where a block per tile won by
+  // 3-8%), which the order gains back from about 512 tiles on 132 SMs (-0.4 to +2.5% there;
+  // 1024 tiles +2 to +5%, 2048 +3%: v9).
   HopperWorkspace ws;
   bool dynamic = false;
+  const int sms = sm_count();
   if constexpr (kOverlap && C::kCrossTile && CAUSAL && D == 128) {
     if (persistent && balance != 0) {
-      dynamic = n_work > sm_count() && ws.acquire(sizeof(int), stream);
+      dynamic = n_work >= 3LL * sms && ws.acquire(sizeof(int), stream);
       if (dynamic) GPUCHECK_CUDA(cudaMemsetAsync(ws.ptr, 0, sizeof(int), stream));
       else persistent = false;
     }
@@ -936,7 +946,7 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
   // static persistent shares, as many as fit in 16 MB of L2 where tiles are taken as blocks free.
   const int heavy_group = causal_heavy_group(group, bkv, 2LL * pr.seq_k * D * 2, persistent && !dynamic);
   // Persistent: one block per SM walks the work tiles; otherwise one block per work tile.
-  const long long blocks = persistent ? std::min<long long>(n_work, sm_count()) : n_work;
+  const long long blocks = persistent ? std::min<long long>(n_work, sms) : n_work;
   HopperParams hp{fp.o,
                   fp.lse,
                   static_cast<int>(rows),

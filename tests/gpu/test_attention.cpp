@@ -508,17 +508,18 @@ TEST_P(Flash, ShortLastQueryTilesAcrossPersistentBlocks) {
 TEST_P(Flash, CausalDynamicOrderAndItsCapturedFallback) {
   // Causal head dim 128 on the hopper kernel: persistent blocks take their next work tile from
   // a counter as they finish one (the dynamic order), so which block computes which tile
-  // depends on timing. Shapes with more work tiles than the H200's 132 SMs and unequal ones:
-  // b2 h33 s1500 (66 heads x 12 tiles of 1 to 12 K/V steps), seq_k above seq_q (the diagonal
-  // moved right: 48 heads x 3 tiles of 300 rows over 901 keys), grouped-query 4 x 777 packed
-  // rows per K/V head (the causal period inside a tile); with fewer tiles than SMs the kernel
-  // runs a block per tile (the other shapes of this file). Every row and lse against the reference, then: the
+  // depends on timing. Shapes with at least three work tiles per SM of the H200 (132: the
+  // kernel's rule) and unequal ones: b2 h33 s1500 (66 heads x 12 tiles of 1 to 12 K/V steps),
+  // seq_k above seq_q (the diagonal moved right: 144 heads x 3 tiles of 300 rows over 901
+  // keys), grouped-query 4 x 777 packed rows per K/V head (the causal period inside a tile;
+  // 24 x 25 tiles); with fewer tiles the kernel runs a block per tile (the other shapes of
+  // this file). Every row and lse against the reference, then: the
   // same result on a second run, and on a run captured into a CUDA graph, where the kernel
   // gets no workspace and runs a block per tile, bit for bit (a tile's arithmetic is the same
   // whichever block or order computes it). Other head dims and kernels: the same checks.
   check(problem(2, 33, 1500, 1500, true), 6.f);
-  check(problem(6, 8, 300, 901, true), 6.f);
-  check(problem(1, 32, 777, 777, true, 8), 6.f);
+  check(problem(18, 8, 300, 901, true), 6.f);
+  check(problem(3, 32, 777, 777, true, 8), 6.f);
   Inputs in(problem(2, 33, 1500, 1500, true), 3.f);
   DeviceBuffer o2(in.o.bytes()), o3(in.o.bytes());
   run_into(in, in.o.get());
