@@ -112,6 +112,12 @@ struct HopperParams {
   // launch order not yet taken, gridDim.x + atomicAdd(tile_ctr, 1) (zero at the launch), as the
   // hardware hands blocks to SMs, but with the next tile's Q and K/V loaded under this one.
   int* tile_ctr;
+  // Chained onto the kernel before it in the stream (programmatic dependent launch, launch()):
+  // 1, every thread waits for that kernel to have finished (its writes visible) before this
+  // one reads an input or writes an output, and only then lets the kernel after it launch; 0,
+  // the second part of a split (launch_split), which reads nothing its first part writes and
+  // waits for it at its exit instead.
+  int wait_prior;
 };
 
 // Shared memory, from a 1024-byte aligned base (the 128-byte swizzle repeats every 1024
@@ -353,6 +359,11 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   const int tid = static_cast<int>(threadIdx.x);
   const int wg = tid / 128;
   if (tid == 0) {
+    // The tensor maps are kernel parameters, not anything the kernel before this one writes:
+    // fetched into the descriptor cache now, while that kernel may still run (below).
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&tm_q)) : "memory");
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&tm_k)) : "memory");
+    asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&tm_v)) : "memory");
     for (int s = 0; s < kStages; ++s) {
       mbar_init(k_full(s), 1);
       mbar_init(v_full(s), 1);
@@ -366,10 +377,13 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();  // the last block-wide barrier: the producer's idle warps leave below
-  // A split launch (launch_split): the kernel launched after this one in the stream may take
-  // SMs as this one's blocks leave (a no-op without one), and every thread of this one waits
-  // for the kernel before it in the stream to have finished before it exits (griddep_exit),
-  // so that what follows in the stream sees both done.
+  // Programmatic dependent launch (launch()): this block may have started while the kernel
+  // before it in the stream still ran its last blocks, so its set-up above overlapped their
+  // end. Chained (p.wait_prior), it waits here for that kernel to have finished before it
+  // touches memory; the second part of a split waits at its exit instead (griddep_exit), so
+  // that what follows in the stream sees both parts done. Then the kernel launched after
+  // this one may take SMs as this one's blocks leave (no-ops without programmatic launches).
+  if (p.wait_prior) asm volatile("griddepcontrol.wait;\n" ::: "memory");
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   auto griddep_exit = [] { asm volatile("griddepcontrol.wait;\n" ::: "memory"); };
 
@@ -904,17 +918,22 @@ int sm_count() {
   return n;
 }
 
-// Launches the kernel over the packed rows [begin, end) of every (batch, K/V head). after_pdl:
-// launched with programmatic stream serialization, so its blocks may start while the kernel
-// before it in the stream (the other part of a split) still runs; it waits for that kernel
-// before its threads exit (griddep_exit). group: heads per heavy-first group of the causal work
-// order, 0 for the rule below (an experiment sets it). balance: how a persistent launch shares
-// unequal work: -1 the rule below (stream-K where stream_k_pays(); causal head dim 128: the
-// dynamic order, which at d64 lost 1-5% to static shares: v8), 0 neither (static shares; an
-// experiment compares).
+// Launches the kernel over the packed rows [begin, end) of every (batch, K/V head), always
+// with programmatic stream serialization (programmatic dependent launch): its blocks may start
+// while the kernel before it in the stream still runs its last blocks, so that block launch,
+// shared-memory carve-out, barrier set-up and the tensor-map fetch come off the gap between
+// the two kernels. chain (HopperParams::wait_prior): it then waits for that kernel to finish
+// before it touches memory, whatever that kernel is (a kernel that never signals lets this one
+// launch only at its end; a memset or copy before it, plain stream order). after_pdl: the
+// second part of a split (launch_split), which waits for the first part at its exit instead
+// (griddep_exit); chain false (an experiment compares): launched in plain stream order.
+// group: heads per heavy-first group of the causal work order, 0 for the rule below (an
+// experiment sets it). balance: how a persistent launch shares unequal work: -1 the rule below
+// (stream-K where stream_k_pays(); causal head dim 128: the dynamic order, which at d64 lost
+// 1-5% to static shares: v8), 0 neither (static shares; an experiment compares).
 template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
 void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream, bool persistent, long long begin,
-            long long end, bool after_pdl, int group = 0, int balance = -1) {
+            long long end, bool after_pdl, int group = 0, int balance = -1, bool chain = true) {
   const int bkv = pr.batch * (pr.heads / fp.kv_group);  // (batch, K/V head)s
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
   if (rows > 0x7fffffffLL - C::kBM)
@@ -961,7 +980,8 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
                   nullptr,
                   nullptr,
                   0,
-                  nullptr};
+                  nullptr,
+                  after_pdl ? 0 : 1};
   auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C>;
   if constexpr (kOverlap && C::kCrossTile && CAUSAL && D == 128) {
     if (dynamic) {
@@ -998,7 +1018,7 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr.val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = &attr;
-  cfg.numAttrs = after_pdl ? 1 : 0;
+  cfg.numAttrs = after_pdl || chain ? 1 : 0;
   GPUCHECK_CUDA(cudaLaunchKernelEx(&cfg, kernel, tq, tk, tv, hp));
   GPUCHECK_CUDA_LAUNCH("flash_fwd_hopper_kernel");
 }

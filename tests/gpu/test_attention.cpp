@@ -543,6 +543,39 @@ TEST_P(Flash, CausalDynamicOrderAndItsCapturedFallback) {
   EXPECT_TRUE(same_bytes(in, in.o.get(), o3.get())) << "the captured run differs";
 }
 
+TEST_P(Flash, ChainedOnTheKernelBeforeIt) {
+  // The hopper kernels launch with programmatic dependent launch: their blocks may start while
+  // the kernel before them in the stream still runs its last blocks, and must wait for it
+  // before they read or write memory. Two attentions back to back on one stream, nothing
+  // between them: the second reads the first one's output as its Q (read after write) and
+  // writes its own output over the first one's Q (write after read). Both are checked
+  // against the reference on the inputs each should have seen. Shapes with many unequal work
+  // tiles, so the first blocks of the first kernel end long before its last: d64's split
+  // launch (2200 rows: 192- and 128-row parts) and causal (d128: the dynamic order).
+  for (const AttentionProblem& p : {problem(2, 16, 2200, 2200, false), problem(2, 33, 1500, 1500, true)}) {
+    SCOPED_TRACE(std::string("sq") + std::to_string(p.seq_q) + (p.causal ? " causal" : ""));
+    Inputs in(p, 4.f);
+    DeviceBuffer q0(in.q.bytes()), o1(in.o.bytes());
+    ASSERT_EQ(cudaMemcpy(q0.get(), in.q.get(), in.q.bytes(), cudaMemcpyDeviceToDevice), cudaSuccess);
+    cudaStream_t st = nullptr;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), cudaSuccess);
+    kernels::poison(o1.get(), o1.bytes(), st);
+    kernels::flash_attention_fwd(p, in.q.get(), in.k.get(), in.v.get(), o1.get(), nullptr, st, GetParam().kernel);
+    kernels::flash_attention_fwd(p, o1.get(), in.k.get(), in.v.get(), in.q.get(), nullptr, st, GetParam().kernel);
+    ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+    EXPECT_EQ(cudaStreamDestroy(st), cudaSuccess);
+    const auto rows = kernels::sample_attention_rows(p, 1024, 29);
+    const kernels::AttentionCheck first =
+        kernels::check_attention_rows(p, q0.get(), in.k.get(), in.v.get(), o1.get(), rows, nullptr);
+    EXPECT_EQ(first.nonfinite, 0u);
+    EXPECT_LT(first.rel_l2, 1e-2) << "the first attention (its Q overwritten by the second too early?)";
+    const kernels::AttentionCheck second =
+        kernels::check_attention_rows(p, o1.get(), in.k.get(), in.v.get(), in.q.get(), rows, nullptr);
+    EXPECT_EQ(second.nonfinite, 0u);
+    EXPECT_LT(second.rel_l2, 1e-2) << "the second attention (it read the first one's output too early?)";
+  }
+}
+
 TEST_P(Flash, RepeatedRunsAreBitwiseEqual) {
   // A moving result on the same inputs means a race (a missing barrier).
   for (int kv : {0, 2})
