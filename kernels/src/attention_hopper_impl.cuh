@@ -17,7 +17,9 @@
 // the right to issue round the consumers (ping-pong). Persistent launches walk several work
 // tiles per block, the last P V of one issued with the first S of the next (cross-tile); where
 // the tiles do not divide evenly among the blocks, the last round's are cut among all of them
-// by K/V steps (stream-K, HopperParams).
+// by K/V steps (stream-K, HopperParams). Launched as programmatic dependent launches: a
+// block's set-up overlaps the end of the kernel before it, and it waits for that kernel before
+// it touches memory (launch()).
 // Causal: tiles right of the diagonal are never loaded; only diagonal and tail tiles are
 // masked; the heaviest work tiles start first. The files that include this one are compiled
 // for sm_90a alone (kernels/CMakeLists.txt), so none of these instructions can reach another
@@ -1067,15 +1069,17 @@ void launch_split(const AttentionProblem& pr, const FlashParams& fp, cudaStream_
 //   d128  no mask, up to 4096 keys: 128-key tiles, two Q buffers, persistent, cross-tile
 //         (stream-K where it pays: s4096, not the grouped-query shape's 4 tiles left); more
 //         keys: 176-key tiles, one Q buffer given back early, persistent; causal: 128-key
-//         tiles, two Q buffers, persistent, cross-tile, in the dynamic order (the serial
-//         schedule: 3 stages, a block per tile);
+//         tiles, two Q buffers, persistent, cross-tile, in the dynamic order from three work
+//         tiles per SM, a block per tile below (the serial schedule: 3 stages, a block per
+//         tile);
 //   d256  80-key tiles, one Q buffer (Q 64 KB + 2 x 2 x 40 KB of K/V), a block per tile.
 // Persistent causal blocks at d64 take the work tiles heaviest first in snake order (nth(),
 // work()): static shares won there by 10-29% over a block per tile, and the dynamic order
 // lost 1-5% to them (v8). At d128 static shares lost to the hardware's block scheduler (L2:
 // the heaviest tiles of every head at once; in groups of heads the shares come out unequal),
-// and the dynamic order (grouped, heaviest first, taken as blocks free) beat both: +2% at
-// s4096, +5% grouped-query (v8). Only the configurations and masks each case runs are
+// and the dynamic order (grouped, heaviest first, taken as blocks free) beat both: +3% at
+// s4096, +3% grouped-query, +2-5% at 1024 tiles (v8, v9). Every launch is a programmatic
+// dependent launch (launch()). Only the configurations and masks each case runs are
 // instantiated.
 template <typename T, int D>
 void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& fp, bool overlap, cudaStream_t stream) {
@@ -1099,7 +1103,7 @@ void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& 
       overlap ? launch_split<T, D, true, true, A, B>(pr, fp, stream, true, false)
               : launch_split<T, D, true, false, A, B>(pr, fp, stream, true, false);
   } else if constexpr (D == 128) {
-    if (pr.causal && overlap)  // the dynamic order (launch(); a stream being captured: a block per tile)
+    if (pr.causal && overlap)  // the dynamic order (launch(); fewer tiles or a stream being captured: a block per tile)
       launch<T, D, true, true, Tile<2, 128, 2, 2, true, false, true>>(pr, fp, stream, true, 0, rows, false);
     else if (pr.causal)
       launch<T, D, true, false, Tile<2, 128, 3, 1>>(pr, fp, stream, false, 0, rows, false);
