@@ -77,6 +77,12 @@ std::optional<ClockReading> Device::read_clock() const {
   return ClockReading{t.sm_clock_MHz.value_or(0), t.clock_event_reasons.value_or(0)};
 }
 
+Telemetry Device::read_power() const {
+  Telemetry t;
+  if (nvml_) nvml_->query_power(pci_bus_id_, &t);
+  return t;
+}
+
 void Device::flush_l2(cudaStream_t s) {
   if (!l2_buffer_.get()) {
     const std::size_t l2 = props_.l2CacheSize > 0 ? static_cast<std::size_t>(props_.l2CacheSize) : (64u << 20);

@@ -102,6 +102,7 @@ struct NvmlFns {
   nvmlReturn_t (*reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
   nvmlReturn_t (*gen_gpu_max)(nvmlDevice_t, unsigned*) = nullptr;
   nvmlReturn_t (*power)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*energy)(nvmlDevice_t, unsigned long long*) = nullptr;  // mJ since the driver loaded
   nvmlReturn_t (*ecc_errors)(nvmlDevice_t, int, int, unsigned long long*) = nullptr;
   nvmlReturn_t (*remapped)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
   nvmlReturn_t (*retired_pending)(nvmlDevice_t, int*) = nullptr;
@@ -198,6 +199,16 @@ class DlNvml final : public NvmlApi {
     if (f_.clock && f_.clock(dev, kClockSm, &v) == kNvmlSuccess) t->sm_clock_MHz = v;
     unsigned long long mask = 0;
     if (f_.reasons && f_.reasons(dev, &mask) == kNvmlSuccess) t->clock_event_reasons = mask;
+  }
+
+  void query_power(const std::string& bus_id, Telemetry* t) const override {
+    nvmlDevice_t dev = nullptr;
+    if (!f_.by_bus_id || f_.by_bus_id(bus_id.c_str(), &dev) != kNvmlSuccess) return;
+    unsigned v = 0;
+    if (f_.clock && f_.clock(dev, kClockSm, &v) == kNvmlSuccess) t->sm_clock_MHz = v;
+    if (f_.power && f_.power(dev, &v) == kNvmlSuccess) t->power_W = v / 1000.0;
+    unsigned long long mj = 0;
+    if (f_.energy && f_.energy(dev, &mj) == kNvmlSuccess) t->energy_J = static_cast<double>(mj) / 1000.0;
   }
 
   unsigned device_count() const override {
@@ -375,6 +386,7 @@ std::unique_ptr<NvmlApi> load_nvml(std::string* err) {
   if (!f.reasons) bind(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &f.reasons);
   bind(lib, "nvmlDeviceGetGpuMaxPcieLinkGeneration", &f.gen_gpu_max);
   bind(lib, "nvmlDeviceGetPowerUsage", &f.power);
+  bind(lib, "nvmlDeviceGetTotalEnergyConsumption", &f.energy);
   bind(lib, "nvmlDeviceGetTotalEccErrors", &f.ecc_errors);
   bind(lib, "nvmlDeviceGetRemappedRows", &f.remapped);
   bind(lib, "nvmlDeviceGetRetiredPagesPendingStatus", &f.retired_pending);

@@ -50,6 +50,9 @@ class Device {
   Telemetry refresh_telemetry() const;
   // The SM clock and throttle reasons now (two NVML calls); nullopt without NVML.
   std::optional<ClockReading> read_clock() const;
+  // The SM clock, power draw and energy counter now (Telemetry's sm_clock_MHz, power_W,
+  // energy_J; three NVML calls); every field empty without NVML.
+  Telemetry read_power() const;
   bool nvml_loaded() const { return nvml_ != nullptr; }
   const std::string& nvml_note() const { return nvml_note_; }  // why NVML is not loaded
   int compute_capability() const { return props_.major * 10 + props_.minor; }

@@ -39,6 +39,8 @@ struct Telemetry {
   // (sysfs, the upstream bridge): pcie_*_max above is what NVML reports for the pair.
   std::optional<int> pcie_gen_gpu_max, pcie_gen_slot_max, pcie_width_slot_max;
   std::optional<double> power_W;  // board power draw now
+  // NVML's energy counter: joules since the driver loaded (Volta and newer; query_power only).
+  std::optional<double> energy_J;
   std::optional<bool> ecc_enabled;
   std::optional<std::uint64_t> clock_event_reasons;  // NVML's throttle-reason bit mask
   // Memory health: uncorrectable ECC errors since the driver loaded (volatile) and over the
@@ -90,6 +92,12 @@ class NvmlApi {
   virtual std::vector<GpuActivity> activity() const = 0;
   // The SM clock and throttle reasons only: cheap enough to read during a measurement.
   virtual void query_clock(const std::string& pci_bus_id, Telemetry* t) const { query(pci_bus_id, t); }
+  // The SM clock, the board's power draw and its energy counter (energy_J): what a run under
+  // the power limit reads between its chunks of calls (benchmarks/attention_energy.cpp).
+  virtual void query_power(const std::string& pci_bus_id, Telemetry* t) const {
+    (void)pci_bus_id;
+    (void)t;
+  }
   // gpucheck watch: the number of GPUs NVML sees (0 when unknown).
   virtual unsigned device_count() const { return 0; }
   // One reading of the GPU at NVML index `index`; GPM figures from the second reading on (GPM

@@ -1,0 +1,52 @@
+// A kernel under the power limit: a run of back-to-back calls read in chunks (the time, the
+// calls done, NVML's energy counter, the SM clock), summarized as the burst that a suite's
+// timing sees (the first tens of milliseconds after idle, before the power limit pulls the
+// clock down) and the steady state the limit settles to, with the energy of a call there.
+// Pure: the readings come from the caller (benchmarks/attention_energy.cpp).
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucheck::energy {
+
+struct Reading {
+  double t_s = 0;       // seconds since the run's first call was queued
+  long long calls = 0;  // calls finished by then
+  std::optional<double> energy_J;  // NVML's counter (any origin: only differences are used)
+  std::optional<unsigned> sm_clock_MHz;
+};
+
+struct Summary {
+  // The burst: from the start to the first reading at or past the burst window.
+  long long burst_calls = 0;
+  double burst_s = 0;
+  double burst_rate = 0;  // calls per second
+  std::optional<unsigned> burst_end_clock_MHz;
+  // The steady part: from the first reading at or past steady_from of the run's length to the
+  // last reading.
+  long long steady_calls = 0;
+  double steady_s = 0;
+  double steady_rate = 0;                  // calls per second
+  std::optional<double> joules_per_call;   // empty without the counter at both ends, or if it went back
+  std::optional<double> mean_power_W;      // the counter's joules over the steady part's seconds
+  std::optional<double> mean_clock_MHz;    // of the steady part's readings that have one
+};
+
+// readings: the start (t 0, 0 calls), then one per chunk, in order. burst_s > 0, steady_from
+// in [0, 1). False with *err when the run cannot be summarized: fewer than three readings, a
+// start that is not (0, 0), time or calls not increasing, a value not finite, the burst window
+// not ended before the last reading, or a steady part without a call.
+bool summarize(const std::vector<Reading>& readings, double burst_s, double steady_from, Summary* out,
+               std::string* err);
+
+// An attention shape as the suite names its cases: b<batch>h<heads>[kv<kv heads>]s<seq>
+// [sk<keys>]d<head dim>, every number >= 1 ("b1h32s16384d128", "b4h32kv8s4096d128",
+// "b8h32kv8s1sk8192d128"). kv_heads 0: as many as heads; seq_k 0: seq_q.
+struct Shape {
+  int batch = 0, heads = 0, kv_heads = 0, seq_q = 0, seq_k = 0, head_dim = 0;
+};
+std::optional<Shape> parse_shape(std::string_view label);
+
+}  // namespace gpucheck::energy

@@ -1,0 +1,79 @@
+#include "gpucheck/core/energy.hpp"
+
+#include <charconv>
+#include <cmath>
+
+namespace gpucheck::energy {
+
+bool summarize(const std::vector<Reading>& r, double burst_s, double steady_from, Summary* out, std::string* err) {
+  auto fail = [&](std::string m) {
+    *err = std::move(m);
+    return false;
+  };
+  if (!(burst_s > 0) || !std::isfinite(burst_s)) return fail("the burst window must be a positive number of seconds");
+  if (!(steady_from >= 0 && steady_from < 1)) return fail("the steady part must start in [0, 1) of the run");
+  if (r.size() < 3) return fail("fewer than three readings (" + std::to_string(r.size()) + ")");
+  if (r[0].t_s != 0 || r[0].calls != 0) return fail("the first reading is not the start (time 0, no call)");
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (!std::isfinite(r[i].t_s) || (r[i].energy_J && !std::isfinite(*r[i].energy_J)))
+      return fail("reading " + std::to_string(i) + " holds a value that is not finite");
+    if (i > 0 && (r[i].t_s <= r[i - 1].t_s || r[i].calls <= r[i - 1].calls))
+      return fail("reading " + std::to_string(i) + ": time and calls must increase");
+  }
+  Summary s;
+  std::size_t b = 1;
+  while (b < r.size() && r[b].t_s < burst_s) ++b;
+  if (b + 1 >= r.size()) return fail("the run ends inside the burst window");
+  s.burst_calls = r[b].calls;
+  s.burst_s = r[b].t_s;
+  s.burst_rate = static_cast<double>(r[b].calls) / r[b].t_s;
+  s.burst_end_clock_MHz = r[b].sm_clock_MHz;
+  const double from = steady_from * r.back().t_s;
+  std::size_t a = 0;
+  while (a < r.size() && r[a].t_s < from) ++a;
+  if (a + 1 >= r.size()) return fail("no call in the steady part");
+  const Reading &A = r[a], &Z = r.back();
+  s.steady_calls = Z.calls - A.calls;
+  s.steady_s = Z.t_s - A.t_s;
+  s.steady_rate = static_cast<double>(s.steady_calls) / s.steady_s;
+  if (A.energy_J && Z.energy_J && *Z.energy_J >= *A.energy_J) {
+    s.joules_per_call = (*Z.energy_J - *A.energy_J) / static_cast<double>(s.steady_calls);
+    s.mean_power_W = (*Z.energy_J - *A.energy_J) / s.steady_s;
+  }
+  double sum = 0;
+  int n = 0;
+  for (std::size_t i = a; i < r.size(); ++i)
+    if (r[i].sm_clock_MHz) {
+      sum += *r[i].sm_clock_MHz;
+      ++n;
+    }
+  if (n > 0) s.mean_clock_MHz = sum / n;
+  *out = s;
+  return true;
+}
+
+std::optional<Shape> parse_shape(std::string_view label) {
+  Shape s;
+  std::string_view rest = label;
+  // One field: its tag, then a decimal number >= 1 that fits an int.
+  auto field = [&](std::string_view tag, int* v) {
+    if (rest.substr(0, tag.size()) != tag) return false;
+    rest.remove_prefix(tag.size());
+    int x = 0;
+    const auto [p, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), x);
+    if (ec != std::errc() || p == rest.data() || x < 1) return false;
+    rest.remove_prefix(static_cast<std::size_t>(p - rest.data()));
+    *v = x;
+    return true;
+  };
+  auto optional_field = [&](std::string_view tag, int* v) {
+    return rest.substr(0, tag.size()) != tag || field(tag, v);
+  };
+  if (!field("b", &s.batch) || !field("h", &s.heads) || !optional_field("kv", &s.kv_heads) ||
+      !field("s", &s.seq_q))
+    return std::nullopt;
+  if (!optional_field("sk", &s.seq_k) || !field("d", &s.head_dim) || !rest.empty()) return std::nullopt;
+  return s;
+}
+
+}  // namespace gpucheck::energy

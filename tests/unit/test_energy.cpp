@@ -1,0 +1,132 @@
+// gpucheck/core/energy.hpp: a run of back-to-back calls under the power limit, summarized.
+#include "gpucheck/core/energy.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using gpucheck::energy::parse_shape;
+using gpucheck::energy::Reading;
+using gpucheck::energy::summarize;
+using gpucheck::energy::Summary;
+
+namespace {
+
+// A run of `n` chunks of 8 calls, 10 ms a chunk for the first `fast` chunks and 12 ms after
+// (the clock pulled down), 7 J a call, the counter starting at 1000 J.
+std::vector<Reading> run(int n, int fast) {
+  std::vector<Reading> r{{0, 0, 1000.0, 1980u}};
+  double t = 0;
+  for (int i = 1; i <= n; ++i) {
+    t += i <= fast ? 0.010 : 0.012;
+    r.push_back({t, 8LL * i, 1000.0 + 7.0 * 8 * i, i <= fast ? 1980u : 1650u});
+  }
+  return r;
+}
+
+TEST(EnergySummary, BurstAndSteadyParts) {
+  Summary s;
+  std::string err;
+  ASSERT_TRUE(summarize(run(100, 9), 0.09, 0.4, &s, &err)) << err;
+  // The burst ends at the first reading at or past 90 ms: chunk 9 at 0.090 s.
+  EXPECT_EQ(s.burst_calls, 72);
+  EXPECT_NEAR(s.burst_s, 0.090, 1e-12);
+  EXPECT_NEAR(s.burst_rate, 800.0, 1e-6);
+  EXPECT_EQ(s.burst_end_clock_MHz, 1980u);
+  // Run length 0.09 + 91 x 0.012 = 1.182 s; the steady part from 0.4728 s: chunk 41 (0.474 s).
+  EXPECT_EQ(s.steady_calls, 8 * (100 - 41));
+  EXPECT_NEAR(s.steady_rate, 8 / 0.012, 1e-6);
+  ASSERT_TRUE(s.joules_per_call.has_value());
+  EXPECT_NEAR(*s.joules_per_call, 7.0, 1e-9);
+  ASSERT_TRUE(s.mean_power_W.has_value());
+  EXPECT_NEAR(*s.mean_power_W, 7.0 * 8 / 0.012, 1e-6);
+  ASSERT_TRUE(s.mean_clock_MHz.has_value());
+  EXPECT_DOUBLE_EQ(*s.mean_clock_MHz, 1650.0);
+}
+
+TEST(EnergySummary, WithoutTheCounterOrWhenItGoesBack) {
+  auto r = run(50, 9);
+  for (auto& x : r) x.energy_J.reset(), x.sm_clock_MHz.reset();
+  Summary s;
+  std::string err;
+  ASSERT_TRUE(summarize(r, 0.09, 0.4, &s, &err)) << err;
+  EXPECT_FALSE(s.joules_per_call.has_value());
+  EXPECT_FALSE(s.mean_power_W.has_value());
+  EXPECT_FALSE(s.mean_clock_MHz.has_value());
+  EXPECT_GT(s.steady_rate, 0);
+  // A counter that went back (a driver reload between readings): no energy, the rates stay.
+  r = run(50, 9);
+  r.back().energy_J = 10.0;
+  ASSERT_TRUE(summarize(r, 0.09, 0.4, &s, &err)) << err;
+  EXPECT_FALSE(s.joules_per_call.has_value());
+  EXPECT_GT(s.burst_rate, 0);
+}
+
+TEST(EnergySummary, RefusesWhatCannotBeSummarized) {
+  Summary s;
+  std::string err;
+  EXPECT_FALSE(summarize({}, 0.09, 0.4, &s, &err));
+  EXPECT_FALSE(summarize(run(1, 1), 0.09, 0.4, &s, &err));
+  // The run ends inside the burst window (5 chunks of 10 ms, a 90 ms window).
+  EXPECT_FALSE(summarize(run(5, 5), 0.09, 0.4, &s, &err));
+  // The window's end is the run's last reading: nothing after it for the steady part.
+  EXPECT_FALSE(summarize(run(9, 9), 0.09, 0.4, &s, &err));
+  auto r = run(50, 9);
+  r[0].t_s = 0.001;  // not the start
+  EXPECT_FALSE(summarize(r, 0.09, 0.4, &s, &err));
+  r = run(50, 9);
+  r[20].t_s = r[19].t_s;  // time does not increase
+  EXPECT_FALSE(summarize(r, 0.09, 0.4, &s, &err));
+  r = run(50, 9);
+  r[20].calls = r[19].calls;  // no call in a chunk
+  EXPECT_FALSE(summarize(r, 0.09, 0.4, &s, &err));
+  r = run(50, 9);
+  r[30].t_s = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(summarize(r, 0.09, 0.4, &s, &err));
+  r = run(50, 9);
+  r[30].energy_J = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(summarize(r, 0.09, 0.4, &s, &err));
+  EXPECT_FALSE(summarize(run(50, 9), 0, 0.4, &s, &err));
+  EXPECT_FALSE(summarize(run(50, 9), std::nan(""), 0.4, &s, &err));
+  EXPECT_FALSE(summarize(run(50, 9), 0.09, 1.0, &s, &err));
+  EXPECT_FALSE(summarize(run(50, 9), 0.09, -0.1, &s, &err));
+  EXPECT_FALSE(err.empty());
+}
+
+TEST(EnergySummary, SteadyFromTheStart) {
+  Summary s;
+  std::string err;
+  ASSERT_TRUE(summarize(run(20, 20), 0.05, 0.0, &s, &err)) << err;
+  EXPECT_EQ(s.steady_calls, 160);
+  EXPECT_NEAR(s.steady_rate, 800.0, 1e-6);
+}
+
+TEST(EnergyShape, TheSuitesLabels) {
+  auto s = parse_shape("b1h32s16384d128");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->batch, 1);
+  EXPECT_EQ(s->heads, 32);
+  EXPECT_EQ(s->kv_heads, 0);
+  EXPECT_EQ(s->seq_q, 16384);
+  EXPECT_EQ(s->seq_k, 0);
+  EXPECT_EQ(s->head_dim, 128);
+  s = parse_shape("b8h32kv8s1sk8192d128");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->kv_heads, 8);
+  EXPECT_EQ(s->seq_q, 1);
+  EXPECT_EQ(s->seq_k, 8192);
+  s = parse_shape("b4h32kv8s4096d128");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->kv_heads, 8);
+  EXPECT_EQ(s->seq_k, 0);
+}
+
+TEST(EnergyShape, RefusesOthers) {
+  for (const char* bad : {"", "b1", "b1h32s16384", "h32s16384d128", "b0h32s16384d128", "b1h32s16384d128/causal",
+                          "b1h32s16384d128x", "b-1h32s16384d128", "b1h32kvs16384d128", "b1h32s16384skd128",
+                          "b99999999999h32s16384d128", "B1H32S16384D128", "b1 h32 s16384 d128"})
+    EXPECT_FALSE(parse_shape(bad).has_value()) << bad;
+}
+
+}  // namespace
