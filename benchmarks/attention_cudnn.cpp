@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpucheck/harness/check_cudnn.hpp"
+#include "gpucheck/harness/dtype_enums.hpp"
 
 // The op graph (cross-checked against cudnn-frontend's CompositeSDPANode, the composite
 // softmax and the composite diagonal band mask it builds for cuDNN 9.x before 9.21, top-left
@@ -435,6 +436,20 @@ struct Sdpa::Impl {
   std::unique_ptr<Desc> pack;
   std::array<const void*, 5> bound{};
 };
+
+Spec spec_for(const kernels::AttentionProblem& p) {
+  Spec s;
+  s.batch = p.batch;
+  s.heads = p.heads;
+  s.kv_heads = p.kv();
+  s.seq_q = p.seq_q;
+  s.seq_kv = p.seq_k;
+  s.head_dim = p.head_dim;
+  s.data = harness::cudnn_data_type(p.dtype, "attention");
+  s.causal = p.causal;  // bottom-right aligned, as ours
+  s.scale = p.scale;
+  return s;
+}
 
 std::string unsupported_reason(const Spec& s, std::size_t cudnn_version, int cc_major, int cc_minor) {
   const std::string cc = std::to_string(cc_major) + "." + std::to_string(cc_minor);

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "gpucheck/check_cuda.hpp"
+#include "gpucheck/kernels/attention.cuh"
 
 namespace gpucheck::attention_cudnn {
 
@@ -38,6 +39,11 @@ struct Spec {
   float scale = 1.f;                       // multiplies Q·K^T before the softmax (1/sqrt(d) usually)
   std::int64_t kv() const { return kv_heads > 0 ? kv_heads : heads; }
 };
+
+// The spec of one of our problems (kernels/attention.cuh): the same layout, grouped-query
+// heads, bottom-right causal mask and scale. Throws gpucheck::Unsupported for a dtype cuDNN's
+// SDPA has no type for.
+Spec spec_for(const kernels::AttentionProblem& p);
 
 // The lowest cuDNN this file builds graphs for (cudnnGetVersion() encoding).
 inline constexpr std::size_t kMinCudnnVersion = 90000;

@@ -205,17 +205,7 @@ int run(int argc, char** argv) {
       std::optional<attention_cudnn::Sdpa> sdpa;
       harness::DeviceBuffer ws;
       try {
-        attention_cudnn::Spec sp;
-        sp.batch = p.batch;
-        sp.heads = p.heads;
-        sp.kv_heads = p.kv_heads;
-        sp.seq_q = p.seq_q;
-        sp.seq_kv = p.seq_k;
-        sp.head_dim = p.head_dim;
-        sp.causal = causal;
-        sp.data = t == DType::fp16 ? CUDNN_DATA_HALF : CUDNN_DATA_BFLOAT16;
-        sp.scale = p.scale;
-        sdpa.emplace(cudnn.get(), sp, std::size_t(1) << 30);
+        sdpa.emplace(cudnn.get(), attention_cudnn::spec_for(p), std::size_t(1) << 30);
         ws = harness::DeviceBuffer(sdpa->workspace_bytes());
       } catch (const Unsupported& e) {
         std::printf("%s: cudnn skipped (%s)\n", name.c_str(), e.what());

@@ -223,7 +223,10 @@ class Fused final : public Attention {
 class Cudnn final : public Attention {
  public:
   Cudnn(std::string name, const AttentionProblem& p, harness::Device& dev, cudnnHandle_t h)
-      : Attention(std::move(name), p, dev), h_(h), sdpa_(h, spec(p), std::size_t{1} << 30), ws_(sdpa_.workspace_bytes()) {}
+      : Attention(std::move(name), p, dev),
+        h_(h),
+        sdpa_(h, attention_cudnn::spec_for(p), std::size_t{1} << 30),
+        ws_(sdpa_.workspace_bytes()) {}
   void run(cudaStream_t s) override {
     GPUCHECK_CUDNN(cudnnSetStream(h_, s));
     sdpa_.execute(h_, q_.get(), k_.get(), v_.get(), o_.get(), ws_.get());
@@ -231,19 +234,6 @@ class Cudnn final : public Attention {
   std::string label() const override { return sdpa_.engine_label(); }
 
  private:
-  static attention_cudnn::Spec spec(const AttentionProblem& p) {
-    attention_cudnn::Spec s;
-    s.batch = p.batch;
-    s.heads = p.heads;
-    s.kv_heads = p.kv();
-    s.seq_q = p.seq_q;
-    s.seq_kv = p.seq_k;
-    s.head_dim = p.head_dim;
-    s.data = harness::cudnn_data_type(p.dtype, "attention");
-    s.causal = p.causal;  // bottom-right aligned, as ours (attention_cudnn.hpp)
-    s.scale = p.scale;
-    return s;
-  }
   cudnnHandle_t h_;
   attention_cudnn::Sdpa sdpa_;
   DeviceBuffer ws_;
