@@ -393,6 +393,8 @@ __global__ void __launch_bounds__(C::kThreads, 1)
   // producer and the consumers alike.
   auto stage = [](int g) { return g % kStages; };
   auto phase = [](int g) { return static_cast<std::uint32_t>(g / kStages) & 1u; };
+  // Work tile i of this block: its Q buffer's phase (the buffer is i % kQBufs).
+  auto q_phase = [](int i) { return static_cast<std::uint32_t>(i / kQBufs) & 1u; };
 
   if (wg == 0) {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(C::kProducerRegs));
@@ -408,7 +410,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       };
       for (Work wk; next_item(qi, wk); ++qi) {
         const int qb = qi % kQBufs;
-        mbar_wait_or_trap(q_empty(qb), (static_cast<std::uint32_t>(qi / kQBufs) & 1u) ^ 1u);
+        mbar_wait_or_trap(q_empty(qb), q_phase(qi) ^ 1u);
         if constexpr (kDynamic) st_shared_s32(tile_slot(qb), w_dyn);
         mbar_expect_tx(q_full(qb), L::kQBytes);
         for (int db = 0; db < kDB; ++db)
@@ -437,7 +439,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       }
       if constexpr (kDynamic) {  // past the end: the next Q buffer's slot says so, without a load
         const int qb = qi % kQBufs;
-        mbar_wait_or_trap(q_empty(qb), (static_cast<std::uint32_t>(qi / kQBufs) & 1u) ^ 1u);
+        mbar_wait_or_trap(q_empty(qb), q_phase(qi) ^ 1u);
         st_shared_s32(tile_slot(qb), -1);
         mbar_arrive(q_full(qb));
       }
@@ -448,7 +450,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
         mbar_wait_or_trap(v_empty(stage(i)), ph);
       }
       for (int i = max(0, qi - kQBufs); i < qi; ++i)
-        mbar_wait_or_trap(q_empty(i % kQBufs), static_cast<std::uint32_t>(i / kQBufs) & 1u);
+        mbar_wait_or_trap(q_empty(i % kQBufs), q_phase(i));
     }
     griddep_exit();
     return;
@@ -801,7 +803,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       const int qb2 = (qi + 1) % kQBufs;
       Work wk2;
       if constexpr (kDynamic) {  // the next work tile is the one the producer put in its Q buffer
-        mbar_wait(q_full(qb2), static_cast<std::uint32_t>((qi + 1) / kQBufs) & 1u);
+        mbar_wait(q_full(qb2), q_phase(qi + 1));
         const int w2 = ld_shared_s32(tile_slot(qb2));
         if (w2 < 0) {  // the block's last work item: its last P V alone
           last_pv(gl, true);
@@ -813,7 +815,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
           last_pv(gl, true);
           break;
         }
-        mbar_wait(q_full(qb2), static_cast<std::uint32_t>((qi + 1) / kQBufs) & 1u);
+        mbar_wait(q_full(qb2), q_phase(qi + 1));
       }
       const float fin_sum[2] = {row_sum[0], row_sum[1]}, fin_max[2] = {row_max[0], row_max[1]};
       (void)step(q_buf(qb2), wk2, 0, gl + 1, true);  // the next tile's S[0] with this tile's last P V
@@ -835,7 +837,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       const std::uint32_t sQ = q_buf(qb);
       start_tile();
       const int n_tiles = wk.n_tiles;
-      mbar_wait(q_full(qb), static_cast<std::uint32_t>(qi / kQBufs) & 1u);
+      mbar_wait(q_full(qb), q_phase(qi));
       if constexpr (!kOverlap) {
         // Serial: each warpgroup waits for its GEMM before the softmax; overlap comes only from
         // the other warpgroups.
