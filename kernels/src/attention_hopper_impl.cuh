@@ -957,7 +957,7 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
   // 1024 tiles +2 to +5%, 2048 +3%: v9).
   HopperWorkspace ws;
   bool dynamic = false;
-  const int sms = sm_count();
+  const int sms = persistent ? sm_count() : 0;  // (a block per tile needs no SM count)
   if constexpr (kOverlap && C::kCrossTile && CAUSAL && D == 128) {
     if (persistent && balance != 0) {
       dynamic = n_work >= 3LL * sms && ws.acquire(sizeof(int), stream);
