@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,14 +55,8 @@ int usage(const std::string& why) {
 
 // Seconds as a finite number in [lo, hi].
 std::optional<double> seconds(const std::string& s, double lo, double hi) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (used != s.size() || !std::isfinite(v) || v < lo || v > hi) return std::nullopt;
+  const auto v = args::to_number(s);
+  if (!v || !std::isfinite(*v) || *v < lo || *v > hi) return std::nullopt;
   return v;
 }
 
@@ -167,9 +162,10 @@ int run(int argc, char** argv) {
   if (!idle_s) return usage("--idle: expected a number of seconds in [0, 600]");
   Options opt;
   const std::string dev_text = a.value("--device").value_or("0");
-  if (dev_text.empty() || dev_text.size() > 4 || dev_text.find_first_not_of("0123456789") != std::string::npos)
+  const auto dev_index = args::to_integer(dev_text);
+  if (!dev_index || *dev_index < 0 || *dev_index > 9999)
     return usage("--device '" + dev_text + "': expected a device index");
-  opt.device = std::stoi(dev_text);
+  opt.device = static_cast<int>(*dev_index);
   int count = 0;
   if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0)
     return usage(std::string("no CUDA device found (cudaGetDeviceCount: ") +
