@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_check.hpp"
 #include "attention_cudnn.hpp"
 #include "cases/attention.hpp"
 #include "gpucheck/core/contract.hpp"
@@ -59,10 +60,6 @@ namespace {
 
 using harness::DeviceBuffer;
 using kernels::AttentionProblem;
-
-constexpr float kLogitRange = 4.0f;  // Q and K uniform in [-4, 4]; V in [-1, 1]
-constexpr std::size_t kCheckedRows = 256;
-constexpr double kMaxRelL2 = 1e-2;
 
 using attention::Shape;
 
@@ -91,26 +88,16 @@ class Attention : public harness::Op {
       : name_(std::move(name)), p_(p), dev_(dev), q_(p.q_elems() * 2), k_(p.kv_elems() * 2), v_(p.kv_elems() * 2),
         o_(p.q_elems() * 2), seed_(std::random_device{}()) {
     kernels::validate_attention(p);
-    cudaStream_t s = dev_.stream();
-    kernels::fill_uniform(q_.get(), p.q_elems(), p.dtype, seed_, -kLogitRange, kLogitRange, s);
-    kernels::fill_uniform(k_.get(), p.kv_elems(), p.dtype, seed_ + 1, -kLogitRange, kLogitRange, s);
-    kernels::fill_uniform(v_.get(), p.kv_elems(), p.dtype, seed_ + 2, -1.f, 1.f, s);
+    attention_check::fill_inputs(p, q_.get(), k_.get(), v_.get(), seed_, dev_.stream());
   }
   void verify() override {
     cudaStream_t s = dev_.stream();
     kernels::poison(o_.get(), o_.bytes(), s);
     run(s);
     GPUCHECK_CUDA(cudaStreamSynchronize(s));
-    if (const auto bad = kernels::count_nonfinite(o_.get(), p_.q_elems(), p_.dtype, s); bad != 0)
-      throw VerificationError(name_ + ": " + std::to_string(bad) + " of " + std::to_string(p_.q_elems()) +
-                              " output elements are NaN/Inf (not written, or overflowed)");
-    const auto rows = kernels::sample_attention_rows(p_, kCheckedRows, seed_ + 3);
-    const kernels::AttentionCheck c = kernels::check_attention_rows(p_, q_.get(), k_.get(), v_.get(), o_.get(), rows, s);
-    if (c.nonfinite != 0 || !(c.rel_l2 < kMaxRelL2))
-      throw VerificationError(name_ + ": output differs from the float64 reference on " + std::to_string(rows.size()) +
-                              " sampled rows: rel_l2 " + std::to_string(c.rel_l2) + " (limit " +
-                              std::to_string(kMaxRelL2) + "), max abs err " + std::to_string(c.max_abs_err) + ", " +
-                              std::to_string(c.nonfinite) + " non-finite");
+    if (const std::string e = attention_check::output_error(p_, q_.get(), k_.get(), v_.get(), o_.get(), seed_ + 3, s);
+        !e.empty())
+      throw VerificationError(name_ + ": " + e);
   }
 
  protected:
