@@ -96,10 +96,11 @@ struct HopperParams {
   int n_work;    // m_blocks * batch * kv_heads
   int heavy_group;  // causal: > 0, the work tiles of each group of this many (batch, K/V head)s
                     // heaviest first (below); 0: launch order
-  // Stream-K (the kernel's kStreamK variant, launched where stream_k_pays(): unmasked
-  // persistent launches of the cross-tile schedule whose work tiles do not divide evenly among
-  // the blocks): after the whole rounds, the K/V steps of the tiles left are cut evenly among
-  // the blocks (attention_stream_k.hpp), so such a tile is split among consecutive blocks. Each
+  // Stream-K (the kernel's kStreamK variant, launched where stream_k_blocks() finds a cut that
+  // pays: unmasked persistent launches of the cross-tile schedule whose work tiles do not divide
+  // evenly among the blocks): after the whole rounds, the K/V steps of the tiles left are cut
+  // evenly among the first sk_blocks blocks (attention_stream_k.hpp), so such a tile is split
+  // among consecutive blocks. Each
   // later one computes its part first and leaves O, the row maxima and sums unnormalized in its
   // slot of `part` (a lane's registers, [block][warp][D / 2 + 4][32 lanes]), then sets its
   // warp's flag to `epoch`; the first computes the head (from K/V tile 0) last, waits for the
@@ -109,6 +110,7 @@ struct HopperParams {
   float* part;
   unsigned long long* flags;  // [block][warp]
   unsigned long long epoch;
+  int sk_blocks;  // the blocks that share the tiles left (stream_k_part()'s P), <= gridDim.x
   // The dynamic order (the kernel's kDynamic variant: causal persistent launches of the
   // cross-tile schedule): block b's first work tile is tile b, each later one the next of the
   // launch order not yet taken, gridDim.x + atomicAdd(tile_ctr, 1) (zero at the launch), as the
@@ -350,7 +352,7 @@ __global__ void __launch_bounds__(C::kThreads, 1)
       return w >= 0;
     }
     const StreamKPart sp =
-        stream_k_part(p.n_work, n_kv, static_cast<int>(gridDim.x), static_cast<int>(blockIdx.x), k - rounds);
+        stream_k_part(p.n_work, n_kv, static_cast<int>(gridDim.x), p.sk_blocks, static_cast<int>(blockIdx.x), k - rounds);
     if (sp.n == 0) return false;
     r = work(sp.tile);
     r.key0 = sp.j0 * kBN;
@@ -611,8 +613,8 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     if (!kStreamK || wk.key0 != 0 || wk.n_tiles >= n_kv) return;
     const int tile = wk.bh * p.m_blocks + (wk.m0 - p.row_begin) / kBM;
     const int G = static_cast<int>(gridDim.x);
-    for (int c = static_cast<int>(blockIdx.x) + 1; stream_k_in_reach(p.n_work, n_kv, G, c, tile); ++c) {
-      if (!stream_k_shares(p.n_work, n_kv, G, c, tile)) continue;  // a block without tail steps
+    for (int c = static_cast<int>(blockIdx.x) + 1; stream_k_in_reach(p.n_work, n_kv, G, p.sk_blocks, c, tile); ++c) {
+      if (!stream_k_shares(p.n_work, n_kv, G, p.sk_blocks, c, tile)) continue;  // a block without tail steps
       if (lane == 0) wait_flag_or_trap(part_flag(c), p.epoch);
       __syncwarp();
       const float* src = part_slot(c);
@@ -933,8 +935,10 @@ int sm_count() {
 // (griddep_exit); chain false (an experiment compares): launched in plain stream order.
 // group: heads per heavy-first group of the causal work order, 0 for the rule below (an
 // experiment sets it). balance: how a persistent launch shares unequal work: -1 the rule below
-// (stream-K where stream_k_pays(); causal head dim 128: the dynamic order, which at d64 lost
-// 1-5% to static shares: v8), 0 neither (static shares; an experiment compares).
+// (stream-K where stream_k_blocks() finds a cut that pays; causal head dim 128: the dynamic
+// order, which at d64 lost 1-5% to static shares: v8), 0 neither (static shares; an
+// experiment compares), > 0 (an experiment) stream-K among that many blocks wherever the
+// kernel has it.
 template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
 void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream, bool persistent, long long begin,
             long long end, bool after_pdl, int group = 0, int balance = -1, bool chain = true) {
@@ -984,6 +988,7 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
                   nullptr,
                   nullptr,
                   0,
+                  0,
                   nullptr,
                   after_pdl ? 0 : 1};
   auto* kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C>;
@@ -993,12 +998,17 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
       kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C, false, true>;
     }
   }
-  // Stream-K (HopperParams; the kernel's kStreamK variant) where stream_k_pays(), with its
+  // Stream-K (HopperParams; the kernel's kStreamK variant) where stream_k_blocks() pays, with its
   // workspace: a partial per block and warp, stream-ordered from the library's pool
   // (HopperWorkspace). None to be had (a stream being captured, no memory): without stream-K.
   if constexpr (kOverlap && C::kCrossTile && !CAUSAL) {
     const long long n_kv = (pr.seq_k + C::kBN - 1) / C::kBN;
-    if (balance != 0 && persistent && stream_k_pays(n_work, n_kv, blocks)) {  // also: n_work n_kv < 2^31
+    int sk_blocks = 0;  // none (also: n_work n_kv < 2^31)
+    if (balance != 0 && persistent)
+      sk_blocks = balance < 0 ? stream_k_blocks(n_work, n_kv, blocks)
+                  : n_work > blocks && n_work * n_kv <= 0x7fffffffLL ? static_cast<int>(std::min<long long>(balance, blocks))
+                                                                    : 0;
+    if (sk_blocks > 0) {
       constexpr long long kWarps = C::kConsumers * 4;
       const std::size_t part_bytes =
           static_cast<std::size_t>(blocks * kWarps * stream_k_part_floats(D) * 32) * sizeof(float);
@@ -1007,6 +1017,7 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
         hp.part = static_cast<float*>(ws.ptr);
         hp.flags = reinterpret_cast<unsigned long long*>(static_cast<char*>(ws.ptr) + part_bytes);
         hp.epoch = next_hopper_epoch();
+        hp.sk_blocks = sk_blocks;
         kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C, true>;
       }
     }

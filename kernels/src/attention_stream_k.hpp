@@ -1,6 +1,7 @@
 // Stream-K's arithmetic for the hopper attention kernel (attention_hopper_impl.cuh, HopperParams):
 // how the work tiles of an unmasked persistent launch are shared among its blocks when they do
-// not divide evenly, and when that is worth it. Pure, so that the unit tests check it without a
+// not divide evenly, and when that is worth it; with the other pure rules of its launch (the
+// K/V tile at head dim 128, the causal order's groups). Pure, so that the unit tests check it without a
 // GPU (tests/unit/test_stream_k.cpp). 32-bit throughout (the launch checks the range): a 64-bit
 // division is a subroutine call in the kernel, and ptxas then no longer sees the block's
 // loop counters as uniform (the address arithmetic leaves the uniform datapath: +6% instructions
@@ -21,18 +22,20 @@ GPUCHECK_STREAM_K_HD constexpr int stream_k_begin(int T, int G, int b) { return 
 
 // The schedule: the first n_work / G rounds of whole work tiles as without stream-K (round k,
 // block b: tile k G + b or, odd rounds, k G + G - 1 - b), then the R = n_work % G tiles left,
-// n_kv K/V steps each (step s: K/V tile s % n_kv of tail tile s / n_kv), cut into G even
-// ranges of steps, one per block. The k-th tail part of block b: K/V tiles [j0, j0 + n) of work
-// tile `tile`; n == 0 past its range. A tile of the tail is cut among consecutive blocks: the
-// first of them computes its head (from K/V tile 0: its range's last part) and adds the
+// n_kv K/V steps each (step s: K/V tile s % n_kv of tail tile s / n_kv), cut into P even ranges
+// of steps, one for each of the blocks 0 .. P - 1 (1 <= P <= G; the blocks from P on have no
+// tail: stream_k_blocks() picks P). The k-th tail part of block b: K/V tiles [j0, j0 + n) of
+// work tile `tile`; n == 0 past its range. A tile of the tail is cut among consecutive blocks:
+// the first of them computes its head (from K/V tile 0: its range's last part) and adds the
 // others' partials to it; each later one with steps computes a part as its range's first
 // (j0 > 0), so a block hands over one partial at most (HopperParams::part).
 struct StreamKPart {
   int tile, j0, n;
 };
-GPUCHECK_STREAM_K_HD constexpr StreamKPart stream_k_part(int n_work, int n_kv, int G, int b, int k) {
+GPUCHECK_STREAM_K_HD constexpr StreamKPart stream_k_part(int n_work, int n_kv, int G, int P, int b, int k) {
   const int full = n_work / G * G, T = (n_work - full) * n_kv;
-  const int s0 = stream_k_begin(T, G, b), s1 = stream_k_begin(T, G, b + 1);
+  if (b >= P) return {full, 0, 0};
+  const int s0 = stream_k_begin(T, P, b), s1 = stream_k_begin(T, P, b + 1);
   const int t = s0 / n_kv + k;
   if (t * n_kv >= s1) return {full + t, 0, 0};
   const int lo = s0 > t * n_kv ? s0 : t * n_kv;
@@ -43,13 +46,13 @@ GPUCHECK_STREAM_K_HD constexpr StreamKPart stream_k_part(int n_work, int n_kv, i
 // stream_k_in_reach(): their ranges begin before the tile's last step. Those of them with a
 // non-empty range (stream_k_shares(); with fewer tail steps than blocks some have none) each
 // computed a part of the tile and handed over its partial.
-GPUCHECK_STREAM_K_HD constexpr bool stream_k_in_reach(int n_work, int n_kv, int G, int c, int tile) {
+GPUCHECK_STREAM_K_HD constexpr bool stream_k_in_reach(int n_work, int n_kv, int G, int P, int c, int tile) {
   const int full = n_work / G * G, T = (n_work - full) * n_kv;
-  return c < G && stream_k_begin(T, G, c) < (tile - full + 1) * n_kv;
+  return c < P && stream_k_begin(T, P, c) < (tile - full + 1) * n_kv;
 }
-GPUCHECK_STREAM_K_HD constexpr bool stream_k_shares(int n_work, int n_kv, int G, int c, int tile) {
+GPUCHECK_STREAM_K_HD constexpr bool stream_k_shares(int n_work, int n_kv, int G, int P, int c, int tile) {
   const int full = n_work / G * G, T = (n_work - full) * n_kv;
-  return stream_k_in_reach(n_work, n_kv, G, c, tile) && stream_k_begin(T, G, c + 1) > stream_k_begin(T, G, c);
+  return stream_k_in_reach(n_work, n_kv, G, P, c, tile) && stream_k_begin(T, P, c + 1) > stream_k_begin(T, P, c);
 }
 
 // The floats a warp's lane hands over per split part (HopperParams::part): its D / 2 values of
@@ -57,21 +60,70 @@ GPUCHECK_STREAM_K_HD constexpr bool stream_k_shares(int n_work, int n_kv, int G,
 // workspace size both come from here.
 constexpr int stream_k_part_floats(int head_dim) { return head_dim / 2 + 4; }
 
-// Whether stream-K pays: the busiest block's K/V steps with whole work tiles (ceil(n_work / G)
-// tiles of n_kv steps) against whole rounds plus an even cut of the rest (n_work / G tiles and
-// q = ceil(R n_kv / G) steps) must fall by at least 2% and by 8 steps, and no tile be cut in
-// more than three parts (2 q >= n_kv). What a cut costs, measured on the H200 (docs/ATTENTION.md,
-// v7): each part starts like a work tile and the head's block adds the later parts' partials one
-// after the other; b8 h16 s1024 d64, 1 step of 48 saved, lost 6%; grouped-query b4 h32/8 s4096
-// d128, 31 steps saved but 4 tiles cut into 33 parts of one step, lost 1%; b4 h16 s4096 d128
-// (15 of 512 saved, tiles in two or three parts) and d64 (10 of 352) gained 1.4-2%. Never with
-// n_work <= G, and not where the steps leave 32 bits.
-constexpr bool stream_k_pays(long long n_work, long long n_kv, long long blocks) {
-  if (blocks <= 0 || n_kv <= 0 || n_work <= blocks || n_work * n_kv > 0x7fffffffLL) return false;
-  const long long whole = (n_work + blocks - 1) / blocks * n_kv;
-  const long long q = (n_work % blocks * n_kv + blocks - 1) / blocks;
-  const long long saved = whole - (n_work / blocks * n_kv + q);
-  return saved * 50 >= whole && saved >= 8 && 2 * q >= n_kv;
+// The most blocks one tile of the rest is cut among when its R tiles of n_kv steps are cut into
+// P even ranges (stream_k_part()): the ranges from the one holding the tile's first step to the
+// one holding its last.
+constexpr long long stream_k_max_parts(long long R, long long n_kv, long long P) {
+  const long long T = R * n_kv;
+  if (T <= 0 || P <= 0) return 0;
+  auto range_of = [&](long long s) { return ((s + 1) * P + T - 1) / T - 1; };  // the b with begin(b) <= s < begin(b + 1)
+  long long most = 0;
+  for (long long t = 0; t < R; ++t) {
+    const long long n = range_of((t + 1) * n_kv - 1) - range_of(t * n_kv) + 1;
+    most = n > most ? n : most;
+  }
+  return most;
+}
+
+// What a part costs besides its steps, in tenths of a K/V step: the part's start (its Q, the
+// first S without a P V beside it) and, for the tile's head, the wait for its partial and the
+// add of it (D / 2 + 4 floats a lane, one part after another). Measured on the H200
+// (docs/ATTENTION.md, v7 and v10): b4 h32/8 s4096 d128, 4 tiles left of 32 steps cut into 33
+// parts of one step, lost 1% against no cut (31 steps saved, so 32 partials cost about 41).
+inline constexpr long long kStreamKPartCost10 = 13;
+
+// The blocks among which stream-K cuts the rest (stream_k_part()'s P), or 0 for none: the
+// busiest block's K/V steps with whole work tiles (ceil(n_work / G) tiles of n_kv steps)
+// against whole rounds plus its range of the rest and what its tiles' parts cost
+// (kStreamKPartCost10 for each part after a tile's first), the cheapest of P = G (every block
+// takes a range) and P = m R for m = 2, 3, ... while m R < G (R = n_work % G tiles left, each
+// then in exactly m parts of n_kv / m steps: fewer partials to add for a tile than with all
+// G blocks, at the price of longer ranges). Stream-K where the cheapest cut saves at least 1%
+// of the busiest block's steps with the parts' cost, and 8 steps without it. Measured (v7): b8
+// h16 s1024 d64, 1 step of 48 saved, lost 6%; b4 h16 s4096 d128 (15 of 512 saved, tiles in two
+// or three parts) and d64 (10 of 352) gained 1.4-2%; (v10) grouped-query b4 h32/8 s4096 d128
+// (4 tiles left, 128-key tiles) +0.9-1.1% among 8 or 16 blocks, +0.2% among all 132; b1 h32
+// s16384 (4 tiles of 103 160-key steps) +1.2-1.5% among 16-64 blocks, +0.7-0.8% among 8 or
+// 132. Never with n_work <= G, and not where the steps leave 32 bits.
+constexpr int stream_k_blocks(long long n_work, long long n_kv, long long G) {
+  if (G <= 0 || n_kv <= 0 || n_work <= G || n_work * n_kv > 0x7fffffffLL) return 0;
+  const long long R = n_work % G;
+  if (R == 0) return 0;  // whole rounds: nothing to balance
+  const long long whole10 = (n_work / G + 1) * n_kv * 10;
+  auto range = [&](long long P) { return (R * n_kv + P - 1) / P; };  // the longest range of the rest
+  auto cost10 = [&](long long P, long long parts) { return range(P) * 10 + (parts - 1) * kStreamKPartCost10; };
+  long long best_p = G, best = cost10(G, stream_k_max_parts(R, n_kv, G));
+  for (long long m = 2; m * R < G; ++m) {
+    const long long c = cost10(m * R, m);
+    if (c < best) {
+      best = c;
+      best_p = m * R;
+    }
+  }
+  const long long saved10 = n_kv * 10 - best;
+  return n_kv - range(best_p) >= 8 && saved10 * 100 >= whole10 ? static_cast<int>(best_p) : 0;
+}
+
+// Unmasked head dim 128 over several rounds of work tiles: 160-key K/V tiles (the cross-tile
+// schedule, two Q buffers: 224 KB of shared memory) rather than 128-key ones where the keys
+// padded to whole 160-key tiles are at most 3% more than padded to 128-key ones: a 160-key step
+// costs about 3% less per key (fewer steps: the barriers, the maximum's reduction and the
+// rescale decision once per tile). Measured on the H200 (docs/ATTENTION.md, v10), 160 against
+// 128 keys: 2048 keys +1% (2080 keys padded against 2048), 3000 +2.8% (3040 against 3072), 4096
+// +2.1%, 16384 +2.0% (against the 176-key tile); 1024 keys -4.3% (1120 against 1024).
+constexpr bool prefer_160_key_tiles(long long seq_k) {
+  if (seq_k <= 0) return false;
+  return (seq_k + 159) / 160 * 160 * 97 <= (seq_k + 127) / 128 * 128 * 100;
 }
 
 // The causal work order's groups (HopperParams::heavy_group): the (batch, K/V head)s whose work

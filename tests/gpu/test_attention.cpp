@@ -474,10 +474,10 @@ TEST_P(Flash, PersistentBlocksWalkManyWorkTiles) {
 
 TEST_P(Flash, StreamKSplitsWorkTilesBetweenBlocks) {
   // Unmasked shapes whose work tiles do not divide evenly among the H200's 132 SMs, where the
-  // hopper kernel cuts the last round's tiles by K/V steps among all blocks (stream-K), so some
-  // tiles are split between two or three blocks, the later ones handing their part's O, row
-  // maxima and sums to the first (kernels/src/attention_stream_k.hpp; stream_k_pays() holds for
-  // each shape below). Every row and lse against the reference; large logits give the parts
+  // hopper kernel cuts the last round's tiles by K/V steps among its blocks (stream-K), so some
+  // tiles are split between blocks, the later ones handing their part's O, row maxima and sums
+  // to the first (kernels/src/attention_stream_k.hpp; stream_k_blocks() picks a cut for each
+  // shape below). Every row and lse against the reference; large logits give the parts
   // different maxima; 2047 and 3000 keys put a masked tail K/V tile in a split tile's last part.
   // b2 h33 s777 over 2047 keys: 330 tiles of 192 rows at d64 (66 left), 462 of 128 at d128.
   // b1 h18 s2200 over 2047 keys: at d64 the rows past 11 x 192 = 2112 go to a 128-row launch
@@ -488,7 +488,14 @@ TEST_P(Flash, StreamKSplitsWorkTilesBetweenBlocks) {
   check(problem(2, 33, 777, 2047, false), 6.f);
   check(problem(1, 18, 2200, 2047, false), 6.f);
   check(problem(1, 32, 777, 3000, false, 8), 6.f);
+  // Few tiles left, many steps each: the rest cut among a few blocks, each tile in exactly m
+  // parts. b1 h133 s128 over 4000 keys: 133 tiles, one left, in 5 parts (d128, 160-key tiles)
+  // or 4 (d64); b1 h134 s200 over 3001 keys: 268 tiles, 4 left, each in 4 parts among 16
+  // blocks (at d64 tiles of 192 rows, the second of each head 8 rows long).
+  check(problem(1, 133, 128, 4000, false), 6.f);
+  check(problem(1, 134, 200, 3001, false), 6.f);
   expect_repeatable(problem(2, 33, 777, 2047, false), 3.f);
+  expect_repeatable(problem(1, 133, 128, 4000, false), 3.f);
 }
 
 TEST_P(Flash, ShortLastQueryTilesAcrossPersistentBlocks) {

@@ -1,5 +1,6 @@
 // Stream-K's arithmetic for the hopper attention kernel (kernels/src/attention_stream_k.hpp):
-// the share of the work tiles among the blocks, the rule that decides when a launch uses it,
+// the share of the work tiles among the blocks, the rule that decides among how many blocks a
+// launch cuts the rest (if any),
 // and the causal work order's groups of heads.
 #include <gtest/gtest.h>
 
@@ -26,9 +27,11 @@ TEST(StreamK, BeginIsTheFloorOfTheExactProduct) {
 // is cut among consecutive blocks (those with tail steps), the first computing its head (K/V
 // tile 0 on) as its range's last part, each later one its part as its range's first (so a block
 // hands over one partial at most); the head's block reaches exactly those later blocks
-// (stream_k_in_reach()) and stream_k_shares() names exactly the ones with a part.
-void check_cover(int n_work, int n_kv, int G) {
-  SCOPED_TRACE(std::to_string(n_work) + " tiles of " + std::to_string(n_kv) + " on " + std::to_string(G));
+// (stream_k_in_reach()) and stream_k_shares() names exactly the ones with a part. The rest is
+// cut among the first P blocks: the others have no tail part.
+void check_cover(int n_work, int n_kv, int G, int P) {
+  SCOPED_TRACE(std::to_string(n_work) + " tiles of " + std::to_string(n_kv) + " on " + std::to_string(G) +
+               ", the rest among " + std::to_string(P));
   const int rounds = n_work / G;
   std::vector<int> seen(static_cast<std::size_t>(n_work) * n_kv, 0);
   std::vector<int> head_block(static_cast<std::size_t>(n_work), -1), last_block(static_cast<std::size_t>(n_work), -1);
@@ -39,7 +42,8 @@ void check_cover(int n_work, int n_kv, int G) {
       for (int j = 0; j < n_kv; ++j) ++seen[static_cast<std::size_t>(w) * n_kv + j];
     }
     int k = 0;
-    for (StreamKPart sp = stream_k_part(n_work, n_kv, G, b, 0); sp.n > 0; sp = stream_k_part(n_work, n_kv, G, b, ++k)) {
+    for (StreamKPart sp = stream_k_part(n_work, n_kv, G, P, b, 0); sp.n > 0; sp = stream_k_part(n_work, n_kv, G, P, b, ++k)) {
+      ASSERT_LT(b, P) << "a block past the first P with a tail part";
       ASSERT_GE(sp.tile, rounds * G);
       ASSERT_LT(sp.tile, n_work);
       ASSERT_GE(sp.j0, 0);
@@ -51,7 +55,7 @@ void check_cover(int n_work, int n_kv, int G) {
       } else {
         head_block[t] = b;
         if (sp.n < n_kv) {
-          EXPECT_EQ(stream_k_part(n_work, n_kv, G, b, k + 1).n, 0) << "block " << b << ": a head is its last part";
+          EXPECT_EQ(stream_k_part(n_work, n_kv, G, P, b, k + 1).n, 0) << "block " << b << ": a head is its last part";
         }
       }
       last_block[t] = b;
@@ -67,57 +71,119 @@ void check_cover(int n_work, int n_kv, int G) {
     EXPECT_EQ(head_block[static_cast<std::size_t>(t)], h) << "tile " << t << ": the head is the first block's";
     std::vector<int> shared;
     int c = h + 1;
-    for (; stream_k_in_reach(n_work, n_kv, G, c, t); ++c)
-      if (stream_k_shares(n_work, n_kv, G, c, t)) shared.push_back(c);
+    for (; stream_k_in_reach(n_work, n_kv, G, P, c, t); ++c)
+      if (stream_k_shares(n_work, n_kv, G, P, c, t)) shared.push_back(c);
     EXPECT_GT(c, l) << "tile " << t << ": the reach ends before its last part";
+    EXPECT_LE(c, P) << "tile " << t << ": the reach goes past the blocks that share the rest";
     EXPECT_EQ(shared, std::vector<int>(mine.begin() + 1, mine.end())) << "tile " << t;
+    // No more parts than stream_k_max_parts() counts for the cut (the rule's cost model).
+    EXPECT_LE(static_cast<long long>(mine.size()), stream_k_max_parts(n_work % G, n_kv, P)) << "tile " << t;
   }
 }
 
 TEST(StreamK, PartsCoverEveryStepOnce) {
-  check_cover(2048, 32, 132);  // b4 h16 s4096 d128: 15 rounds, 68 tiles left (16.5 steps a block)
-  check_cover(1408, 32, 132);  // b4 h16 s4096 d64 (192-row tiles): 10 rounds, 88 left
-  check_cover(768, 8, 132);    // b8 h16 s1024 d64
-  check_cover(4096, 32, 132);  // grouped-query b4 h32/8 s4096 d128: 31 rounds, 4 tiles left in 132 parts
-  check_cover(133, 1, 132);    // one K/V tile per work tile: nothing to cut
-  check_cover(132, 5, 132);    // whole rounds only
-  check_cover(1000, 7, 3);
-  check_cover(134, 3, 132);    // 2 tiles of 3 steps left: most blocks have no part
+  // The rest among all blocks.
+  check_cover(2048, 32, 132, 132);  // b4 h16 s4096 d128: 15 rounds, 68 tiles left (16.5 steps a block)
+  check_cover(1408, 32, 132, 132);  // b4 h16 s4096 d64 (192-row tiles): 10 rounds, 88 left
+  check_cover(768, 8, 132, 132);    // b8 h16 s1024 d64
+  check_cover(4096, 32, 132, 132);  // grouped-query b4 h32/8 s4096 d128: 31 rounds, 4 tiles left in 132 parts
+  check_cover(133, 1, 132, 132);    // one K/V tile per work tile: nothing to cut
+  check_cover(132, 5, 132, 132);    // whole rounds only
+  check_cover(1000, 7, 3, 3);
+  check_cover(134, 3, 132, 132);    // 2 tiles of 3 steps left: most blocks have no part
+  // The rest among fewer blocks (stream_k_blocks()'s P = m R: each tile in exactly m parts).
+  check_cover(4096, 103, 132, 32);  // b1 h32 s16384 d128, 160-key tiles: 4 tiles left in 8 parts each
+  check_cover(4096, 32, 132, 16);   // grouped-query: 4 parts each
+  check_cover(4096, 103, 132, 4);   // m = 1: each tile of the rest whole, to one block
+  check_cover(2048, 64, 132, 100);  // P not a multiple of R (68): tiles in 2 or 3 parts, 32 blocks idle
+  check_cover(4096, 32, 132, 3);    // P < R: a block's range spans tiles (a later part, a whole tile, a head)
+  check_cover(4096, 32, 132, 1);    // one block takes the whole rest
+  check_cover(137, 5, 132, 12);     // 5 tiles of 5 steps among 12 blocks
+  check_cover(1000, 7, 3, 2);
 }
 
-TEST(StreamK, SharesNoneBeyondTheLastBlock) {
-  EXPECT_FALSE(stream_k_in_reach(2048, 32, 132, 132, 2047));
-  EXPECT_FALSE(stream_k_shares(2048, 32, 132, 132, 2047));
-  EXPECT_FALSE(stream_k_shares(2048, 32, 132, 200, 2047));
+TEST(StreamK, SharesNoneBeyondTheBlocksOfTheCut) {
+  EXPECT_FALSE(stream_k_in_reach(2048, 32, 132, 132, 132, 2047));
+  EXPECT_FALSE(stream_k_shares(2048, 32, 132, 132, 132, 2047));
+  EXPECT_FALSE(stream_k_shares(2048, 32, 132, 132, 200, 2047));
+  // Cut among 32 blocks: block 31 has the last part, 32 and on none.
+  EXPECT_TRUE(stream_k_shares(4096, 103, 132, 32, 31, 4095));
+  EXPECT_FALSE(stream_k_in_reach(4096, 103, 132, 32, 32, 4095));
+  const StreamKPart idle = stream_k_part(4096, 103, 132, 32, 32, 0);
+  EXPECT_EQ(idle.n, 0);
+  const StreamKPart last = stream_k_part(4096, 103, 132, 32, 31, 0);
+  EXPECT_EQ(last.tile, 4095);
+  EXPECT_EQ(last.j0 + last.n, 103);
 }
 
-TEST(StreamK, PaysWhereTheLastRoundIsPartlyEmpty) {
-  EXPECT_TRUE(stream_k_pays(2048, 32, 132));   // b4 h16 s4096 d128: 16 x 32 = 512 steps against 15 x 32 + 17
-  EXPECT_TRUE(stream_k_pays(1408, 32, 132));   // d64 (192-row tiles): 352 against 10 x 32 + 22
-  EXPECT_FALSE(stream_k_pays(768, 8, 132));    // b8 h16 s1024 d64: 48 against 47, 1 step saved
-  EXPECT_FALSE(stream_k_pays(4096, 32, 132));  // grouped-query: 4 tiles left, parts of 1 step
-  EXPECT_FALSE(stream_k_pays(768, 4, 132));    // b16 h16 s512 d64: 24 steps either way
-  EXPECT_FALSE(stream_k_pays(264, 32, 132));   // whole rounds: nothing to balance
-  EXPECT_FALSE(stream_k_pays(132, 32, 132));   // a tile per block
-  EXPECT_FALSE(stream_k_pays(64, 64, 132));    // fewer tiles than blocks (decode)
-  EXPECT_FALSE(stream_k_pays(0, 32, 132));
-  EXPECT_FALSE(stream_k_pays(2048, 0, 132));
-  EXPECT_FALSE(stream_k_pays(2048, 32, 0));
-  EXPECT_FALSE(stream_k_pays(1LL << 26, 64, 132));  // steps past 32 bits
+TEST(StreamK, MaxPartsCountsTheRangesATileSpans) {
+  EXPECT_EQ(stream_k_max_parts(4, 103, 32), 8);    // P = 8 R: exactly 8 parts a tile
+  EXPECT_EQ(stream_k_max_parts(4, 32, 4), 1);      // P = R: whole tiles
+  EXPECT_EQ(stream_k_max_parts(4, 32, 132), 32);   // 128 steps in 132 ranges of 0 or 1 step: 32 a tile
+  EXPECT_EQ(stream_k_max_parts(68, 32, 132), 3);   // 16.5 steps a range: 2 or 3 a tile
+  EXPECT_EQ(stream_k_max_parts(1, 10, 1), 1);
+  EXPECT_EQ(stream_k_max_parts(0, 10, 4), 0);
+  EXPECT_EQ(stream_k_max_parts(4, 10, 0), 0);
 }
 
-TEST(StreamK, PaysOnlyWithAllThreeConditions) {
-  // 2% of the busiest block's steps: 2 blocks, tiles of 1000 steps; 21 tiles save 500 of 11000,
-  // 201 tiles 500 of 101000 (0.5%).
-  EXPECT_TRUE(stream_k_pays(21, 1000, 2));
-  EXPECT_FALSE(stream_k_pays(201, 1000, 2));
-  // 8 steps: 2 blocks, 3 tiles; of 16 steps 8 saved (32 against 24), of 14 steps 7.
-  EXPECT_TRUE(stream_k_pays(3, 16, 2));
-  EXPECT_FALSE(stream_k_pays(3, 14, 2));
-  // At most three parts a tile: 4 blocks, tiles of 16 steps; 6 tiles leave 8 steps a block
-  // (2 x 8 >= 16), 5 tiles 4 (a tile in four parts) though 12 steps would be saved.
-  EXPECT_TRUE(stream_k_pays(6, 16, 4));
-  EXPECT_FALSE(stream_k_pays(5, 16, 4));
+TEST(StreamK, BlocksWhereTheLastRoundIsPartlyEmpty) {
+  EXPECT_EQ(stream_k_blocks(2048, 32, 132), 132);  // b4 h16 s4096 d128: 512 steps against 15 x 32 + 17 + 2 parts
+  EXPECT_EQ(stream_k_blocks(1408, 32, 132), 132);  // d64 (192-row tiles): 352 against 10 x 32 + 22 + 1 part
+  EXPECT_EQ(stream_k_blocks(1280, 32, 132), 132);  // d64 s4096's 192-row launch of the split: 9 rounds, 92 left
+  EXPECT_EQ(stream_k_blocks(768, 8, 132), 0);      // b8 h16 s1024 d64: 1 step saved, less than a part costs
+  EXPECT_EQ(stream_k_blocks(512, 8, 132), 0);      // d64 s1024's 192-row launch: 116 of 132 in the last round
+  EXPECT_EQ(stream_k_blocks(768, 4, 132), 0);      // b16 h16 s512 d64: 4 steps either way
+  // Few tiles left, many steps each: cut among m R blocks, m parts a tile (m = 8: 13 steps and
+  // 7 parts' cost against 103 steps; all 132 blocks would give 33 parts of 3-4 steps).
+  EXPECT_EQ(stream_k_blocks(4096, 103, 132), 32);  // b1 h32 s16384 d128, 160-key tiles
+  EXPECT_EQ(stream_k_blocks(133, 64, 132), 8);     // one tile left of 64 steps: 8 parts of 8
+  // Grouped-query b4 h32/8 s4096 d128: 4 tiles left; among 16 blocks (4 parts each: 8 steps
+  // with 128-key tiles, 7 with 160-key ones), measured +0.9% and +1.6% over no cut; among all
+  // 132 (33 parts of one step) +0.2%.
+  EXPECT_EQ(stream_k_blocks(4096, 32, 132), 16);
+  EXPECT_EQ(stream_k_blocks(4096, 26, 132), 16);
+  EXPECT_EQ(stream_k_blocks(264, 32, 132), 0);     // whole rounds: nothing to balance
+  EXPECT_EQ(stream_k_blocks(132, 32, 132), 0);     // a tile per block
+  EXPECT_EQ(stream_k_blocks(64, 64, 132), 0);      // fewer tiles than blocks (decode)
+  EXPECT_EQ(stream_k_blocks(133, 4, 132), 0);      // one tile of 4 steps left: fewer than 8 steps to save
+  EXPECT_EQ(stream_k_blocks(0, 32, 132), 0);
+  EXPECT_EQ(stream_k_blocks(2048, 0, 132), 0);
+  EXPECT_EQ(stream_k_blocks(2048, 32, 0), 0);
+  EXPECT_EQ(stream_k_blocks(1LL << 26, 64, 132), 0);  // steps past 32 bits
+}
+
+TEST(StreamK, BlocksOnlyWhereTheCutSavesOnePercentAndEightSteps) {
+  // 2 blocks, tiles of 1000 steps, one tile left: cut in 2, 500 steps less a part's cost saved,
+  // of 11000 (21 tiles) but not of 101000 (201 tiles: 0.49%).
+  EXPECT_EQ(stream_k_blocks(21, 1000, 2), 2);
+  EXPECT_EQ(stream_k_blocks(201, 1000, 2), 0);
+  // The cheapest cut: 4 blocks, one tile of 16 steps left: 4 parts of 4 (4 + 3 parts' cost)
+  // against 2 of 8 (8 + 1) and 3 blocks (6 + 2).
+  EXPECT_EQ(stream_k_blocks(5, 16, 4), 4);
+  // P = G is a candidate beside m R: 4 blocks, 2 tiles of 16 left: 2 parts of 8 each.
+  EXPECT_EQ(stream_k_blocks(6, 16, 4), 4);
+  // 8 steps saved without the parts' cost, at least: 2 blocks, one tile left of 16 steps
+  // saves 8, of 14 steps 7.
+  EXPECT_EQ(stream_k_blocks(3, 16, 2), 2);
+  EXPECT_EQ(stream_k_blocks(3, 14, 2), 0);
+}
+
+TEST(KeyTile, OneHundredSixtyKeysWhereTheirPaddingCostsAtMostThreePercent) {
+  EXPECT_TRUE(prefer_160_key_tiles(2048));    // 13 tiles, 2080 keys against 2048
+  EXPECT_TRUE(prefer_160_key_tiles(3000));    // 3040 against 3072
+  EXPECT_TRUE(prefer_160_key_tiles(4096));    // 4160 against 4096 (1.6%)
+  EXPECT_TRUE(prefer_160_key_tiles(8192));
+  EXPECT_TRUE(prefer_160_key_tiles(16384));   // 16480 against 16384
+  EXPECT_FALSE(prefer_160_key_tiles(1024));   // 1120 against 1024 (9%: measured -4.3%)
+  EXPECT_FALSE(prefer_160_key_tiles(1500));   // 1600 against 1536
+  EXPECT_FALSE(prefer_160_key_tiles(128));    // one 128-key tile exactly
+  EXPECT_TRUE(prefer_160_key_tiles(160));     // one tile against two
+  EXPECT_TRUE(prefer_160_key_tiles(1280));    // 8 tiles of 160 against 10 of 128
+  // The boundary: 160 keys padded times 0.97 against 128 keys padded.
+  EXPECT_TRUE(prefer_160_key_tiles(1249));    // 1280 x 0.97 = 1241.6 <= 1280
+  EXPECT_FALSE(prefer_160_key_tiles(1));
+  EXPECT_FALSE(prefer_160_key_tiles(0));
+  EXPECT_FALSE(prefer_160_key_tiles(-5));
 }
 
 TEST(CausalOrder, HeavyFirstGroupsFollowTheL2AndTheScheduler) {
