@@ -1079,9 +1079,13 @@ void launch_split(const AttentionProblem& pr, const FlashParams& fp, cudaStream_
 //         (fewer rows per tile: less masked work on the diagonal, more tiles to balance);
 //         longer causal: the rows past the last whole 192-row tile (the heaviest) in 128-row
 //         tiles of 2 consumers, launched first (launch_split);
-//   d128  no mask, up to 4096 keys: 128-key tiles, two Q buffers, persistent, cross-tile
-//         (stream-K where it pays: s4096, not the grouped-query shape's 4 tiles left); more
-//         keys: 176-key tiles, one Q buffer given back early, persistent; causal: 128-key
+//   d128  no mask, more work tiles than SMs and keys that pad to whole 160-key tiles with at
+//         most 3% more than to 128-key ones (prefer_160_key_tiles(): 2048, 3000, 4096, 16384
+//         keys, not 1024): 160-key tiles, two Q buffers, persistent, cross-tile, stream-K
+//         where it pays (s4096 among all blocks; grouped-query s4096 and s16384, 4 tiles left,
+//         among 16 and 32 blocks); otherwise up to 4096 keys: 128-key tiles, the same
+//         schedule; more keys (one round of tiles, as decode's): 176-key tiles, one Q buffer
+//         given back early, persistent; causal: 128-key
 //         tiles, two Q buffers, persistent, cross-tile, in the dynamic order from three work
 //         tiles per SM, a block per tile below (the serial schedule: 3 stages, a block per
 //         tile);
@@ -1120,6 +1124,8 @@ void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& 
       launch<T, D, true, true, Tile<2, 128, 2, 2, true, false, true>>(pr, fp, stream, true, 0, rows, false);
     else if (pr.causal)
       launch<T, D, true, false, Tile<2, 128, 3, 1>>(pr, fp, stream, false, 0, rows, false);
+    else if (prefer_160_key_tiles(pr.seq_k) && (rows + 127) / 128 * (pr.batch * (pr.heads / fp.kv_group)) > sm_count())
+      one(Tile<2, 160, 2, 2, true, false, true>{}, std::false_type{}, true);  // several rounds of tiles
     else if (pr.seq_k <= 4096)
       one(Tile<2, 128, 2, 2, true, false, true>{}, std::false_type{}, true);
     else

@@ -4,7 +4,7 @@ one specialisation per (dtype, N) the kernel's tile table uses. The operand list
 wgmma.mma_async are regular but must be spelled out in the asm string, hence a generator.
 Usage: python3 kernels/tools/gen_wgmma.py > kernels/src/attention_wgmma.cuh"""
 
-SS_N = (64, 80, 96, 128, 176, 192)   # S = Q K^T: N = keys per tile
+SS_N = (64, 80, 96, 128, 160, 176, 192)   # S = Q K^T: N = keys per tile
 RS_N = (64, 128, 256)                # O += P V: N = head dim
 TYPES = (("__half", "f16"), ("__nv_bfloat16", "bf16"))
 
