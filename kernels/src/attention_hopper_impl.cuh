@@ -972,8 +972,9 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
   // Causal work order: heaviest first, in groups of heads (causal_heavy_group()): all heads for
   // static persistent shares, as many as fit in 16 MB of L2 where tiles are taken as blocks free.
   const int heavy_group = causal_heavy_group(group, bkv, 2LL * pr.seq_k * D * 2, persistent && !dynamic);
-  // Persistent: one block per SM walks the work tiles; otherwise one block per work tile.
-  const long long blocks = persistent ? std::min<long long>(n_work, sms) : n_work;
+  // Persistent: one block per SM walks the work tiles (stream-K with fewer tiles than SMs, below:
+  // the blocks of the cut); otherwise one block per work tile.
+  long long blocks = persistent ? std::min<long long>(n_work, sms) : n_work;
   HopperParams hp{fp.o,
                   fp.lse,
                   static_cast<int>(rows),
@@ -1005,19 +1006,23 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
     const long long n_kv = (pr.seq_k + C::kBN - 1) / C::kBN;
     int sk_blocks = 0;  // none (also: n_work n_kv < 2^31)
     if (balance != 0 && persistent)
-      sk_blocks = balance < 0 ? stream_k_blocks(n_work, n_kv, blocks)
+      sk_blocks = balance < 0 ? stream_k_blocks(n_work, n_kv, sms)
                   : n_work > blocks && n_work * n_kv <= 0x7fffffffLL ? static_cast<int>(std::min<long long>(balance, blocks))
                                                                     : 0;
+    // Fewer work tiles than SMs (decode): no whole rounds; the launch is the blocks of the cut,
+    // each tile split into parts by K/V steps (stream_k_blocks() leaves every block a step).
+    const long long sk_grid = n_work < sms ? sk_blocks : blocks;
     if (sk_blocks > 0) {
       constexpr long long kWarps = C::kConsumers * 4;
       const std::size_t part_bytes =
-          static_cast<std::size_t>(blocks * kWarps * stream_k_part_floats(D) * 32) * sizeof(float);
-      const std::size_t bytes = part_bytes + static_cast<std::size_t>(blocks * kWarps) * sizeof(unsigned long long);
+          static_cast<std::size_t>(sk_grid * kWarps * stream_k_part_floats(D) * 32) * sizeof(float);
+      const std::size_t bytes = part_bytes + static_cast<std::size_t>(sk_grid * kWarps) * sizeof(unsigned long long);
       if (ws.acquire(bytes, stream)) {
         hp.part = static_cast<float*>(ws.ptr);
         hp.flags = reinterpret_cast<unsigned long long*>(static_cast<char*>(ws.ptr) + part_bytes);
         hp.epoch = next_hopper_epoch();
         hp.sk_blocks = sk_blocks;
+        blocks = sk_grid;
         kernel = flash_fwd_hopper_kernel<T, D, CAUSAL, kOverlap, C, true>;
       }
     }
@@ -1083,8 +1088,9 @@ void launch_split(const AttentionProblem& pr, const FlashParams& fp, cudaStream_
 //         most 3% more than to 128-key ones (prefer_160_key_tiles(): 2048, 3000, 4096, 16384
 //         keys, not 1024): 160-key tiles, two Q buffers, persistent, cross-tile, stream-K
 //         where it pays (s4096 among all blocks; grouped-query s4096 and s16384, 4 tiles left,
-//         among 16 and 32 blocks); otherwise up to 4096 keys: 128-key tiles, the same
-//         schedule; more keys (one round of tiles, as decode's): 176-key tiles, one Q buffer
+//         among 16 and 32 blocks; fewer tiles than SMs, decode over a long K/V: each tile cut
+//         into parts by K/V steps, wide_keys_pay()); otherwise up to 4096 keys: 128-key tiles,
+//         the same schedule; more keys (one round of whole tiles): 176-key tiles, one Q buffer
 //         given back early, persistent; causal: 128-key
 //         tiles, two Q buffers, persistent, cross-tile, in the dynamic order from three work
 //         tiles per SM, a block per tile below (the serial schedule: 3 stages, a block per
@@ -1098,6 +1104,15 @@ void launch_split(const AttentionProblem& pr, const FlashParams& fp, cudaStream_
 // s4096, +3% grouped-query, +2-5% at 1024 tiles (v8, v9). Every launch is a programmatic
 // dependent launch (launch()). Only the configurations and masks each case runs are
 // instantiated.
+// Unmasked d128 (launch_flash_hopper_variant): the 160-key cross-tile launch where its 128-row
+// work tiles run several rounds, or fewer tiles than SMs are cut by K/V steps (stream_k_blocks():
+// decode over a long K/V); one round of whole tiles keeps the 176-key tile.
+inline bool wide_keys_pay(long long rows, long long bkv, long long seq_k) {
+  const long long n_work = (rows + 127) / 128 * bkv;
+  const int sms = sm_count();
+  return n_work > sms || (n_work < sms && stream_k_blocks(n_work, (seq_k + 159) / 160, sms) > 0);
+}
+
 template <typename T, int D>
 void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& fp, bool overlap, cudaStream_t stream) {
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
@@ -1124,8 +1139,8 @@ void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& 
       launch<T, D, true, true, Tile<2, 128, 2, 2, true, false, true>>(pr, fp, stream, true, 0, rows, false);
     else if (pr.causal)
       launch<T, D, true, false, Tile<2, 128, 3, 1>>(pr, fp, stream, false, 0, rows, false);
-    else if (prefer_160_key_tiles(pr.seq_k) && (rows + 127) / 128 * (pr.batch * (pr.heads / fp.kv_group)) > sm_count())
-      one(Tile<2, 160, 2, 2, true, false, true>{}, std::false_type{}, true);  // several rounds of tiles
+    else if (prefer_160_key_tiles(pr.seq_k) && wide_keys_pay(rows, pr.batch * (pr.heads / fp.kv_group), pr.seq_k))
+      one(Tile<2, 160, 2, 2, true, false, true>{}, std::false_type{}, true);  // several rounds, or a K/V split
     else if (pr.seq_k <= 4096)
       one(Tile<2, 128, 2, 2, true, false, true>{}, std::false_type{}, true);
     else

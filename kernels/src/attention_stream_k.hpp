@@ -94,16 +94,20 @@ inline constexpr long long kStreamKPartCost10 = 13;
 // or three parts) and d64 (10 of 352) gained 1.4-2%; (v10) grouped-query b4 h32/8 s4096 d128
 // (4 tiles left, 128-key tiles) +0.9-1.1% among 8 or 16 blocks, +0.2% among all 132; b1 h32
 // s16384 (4 tiles of 103 160-key steps) +1.2-1.5% among 16-64 blocks, +0.7-0.8% among 8 or
-// 132. Never with n_work <= G, and not where the steps leave 32 bits.
+// 132. With fewer work tiles than blocks (decode: a few rows of each K/V head over a long K/V)
+// there are no whole rounds and the launch runs P blocks, each tile cut into m parts (the
+// K/V split of flash-decoding: more SMs read the K/V at once); not with one tile per block,
+// and not where the steps leave 32 bits.
 constexpr int stream_k_blocks(long long n_work, long long n_kv, long long G) {
-  if (G <= 0 || n_kv <= 0 || n_work <= G || n_work * n_kv > 0x7fffffffLL) return 0;
+  if (G <= 0 || n_kv <= 0 || n_work <= 0 || n_work * n_kv > 0x7fffffffLL) return 0;
   const long long R = n_work % G;
-  if (R == 0) return 0;  // whole rounds: nothing to balance
+  if (R == 0) return 0;  // whole rounds (or a tile per block): nothing to balance
+  if (n_work < G && R * n_kv < G) return 0;  // fewer tiles than blocks: each launched block needs a step
   const long long whole10 = (n_work / G + 1) * n_kv * 10;
   auto range = [&](long long P) { return (R * n_kv + P - 1) / P; };  // the longest range of the rest
   auto cost10 = [&](long long P, long long parts) { return range(P) * 10 + (parts - 1) * kStreamKPartCost10; };
   long long best_p = G, best = cost10(G, stream_k_max_parts(R, n_kv, G));
-  for (long long m = 2; m * R < G; ++m) {
+  for (long long m = 2; m * R < G && m <= n_kv; ++m) {  // (a part has a step at least)
     const long long c = cost10(m * R, m);
     if (c < best) {
       best = c;

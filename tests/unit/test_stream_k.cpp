@@ -100,6 +100,26 @@ TEST(StreamK, PartsCoverEveryStepOnce) {
   check_cover(4096, 32, 132, 1);    // one block takes the whole rest
   check_cover(137, 5, 132, 12);     // 5 tiles of 5 steps among 12 blocks
   check_cover(1000, 7, 3, 2);
+  // Fewer tiles than blocks (decode): no whole rounds; the launch is the P blocks of the cut.
+  check_cover(64, 52, 128, 128);  // b8 h32/8 s1 over 8192 keys, 160-key tiles: 2 parts a tile
+  check_cover(4, 52, 24, 24);     // b2 h8/2 s1 over 8192: 6 parts a tile
+  check_cover(1, 200, 12, 12);    // one tile in 12 parts
+  check_cover(5, 3, 15, 15);      // one step a part
+}
+
+TEST(StreamK, FewerTilesThanBlocksLeaveEveryBlockAPart) {
+  // The launch runs exactly stream_k_blocks() blocks (the consumers take their first item
+  // unchecked): each must have a part.
+  for (long long n_work : {1LL, 4LL, 16LL, 64LL, 100LL, 131LL})
+    for (long long n_kv : {1LL, 8LL, 9LL, 26LL, 52LL, 103LL, 2000LL}) {
+      const int P = stream_k_blocks(n_work, n_kv, 132);
+      if (P == 0) continue;
+      EXPECT_GT(P, n_work) << n_work << " " << n_kv;
+      EXPECT_LE(P, 132) << n_work << " " << n_kv;
+      for (int b = 0; b < P; ++b)
+        EXPECT_GT(stream_k_part(static_cast<int>(n_work), static_cast<int>(n_kv), P, P, b, 0).n, 0)
+            << n_work << " tiles of " << n_kv << " among " << P << ": block " << b;
+    }
 }
 
 TEST(StreamK, SharesNoneBeyondTheBlocksOfTheCut) {
@@ -143,8 +163,14 @@ TEST(StreamK, BlocksWhereTheLastRoundIsPartlyEmpty) {
   EXPECT_EQ(stream_k_blocks(4096, 32, 132), 16);
   EXPECT_EQ(stream_k_blocks(4096, 26, 132), 16);
   EXPECT_EQ(stream_k_blocks(264, 32, 132), 0);     // whole rounds: nothing to balance
-  EXPECT_EQ(stream_k_blocks(132, 32, 132), 0);     // a tile per block
-  EXPECT_EQ(stream_k_blocks(64, 64, 132), 0);      // fewer tiles than blocks (decode)
+  // Fewer tiles than blocks (decode over a long K/V): each tile in m parts, m R blocks.
+  EXPECT_EQ(stream_k_blocks(64, 52, 132), 128);    // b8 h32/8 s1 over 8192 keys: 2 parts of 26
+  EXPECT_EQ(stream_k_blocks(64, 64, 132), 128);
+  EXPECT_EQ(stream_k_blocks(16, 52, 132), 96);     // 6 parts of 9 (8 would be 7 steps and 7 parts)
+  EXPECT_EQ(stream_k_blocks(1, 200, 132), 12);     // one tile: 12 parts of 17
+  EXPECT_EQ(stream_k_blocks(64, 8, 132), 0);       // d64 b1 h16 s1024: 4 steps saved
+  EXPECT_EQ(stream_k_blocks(100, 1, 132), 0);      // fewer steps than blocks
+  EXPECT_EQ(stream_k_blocks(132, 52, 132), 0);     // a tile per block
   EXPECT_EQ(stream_k_blocks(133, 4, 132), 0);      // one tile of 4 steps left: fewer than 8 steps to save
   EXPECT_EQ(stream_k_blocks(0, 32, 132), 0);
   EXPECT_EQ(stream_k_blocks(2048, 0, 132), 0);
