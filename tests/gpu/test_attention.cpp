@@ -449,6 +449,9 @@ TEST_P(Flash, DecodeShapes) {
   // Decode-length queries over a long K/V cache, grouped-query as in serving (8 query heads
   // over 2 K/V heads, and 32 over 8), causal too (bottom-right: query i sees all but the last
   // seq_q - 1 - i keys). 8191 keys: a tail tile. 128 queries over 8K keys take sampled rows.
+  // Unmasked, the hopper kernel has fewer work tiles than SMs here (4-16) and cuts each into
+  // parts by K/V steps (stream_k_blocks(): 6 parts at d128), the parts' partials added by the
+  // block with the tile's first keys.
   for (int sk : {8192, 8191})
     for (int sq : {1, 7, 128})
       for (bool causal : {false, true}) check(problem(2, 8, sq, sk, causal, 2), 3.f, sq == 128 ? 384 : 0);
