@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "attention_launch.hpp"
 #include "attention_stream_k.hpp"
@@ -933,6 +934,8 @@ int sm_count() {
 // launch only at its end; a memset or copy before it, plain stream order). after_pdl: the
 // second part of a split (launch_split), which waits for the first part at its exit instead
 // (griddep_exit); chain false (an experiment compares): launched in plain stream order.
+// hold: if given (empty), the launch's workspace moves there instead of going back to the pool
+// when launch() returns (launch_split).
 // group: heads per heavy-first group of the causal work order, 0 for the rule below (an
 // experiment sets it). balance: how a persistent launch shares unequal work: -1 the rule below
 // (stream-K where stream_k_blocks() finds a cut that pays; causal head dim 128: the dynamic
@@ -941,7 +944,8 @@ int sm_count() {
 // kernel has it.
 template <typename T, int D, bool CAUSAL, bool kOverlap, class C>
 void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stream, bool persistent, long long begin,
-            long long end, bool after_pdl, int group = 0, int balance = -1, bool chain = true) {
+            long long end, bool after_pdl, int group = 0, int balance = -1, bool chain = true,
+            HopperWorkspace* hold = nullptr) {
   const int bkv = pr.batch * (pr.heads / fp.kv_group);  // (batch, K/V head)s
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
   if (rows > 0x7fffffffLL - C::kBM)
@@ -1041,6 +1045,10 @@ void launch(const AttentionProblem& pr, const FlashParams& fp, cudaStream_t stre
   cfg.numAttrs = after_pdl || chain ? 1 : 0;
   GPUCHECK_CUDA(cudaLaunchKernelEx(&cfg, kernel, tq, tk, tv, hp));
   GPUCHECK_CUDA_LAUNCH("flash_fwd_hopper_kernel");
+  if (hold != nullptr && ws.ptr != nullptr) {  // the caller frees it, later in the stream (launch_split)
+    hold->ptr = std::exchange(ws.ptr, nullptr);
+    hold->stream = ws.stream;
+  }
 }
 
 // The packed rows of a head split between two tile configurations so that no tile computes
@@ -1068,7 +1076,13 @@ void launch_split(const AttentionProblem& pr, const FlashParams& fp, cudaStream_
                   bool persistent_b) {
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
   const long long split = split_rows(rows, CA::kBM, CB::kBM);
-  if (split < rows) launch<T, D, CAUSAL, kOverlap, CB>(pr, fp, stream, persistent_b, split, rows, false);
+  // B's workspace (stream-K's partials and flags) stays out of the pool until A is launched: A
+  // runs beside B (it waits for B only at its exit), and the pool would hand a freed block to
+  // the next allocation on the stream, A's, while B still uses it (both parts run stream-K, for
+  // example b1 h18 s2200 over 2047 keys at d64: B's 18 tiles cut among 72 blocks, A's 198 among 132).
+  HopperWorkspace first;
+  if (split < rows)
+    launch<T, D, CAUSAL, kOverlap, CB>(pr, fp, stream, persistent_b, split, rows, false, 0, -1, true, &first);
   if (split > 0) launch<T, D, CAUSAL, kOverlap, CA>(pr, fp, stream, persistent_a, 0, split, split < rows);
 }
 
