@@ -1118,15 +1118,6 @@ void launch_split(const AttentionProblem& pr, const FlashParams& fp, cudaStream_
 // s4096, +3% grouped-query, +2-5% at 1024 tiles (v8, v9). Every launch is a programmatic
 // dependent launch (launch()). Only the configurations and masks each case runs are
 // instantiated.
-// Unmasked d128 (launch_flash_hopper_variant): the 160-key cross-tile launch where its 128-row
-// work tiles run several rounds, or fewer tiles than SMs are cut by K/V steps (stream_k_blocks():
-// decode over a long K/V); one round of whole tiles keeps the 176-key tile.
-inline bool wide_keys_pay(long long rows, long long bkv, long long seq_k) {
-  const long long n_work = (rows + 127) / 128 * bkv;
-  const int sms = sm_count();
-  return n_work > sms || (n_work < sms && stream_k_blocks(n_work, (seq_k + 159) / 160, sms) > 0);
-}
-
 template <typename T, int D>
 void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& fp, bool overlap, cudaStream_t stream) {
   const long long rows = static_cast<long long>(fp.kv_group) * pr.seq_q;
@@ -1153,7 +1144,8 @@ void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& 
       launch<T, D, true, true, Tile<2, 128, 2, 2, true, false, true>>(pr, fp, stream, true, 0, rows, false);
     else if (pr.causal)
       launch<T, D, true, false, Tile<2, 128, 3, 1>>(pr, fp, stream, false, 0, rows, false);
-    else if (prefer_160_key_tiles(pr.seq_k) && wide_keys_pay(rows, pr.batch * (pr.heads / fp.kv_group), pr.seq_k))
+    else if (prefer_160_key_tiles(pr.seq_k) &&
+             wide_keys_pay((rows + 127) / 128 * (pr.batch * (pr.heads / fp.kv_group)), pr.seq_k, sm_count()))
       one(Tile<2, 160, 2, 2, true, false, true>{}, std::false_type{}, true);  // several rounds, or a K/V split
     else if (pr.seq_k <= 4096)
       one(Tile<2, 128, 2, 2, true, false, true>{}, std::false_type{}, true);

@@ -212,6 +212,20 @@ TEST(KeyTile, OneHundredSixtyKeysWhereTheirPaddingCostsAtMostThreePercent) {
   EXPECT_FALSE(prefer_160_key_tiles(-5));
 }
 
+TEST(KeyTile, WideKeysWhereTilesRunSeveralRoundsOrAreSplit) {
+  EXPECT_TRUE(wide_keys_pay(2048, 4096, 132));   // b4 h16 s4096: 16 rounds
+  EXPECT_TRUE(wide_keys_pay(4096, 16384, 132));  // b1 h32 s16384
+  EXPECT_TRUE(wide_keys_pay(133, 1024, 132));    // one tile past a round
+  EXPECT_TRUE(wide_keys_pay(64, 8192, 132));     // decode b8 h32/8 s1 over 8192 keys: 2 parts a tile
+  EXPECT_TRUE(wide_keys_pay(8, 32768, 132));     // b1 h32/8 s1 over 32768 keys: 13 parts
+  EXPECT_FALSE(wide_keys_pay(132, 8192, 132));   // one round of whole tiles: the 176-key tile
+  EXPECT_FALSE(wide_keys_pay(64, 1280, 132));    // 8 steps a tile: a cut saves too little
+  EXPECT_FALSE(wide_keys_pay(100, 160, 132));    // one step a tile: nothing to cut
+  EXPECT_FALSE(wide_keys_pay(0, 8192, 132));
+  EXPECT_FALSE(wide_keys_pay(64, 0, 132));
+  EXPECT_FALSE(wide_keys_pay(64, 8192, 0));
+}
+
 TEST(CausalOrder, HeavyFirstGroupsFollowTheL2AndTheScheduler) {
   // b4 h16 s4096 d128: K and V 2 MB per head, 64 heads. Taken as blocks free: 8 heads (16 MB).
   EXPECT_EQ(causal_heavy_group(0, 64, 2LL << 20, false), 8);
