@@ -1140,13 +1140,15 @@ void launch_flash_hopper_variant(const AttentionProblem& pr, const FlashParams& 
       overlap ? launch_split<T, D, true, true, A, B>(pr, fp, stream, true, false)
               : launch_split<T, D, true, false, A, B>(pr, fp, stream, true, false);
   } else if constexpr (D == 128) {
+    using Wide = Tile<2, 160, 2, 2, true, false, true>;  // 160-key tiles (wide_keys_pay())
     if (pr.causal && overlap)  // the dynamic order (launch(); fewer tiles or a stream being captured: a block per tile)
       launch<T, D, true, true, Tile<2, 128, 2, 2, true, false, true>>(pr, fp, stream, true, 0, rows, false);
     else if (pr.causal)
       launch<T, D, true, false, Tile<2, 128, 3, 1>>(pr, fp, stream, false, 0, rows, false);
     else if (prefer_160_key_tiles(pr.seq_k) &&
-             wide_keys_pay((rows + 127) / 128 * (pr.batch * (pr.heads / fp.kv_group)), pr.seq_k, sm_count()))
-      one(Tile<2, 160, 2, 2, true, false, true>{}, std::false_type{}, true);  // several rounds, or a K/V split
+             wide_keys_pay((rows + Wide::kBM - 1) / Wide::kBM * (pr.batch * (pr.heads / fp.kv_group)),
+                           (pr.seq_k + Wide::kBN - 1) / Wide::kBN, sm_count()))
+      one(Wide{}, std::false_type{}, true);  // several rounds, or a K/V split
     else if (pr.seq_k <= 4096)
       one(Tile<2, 128, 2, 2, true, false, true>{}, std::false_type{}, true);
     else

@@ -130,13 +130,13 @@ constexpr bool prefer_160_key_tiles(long long seq_k) {
   return (seq_k + 159) / 160 * 160 * 97 <= (seq_k + 127) / 128 * 128 * 100;
 }
 
-// Unmasked d128 (launch_flash_hopper_variant): the 160-key cross-tile launch, given n_work
-// 128-row work tiles on `sms` SMs, where they run several rounds, or where fewer tiles than SMs
-// are cut by K/V steps (stream_k_blocks() over 160-key steps: decode over a long K/V); one round
-// of whole tiles keeps the 176-key tile.
-constexpr bool wide_keys_pay(long long n_work, long long seq_k, long long sms) {
-  if (n_work <= 0 || seq_k <= 0 || sms <= 0) return false;
-  return n_work > sms || (n_work < sms && stream_k_blocks(n_work, (seq_k + 159) / 160, sms) > 0);
+// Unmasked d128 (launch_flash_hopper_variant): the 160-key cross-tile launch, given its n_work
+// work tiles of n_kv K/V steps on `sms` SMs, where they run several rounds, or where fewer tiles
+// than SMs are cut by K/V steps (stream_k_blocks(): decode over a long K/V); one round of whole
+// tiles keeps the 176-key tile.
+constexpr bool wide_keys_pay(long long n_work, long long n_kv, long long sms) {
+  if (n_work <= 0 || n_kv <= 0 || sms <= 0) return false;
+  return n_work > sms || (n_work < sms && stream_k_blocks(n_work, n_kv, sms) > 0);
 }
 
 // The causal work order's groups (HopperParams::heavy_group): the (batch, K/V head)s whose work

@@ -213,17 +213,18 @@ TEST(KeyTile, OneHundredSixtyKeysWhereTheirPaddingCostsAtMostThreePercent) {
 }
 
 TEST(KeyTile, WideKeysWhereTilesRunSeveralRoundsOrAreSplit) {
-  EXPECT_TRUE(wide_keys_pay(2048, 4096, 132));   // b4 h16 s4096: 16 rounds
-  EXPECT_TRUE(wide_keys_pay(4096, 16384, 132));  // b1 h32 s16384
-  EXPECT_TRUE(wide_keys_pay(133, 1024, 132));    // one tile past a round
-  EXPECT_TRUE(wide_keys_pay(64, 8192, 132));     // decode b8 h32/8 s1 over 8192 keys: 2 parts a tile
-  EXPECT_TRUE(wide_keys_pay(8, 32768, 132));     // b1 h32/8 s1 over 32768 keys: 13 parts
-  EXPECT_FALSE(wide_keys_pay(132, 8192, 132));   // one round of whole tiles: the 176-key tile
-  EXPECT_FALSE(wide_keys_pay(64, 1280, 132));    // 8 steps a tile: a cut saves too little
-  EXPECT_FALSE(wide_keys_pay(100, 160, 132));    // one step a tile: nothing to cut
-  EXPECT_FALSE(wide_keys_pay(0, 8192, 132));
+  // (n_work 128-row tiles, n_kv 160-key steps, SMs)
+  EXPECT_TRUE(wide_keys_pay(2048, 26, 132));   // b4 h16 s4096: 16 rounds
+  EXPECT_TRUE(wide_keys_pay(4096, 103, 132));  // b1 h32 s16384
+  EXPECT_TRUE(wide_keys_pay(133, 7, 132));     // one tile past a round
+  EXPECT_TRUE(wide_keys_pay(64, 52, 132));     // decode b8 h32/8 s1 over 8192 keys: 2 parts a tile
+  EXPECT_TRUE(wide_keys_pay(8, 205, 132));     // b1 h32/8 s1 over 32768 keys: 13 parts
+  EXPECT_FALSE(wide_keys_pay(132, 52, 132));   // one round of whole tiles: the 176-key tile
+  EXPECT_FALSE(wide_keys_pay(64, 8, 132));     // 1280 keys, 8 steps a tile: a cut saves too little
+  EXPECT_FALSE(wide_keys_pay(100, 1, 132));    // one step a tile: nothing to cut
+  EXPECT_FALSE(wide_keys_pay(0, 52, 132));
   EXPECT_FALSE(wide_keys_pay(64, 0, 132));
-  EXPECT_FALSE(wide_keys_pay(64, 8192, 0));
+  EXPECT_FALSE(wide_keys_pay(64, 52, 0));
 }
 
 TEST(CausalOrder, HeavyFirstGroupsFollowTheL2AndTheScheduler) {
