@@ -782,6 +782,54 @@ __global__ void __launch_bounds__(C::kThreads, 1)
     release(v_empty(stage(g)));
   };
 
+  // A consumer whose 64 rows are past every work tile's rows (decode: 4 packed rows of a
+  // 128- or 192-row tile; p.row_end - p.row_begin rows per (batch, K/V head), so the same
+  // consumers of every block) runs this loop instead of the one below: no GEMM, no softmax, no
+  // store. It keeps the other loop's waits, turns and releases, phase for phase, so the producer
+  // and the consumers with rows see the same arrivals; its warps neither leave stream-K
+  // partials nor take them, since the same consumer idles in every block. Why: its GEMMs on
+  // empty rows took tensor-pipe time from the consumer with rows (v11: b8 h32/8 s1 over 8192
+  // keys, d128 13.9 -> 14.4 TFLOP/s, d64 9.4 -> 13.1). A loop of its own, not conditions round
+  // the GEMMs below: with those, ptxas serialised every wgmma of the kernel (C7514).
+  if constexpr (kOverlap && C::kCrossTile && !kDynamic) {
+    if (cw * 64 >= p.row_end - p.row_begin) {
+      int qi = 0;
+      Work wk;
+      (void)item(0, wk);
+      int g0 = 0;
+      // One phase of the loop below: the K stage gk and the V stage gv it waits for (-1: none).
+      auto idle_phase = [&](int gk, int gv, bool last) {
+        if (gk >= 0) mbar_wait(k_full(stage(gk)), phase(gk));
+        if (gv >= 0) mbar_wait(v_full(stage(gv)), phase(gv));
+        turn_begin();
+        turn_end(last);
+        if (gk >= 0) release(k_empty(stage(gk)));
+        if (gv >= 0) release(v_empty(stage(gv)));
+      };
+      if (cw == kConsumers - 1) bar_arrive(1);
+      mbar_wait(q_full(0), 0u);
+      idle_phase(0, -1, false);  // first_s()
+      while (true) {
+        for (int j = 1; j < wk.n_tiles; ++j) idle_phase(g0 + j, g0 + j - 1, false);  // step()
+        const int gl = g0 + wk.n_tiles - 1;
+        const int qb2 = (qi + 1) % kQBufs;
+        Work wk2;
+        if (!item(qi + 1, wk2)) {
+          idle_phase(-1, gl, true);  // last_pv()
+          break;
+        }
+        mbar_wait(q_full(qb2), q_phase(qi + 1));
+        idle_phase(gl + 1, gl, false);  // the next tile's S[0] beside this tile's last P V
+        release(q_empty(qi % kQBufs));  // epilogue()
+        wk = wk2;
+        g0 = gl + 1;
+        ++qi;
+      }
+      release(q_empty(qi % kQBufs));
+      griddep_exit();
+      return;
+    }
+  }
   if constexpr (kOverlap && C::kCrossTile) {
     // Across work tiles (two Q buffers): the last P V of one work tile is issued with the
     // first S of the next, so the next tile's first softmax runs under that P V and the

@@ -458,6 +458,15 @@ TEST_P(Flash, DecodeShapes) {
   check(problem(1, 32, 1, 8192, false, 8), 3.f);
   check(problem(1, 32, 128, 8192, true, 8), 3.f, 384);
   check(problem(1, 4, 7, 8191, true), 3.f);  // multi-head decode
+  // The hopper kernel's consumers whose 64 rows are past every packed row (4 x 7 = 28 rows:
+  // one of two at d128, two of three at d64) skip their GEMMs but keep the ring's phases, over
+  // a K/V too short for the split and over one that is split; 4 x 20 = 80 rows at d64: the
+  // third consumer idles beside one with 16 rows.
+  for (bool causal : {false, true}) {
+    check(problem(2, 8, 7, 300, causal, 2), 3.f);
+    check(problem(2, 8, 20, 1000, causal, 2), 3.f);
+    check(problem(3, 8, 20, 5000, causal, 2), 3.f);
+  }
 }
 
 TEST_P(Flash, ManyHeadsAndBatches) {
