@@ -64,7 +64,7 @@ SAMPLES = 15  # held samples per case (median)
 # ---- Pure helpers: no torch, tested by tests/unit/test_torch_reference.py -------------------
 
 def choose_batch(one_call_s, min_sample_s=5e-4, min_batch=1, max_batch=64):
-    """Calls per sample, as the engine picks them (benchmarks/harness/core/src/measure.cpp,
+    """Calls per sample, as the engine picks them (core/src/measure.cpp,
     choose_batch): enough that one sample spans min_sample_s, within [min_batch, max_batch]; a
     call that measured no time gets max_batch."""
     max_batch = max(max_batch, 1)

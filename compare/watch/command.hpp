@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/args.hpp"
-#include "gpucheck/core/host_sample.hpp"
+#include "watch/host_sample.hpp"
 #include "gpucheck/core/telemetry.hpp"
 
 namespace gpucheck::compare {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "gpucheck/core/watch_rules.hpp"
+#include "watch/rules.hpp"
 #include "watch/child.hpp"
 #include "watch/steps.hpp"
 

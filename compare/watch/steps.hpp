@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "base/expected.hpp"
-#include "gpucheck/core/watch_rules.hpp"
+#include "watch/rules.hpp"
 
 namespace gpucheck::compare::watch {
 

@@ -3,7 +3,7 @@
 // command's process tree (a worker whose name holds ") ", a child born between the readings).
 #include <gtest/gtest.h>
 
-#include "gpucheck/core/host_sample.hpp"
+#include "watch/host_sample.hpp"
 
 namespace gpucheck {
 namespace {

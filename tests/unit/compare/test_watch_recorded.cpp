@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "gpucheck/core/watch_rules.hpp"
+#include "watch/rules.hpp"
 
 namespace {
 

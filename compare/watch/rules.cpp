@@ -1,4 +1,4 @@
-#include "gpucheck/core/watch_rules.hpp"
+#include "watch/rules.hpp"
 
 #include <algorithm>
 #include <cmath>

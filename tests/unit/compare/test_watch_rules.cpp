@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "gpucheck/core/watch_rules.hpp"
+#include "watch/rules.hpp"
 
 namespace gpucheck::watch {
 namespace {

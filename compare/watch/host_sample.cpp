@@ -1,4 +1,4 @@
-#include "gpucheck/core/host_sample.hpp"
+#include "watch/host_sample.hpp"
 
 #include <dirent.h>
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "gpucheck/core/host_sample.hpp"
+#include "watch/host_sample.hpp"
 #include "gpucheck/core/telemetry.hpp"
 
 namespace gpucheck::watch {
