@@ -8,8 +8,9 @@
 #              built and run on this same machine, then `gpucheck compare --threshold 3`
 #              against the after run (per case real_time and rate)
 #   attention  bench_attention's full suite ($ATTENTION_FILTER)
-#   torch      ci/torch_reference.py (held timing, filter $TORCH_FILTER) and the PyTorch
-#              anchors ($GPUCHECK_ANCHORS, a copy of ../shared/anchors/torch_anchors.py)
+#   torch      ci/torch_reference.py: PyTorch's counterparts of the full suites (filter
+#              $TORCH_FILTER), then of the matmul cases named by $TORCH_CASES_ARGS (default:
+#              the GEMMs of acceptance and docs/PERFORMANCE.md, bf16/fp16/fp8 8192^3)
 #   extra      $GPUCHECK_EXTRA, a command run with the build's bin folder as $BIN
 #   baseline   the quick suite with --benchmark_repetitions=$REPS (default 5), stored with
 #              `gpucheck baseline update --suite quick` under $OUT/baselines (last: it is
@@ -94,9 +95,13 @@ if python3 -c "import torch" 2>/dev/null && has torch 150; then
   PYTHONUNBUFFERED=1 python3 "$src/ci/torch_reference.py" --filter "${TORCH_FILTER:-^attention/}" \
     --json "$out/results/torch_reference.json" > "$out/torch_reference.log" 2>&1
   note "torch_reference: exit $? in $(( $(date +%s) - t0 )) s"
-  if [[ -n ${GPUCHECK_ANCHORS:-} ]]; then
-    PYTHONUNBUFFERED=1 python3 "$GPUCHECK_ANCHORS" --json "$out/results/torch_anchors.json" > "$out/anchors.log" 2>&1
-    note "anchors: exit $?"
+  if [[ -x $bin/bench_matmul ]]; then
+    # shellcheck disable=SC2086  # TORCH_CASES_ARGS is a list of words (axes)
+    "$bin/bench_matmul" ${TORCH_CASES_ARGS:--a variant=cublaslt -a dtype=bf16,fp16,fp8e4m3 -a M=8192} --list \
+      > "$out/torch_cases.txt" 2> "$out/torch_cases.log"
+    PYTHONUNBUFFERED=1 python3 "$src/ci/torch_reference.py" --cases "$out/torch_cases.txt" \
+      --json "$out/results/torch_matmul.json" >> "$out/torch_reference.log" 2>&1
+    note "torch_reference --cases (matmul): exit $?"
   fi
 fi
 

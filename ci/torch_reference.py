@@ -20,7 +20,7 @@ A name PyTorch cannot run (it raises, or has no counterpart) is written to the J
 skipped, with the reason, and the run goes on.
 
 Why this script: a short op timed one call at a time (`start.record(); fn(); end.record();
-sync`, the method of ../shared/anchors/torch_anchors.py) encloses PyTorch's host dispatch of
+sync`, the usual way to time PyTorch) encloses PyTorch's host dispatch of
 that call. gpucheck holds the stream with a spin kernel while it queues the timed calls, so
 its events enclose device time only. This script times the same PyTorch calls both ways:
 
@@ -28,8 +28,8 @@ its events enclose device time only. This script times the same PyTorch calls bo
             them: the device time per call (gpucheck's method); the JSON figure.
             bmm, conv, nccl: CALLS calls a sample, median of SAMPLES samples.
             matmul and attention: gpucheck's power burst step by step (burst_ms).
-  per_call  the anchor's method, median of 50 calls: counter per_call_<rate>, and
-            dispatch_us = per-call time - held time (what the anchor adds; 0 when below)
+  per_call  one call at a time, median of 50 calls: counter per_call_<rate>, and
+            dispatch_us = per-call time - held time (what dispatch adds; 0 when below)
 
 It writes Google Benchmark JSON under gpucheck's names, so `gpucheck compare REF OURS` and
 `gpucheck report` line the two up. Outputs are checked before timing (einsum and NHWC against
@@ -346,7 +346,7 @@ def write_table(path, sections, bands):
 # ---- Timing (torch) --------------------------------------------------------------------------
 
 def per_call_ms(fn, iters=50, warm=5):
-    """The anchor's method: one call between events, synchronised, median."""
+    """One call at a time: one call between events, synchronised, median."""
     for _ in range(warm):
         fn()
     torch.cuda.synchronize()
@@ -654,7 +654,7 @@ def first_line(e, limit=160):
 
 def attention_cases(pattern):
     """bench_attention's cases in PyTorch: naive attention as it is usually written (matmul,
-    scale, [masked_fill], softmax, matmul: the anchors' composition), naive_s16 (the fewest
+    scale, [masked_fill], softmax, matmul: the usual composition), naive_s16 (the fewest
     kernels PyTorch's public ops allow: one GEMM with the scale as its alpha writing fp16 S,
     [masked_fill_ in place], softmax, GEMM; bench_attention's naive_s16 moves the same bytes
     of S and P, minus the masked_fill pass: PyTorch has no fused causal softmax for rows of

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The five workloads of the H200 check-up table (docs/WATCH.md; the same bodies as
-../shared/anchors/nvml_probe.py), one per run, for `gpucheck watch` to judge:
+"""The five workloads of the H200 check-up table (docs/WATCH.md), one per run, for
+`gpucheck watch` to judge:
 
   gemm          bf16 GEMM 8192^3 in a loop               -> compute-bound
   tiny_kernels  100 tiny kernels, then a sync            -> launch/latency-bound

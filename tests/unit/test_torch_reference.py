@@ -57,7 +57,7 @@ class AttentionNames(unittest.TestCase):
         self.assertEqual(tr.attention_flops(sh, False), 4.0 * 8 * 32 * 128 * 8192 * 128)
         # bench_attention's causal count: s_q * (s_k - s_q / 2) pairs (the diagonal by half)
         self.assertEqual(tr.attention_flops(sh, True), 4.0 * 8 * 32 * 128 * (8192 - 64) * 128)
-        sq = tr.parse_attention_shape("b4h16s4096d128")  # s_q == s_k: the anchors' s^2 / 2
+        sq = tr.parse_attention_shape("b4h16s4096d128")  # s_q == s_k: the usual s^2 / 2
         self.assertEqual(tr.attention_flops(sq, True), 2.0 * 4 * 16 * 4096 * 4096 * 128)
 
     def test_causal_mask_is_bottom_right_aligned(self):
