@@ -67,7 +67,8 @@ helper = '''
 #include <cstring>
 #include <vector>
 namespace {
-// Drill: FRACTION of one launch added to every launch (3.8 us on the H200's baseline).
+// Drill: FRACTION of one launch added to every launch (the constant: one eager launch of the
+// H200 baseline, docs/GATE.md).
 inline void drill_slow_launch() {
   const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(static_cast<long>(3800 * FRACTION));
   if (MODE_MEMORY) {

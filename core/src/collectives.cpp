@@ -158,7 +158,7 @@ std::vector<CollectiveRow> collective_rows() {
   constexpr std::uint64_t MiB = std::uint64_t{1} << 20, GiB = std::uint64_t{1} << 30;
   static_assert(contract::kAcceptNcclBytes == GiB);
   std::vector<CollectiveRow> r;
-  // With one rank an in-place collective moves no data (a launch of about 2 us): the gate's
+  // With one rank an in-place collective moves no data (it times a launch): the gate's
   // suite leaves it out (multi_rank); the full suite keeps it, as nccl-tests does.
   for (std::uint64_t b : {MiB, 64 * MiB, GiB}) {
     r.push_back({{Collective::all_reduce, false, b}, b == GiB ? Suites{quick, accept} : Suites{quick}, false});

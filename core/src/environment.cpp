@@ -1,5 +1,5 @@
 // The table of timing variables. Refused: CUDA_LAUNCH_BLOCKING (every launch waits for its
-// kernel: eager chains 2.2-2.6x slower on the H200, 2026-12-01, and the stream hold the engine
+// kernel: eager chains several times slower, docs/GATE.md, and the stream hold the engine
 // times device work with cannot be set up at all) and NVIDIA_TF32_OVERRIDE=0 (cuBLAS and cuDNN
 // drop TF32, so a case named tf32 would measure fp32). Everything else is recorded and shown.
 #include "gpucheck/core/environment.hpp"

@@ -104,8 +104,8 @@ std::uint64_t collective_memory_budget(std::uint64_t free_bytes);
 
 // How many copies of a case's buffers the timed calls cycle through, one copy per call, so
 // that no call finds its data in L2 from the call before: nccl-tests moves its buffers by one
-// size per iteration inside its allocation ("to avoid cache effects"), and on two H200s
-// reusing one buffer read 4-8% more busbw than nccl-tests at 2-16 MiB. Enough copies for
+// size per iteration inside its allocation ("to avoid cache effects"); reusing one buffer reads
+// more busbw than nccl-tests at a few MiB (docs/MULTI_GPU.md). Enough copies for
 // their span to reach twice the L2 (`footprint_bytes`: one copy's send and receive bytes per
 // GPU), at least 1, at most kCollectiveMaxCopies, and 1 when the extra copies would not fit
 // `budget_bytes` (what the case may allocate beyond its first copy).
@@ -150,8 +150,8 @@ std::vector<CollectiveCase> collective_cases(Suite s, int nranks);
 
 // How a case is sampled. With two ranks or more as nccl-tests does (`-w 5 -n 20`): wall time
 // from before a batch of at least 20 back-to-back calls is issued until it completed on
-// every GPU (host launch and the completion wait included: at 1 MiB events per GPU read 43%
-// more busbw than nccl-tests on two H200s, at 64 MiB and up the two agree within 0.1%), at
+// every GPU (host launch and the completion wait included: events per GPU read more busbw than
+// nccl-tests at small sizes, docs/MULTI_GPU.md), at
 // least 5 warm-up calls. One rank alone is a device-time case like
 // any other: held and batched; one rank in place moves nothing and is timed per call (its
 // launch cost). From 256 MiB up, 5 samples are enough (each is 20 calls of milliseconds).

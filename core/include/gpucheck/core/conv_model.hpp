@@ -33,7 +33,7 @@ struct ConvShape {
   std::int64_t q() const;  // output width
   bool valid() const;      // every extent positive, output non-empty
   // 2 * N*K*C*R*S*P*Q: the multiply-adds of a direct convolution, the same for forward,
-  // backward-data and backward-filter (and the count torch_anchors.py uses).
+  // backward-data and backward-filter (and the count ci/torch_reference.py uses).
   double flops() const;
   // "n64c64h56w56k64r3s3"; a stride other than 1 adds "u<stride>", a padding other than
   // r/2 (s/2) adds "p<pad>": conv1 of ResNet-50 is "n64c3h224w224k64r7s7u2".
