@@ -27,6 +27,8 @@ command -v make >/dev/null 2>&1 || command -v ninja >/dev/null 2>&1 || required+
 ((build_only)) || command -v ninja >/dev/null 2>&1 || optional+=(ninja-build)
 # git only names the commit in the results' context (GPUCHECK_GIT_COMMIT can say it instead).
 command -v git >/dev/null 2>&1 || optional+=(git)
+# Universal Ctags: tests/check_function_length.sh reads function extents with it (skips without).
+((build_only)) || ctags --version 2>/dev/null | grep -q "Universal Ctags" || optional+=(universal-ctags)
 have_header nlohmann/json.hpp || required+=(nlohmann-json3-dev)
 have_header benchmark/benchmark.h || required+=(libbenchmark-dev)
 if ((!build_only)); then
