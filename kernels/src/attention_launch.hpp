@@ -20,12 +20,12 @@ void launch_flash_hopper(const AttentionProblem& p, const FlashParams& fp, bool 
 // Whether the hopper kernel has machine code loadable on `device` (cc 9.0 and sm_90a built).
 bool hopper_kernel_loadable(int device);
 // Its instantiations, one translation unit per dtype (__half, __nv_bfloat16) and head dim
-// (64, 128, 256): attention_hopper_<dtype>_d<D>.cu. loadable: fp16 d128 only.
+// (64, 128, 256): hopper/instance_<dtype>_d<D>.cu. loadable: fp16 d128 only.
 template <typename T, int D>
 void launch_flash_hopper_variant(const AttentionProblem& p, const FlashParams& fp, bool overlap, cudaStream_t stream);
 template <typename T, int D>
 bool flash_hopper_variant_loadable();
-// Stream-K's workspace for one launch of the hopper kernel (attention_hopper_impl.cuh): device
+// Stream-K's workspace for one launch of the hopper kernel (hopper/launch.cuh): device
 // memory from the library's stream-ordered pool of the current device, given back on the same
 // stream when this object goes, so launches on other streams never share it. acquire() is false
 // (and the launch runs without stream-K) while the stream is being captured or when the pool

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes kernels/src/attention_wgmma.cuh: the wgmma wrappers of the Hopper attention kernel,
+"""Writes kernels/src/hopper/wgmma.cuh: the wgmma wrappers of the Hopper attention kernel,
 one specialisation per (dtype, N) the kernel's tile table uses. The operand lists of
 wgmma.mma_async are regular but must be spelled out in the asm string, hence a generator.
-Usage: python3 kernels/tools/gen_wgmma.py > kernels/src/attention_wgmma.cuh"""
+Usage: python3 kernels/tools/gen_wgmma.py > kernels/src/hopper/wgmma.cuh"""
 
 SS_N = (64, 80, 96, 128, 160, 176, 192)   # S = Q K^T: N = keys per tile
 RS_N = (64, 128, 256)                # O += P V: N = head dim

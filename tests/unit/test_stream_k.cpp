@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "attention_stream_k.hpp"
+#include "hopper/stream_k.hpp"
 
 namespace gpucheck::kernels::detail {
 namespace {

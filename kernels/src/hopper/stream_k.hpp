@@ -1,11 +1,10 @@
-// Stream-K's arithmetic for the hopper attention kernel (attention_hopper_impl.cuh, HopperParams):
+// Stream-K's arithmetic for the hopper attention kernel (hopper/kernel.cuh, HopperParams):
 // how the work tiles of an unmasked persistent launch are shared among its blocks when they do
 // not divide evenly, and when that is worth it; with the other pure rules of its launch (the
-// K/V tile at head dim 128, the causal order's groups). Pure, so that the unit tests check it without a
-// GPU (tests/unit/test_stream_k.cpp). 32-bit throughout (the launch checks the range): a 64-bit
-// division is a subroutine call in the kernel, and ptxas then no longer sees the block's
-// loop counters as uniform (the address arithmetic leaves the uniform datapath: +6% instructions
-// in the d128 loop, measured).
+// K/V tile at head dim 128, the causal order's groups). Pure, so that the unit tests check it
+// without a GPU (tests/unit/test_stream_k.cpp). 32-bit throughout (the launch checks the
+// range): a 64-bit division is a subroutine call in the kernel, and ptxas then no longer sees
+// the block's loop counters as uniform (the address arithmetic leaves the uniform datapath).
 #pragma once
 
 #if defined(__CUDACC__)
@@ -77,9 +76,8 @@ constexpr long long stream_k_max_parts(long long R, long long n_kv, long long P)
 
 // What a part costs besides its steps, in tenths of a K/V step: the part's start (its Q, the
 // first S without a P V beside it) and, for the tile's head, the wait for its partial and the
-// add of it (D / 2 + 4 floats a lane, one part after another). Measured on the H200
-// (docs/ATTENTION.md, v7 and v10): b4 h32/8 s4096 d128, 4 tiles left of 32 steps cut into 33
-// parts of one step, lost 1% against no cut (31 steps saved, so 32 partials cost about 41).
+// add of it (D / 2 + 4 floats a lane, one part after another). Fitted to the H200's
+// measurements (docs/ATTENTION.md).
 inline constexpr long long kStreamKPartCost10 = 13;
 
 // The blocks among which stream-K cuts the rest (stream_k_part()'s P), or 0 for none: the
@@ -89,15 +87,11 @@ inline constexpr long long kStreamKPartCost10 = 13;
 // takes a range) and P = m R for m = 2, 3, ... while m R < G (R = n_work % G tiles left, each
 // then in exactly m parts of n_kv / m steps: fewer partials to add for a tile than with all
 // G blocks, at the price of longer ranges). Stream-K where the cheapest cut saves at least 1%
-// of the busiest block's steps with the parts' cost, and 8 steps without it. Measured (v7): b8
-// h16 s1024 d64, 1 step of 48 saved, lost 6%; b4 h16 s4096 d128 (15 of 512 saved, tiles in two
-// or three parts) and d64 (10 of 352) gained 1.4-2%; (v10) grouped-query b4 h32/8 s4096 d128
-// (4 tiles left, 128-key tiles) +0.9-1.1% among 8 or 16 blocks, +0.2% among all 132; b1 h32
-// s16384 (4 tiles of 103 160-key steps) +1.2-1.5% among 16-64 blocks, +0.7-0.8% among 8 or
-// 132. With fewer work tiles than blocks (decode: a few rows of each K/V head over a long K/V)
-// there are no whole rounds and the launch runs P blocks, each tile cut into m parts (the
-// K/V split of flash-decoding: more SMs read the K/V at once); not with one tile per block,
-// and not where the steps leave 32 bits.
+// of the busiest block's steps with the parts' cost, and 8 steps without it (the H200's
+// measurements: docs/ATTENTION.md). With fewer work tiles than blocks (decode: a few rows of
+// each K/V head over a long K/V) there are no whole rounds and the launch runs P blocks, each
+// tile cut into m parts (the K/V split of flash-decoding: more SMs read the K/V at once); not
+// with one tile per block, and not where the steps leave 32 bits.
 constexpr int stream_k_blocks(long long n_work, long long n_kv, long long G) {
   if (G <= 0 || n_kv <= 0 || n_work <= 0 || n_work * n_kv > 0x7fffffffLL) return 0;
   const long long R = n_work % G;
@@ -121,10 +115,8 @@ constexpr int stream_k_blocks(long long n_work, long long n_kv, long long G) {
 // Unmasked head dim 128 over several rounds of work tiles: 160-key K/V tiles (the cross-tile
 // schedule, two Q buffers: 224 KB of shared memory) rather than 128-key ones where the keys
 // padded to whole 160-key tiles are at most 3% more than padded to 128-key ones: a 160-key step
-// costs about 3% less per key (fewer steps: the barriers, the maximum's reduction and the
-// rescale decision once per tile). Measured on the H200 (docs/ATTENTION.md, v10), 160 against
-// 128 keys: 2048 keys +1% (2080 keys padded against 2048), 3000 +2.8% (3040 against 3072), 4096
-// +2.1%, 16384 +2.0% (against the 176-key tile); 1024 keys -4.3% (1120 against 1024).
+// costs less per key (fewer steps: the barriers, the maximum's reduction and the rescale
+// decision once per tile), which pays for that padding (docs/ATTENTION.md has the measurements).
 constexpr bool prefer_160_key_tiles(long long seq_k) {
   if (seq_k <= 0) return false;
   return (seq_k + 159) / 160 * 160 * 97 <= (seq_k + 127) / 128 * 128 * 100;
@@ -140,13 +132,13 @@ constexpr bool wide_keys_pay(long long n_work, long long n_kv, long long sms) {
 }
 
 // The causal work order's groups (HopperParams::heavy_group): the (batch, K/V head)s whose work
-// tiles run heaviest first together. group > 0: that many (an experiment), at most all. Static
-// persistent shares (d64): all heads, one heavy-first sequence that the snake order shares out
-// evenly (in groups it becomes a saw, and the busiest block gets 66% more than the mean at s4096
-// d128: a model of it, docs/ATTENTION.md v8). Tiles taken as blocks free (a block per tile, or
-// the dynamic order at d128): groups whose K and V fit in 16 MB of the L2 (s4096 d128: 8 heads),
-// at least one head; all heads at once would leave the last heads' heavy tiles for the end (a
-// model of the block scheduler: 7% idle at s4096 d128, none in groups of 4-8).
+// tiles run heaviest first together. group > 0: that many, at most all (the launch passes 0;
+// the unit tests pin the rule). Static persistent shares (d64): all heads, one heavy-first
+// sequence that the snake order shares out evenly (in groups it becomes a saw, and the busiest
+// block gets far more than the mean). Tiles taken as blocks free (a block per tile, or the
+// dynamic order at d128): groups whose K and V fit in 16 MB of the L2, at least one head; all
+// heads at once would leave the last heads' heavy tiles for the end (docs/ATTENTION.md models
+// both).
 constexpr int causal_heavy_group(int group, int bkv, long long kv_bytes_per_head, bool static_shares) {
   if (bkv <= 1) return 1;
   if (group > 0) return group < bkv ? group : bkv;

@@ -1,6 +1,6 @@
-// Dispatch of the FlashAttention-3 style Hopper kernel (attention_hopper_impl.cuh) to its
-// instantiations, one translation unit per dtype and head dim (attention_hopper_*_d*.cu).
-// Compiled for sm_90a only, like them (kernels/CMakeLists.txt).
+// The host API's entry to the Hopper attention kernel (hopper/kernel.cuh): checks, then picks
+// the instantiation of the dtype and head dim (one translation unit each, instance_*_d*.cu);
+// with the stream-K workspace's pool. Compiled for sm_90a only, like them (kernels/CMakeLists.txt).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "attention_launch.hpp"
+#include "../attention_launch.hpp"
 #include "gpucheck/check_cuda.hpp"
 
 namespace gpucheck::kernels::detail {
