@@ -158,11 +158,9 @@ int run(int argc, char** argv) {
   if (!dev_index || *dev_index < 0 || *dev_index > 9999)
     return usage("--device '" + dev_text + "': expected a device index");
   opt.device = static_cast<int>(*dev_index);
-  int count = 0;
-  if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0)
-    return usage(std::string("no CUDA device found (cudaGetDeviceCount: ") +
-                 (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices") + ")");
-  if (opt.device >= count) return usage("--device " + dev_text + " out of range");
+  const DeviceCount devices = cuda_device_count();
+  if (devices.count == 0) return usage(devices.none);
+  if (opt.device >= devices.count) return usage("--device " + dev_text + " out of range");
 
   harness::Device dev(opt);
   if (!dev.nvml_loaded()) std::printf("note: NVML not loaded (%s): no energy figures\n", dev.nvml_note().c_str());

@@ -293,8 +293,7 @@ std::string NcclJob::watch(std::span<const cudaEvent_t> done) const {
       const cudaError_t q = cudaEventQuery(e);
       if (q == cudaErrorNotReady) all_done = false;
       else if (q != cudaSuccess)
-        return std::string("CUDA error ") + cudaGetErrorName(q) + " (" + cudaGetErrorString(q) +
-               ") while waiting for a collective";
+        return "CUDA error " + cuda_error_text(q) + " while waiting for a collective";
     }
     if (all_done) return {};
     for (ncclComm_t c : comms_) {

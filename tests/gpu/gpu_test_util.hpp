@@ -8,19 +8,18 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "gpucheck/check_cuda.hpp"
+
 inline bool gpucheck_gpu_required() {
   const char* v = std::getenv("GPUCHECK_REQUIRE_GPU");
   return v != nullptr && std::strcmp(v, "1") == 0;
 }
 
-#define GPUCHECK_REQUIRE_DEVICE()                                                                   \
-  do {                                                                                              \
-    int n_devices_ = 0;                                                                             \
-    if (cudaError_t err_ = cudaGetDeviceCount(&n_devices_); err_ != cudaSuccess || n_devices_ == 0) { \
-      if (gpucheck_gpu_required())                                                                  \
-        FAIL() << "GPUCHECK_REQUIRE_GPU=1 but no CUDA device found (cudaGetDeviceCount: "           \
-               << (err_ != cudaSuccess ? cudaGetErrorString(err_) : "0 devices") << ")";            \
-      GTEST_SKIP() << "no CUDA device found (cudaGetDeviceCount: "                                   \
-                   << (err_ != cudaSuccess ? cudaGetErrorString(err_) : "0 devices") << ")";         \
-    }                                                                                               \
+// The one probe and its line (gpucheck/check_cuda.hpp), as a skip or, when required, a failure.
+#define GPUCHECK_REQUIRE_DEVICE()                                                         \
+  do {                                                                                    \
+    if (const ::gpucheck::DeviceCount devices_ = ::gpucheck::cuda_device_count(); devices_.count == 0) { \
+      if (gpucheck_gpu_required()) FAIL() << "GPUCHECK_REQUIRE_GPU=1 but " << devices_.none;  \
+      GTEST_SKIP() << devices_.none;                                                      \
+    }                                                                                     \
   } while (false)

@@ -294,8 +294,7 @@ std::string config_name(const testing::TestParamInfo<FlashConfig>& info) {
 class Flash : public testing::TestWithParam<FlashConfig> {
  protected:
   void SetUp() override {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) GTEST_SKIP() << "no CUDA device found";
+    GPUCHECK_REQUIRE_DEVICE();
     int dev = 0;
     ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
     if (!kernels::attention_kernel_available(GetParam().kernel, dev))

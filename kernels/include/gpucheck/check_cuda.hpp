@@ -1,5 +1,6 @@
 // Error checks for the CUDA runtime: every failing call throws with the call text, file and
-// line. The harness turns the exception into a skipped case; nothing aborts the binary.
+// line. The harness turns the exception into a skipped case; nothing aborts the binary. Also
+// the one text of a CUDA error and the one "is there a device" probe of binaries and tests.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -33,9 +34,29 @@ class VerificationError : public GpuError {
                  std::to_string(line));
 }
 
+// A CUDA error as every message shows it: "cudaErrorX (what it means)".
+inline std::string cuda_error_text(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+}
+
 [[noreturn]] inline void throw_cuda_error(cudaError_t e, const char* call, const char* file, int line) {
-  throw_gpu_error("CUDA", std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")", call,
-                  file, line);
+  throw_gpu_error("CUDA", cuda_error_text(e), call, file, line);
+}
+
+// The devices the runtime sees; with none, why, as the line a binary or test prints:
+// "no CUDA device found (cudaGetDeviceCount: 0 devices)" (or the runtime's reason).
+struct DeviceCount {
+  int count = 0;
+  std::string none;  // empty when count > 0
+};
+inline DeviceCount cuda_device_count() {
+  DeviceCount d;
+  const cudaError_t e = cudaGetDeviceCount(&d.count);
+  if (e != cudaSuccess) d.count = 0;
+  if (d.count == 0)
+    d.none = std::string("no CUDA device found (cudaGetDeviceCount: ") +
+             (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices") + ")";
+  return d;
 }
 
 }  // namespace gpucheck
@@ -57,6 +78,6 @@ class VerificationError : public GpuError {
 #define GPUCHECK_CUDA_NOEXCEPT(call)                                                          \
   do {                                                                                        \
     if (cudaError_t gpucheck_status_ = (call); gpucheck_status_ != cudaSuccess)                                           \
-      std::fprintf(stderr, "gpucheck: CUDA error %s in %s at %s:%d\n", cudaGetErrorName(gpucheck_status_), \
-                   #call, __FILE__, __LINE__);                                                \
+      std::fprintf(stderr, "gpucheck: CUDA error %s in %s at %s:%d\n",                                 \
+                   ::gpucheck::cuda_error_text(gpucheck_status_).c_str(), #call, __FILE__, __LINE__);        \
   } while (false)
