@@ -226,29 +226,19 @@ class Cudnn final : public Attention {
   DeviceBuffer ws_;
 };
 
-// How a backend's op is made (benchmarks/cases/attention.hpp holds the table); a naive
+// A backend's op (benchmarks/cases/attention.hpp holds the table), by its name; a naive
 // row passes its S dtype.
-using Make = std::function<std::unique_ptr<harness::Op>(const std::string&, const AttentionProblem&, harness::Device&,
-                                                         AttentionState&, std::optional<DType> naive_s)>;
-using Backend = attention::Backend<Make>;
-
-const std::vector<Backend>& backends() {
+std::unique_ptr<harness::Op> make(const attention::Backend& be, const std::string& n, const AttentionProblem& p,
+                                  harness::Device& d, AttentionState& st) {
   using K = kernels::AttentionKernel;
-  auto fused = [](K k) -> Make {
-    return [k](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState&,
-               std::optional<DType>) -> std::unique_ptr<harness::Op> { return std::make_unique<Fused>(n, p, d, k); };
-  };
-  const Make naive = [](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState& st,
-                        std::optional<DType> s_dtype) -> std::unique_ptr<harness::Op> {
-    return std::make_unique<Naive>(n, p, d, st.cublas, s_dtype.value_or(DType::fp32));
-  };
-  const Make cudnn = [](const std::string& n, const AttentionProblem& p, harness::Device& d, AttentionState& st,
-                        std::optional<DType>) -> std::unique_ptr<harness::Op> {
-    return std::make_unique<Cudnn>(n, p, d, st.cudnn.get());
-  };
-  static const std::vector<Backend> b =
-      attention::backends(naive, fused(K::automatic), cudnn, fused(K::mma_sync), fused(K::hopper_serial), fused(K::hopper));
-  return b;
+  namespace seg = contract::segment;
+  const std::string_view b = be.name;
+  if (be.naive_s) return std::make_unique<Naive>(n, p, d, st.cublas, *be.naive_s);
+  if (b == seg::cudnn) return std::make_unique<Cudnn>(n, p, d, st.cudnn.get());
+  const K k = b == "flash_mma_sync" ? K::mma_sync : b == "flash_hopper_serial" ? K::hopper_serial
+            : b == "flash_hopper"   ? K::hopper
+                                    : K::automatic;
+  return std::make_unique<Fused>(n, p, d, k);
 }
 
 void register_cases(harness::Registry& r) {
@@ -256,12 +246,12 @@ void register_cases(harness::Registry& r) {
   harness::record_cudnn_version();
   harness::Device& dev = r.device();
   const Suite suite = dev.suite();
-  const auto cases = attention::cases(backends(), suite, r.points());
+  const auto cases = attention::cases(suite, r.points());
   if (cases.empty()) return;
   AttentionState& state = r.keep<AttentionState>();
   for (const auto& ac : cases) {
     const attention::Config& cfg = ac.config;
-    const Backend& be = *ac.backend;
+    const attention::Backend& be = *ac.backend;
     if (const auto why = attention::unrunnable(ac)) {
       r.add_unsupported(ac.name(), *why);
       continue;
@@ -291,24 +281,23 @@ void register_cases(harness::Registry& r) {
       // milliseconds, like a GEMM: measured back to back, later repetitions ran 10-16% slower
       // than the first (SM clock 1950 -> 1515 MHz). So each case is a power burst.
       c.measure = harness::power_burst(r.defaults());
-      c.setup = [&be, name = c.name, p, &dev, &state] { return be.make(name, p, dev, state, be.naive_s); };
+      c.setup = [&be, name = c.name, p, &dev, &state] { return make(be, name, p, dev, state); };
       r.add(std::move(c));
     }
   }
 }
 
 }  // namespace
-}  // namespace gpucheck
 
-int main(int argc, char** argv) {
-  using namespace gpucheck;
-  harness::Family f{contract::family::attention, register_cases, {}, {}};
+harness::Family harness::family() {
+  Family f;
+  f.model = attention::model();
+  f.register_cases = register_cases;
   f.summary = "bench_attention: attention forward (TFLOP/s, 4*b*h*s_q*s_k*d per call; causal: 4*b*h*d per visible "
               "(query, key) pair), naive (GEMM, softmax, GEMM) against fused (our flash kernels, cuDNN SDPA), each "
               "checked against naive.";
-  f.axes = attention::axis_table();
   f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) {
-    return listed(attention::cases(attention::backends(0, 0, 0, 0, 0, 0), s, p));
+    return listed(attention::cases(s, p));
   };
   f.own_help =
       "Grouped-query attention: kv_heads (default: heads) must divide heads; K and V have kv_heads heads and seq_k\n"
@@ -320,5 +309,7 @@ int main(int argc, char** argv) {
       "  bench_attention -a seq_q=2^[10:13] -a head_dim=64,128 --list\n"
       "  bench_attention -a backend=flash,cudnn -a dtype=bf16 -a batch=1 -a heads=32 -a seq_q=8192 -a causal=true\n"
       "  bench_attention -a backend=naive,flash,cudnn -a heads=32 -a kv_heads=8 -a seq_q=1,128 -a seq_k=8192\n";
-  return harness::run_family(argc, argv, f);
+  return f;
 }
+
+}  // namespace gpucheck

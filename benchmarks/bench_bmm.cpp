@@ -52,8 +52,11 @@ class Bmm;
 
 // A path's call (benchmarks/cases/bmm.hpp holds the table of paths and shapes).
 using Run = void (Bmm::*)(cudaStream_t) const;
-using Path = bmm::Path<Run>;
+using Path = bmm::Path;
 using bmm::Check;
+
+// A path's call, by its name.
+Run run_of(std::string_view path);
 
 // Operands of one case. A is generated as [b,m,k]; its [m,b,k] copy (the einsum layout) is
 // made with the permute kernel, so every path multiplies the very same values.
@@ -80,7 +83,7 @@ class Bmm final : public harness::Op {
     kernels::fill_uniform(a_bmk_.get(), na_, dtype, seed_, -1.f, 1.f, st);
     kernels::fill_uniform(b_.get(), nb_, dtype, seed_ + 1, -1.f, 1.f, st);
     kernels::permute3d(a_mbk_.get(), a_bmk_.get(), {s.b, s.m, s.k}, {1, 0, 2}, eb_, st);
-    if (path.run == &Bmm::ptr_array) {
+    if (run_ == &Bmm::ptr_array) {
       std::vector<const void*> pa(static_cast<std::size_t>(s.b)), pb(static_cast<std::size_t>(s.b));
       std::vector<void*> pc(static_cast<std::size_t>(s.b));
       for (std::size_t i = 0; i < pa.size(); ++i) {
@@ -98,7 +101,7 @@ class Bmm final : public harness::Op {
     GPUCHECK_CUDA(cudaStreamSynchronize(st));  // the host vectors above go out of scope
   }
 
-  void run(cudaStream_t st) override { (this->*path_.run)(st); }
+  void run(cudaStream_t st) override { (this->*run_)(st); }
 
   // The paths (rows of the table): GEMM paths write out_, or c_ref_ for strided.
   void strided_bmk(cudaStream_t st) const { strided(a_bmk_.get(), shape_.k, shape_.m * shape_.k, c_ref_.get(), st); }
@@ -241,6 +244,7 @@ class Bmm final : public harness::Op {
 
   std::string name_;
   const Path& path_;
+  Run run_ = run_of(path_.name);
   DType dtype_;
   BmmShape shape_;
   harness::Device& dev_;
@@ -251,17 +255,20 @@ class Bmm final : public harness::Op {
   DeviceBuffer a_bmk_, a_mbk_, a_tmp_, b_, c_ref_, out_, ptr_a_, ptr_b_, ptr_c_;
 };
 
-const std::vector<Path>& paths() {
-  static const std::vector<Path> p =
-      bmm::paths<Run>(&Bmm::strided_bmk, &Bmm::strided_mbk, &Bmm::permute_bmm, &Bmm::permute, &Bmm::ptr_array, &Bmm::loop);
-  return p;
+Run run_of(std::string_view path) {
+  if (path == "strided") return &Bmm::strided_bmk;
+  if (path == "strided_mbk") return &Bmm::strided_mbk;
+  if (path == "permute_bmm") return &Bmm::permute_bmm;
+  if (path == "permute") return &Bmm::permute;
+  if (path == "ptr_array") return &Bmm::ptr_array;
+  return &Bmm::loop;
 }
 
 void register_cases(harness::Registry& r) {
   harness::record_cublas_version();
   harness::Device& dev = r.device();
   const Suite suite = dev.suite();
-  const auto cases = bmm::cases(paths(), suite, r.points());
+  const auto cases = bmm::cases(suite, r.points());
   if (cases.empty()) return;
   CublasHandle& cublas = r.keep<CublasHandle>();
   for (const auto& bc : cases) {
@@ -289,16 +296,15 @@ void register_cases(harness::Registry& r) {
 }
 
 }  // namespace
-}  // namespace gpucheck
 
-int main(int argc, char** argv) {
-  using namespace gpucheck;
-  harness::Family f{contract::family::bmm, register_cases, {}, {}};
+harness::Family harness::family() {
+  Family f;
+  f.model = bmm::model();
+  f.register_cases = register_cases;
   f.summary = "bench_bmm: one batched product C[b] = A[b] B[b] computed the ways frameworks do (strided batched GEMM, "
               "einsum's permute then GEMM, pointer arrays, a per-batch loop), TFLOP/s, each checked against strided.";
-  f.axes = bmm::axis_table();
   f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) {
-    return listed(bmm::cases(bmm::paths(0, 0, 0, 0, 0, 0), s, p));
+    return listed(bmm::cases(s, p));
   };
   f.own_help =
       "Paths: strided (cublasGemmStridedBatched, A[b,m,k]), strided_mbk (A[m,b,k] read in place, as einsum can),\n"
@@ -307,5 +313,7 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  bench_bmm -a batch=64,512 -a M=128,512 -a K=64 --list\n"
       "  bench_bmm -a dtype=bf16 -a batch=16 -a M=2048 -a K=128 -a path=strided,permute_bmm --benchmark_out=b.json\n";
-  return harness::run_family(argc, argv, f);
+  return f;
 }
+
+}  // namespace gpucheck

@@ -389,7 +389,7 @@ class Conv final : public harness::Op {
 
   // An NHWC case: builds and fills the NCHW twin and copies its three tensors here.
   void fill_from_twin() {
-    twin_ = std::make_unique<Conv>(ConvCase{ConvLayout::nchw, c_.dir, c_.dtype, c_.shape, c_.suites}, dev_, state_);
+    twin_ = std::make_unique<Conv>(ConvCase{ConvLayout::nchw, c_.dir, c_.dtype, c_.shape}, dev_, state_);
     twin_->fill();
     for (ConvTensor t : kTensors)
       transform(state_.handle(), twin_->tensor(t).get(), ConvLayout::nchw, tensor(t).get(), c_.layout,
@@ -706,19 +706,20 @@ void register_cases(harness::Registry& r) {
 }
 
 }  // namespace
-}  // namespace gpucheck
 
-int main(int argc, char** argv) {
-  using namespace gpucheck;
-  harness::Family f{contract::family::conv, register_cases, {}, {}};
+harness::Family harness::family() {
+  Family f;
+  f.model = conv::model();
+  f.register_cases = register_cases;
   f.summary = "bench_conv: cuDNN convolutions (TFLOP/s, 2*N*K*C*R*S*P*Q per call), forward and backward, NCHW against "
               "NHWC, the algorithm found as cudnn.benchmark does; the NHWC result checked against NCHW.";
-  f.axes = conv::axis_table();
   f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) { return listed(conv::cases(s, p)); };
   f.own_help =
       "A shape cuDNN has no engine for is reported skipped with the reason.\n"
       "Examples:\n"
       "  bench_conv -a C=3 -a H=224 -a K=64 -a R=7 -a stride=2 -a padding=3 --list     ResNet-50's conv1\n"
       "  bench_conv -a dtype=bf16 -a N=32 -a C=256 -a H=14 -a K=256 -a direction=fwd,bwd_data --benchmark_out=c.json\n";
-  return harness::run_family(argc, argv, f);
+  return f;
 }
+
+}  // namespace gpucheck

@@ -274,32 +274,20 @@ class InstantiateOp final : public LaunchOp {
   std::vector<GraphExec> execs_;
 };
 
-// How a mode's op is made (benchmarks/cases/launch.hpp holds the tables).
-using Make = std::function<std::unique_ptr<harness::Op>(const std::string&, Kernel, std::int64_t, harness::Device&)>;
-
-const std::vector<launch::Mode<Make>>& modes() {
-  static const std::vector<launch::Mode<Make>> m = launch::modes<Make>(
-      [](const std::string& n, Kernel k, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
-        return std::make_unique<ChainOp>(n, k, len, d, false);
-      },
-      [](const std::string& n, Kernel k, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
-        return std::make_unique<ChainOp>(n, k, len, d, true);
-      },
-      [](const std::string& n, Kernel, std::int64_t, harness::Device& d) -> std::unique_ptr<harness::Op> {
-        return std::make_unique<HostLaunchOp>(n, d);
-      },
-      [](const std::string& n, Kernel, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
-        return std::make_unique<HostGraphLaunchOp>(n, len, d);
-      },
-      [](const std::string& n, Kernel, std::int64_t len, harness::Device& d) -> std::unique_ptr<harness::Op> {
-        return std::make_unique<InstantiateOp>(n, len, d);
-      });
-  return m;
+// A mode's op (benchmarks/cases/launch.hpp holds the table), by its name.
+std::unique_ptr<harness::Op> make(std::string_view mode, const std::string& n, Kernel k, std::int64_t len,
+                                  harness::Device& d) {
+  namespace seg = contract::segment;
+  if (mode == seg::eager) return std::make_unique<ChainOp>(n, k, len, d, false);
+  if (mode == seg::graph) return std::make_unique<ChainOp>(n, k, len, d, true);
+  if (mode == "host_launch") return std::make_unique<HostLaunchOp>(n, d);
+  if (mode == "host_graph_launch") return std::make_unique<HostGraphLaunchOp>(n, len, d);
+  return std::make_unique<InstantiateOp>(n, len, d);
 }
 
 void register_cases(harness::Registry& r) {
   harness::Device& dev = r.device();
-  for (const launch::Case<Make>& row : launch::cases(modes(), dev.suite(), r.points())) {
+  for (const launch::Case& row : launch::cases(dev.suite(), r.points())) {
     if (const auto why = row.unrunnable()) {
       r.add_unsupported(row.name(), *why);
       continue;
@@ -313,27 +301,28 @@ void register_cases(harness::Registry& r) {
       // A robust figure for host time: many samples and their median (see the top of the file).
       c.measure.plan.stop.min_samples = 100;
     }
-    c.setup = [mode = row.mode, name = c.name, k = row.kernel, n = row.n, &dev] { return mode->make(name, k, n, dev); };
+    c.setup = [mode = row.mode, name = c.name, k = row.kernel, n = row.n, &dev] { return make(mode->name, name, k, n, dev); };
     r.add(std::move(c));
   }
 }
 
 }  // namespace
-}  // namespace gpucheck
 
-int main(int argc, char** argv) {
-  using namespace gpucheck;
-  harness::Family f{contract::family::launch, register_cases, {}, {}};
+harness::Family harness::family() {
+  Family f;
+  f.model = launch::model();
+  f.register_cases = register_cases;
   f.summary = "bench_launch: the cost of launching (us per kernel): a chain of kernels launched eagerly against the "
               "same chain replayed as a CUDA Graph, and the host's time in cudaLaunchKernel, cudaGraphLaunch and "
               "cudaGraphInstantiate.";
-  f.axes = launch::axis_table();
   f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) {
-    return listed(launch::cases(launch::modes(0, 0, 0, 0, 0), s, p));
+    return listed(launch::cases(s, p));
   };
   f.own_help =
       "Examples:\n"
       "  bench_launch -a length=1,10,100,1000,10000 -a kernel=empty --list\n"
       "  bench_launch -a mode=graph_instantiate,host_graph_launch -a kernel=empty -a length=2^[0:12:4]\n";
-  return harness::run_family(argc, argv, f);
+  return f;
 }
+
+}  // namespace gpucheck

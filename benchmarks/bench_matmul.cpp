@@ -318,14 +318,13 @@ void register_cases(harness::Registry& r) {
 }
 
 }  // namespace
-}  // namespace gpucheck
 
-int main(int argc, char** argv) {
-  using namespace gpucheck;
-  harness::Family f{contract::family::matmul, register_cases, {}, {}};
+harness::Family harness::family() {
+  Family f;
+  f.model = matmul::model();
+  f.register_cases = register_cases;
   f.summary = "bench_matmul: cuBLASLt GEMM throughput (TFLOP/s, 2*M*N*K per call; layout TN) per dtype, a burst "
               "(cublaslt) and under sustained load (cublaslt_sustained).";
-  f.axes = matmul::axis_table();
   f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) {
     return listed(matmul::cases(s, p));  // fp8 before cc 8.9 is listed: it is reported skipped
   };
@@ -335,5 +334,7 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  bench_matmul -a dtype=bf16 -a M=2^[9:14] --list          squares 512..16384 (N, K follow M)\n"
       "  bench_matmul -a dtype=fp16,bf16 -a M=4096 -a N=14336 -a K=4096 --benchmark_out=mlp.json\n";
-  return harness::run_family(argc, argv, f);
+  return f;
 }
+
+}  // namespace gpucheck

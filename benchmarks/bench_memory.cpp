@@ -140,10 +140,6 @@ class ReadSum final : public harness::Op {
   DeviceBuffer src_, partial_;
 };
 
-// How a variant's op is made (benchmarks/cases/memory.hpp holds the table).
-using Make = std::function<std::unique_ptr<harness::Op>(const std::string& name, std::size_t bytes, harness::Device&)>;
-using Variant = memory::Variant<Make>;
-
 std::unique_ptr<harness::Op> make_copy(const std::string& name, std::size_t bytes, harness::Device& dev,
                                        kernels::CopyVariant v, bool with_label) {
   const kernels::StreamLaunch l = kernels::stream_launch_for_device(dev.index());
@@ -152,22 +148,17 @@ std::unique_ptr<harness::Op> make_copy(const std::string& name, std::size_t byte
       with_label ? "grid=" + std::to_string(l.blocks) + "x" + std::to_string(l.threads) : std::string());
 }
 
-const std::vector<Variant>& variants() {
-  static const std::vector<Variant> v = memory::variants<Make>(
-      [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
-        return std::make_unique<Copy>(n, b, d, [](void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
-          GPUCHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
-        }, std::string());
-      },
-      [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::flat, false); },
-      [](const std::string& n, std::size_t b, harness::Device& d) { return make_copy(n, b, d, kernels::CopyVariant::strided, true); },
-      [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
-        return std::make_unique<Triad>(n, b, d);
-      },
-      [](const std::string& n, std::size_t b, harness::Device& d) -> std::unique_ptr<harness::Op> {
-        return std::make_unique<ReadSum>(n, b, d);
-      });
-  return v;
+// A variant's op (benchmarks/cases/memory.hpp holds the table), by its name.
+std::unique_ptr<harness::Op> make(std::string_view variant, const std::string& n, std::size_t b, harness::Device& d) {
+  namespace seg = contract::segment;
+  if (variant == seg::memcpy_d2d)
+    return std::make_unique<Copy>(n, b, d, [](void* dst, const void* src, std::size_t bytes, cudaStream_t s) {
+      GPUCHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+    }, std::string());
+  if (variant == seg::copy_kernel) return make_copy(n, b, d, kernels::CopyVariant::flat, false);
+  if (variant == "copy_kernel_persistent") return make_copy(n, b, d, kernels::CopyVariant::strided, true);
+  if (variant == "triad") return std::make_unique<Triad>(n, b, d);
+  return std::make_unique<ReadSum>(n, b, d);
 }
 
 void register_cases(harness::Registry& r) {
@@ -176,8 +167,8 @@ void register_cases(harness::Registry& r) {
   const Suite suite = dev.suite();
   // At least 4x L2 so that nothing is served from cache.
   const auto l2 = static_cast<std::uint64_t>(dev.props().l2CacheSize);
-  for (const auto& mc : memory::cases(variants(), suite, r.points(), l2)) {
-    const Variant& v = *mc.variant;
+  for (const memory::Case& mc : memory::cases(suite, r.points(), l2)) {
+    const memory::Variant& v = *mc.variant;
     const std::size_t bytes = mc.bytes;
     {
       const std::string name = mc.name();
@@ -198,28 +189,29 @@ void register_cases(harness::Registry& r) {
       c.name = name;
       c.rates = {harness::gbps(v.traffic * static_cast<double>(bytes))};
       c.measure = r.defaults();
-      c.setup = [&v, name, bytes, &dev] { return v.make(name, bytes, dev); };
+      c.setup = [&v, name, bytes, &dev] { return make(v.name, name, bytes, dev); };
       r.add(std::move(c));
     }
   }
 }
 
 }  // namespace
-}  // namespace gpucheck
 
-int main(int argc, char** argv) {
-  using namespace gpucheck;
-  harness::Family f{contract::family::memory, register_cases, {}, {}};
+harness::Family harness::family() {
+  Family f;
+  f.model = memory::model();
+  f.register_cases = register_cases;
   f.summary = "bench_memory: HBM bandwidth (GB/s, bytes read + written per call) of device-to-device copies, a copy "
               "kernel, a triad and a read-only sum, at sizes far past the L2.";
-  f.axes = memory::axis_table();
   f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts& d) {
-    return listed(memory::cases(memory::variants(0, 0, 0, 0, 0), s, p, d.l2_bytes));
+    return listed(memory::cases(s, p, d.l2_bytes));
   };
   f.own_help =
       "A size under 4x the L2 is left out of a suite and reported skipped when given with -a.\n"
       "Examples:\n"
       "  bench_memory -a bytes=512MiB,8GiB -a variant=memcpy_d2d,triad --list\n"
       "  bench_memory -b 256M -e 8G -f 2 -a variant=copy_kernel --benchmark_out=copy.json\n";
-  return harness::run_family(argc, argv, f);
+  return f;
 }
+
+}  // namespace gpucheck

@@ -341,17 +341,19 @@ void register_cases(harness::Registry& r, NcclJob& job) {
 }
 
 }  // namespace
-}  // namespace gpucheck
 
-int main(int argc, char** argv) {
-  using namespace gpucheck;
-  NcclJob job;  // outlives run_family: communicators and MPI end after the last case
-  harness::Family f{contract::family::nccl, [&job](harness::Registry& r) { register_cases(r, job); },
-                    [&job](int* c, char** v, std::string* err) { return job.take_args(c, v, err); },
-                    [&job] { return job.root(); }, {"--mpi", "--fixed-buffers"}};
+harness::Family harness::family() {
+  // Held by the Family's functions, so it outlives run_family: communicators and MPI end
+  // after the last case, when main() drops the Family.
+  auto job = std::make_shared<NcclJob>();
+  Family f;
+  f.model = nccl::model();
+  f.register_cases = [job](Registry& r) { register_cases(r, *job); };
+  f.take_args = [job](int* c, char** v, std::string* err) { return job->take_args(c, v, err); };
+  f.prints = [job] { return job->root(); };
+  f.options = {"--mpi", "--fixed-buffers"};
   f.summary = "bench_nccl: NCCL all-reduce, all-gather and reduce-scatter over every GPU of the job, algbw and busbw "
               "like nccl-tests (busbw 0 for one rank), every result checked (#wrong = 0).";
-  f.axes = nccl::axis_table();
   f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts& d) {
     return listed(nccl::cases(s, p, d.gpus));  // the job's ranks: the GPUs seen (an MPI job lists one process's view)
   };
@@ -365,5 +367,7 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  bench_nccl -b 8 -e 8G -f 2 -a collective=allreduce --benchmark_out=ar.json\n"
       "  mpirun -np 8 bench_nccl --mpi -a 'bytes[pow2]=[20:30]' -a in_place=false,true\n";
-  return harness::run_family(argc, argv, f);
+  return f;
 }
+
+}  // namespace gpucheck

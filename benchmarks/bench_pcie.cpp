@@ -332,18 +332,19 @@ void register_cases(harness::Registry& r) {
 }
 
 }  // namespace
-}  // namespace gpucheck
 
-int main(int argc, char** argv) {
-  using namespace gpucheck;
-  harness::Family f{contract::family::pcie, register_cases, {}, {}};
+harness::Family harness::family() {
+  Family f;
+  f.model = pcie::model();
+  f.register_cases = register_cases;
   f.summary = "bench_pcie: host-device copy bandwidth (GB/s) over PCIe, H2D, D2H and both at once, from pinned and "
               "pageable memory, with the link's generation and width under load.";
-  f.axes = pcie::axis_table();
   f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) { return listed(pcie::cases(s, p)); };
   f.own_help =
       "Examples:\n"
       "  bench_pcie -a direction=h2d -a memory=pinned -b 4K -e 1G -f 4 --list\n"
       "  bench_pcie -a bytes=64MiB,1GiB -a memory=pageable --benchmark_out=pageable.json\n";
-  return harness::run_family(argc, argv, f);
+  return f;
 }
+
+}  // namespace gpucheck

@@ -1,7 +1,8 @@
 # gpucheck_add_benchmark(NAME SOURCES a.cpp b.cu LIBS extra::lib COUNTERS TFLOPS ...
 #                        CONTEXT cublas_version ...):
-# one family = one file and one line. Every binary links the shared harness (engine, context,
-# run_family) and our kernels, is listed in bin/gpucheck-benchmarks.txt (what `gpucheck gate`
+# one family = one file and one line. Every binary has the harness's one main() (the family
+# file declares harness::family()), links the shared harness (engine, context, run_family)
+# and our kernels, is listed in bin/gpucheck-benchmarks.txt (what `gpucheck gate`
 # runs), and is registered as a CTest smoke run (label gpu) that runs its quick suite with
 # --benchmark_out and checks the JSON (names, the listed counters present and positive, the
 # listed context keys known, the device context's values plausible, and the figures against
@@ -10,7 +11,7 @@
 # reports "Skipped" (a failure when GPUCHECK_REQUIRE_GPU=1).
 function(gpucheck_add_benchmark name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBS;COUNTERS;CONTEXT;ARGS" ${ARGN})
-  add_executable(${name} ${ARG_SOURCES})
+  add_executable(${name} ${ARG_SOURCES} $<TARGET_OBJECTS:gpucheck_bench_main>)
   target_link_libraries(${name} PRIVATE gpucheck::harness gpucheck::kernels ${ARG_LIBS})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/bin)
   gpucheck_warnings(${name})

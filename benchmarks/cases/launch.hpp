@@ -1,5 +1,5 @@
-// bench_launch's tables: the modes (how a chain is launched and timed) and the chain lengths,
-// each with the suites it belongs to. Pure: the binary hands in how to make each mode's op.
+// bench_launch's case model: the modes (how a chain is launched and timed), the axes, and the
+// suites as values of them. Pure: the binary maps a mode's name to its op.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -21,46 +21,31 @@ inline std::string_view to_string(Kernel k) { return k == Kernel::empty ? "empty
 inline constexpr int kHostLaunchesPerSample = 100;  // far below the launch queue's depth
 inline constexpr int kGraphLaunchesPerSample = 10;
 
-// What a row makes its cases of: chains of every kernel per length (eager, graph), one
+// What a mode makes its cases of: chains of every kernel per length (eager, graph), one
 // single empty launch (host_launch), or one empty-kernel case per length (the other host modes).
 enum class Shape { chains, single, per_length };
 
-template <class Make>
 struct Mode {
   std::string_view name;
   TimingMode timing;
   int batch;  // calls per sample; 0: the engine's choice
   Shape shape;
-  Suites suites;
-  Make make;
 };
 
-template <class Make>
-std::vector<Mode<Make>> modes(Make eager, Make graph, Make host_launch, Make host_graph_launch, Make graph_instantiate) {
-  using enum Suite;
+inline const std::vector<Mode>& modes() {
   namespace seg = contract::segment;
-  return {
-      {seg::eager, TimingMode::per_call, 1, Shape::chains, {quick, full}, eager},
-      {seg::graph, TimingMode::per_call, 1, Shape::chains, {quick, full}, graph},
-      {"host_launch", TimingMode::host, kHostLaunchesPerSample, Shape::single, {quick, full}, host_launch},
-      {"host_graph_launch", TimingMode::host, kGraphLaunchesPerSample, Shape::per_length, {quick, full}, host_graph_launch},
-      {"graph_instantiate", TimingMode::host, 1, Shape::per_length, {quick, full}, graph_instantiate},
+  static const std::vector<Mode> m{
+      {seg::eager, TimingMode::per_call, 1, Shape::chains},
+      {seg::graph, TimingMode::per_call, 1, Shape::chains},
+      {"host_launch", TimingMode::host, kHostLaunchesPerSample, Shape::single},
+      {"host_graph_launch", TimingMode::host, kGraphLaunchesPerSample, Shape::per_length},
+      {"graph_instantiate", TimingMode::host, 1, Shape::per_length},
   };
+  return m;
 }
 
-struct Length {
-  std::int64_t n;
-  Suites suites;
-};
-
-inline std::vector<Length> lengths() {
-  using enum Suite;
-  return {{1, {full}}, {10, {full}}, {100, {quick, full}}, {1000, {full}}};  // acceptance and burn-in: none
-}
-
-template <class Make>
 struct Case {
-  const Mode<Make>* mode;
+  const Mode* mode;
   Kernel kernel;
   std::int64_t n;
   std::string name() const {
@@ -78,41 +63,34 @@ struct Case {
   }
 };
 
-inline std::vector<axes::Axis> axis_table() {
+// The suites: the chains per length (per mode, per kernel), then the host modes, each over
+// the lengths (host_launch once). Acceptance and the burn run none.
+inline axes::CaseModel model() {
   using axes::Kind;
+  using enum Suite;
   std::vector<std::string> names;
-  for (const auto& m : modes(0, 0, 0, 0, 0)) names.emplace_back(m.name);
-  return {
-      {"mode", Kind::word, "eager launches, graph replay, the host's cost of a call", names, 1, 1, "eager,graph", "eager,graph"},
-      {"kernel", Kind::word, "the kernel chained", {"empty", "small"}, 1, 1, "empty,small", "empty,small"},
-      {"length", Kind::integer, "kernels per chain (graph nodes)", {}, 1, 1 << 20, "100", "1,10,100,1000"},
+  for (const Mode& m : modes()) names.emplace_back(m.name);
+  const auto suite = [](Suite s, const std::vector<std::string>& lengths, const std::string& all) {
+    axes::SuiteAxes x{s, {{"mode", "eager,graph"}, {"kernel", "empty,small"}, {"length", all}}, {}};
+    for (const std::string& n : lengths) x.sets.push_back({{"length", n}});
+    x.sets.push_back({{"mode", "host_launch"}, {"kernel", "empty"}, {"length", "1"}});
+    for (const std::string m : {"host_graph_launch", "graph_instantiate"}) x.sets.push_back({{"mode", m}, {"kernel", "empty"}});
+    return x;
   };
+  return {std::string(contract::family::launch),
+          {{"mode", Kind::word, "eager launches, graph replay, the host's cost of a call", names, 1, 1},
+           {"kernel", Kind::word, "the kernel chained", {"empty", "small"}, 1, 1},
+           {"length", Kind::integer, "kernels per chain (graph nodes)", {}, 1, 1 << 20}},
+          {suite(quick, {"100"}, "100"), suite(full, {"1", "10", "100", "1000"}, "1,10,100,1000")}};
 }
 
-// A suite's cases, in order: the chains (per length, per mode, per kernel), then the host
-// modes (each over the lengths, host_launch once).
-template <class Make>
-std::vector<Case<Make>> cases(const std::vector<Mode<Make>>& ms, Suite s, const std::vector<axes::Point>* points = nullptr) {
-  std::vector<Case<Make>> out;
-  if (points) {  // the user's axes: each point as given (a combination that does not exist is skipped, with why)
-    for (const axes::Point& p : *points)
-      for (const auto& m : ms)
-        if (m.name == p.text("mode")) out.push_back({&m, p.text("kernel") == "small" ? Kernel::small : Kernel::empty, p.n("length")});
-    return out;
-  }
-  std::vector<std::int64_t> ns;
-  for (const Length& l : lengths())
-    if (l.suites.has(s)) ns.push_back(l.n);
-  for (std::int64_t n : ns)
-    for (const auto& m : ms)
-      if (m.suites.has(s) && m.shape == Shape::chains)
-        for (Kernel k : {Kernel::empty, Kernel::small}) out.push_back({&m, k, n});
-  for (const auto& m : ms) {
-    if (!m.suites.has(s) || ns.empty()) continue;
-    if (m.shape == Shape::single) out.push_back({&m, Kernel::empty, 1});
-    else if (m.shape == Shape::per_length)
-      for (std::int64_t n : ns) out.push_back({&m, Kernel::empty, n});
-  }
+// A suite's cases (or the user's points), in order. A user's combination that does not exist
+// is a case, registered skipped with why (Case::unrunnable).
+inline std::vector<Case> cases(Suite s, const std::vector<axes::Point>* user) {
+  std::vector<Case> out;
+  for (const axes::Point& p : points_of(model(), s, user))
+    for (const Mode& m : modes())
+      if (m.name == p.text("mode")) out.push_back({&m, p.text("kernel") == "small" ? Kernel::small : Kernel::empty, p.n("length")});
   return out;
 }
 

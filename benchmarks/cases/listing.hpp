@@ -1,5 +1,6 @@
-// What the families' tables share for --list: a case's coordinates (axis name, value) and the
-// listing of a vector of cases that have name() and coordinates(). Pure.
+// What the families' tables share: a case's coordinates (axis name, value), the listing of a
+// vector of cases that have name() and coordinates(), and the points a case list is made of
+// (the suite's own, or the user's -a). Pure.
 #pragma once
 #include <span>
 #include <string>
@@ -22,12 +23,15 @@ std::vector<axes::Listed> listed(const std::vector<C>& cases) {
   return out;
 }
 
-// The rows of a table that belong to suite s, in order (rows carry `suites`).
-template <class R>
-std::vector<R> in_suite(const std::vector<R>& rows, Suite s) {
-  std::vector<R> out;
-  for (const R& r : rows)
-    if (r.suites.has(s)) out.push_back(r);
+// The points a family's cases are made of: the user's (-a, when given) or suite s's own.
+inline std::vector<axes::Point> points_of(const axes::CaseModel& model, Suite s, const std::vector<axes::Point>* user) {
+  return user ? *user : axes::suite_points(model, s);
+}
+
+// "a,b,c": values joined as an axis's VALUES.
+inline std::string value_list(const std::vector<std::string>& vs) {
+  std::string out;
+  for (const std::string& v : vs) out += (out.empty() ? "" : ",") + v;
   return out;
 }
 

@@ -1,5 +1,5 @@
-// bench_matmul's table: one row per GEMM case with the suites it belongs to. Pure (no CUDA):
-// the binary registers these rows, tests/unit/test_case_tables.cpp lists them per suite.
+// bench_matmul's case model: the axes of a GEMM and the suites as values of them. Pure (no
+// CUDA): the binary registers the cases, tests/unit/test_case_tables.cpp lists them per suite.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -19,7 +19,6 @@ struct GemmCase {
   DType dtype;
   std::int64_t m, n, k;
   Load load = Load::burst;
-  Suites suites;
   double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
   std::string_view variant() const {
     namespace seg = contract::segment;
@@ -34,51 +33,56 @@ struct GemmCase {
 
 inline constexpr std::array<DType, 5> kDTypes{DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8e4m3};
 
-// In a suite, the rows that have it, in this order.
-inline std::vector<GemmCase> rows() {
-  using enum Suite;
-  constexpr std::int64_t A = contract::kAcceptGemmSize;  // 8192: what acceptance and the burn read
-  const auto& dtypes = kDTypes;
-  std::vector<GemmCase> r;
-  // The gate's handful, and acceptance's GEMMs (every dtype with a tensor-core peak: not fp32).
-  for (DType t : dtypes) r.push_back({t, A, A, A, Load::burst, t == DType::fp32 ? Suites{quick} : Suites{quick, accept}});
-  r.push_back({DType::bf16, 4096, 14336, 4096, Load::burst, {quick}});
-  r.push_back({DType::bf16, 16, 28672, 8192, Load::burst, {quick}});
-  // The sweep: squares 1k-16k and transformer shapes (m = tokens): MLP up and down projections
-  // of 8B- and 70B-class models, and a skinny decode step (16 tokens).
-  for (DType t : dtypes) {
-    for (std::int64_t n : {1024, 2048, 4096, 8192, 16384}) r.push_back({t, n, n, n, Load::burst, {full}});
-    for (auto [m, n, k] : {std::array<std::int64_t, 3>{4096, 14336, 4096}, {4096, 4096, 14336}, {8192, 28672, 8192},
-                           {8192, 8192, 28672}, {16, 28672, 8192}})
-      r.push_back({t, m, n, k, Load::burst, {full}});
-  }
-  r.push_back({DType::bf16, A, A, A, Load::sustained, {quick, full}});
-  r.push_back({contract::kBurnDType, A, A, A, Load::burn, {burn}});
-  return r;
-}
-
-// The axes --axis sets (the layout is TN for every dtype: not an axis). N follows M and K
-// follows N, so `-a M=2^[9:14]` is a sweep of squares. Without -a: the suite's rows above.
-inline std::vector<axes::Axis> axis_table() {
+// The axes (the layout is TN for every dtype: not an axis). N follows M and K follows N, so
+// `-a M=2^[9:14]` is a sweep of squares. The suites, in the order their cases run: the gate's
+// handful; acceptance's GEMMs (every dtype with a tensor-core peak: not fp32); the sweep
+// (squares 1k-16k and transformer shapes, m = tokens: MLP up and down projections of 8B- and
+// 70B-class models, and a skinny decode step of 16 tokens); the burn.
+inline axes::CaseModel model() {
   using axes::Kind;
+  using enum Suite;
   namespace seg = contract::segment;
-  return {
-      {"variant", Kind::word, "burst or sustained load", {std::string(seg::cublaslt), std::string(seg::cublaslt_sustained)},
-       1, 1, "cublaslt,cublaslt_sustained", "cublaslt"},
-      {"dtype", Kind::dtype, "input type (fp8e4m3: bf16 out)", dtype_names(kDTypes), 1, 1, "fp32,tf32,fp16,bf16,fp8e4m3", "fp32,tf32,fp16,bf16,fp8e4m3"},
-      {"M", Kind::integer, "rows of A and C", {}, 1, 1 << 20, "8192", "2^[10:14]"},
-      {"N", Kind::integer, "columns of B and C", {}, 1, 1 << 20, "", "", "M"},
-      {"K", Kind::integer, "the reduced extent", {}, 1, 1 << 20, "", "", "N"},
-  };
+  const std::string A = std::to_string(contract::kAcceptGemmSize);  // 8192: what acceptance and the burn read
+  const std::string all = "fp32,tf32,fp16,bf16,fp8e4m3";
+  const std::string burst(seg::cublaslt), sustained(seg::cublaslt_sustained);
+  axes::Axis variant{"variant", Kind::word, "burst or sustained load", {burst, sustained}, 1, 1};
+  variant.suite_words = {std::string(seg::burn)};
+  axes::CaseModel m{std::string(contract::family::matmul),
+                    {variant,
+                     {"dtype", Kind::dtype, "input type (fp8e4m3: bf16 out)", dtype_names(kDTypes), 1, 1},
+                     {"M", Kind::integer, "rows of A and C", {}, 1, 1 << 20},
+                     {"N", Kind::integer, "columns of B and C", {}, 1, 1 << 20, "M"},
+                     {"K", Kind::integer, "the reduced extent", {}, 1, 1 << 20, "N"}},
+                    {}};
+  axes::SuiteAxes q{quick, {{"variant", burst + "," + sustained}, {"dtype", all}, {"M", A}}, {}};
+  q.sets = {{{"variant", burst}},
+            {{"variant", burst}, {"dtype", "bf16"}, {"M", "4096"}, {"N", "14336"}, {"K", "4096"}},
+            {{"variant", burst}, {"dtype", "bf16"}, {"M", "16"}, {"N", "28672"}, {"K", "8192"}},
+            {{"variant", sustained}, {"dtype", "bf16"}}};
+  axes::SuiteAxes f{full, {{"variant", burst}, {"dtype", all}, {"M", "2^[10:14]"}}, {}};
+  for (DType t : kDTypes) {
+    const std::string d(to_string(t));
+    f.sets.push_back({{"dtype", d}});
+    for (auto [mm, n, k] : {std::array<int, 3>{4096, 14336, 4096}, {4096, 4096, 14336}, {8192, 28672, 8192},
+                            {8192, 8192, 28672}, {16, 28672, 8192}})
+      f.sets.push_back({{"dtype", d}, {"M", std::to_string(mm)}, {"N", std::to_string(n)}, {"K", std::to_string(k)}});
+  }
+  f.sets.push_back({{"variant", sustained}, {"dtype", "bf16"}, {"M", A}});
+  const axes::SuiteAxes a{accept, {}, {{{"variant", burst}, {"dtype", "tf32,fp16,bf16,fp8e4m3"}, {"M", A}}}};
+  const axes::SuiteAxes b{burn, {}, {{{"variant", std::string(seg::burn)}, {"dtype", std::string(to_string(contract::kBurnDType))}, {"M", A}}}};
+  m.suites = {q, f, a, b};
+  return m;
 }
 
-// A suite's cases, in order: its rows, or the axes' points.
-inline std::vector<GemmCase> cases(Suite s, const std::vector<axes::Point>* points) {
-  if (!points) return in_suite(rows(), s);
+// A suite's cases (or the user's points), in order.
+inline std::vector<GemmCase> cases(Suite s, const std::vector<axes::Point>* user) {
+  namespace seg = contract::segment;
   std::vector<GemmCase> out;
-  for (const axes::Point& p : *points)
+  for (const axes::Point& p : points_of(model(), s, user)) {
+    const std::string& v = p.text("variant");
     out.push_back({*parse_dtype(p.text("dtype")), p.n("M"), p.n("N"), p.n("K"),
-                   p.text("variant") == contract::segment::cublaslt ? Load::burst : Load::sustained, {s}});
+                   v == seg::cublaslt ? Load::burst : v == seg::burn ? Load::burn : Load::sustained});
+  }
   return out;
 }
 

@@ -1,5 +1,6 @@
-// bench_nccl's cases: core's collective_rows() (the suites), or the user's axes (collective,
-// dtype, bytes as nccl-tests' -b/-e/-f or --axis, in_place, ranks). Pure: --list reads it
+// bench_nccl's case model: the axes (collective, dtype, bytes as nccl-tests' -b/-e/-f or
+// --axis, in_place, ranks) and the suites as values of them (the cases core's
+// collective_cases() names, tests/unit/test_case_tables.cpp checks). Pure: --list reads it
 // without a GPU, with the ranks of the job (one GPU on the reference machine).
 #pragma once
 #include <cstdint>
@@ -26,34 +27,46 @@ struct Case {
   }
 };
 
-inline std::vector<axes::Axis> axis_table() {
+inline axes::CaseModel model() {
   using axes::Kind;
+  using enum Suite;
   std::vector<std::string> names;
   for (const CollectiveSpec& s : collective_table()) names.emplace_back(s.variant);
-  return {
-      {"collective", Kind::word, "the NCCL call", names, 1, 1, "allreduce,allgather,reducescatter",
-       "allreduce,allgather,reducescatter"},
-      {"dtype", Kind::dtype, "elements (the check's pattern is fp32)", {"fp32"}, 1, 1, "fp32", "fp32"},
-      {"bytes", Kind::bytes, "nominal size S (nccl-tests' -b/-e/-f)", {}, 1, std::int64_t{1} << 36, "1MiB,64MiB,1GiB",
-       "2^[3:33]"},
-      {"in_place", Kind::boolean, "output over the input", {}, 0, 1, "false", "false,true"},
-      {"ranks", Kind::integer, "GPUs of the job (0: all of them, the default)", {}, 0, 1 << 16, "0", "0"},
-  };
+  const std::string all = value_list(names), ar(collective_spec(Collective::all_reduce).variant);
+  const std::string ag(collective_spec(Collective::all_gather).variant), rs(collective_spec(Collective::reduce_scatter).variant);
+  axes::SuiteAxes q{quick,
+                    {{"collective", all}, {"dtype", "fp32"}, {"bytes", "1MiB,64MiB,1GiB"}, {"in_place", "false"}, {"ranks", "0"}},
+                    {}};
+  for (const std::string b : {"1MiB", "64MiB", "1GiB"}) q.sets.push_back({{"collective", ar}, {"bytes", b}, {"in_place", "false,true"}});
+  for (const std::string& c : {ag, rs}) q.sets.push_back({{"collective", c}, {"bytes", "64MiB"}, {"in_place", "false,true"}});
+  axes::SuiteAxes f{full,
+                    {{"collective", all}, {"dtype", "fp32"}, {"bytes", "2^[3:33]"}, {"in_place", "false,true"}, {"ranks", "0"}},
+                    {{}}};
+  const axes::SuiteAxes a{accept,
+                          {},
+                          {{{"collective", ar}, {"dtype", "fp32"}, {"bytes", "1GiB"}, {"in_place", "false"}, {"ranks", "0"}}}};
+  return {std::string(contract::family::nccl),
+          {{"collective", Kind::word, "the NCCL call", names, 1, 1},
+           {"dtype", Kind::dtype, "elements (the check's pattern is fp32)", {"fp32"}, 1, 1},
+           {"bytes", Kind::bytes, "nominal size S (nccl-tests' -b/-e/-f)", {}, 1, std::int64_t{1} << 36},
+           {"in_place", Kind::boolean, "output over the input", {}, 0, 1},
+           {"ranks", Kind::integer, "GPUs of the job (0: all of them, the default)", {}, 0, 1 << 16}},
+          {q, f, a}};
 }
 
-// The suite's cases (core's rows) or the axes' points, for a job of `nranks`.
-inline std::vector<Case> cases(Suite s, const std::vector<axes::Point>* points, int nranks) {
+// A suite's cases (or the user's points), for a job of `nranks`. With one rank an in-place
+// collective moves no data (a launch, no bandwidth): the gate's suite leaves it out; the full
+// suite keeps it, as nccl-tests does.
+inline std::vector<Case> cases(Suite s, const std::vector<axes::Point>* user, int nranks) {
   std::vector<Case> out;
-  if (!points) {
-    for (const CollectiveCase& c : collective_cases(s, nranks)) out.push_back({c, nranks});
-    return out;
-  }
-  for (const axes::Point& p : *points) {
+  for (const axes::Point& p : points_of(model(), s, user)) {
     Collective coll = Collective::all_reduce;
     for (const CollectiveSpec& row : collective_table())
       if (row.variant == p.text("collective")) coll = row.id;
+    const bool in_place = p.n("in_place") != 0;
+    if (!user && s == Suite::quick && in_place && nranks == 1) continue;
     const int r = p.n("ranks") == 0 ? nranks : static_cast<int>(p.n("ranks"));
-    out.push_back({{coll, p.n("in_place") != 0, static_cast<std::uint64_t>(p.n("bytes"))}, r});
+    out.push_back({{coll, in_place, static_cast<std::uint64_t>(p.n("bytes"))}, r});
   }
   return out;
 }

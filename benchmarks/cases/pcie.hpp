@@ -1,4 +1,4 @@
-// bench_pcie's table: one row per copy case with the suites it belongs to. Pure (no CUDA).
+// bench_pcie's case model: the axes of a copy and the suites as values of them. Pure (no CUDA).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -20,7 +20,6 @@ struct PcieCase {
   Dir dir;
   Mem mem;
   std::size_t bytes;  // per direction
-  Suites suites;
   std::string_view direction() const {
     namespace seg = contract::segment;
     return dir == Dir::h2d ? seg::h2d : dir == Dir::d2h ? seg::d2h : seg::bidir;
@@ -32,40 +31,35 @@ struct PcieCase {
   }
 };
 
-inline std::vector<PcieCase> rows() {
-  using enum Suite;
-  constexpr std::size_t q = contract::kAcceptPcieBytes;  // 256 MiB
-  std::vector<PcieCase> r{{Dir::h2d, Mem::pinned, q, {quick, accept}},  {Dir::h2d, Mem::pageable, q, {quick}},
-                          {Dir::d2h, Mem::pinned, q, {quick, accept}},  {Dir::d2h, Mem::pageable, q, {quick}},
-                          {Dir::bidir, Mem::pinned, q, {quick, accept}}, {Dir::h2d, Mem::pinned, 4096, {quick}}};
-  for (Dir d : {Dir::h2d, Dir::d2h, Dir::bidir})
-    for (Mem m : {Mem::pinned, Mem::pageable})
-      for (std::uint64_t b : geometric_sizes(std::uint64_t{4} << 10, std::uint64_t{1} << 30, 4))
-        r.push_back({d, m, static_cast<std::size_t>(b), {full}});
-  return r;
-}
-
-inline std::vector<axes::Axis> axis_table() {
+// The gate's copies at 256 MiB (and one 4 KiB latency-bound copy), acceptance's pinned ones,
+// the full sweep 4 KiB-1 GiB by 4x.
+inline axes::CaseModel model() {
   using axes::Kind;
+  using enum Suite;
   namespace seg = contract::segment;
-  return {
-      {"direction", Kind::word, "host to device, device to host, both at once",
-       {std::string(seg::h2d), std::string(seg::d2h), std::string(seg::bidir)}, 1, 1, "h2d,d2h,bidir", "h2d,d2h,bidir"},
-      {"memory", Kind::word, "the host buffer", {std::string(seg::pinned), std::string(seg::pageable)}, 1, 1,
-       "pinned,pageable", "pinned,pageable"},
-      {"bytes", Kind::bytes, "per direction", {}, 1, std::int64_t{1} << 40, "256MiB", "2^[12:30:2]"},
-  };
+  const std::string q = bytes_label(contract::kAcceptPcieBytes);  // 256MiB
+  const std::string h2d(seg::h2d), d2h(seg::d2h), bidir(seg::bidir), pinned(seg::pinned), pageable(seg::pageable);
+  return {std::string(contract::family::pcie),
+          {{"direction", Kind::word, "host to device, device to host, both at once", {h2d, d2h, bidir}, 1, 1},
+           {"memory", Kind::word, "the host buffer", {pinned, pageable}, 1, 1},
+           {"bytes", Kind::bytes, "per direction", {}, 1, std::int64_t{1} << 40}},
+          {{quick,
+            {{"direction", "h2d,d2h,bidir"}, {"memory", "pinned,pageable"}, {"bytes", q}},
+            {{{"direction", "h2d,d2h"}},
+             {{"direction", bidir}, {"memory", pinned}},
+             {{"direction", h2d}, {"memory", pinned}, {"bytes", "4KiB"}}}},
+           {full, {{"direction", "h2d,d2h,bidir"}, {"memory", "pinned,pageable"}, {"bytes", "2^[12:30:2]"}}, {{}}},
+           {accept, {}, {{{"direction", "h2d,d2h,bidir"}, {"memory", pinned}, {"bytes", q}}}}}};
 }
 
-// A suite's rows, or the axes' points.
-inline std::vector<PcieCase> cases(Suite s, const std::vector<axes::Point>* points) {
-  if (!points) return in_suite(rows(), s);
+// A suite's cases (or the user's points), in order.
+inline std::vector<PcieCase> cases(Suite s, const std::vector<axes::Point>* user) {
   std::vector<PcieCase> out;
   namespace seg = contract::segment;
-  for (const axes::Point& p : *points) {
+  for (const axes::Point& p : points_of(model(), s, user)) {
     const std::string& d = p.text("direction");
     out.push_back({d == seg::h2d ? Dir::h2d : d == seg::d2h ? Dir::d2h : Dir::bidir,
-                   p.text("memory") == seg::pinned ? Mem::pinned : Mem::pageable, static_cast<std::size_t>(p.n("bytes")), {s}});
+                   p.text("memory") == seg::pinned ? Mem::pinned : Mem::pageable, static_cast<std::size_t>(p.n("bytes"))});
   }
   return out;
 }

@@ -287,13 +287,19 @@ bool expand(const Axis& a, std::string_view values, bool pow2, std::vector<Value
   return true;
 }
 
-bool select(std::string_view family, const std::vector<Axis>& axes, Suite suite, const std::vector<Override>& given,
-            std::vector<Point>* out, std::string* err) {
-  if (!given.empty() && suite != Suite::quick && suite != Suite::full) {
-    *err = "--axis " + given.front().arg + ": the " + std::string(to_string(suite)) +
-           " suite's cases are fixed (acceptance judges them); axes apply to --suite quick or full";
-    return false;
-  }
+namespace {
+
+// The values `defaults` gives axis `a` ("" when it names none).
+const std::string* default_of(const Values& defaults, const std::string& axis) {
+  for (const auto& [name, values] : defaults)
+    if (name == axis) return &values;
+  return nullptr;
+}
+
+// The product of `given` and `defaults` over the axes: the one path of a suite's sets and of
+// the user's -a. `suite`: a suite's own set, which may name an axis's suite_words.
+bool product(std::string_view family, const std::vector<Axis>& axes, const std::vector<Override>& given,
+             const Values& defaults, bool suite, std::vector<Point>* out, std::string* err) {
   std::vector<std::vector<Value>> values(axes.size());
   std::vector<bool> set(axes.size(), false);
   for (const Override& o : given) {
@@ -307,8 +313,10 @@ bool select(std::string_view family, const std::vector<Axis>& axes, Suite suite,
       *err = fail_line(family, axes, o.arg, o.name + " given twice (give one list: " + o.name + "=A,B)");
       return false;
     }
+    Axis a = axes[i];
+    if (suite) a.words.insert(a.words.end(), a.suite_words.begin(), a.suite_words.end());
     std::string why;
-    if (!expand(axes[i], o.values, o.pow2, &values[i], &why)) {
+    if (!expand(a, o.values, o.pow2, &values[i], &why)) {
       *err = fail_line(family, axes, o.arg, why);
       return false;
     }
@@ -324,9 +332,10 @@ bool select(std::string_view family, const std::vector<Axis>& axes, Suite suite,
       if (!set[i]) continue;  // takes its leader's value in each point
     }
     if (set[i]) continue;
+    const std::string* d = default_of(defaults, a.name);
     std::string why;
-    if (!expand(a, suite == Suite::full ? a.full : a.quick, false, &values[i], &why))
-      throw std::logic_error(std::string(family) + " axis " + a.name + " default: " + why);
+    if (!d || !expand(a, *d, false, &values[i], &why))
+      throw std::logic_error(std::string(family) + " axis " + a.name + " default: " + (d ? why : "none"));
   }
   std::uint64_t total = 1;
   for (std::size_t i = 0; i < axes.size(); ++i)
@@ -373,42 +382,92 @@ bool select(std::string_view family, const std::vector<Axis>& axes, Suite suite,
   return true;
 }
 
+// A set of values as the overrides -a would make of it.
+std::vector<Override> overrides_of(const Values& set) {
+  std::vector<Override> out;
+  for (const auto& [name, values] : set) out.push_back({name, false, values, name + "=" + values});
+  return out;
+}
+
+}  // namespace
+
+const SuiteAxes* CaseModel::find(Suite s) const {
+  for (const SuiteAxes& x : suites)
+    if (x.suite == s) return &x;
+  return nullptr;
+}
+
+bool select(const CaseModel& model, Suite s, const std::vector<Override>& given, std::vector<Point>* out,
+            std::string* err) {
+  const SuiteAxes* suite = model.find(s);
+  if (!given.empty() && (!suite || suite->defaults.empty())) {
+    *err = "--axis " + given.front().arg + ": the " + std::string(to_string(s)) +
+           " suite's cases are fixed (acceptance judges them); axes apply to --suite quick or full";
+    return false;
+  }
+  if (!given.empty()) return product(model.family, model.axes, given, suite->defaults, false, out, err);
+  out->clear();
+  if (!suite) return true;
+  for (const Values& set : suite->sets) {
+    std::vector<Point> points;
+    if (!product(model.family, model.axes, overrides_of(set), suite->defaults, true, &points, err)) return false;
+    out->insert(out->end(), std::make_move_iterator(points.begin()), std::make_move_iterator(points.end()));
+  }
+  return true;
+}
+
+std::vector<Point> suite_points(const CaseModel& model, Suite s) {
+  std::vector<Point> out;
+  std::string err;
+  if (!select(model, s, {}, &out, &err)) throw std::logic_error(model.family + " " + std::string(to_string(s)) + " suite: " + err);
+  return out;
+}
+
 std::string axis_names(const std::vector<Axis>& axes) {
   std::string out;
   for (const Axis& a : axes) out += (out.empty() ? "" : ", ") + a.name;
   return out;
 }
 
-std::string axes_help(const std::vector<Axis>& axes) {
+namespace {
+std::string suite_default(const CaseModel& m, Suite s, const std::string& axis) {
+  const SuiteAxes* x = m.find(s);
+  const std::string* d = x ? default_of(x->defaults, axis) : nullptr;
+  return d ? *d : std::string();
+}
+}  // namespace
+
+std::string axes_help(const CaseModel& model) {
   std::string out;
-  for (const Axis& a : axes) {
+  for (const Axis& a : model.axes) {
     std::string line = "  " + a.name;
     line.resize(std::max<std::size_t>(line.size() + 1, 14), ' ');
     line += a.help;
     if (a.kind == Kind::dtype || a.kind == Kind::word) line += " (" + join(a.words) + ")";
     if (!a.follows.empty()) line += "; follows " + a.follows + " unless given";
-    else line += "; quick: " + a.quick + "; full: " + a.full;
+    else
+      line += "; quick: " + suite_default(model, Suite::quick, a.name) + "; full: " + suite_default(model, Suite::full, a.name);
     out += line + "\n";
   }
   return out;
 }
 
-std::string listed_json(std::string_view family, Suite suite, const std::vector<Axis>& axes,
-                        const std::vector<Listed>& cases, bool reference) {
+std::string listed_json(const CaseModel& model, Suite suite, const std::vector<Listed>& cases, bool reference) {
   constexpr std::array<std::string_view, 5> kinds{"integer", "bytes", "dtype", "word", "boolean"};
   nlohmann::ordered_json doc;
-  doc["family"] = family;
+  doc["family"] = model.family;
   doc["suite"] = to_string(suite);
   doc["device"] = reference ? "reference" : "this";
   doc["axes"] = nlohmann::ordered_json::array();
-  for (const Axis& a : axes) {
+  for (const Axis& a : model.axes) {
     nlohmann::ordered_json j;
     j["name"] = a.name;
     j["kind"] = kinds[static_cast<std::size_t>(a.kind)];
     j["help"] = a.help;
     if (!a.words.empty()) j["values"] = a.words;
     if (!a.follows.empty()) j["follows"] = a.follows;
-    else j["defaults"] = {{"quick", a.quick}, {"full", a.full}};
+    else
+      j["defaults"] = {{"quick", suite_default(model, Suite::quick, a.name)}, {"full", suite_default(model, Suite::full, a.name)}};
     doc["axes"].push_back(std::move(j));
   }
   doc["cases"] = nlohmann::ordered_json::array();

@@ -20,6 +20,7 @@
 #include "gpucheck/core/options.hpp"
 #include "gpucheck/core/output.hpp"
 #include "gpucheck/harness/device.hpp"
+#include "gpucheck/check_cuda.hpp"
 #include "gpucheck/harness/registry.hpp"
 
 namespace gpucheck::harness {
@@ -112,8 +113,9 @@ bool select_points(const Family& family, const Options& o, std::vector<axes::Poi
     overrides.push_back(std::move(ov));
   }
   if (!o.bytes_min.empty()) {
-    if (std::none_of(family.axes.begin(), family.axes.end(), [](const axes::Axis& a) { return a.name == "bytes"; })) {
-      *err = "-b/-e/-f: " + std::string(family.name) + " has no bytes axis (its axes: " + axes::axis_names(family.axes) + ")";
+    const std::vector<axes::Axis>& ax = family.model.axes;
+    if (std::none_of(ax.begin(), ax.end(), [](const axes::Axis& a) { return a.name == "bytes"; })) {
+      *err = "-b/-e/-f: " + family.model.family + " has no bytes axis (its axes: " + axes::axis_names(ax) + ")";
       return false;
     }
     axes::Override ov;
@@ -124,11 +126,11 @@ bool select_points(const Family& family, const Options& o, std::vector<axes::Poi
   }
   *given = !overrides.empty();
   if (!*given) return true;
-  if (family.axes.empty()) {
-    *err = "--axis: " + std::string(family.name) + " declares no axes";
+  if (family.model.axes.empty()) {
+    *err = "--axis: " + family.model.family + " declares no axes";
     return false;
   }
-  return axes::select(family.name, family.axes, o.suite, overrides, points, err);
+  return axes::select(family.model, o.suite, overrides, points, err);
 }
 
 // Google Benchmark's --benchmark_list_tests[=true] and --benchmark_filter=REGEX, as left in argv.
@@ -151,12 +153,12 @@ std::string gbench_filter(int argc, char** argv) {
 // GPU's (the suites are written for an H200), said on stderr.
 axes::DeviceFacts list_facts(const Options& o) {
   axes::DeviceFacts f;
-  int count = 0;
+  const DeviceCount devices = cuda_device_count();
   cudaDeviceProp p{};
-  if (cudaGetDeviceCount(&count) == cudaSuccess && count > o.device && cudaGetDeviceProperties(&p, o.device) == cudaSuccess) {
+  if (devices.count > o.device && cudaGetDeviceProperties(&p, o.device) == cudaSuccess) {
     f.compute_capability = p.major * 10 + p.minor;
     f.l2_bytes = static_cast<std::uint64_t>(p.l2CacheSize);
-    f.gpus = count;
+    f.gpus = devices.count;
     f.reference = false;
     return f;
   }
@@ -168,7 +170,7 @@ axes::DeviceFacts list_facts(const Options& o) {
 // --list: the cases, one name a line (or JSON with their axes), without running anything.
 int list_cases(const Family& family, const Options& o, const std::vector<axes::Point>* points, int argc, char** argv) {
   if (!family.list) {
-    std::fprintf(stderr, "gpucheck: %s cannot list its cases without a device\n", std::string(family.name).c_str());
+    std::fprintf(stderr, "gpucheck: %s cannot list its cases without a device\n", family.model.family.c_str());
     return 2;
   }
   const axes::DeviceFacts facts = list_facts(o);
@@ -179,7 +181,7 @@ int list_cases(const Family& family, const Options& o, const std::vector<axes::P
     return 2;
   }
   if (o.json) {
-    std::fputs(axes::listed_json(family.name, o.suite, family.axes, cases, facts.reference).c_str(), stdout);
+    std::fputs(axes::listed_json(family.model, o.suite, cases, facts.reference).c_str(), stdout);
   } else {
     for (const axes::Listed& c : cases) std::printf("%s\n", c.name.c_str());
   }
@@ -189,10 +191,10 @@ int list_cases(const Family& family, const Options& o, const std::vector<axes::P
 void print_help(const Family& family, const char* program) {
   if (!family.summary.empty()) std::printf("%s\n\n", std::string(family.summary).c_str());
   std::fputs(options_help(program).c_str(), stdout);
-  if (!family.axes.empty()) {
+  if (!family.model.axes.empty()) {
     std::printf("\n%s axes (-a NAME=VALUES; without -a, the suite's own table of cases):\n",
-                std::string(family.name).c_str());
-    std::fputs(axes::axes_help(family.axes).c_str(), stdout);
+                family.model.family.c_str());
+    std::fputs(axes::axes_help(family.model).c_str(), stdout);
   }
   if (!family.own_help.empty()) std::printf("\n%s", std::string(family.own_help).c_str());
   std::printf("\nGoogle Benchmark's flags:\n");
@@ -238,11 +240,10 @@ int run_family(int argc, char** argv, const Family& family) {
   if (options.list || wants_gbench_list(argc, argv))
     return list_cases(family, options, axes_given ? &points : nullptr, argc, argv);
 
-  int count = 0;
-  if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
-    if (options.help) return 0;
-    std::fprintf(stderr, "gpucheck: no CUDA device found (cudaGetDeviceCount: %s)\n",
-                 e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+  const DeviceCount devices = cuda_device_count();
+  const int count = devices.count;
+  if (count == 0) {
+    std::fprintf(stderr, "gpucheck: %s\n", devices.none.c_str());
     return 2;
   }
   if (options.device >= count) {
@@ -290,7 +291,7 @@ int run_family(int argc, char** argv, const Family& family) {
   // family's cases only (Google Benchmark leaves an empty results file; the gate decides
   // whether a filter that matched nothing anywhere is an error).
   if (ran == 0)
-    std::fprintf(stderr, "gpucheck: no %s case %s in the %s suite\n", std::string(family.name).c_str(),
+    std::fprintf(stderr, "gpucheck: no %s case %s in the %s suite\n", family.model.family.c_str(),
                  registered == 0 ? "exists" : "matches --benchmark_filter", std::string(to_string(options.suite)).c_str());
   if (!out.commit(&err)) {
     std::fprintf(stderr, "gpucheck: %s\n", err.c_str());

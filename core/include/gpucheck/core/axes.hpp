@@ -1,8 +1,9 @@
-// Axes: the user's own cases from the command line, one model for every family (nvbench's
-// syntax where it can be). A family declares its axes (name, kind, default values per suite);
-// `--axis NAME=VALUES` (or `-a`) replaces an axis's values; the axes multiply into points,
-// which the family turns into cases named by the naming contract. Pure: parsing, expansion
-// and the product are values and errors here, main() prints.
+// Axes: one case model for every family and every suite (nvbench's syntax where it can be).
+// A family declares its axes once (name, kind, bounds) and its suites as axis values: each
+// suite is a list of sets of values, every set multiplying into points like `--axis
+// NAME=VALUES` (or `-a`) does, plus the values -a leaves to the suite. The family turns
+// points into cases named by the naming contract, whether a suite or the user named them.
+// Pure: parsing, expansion and the product are values and errors here, main() prints.
 //
 // VALUES: a comma list (`1024,4096`), a range `[start:stop]` or `[start:stop:step]` (both
 // ends included), powers of two `2^[10:14]` (or nvbench's `NAME[pow2]=[10:14]`: every value
@@ -39,13 +40,34 @@ struct Axis {
   std::vector<std::string> words;   // dtype and word axes: the values it takes
   std::int64_t min = 1;             // integer and bytes axes: the bounds of a value
   std::int64_t max = std::int64_t{1} << 31;
-  // Default values per suite (quick, full), as a user would write them; a follower has none.
-  std::string quick, full;
   // A follower takes the value of `follows` in each point unless it is given itself (N
   // follows M: `-a M=4096` is a square), through `follow` when that is set (conv's padding
   // is R / 2).
   std::string follows = {};
   std::function<std::int64_t(std::int64_t)> follow = {};
+  // Word axes: values a suite's sets may name but a user may not (matmul's burn load).
+  std::vector<std::string> suite_words = {};
+};
+
+// Axis values as a user writes them with -a: (NAME, VALUES), e.g. {"M", "2^[10:14]"}.
+using Values = std::vector<std::pair<std::string, std::string>>;
+
+// A suite as axis values. `sets`: its cases, in order, each set the product of its values
+// (first axis outermost), the axes it does not name taking `defaults`. `defaults`: also the
+// values of the axes -a leaves unnamed; a suite without them (acceptance's, the burn's)
+// takes no -a: its cases are what is judged.
+struct SuiteAxes {
+  Suite suite;
+  Values defaults;
+  std::vector<Values> sets;
+};
+
+// A family's case model: its axes and its suites.
+struct CaseModel {
+  std::string family;
+  std::vector<Axis> axes;
+  std::vector<SuiteAxes> suites;
+  const SuiteAxes* find(Suite s) const;  // null: the family has no case in s
 };
 
 // `NAME=VALUES` as given, before the family's axes are known.
@@ -80,18 +102,22 @@ bool parse_size(std::string_view s, std::int64_t* out);
 // value, one out of the axis's bounds, an empty list, an overflow.
 bool expand(const Axis& axis, std::string_view values, bool pow2, std::vector<Value>* out, std::string* err);
 
-// `--axis` of one family: every override is one of its axes, given once; the suite's defaults
-// for the rest; the product of them all, the first axis outermost, each follower set from its
-// leader where it was not given. False with one line "--axis ARG: REASON (FAMILY's axes: a, b)".
-// Suites other than quick and full take no axes (their cases are what acceptance judges).
-bool select(std::string_view family, const std::vector<Axis>& axes, Suite suite, const std::vector<Override>& given,
-            std::vector<Point>* out, std::string* err);
+// The points of suite `s`: without `given`, its sets one after the other; with `given` (-a:
+// every override one of the family's axes, given once), their product with the suite's
+// defaults for the rest. Both are one product, each follower set from its leader where it
+// was not given. False with one line "--axis ARG: REASON (FAMILY's axes: a, b)".
+bool select(const CaseModel& model, Suite s, const std::vector<Override>& given, std::vector<Point>* out,
+            std::string* err);
+
+// A suite's own points (no -a); throws std::logic_error on a set its axes refuse (a bug of
+// the family's table, caught by the unit tests).
+std::vector<Point> suite_points(const CaseModel& model, Suite s);
 
 // "a, b, c": the family's axis names, for error lines and help.
 std::string axis_names(const std::vector<Axis>& axes);
 
 // The help of a family's axes: one line per axis with its kind and its defaults per suite.
-std::string axes_help(const std::vector<Axis>& axes);
+std::string axes_help(const CaseModel& model);
 
 // What a family's case list depends on of the device (sizes past its L2, fp8 from its compute
 // capability, ranks from its GPUs). Without a GPU, --list uses the reference GPU's: an H200
@@ -111,8 +137,7 @@ struct Listed {
 
 // --list --format json: {"family", "suite", "device": "reference"|"this", "axes": [{name, kind,
 // help, values?, follows?}], "cases": [{"name", "axes": {NAME: VALUE}}]}, one document.
-std::string listed_json(std::string_view family, Suite suite, const std::vector<Axis>& axes,
-                        const std::vector<Listed>& cases, bool reference);
+std::string listed_json(const CaseModel& model, Suite suite, const std::vector<Listed>& cases, bool reference);
 
 // Google Benchmark's --benchmark_filter on a name: a regex searched in it; a leading '-'
 // keeps the names it does not match. False with a reason on a regex that does not compile.
