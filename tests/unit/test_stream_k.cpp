@@ -1,4 +1,4 @@
-// Stream-K's arithmetic for the hopper attention kernel (kernels/src/attention_stream_k.hpp):
+// Stream-K's arithmetic for the hopper attention kernel (kernels/src/hopper/stream_k.hpp):
 // the share of the work tiles among the blocks, the rule that decides among how many blocks a
 // launch cuts the rest (if any),
 // and the causal work order's groups of heads.

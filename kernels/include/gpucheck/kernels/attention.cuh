@@ -56,7 +56,7 @@ void validate_attention(const AttentionProblem& p);
 // on a cc 9.0 device whose build carries sm_90a code (v4, measured on the H200 2026-12-01:
 // the overlapped schedule ahead of the serial one at every head dim, length and mask;
 // docs/ATTENTION.md), elsewhere `mma_sync`. The hopper kernel chooses its tile configuration
-// per head dim and mask (attention_hopper_impl.cuh).
+// per head dim and mask (kernels/src/hopper/dispatch.cuh).
 enum class AttentionKernel { automatic, mma_sync, hopper, hopper_serial };
 const char* to_string(AttentionKernel k);
 // Whether `k` can run on `device` (the current device) with this build (automatic and
