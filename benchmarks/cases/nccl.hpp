@@ -1,7 +1,13 @@
 // bench_nccl's case model: the axes (collective, dtype, bytes as nccl-tests' -b/-e/-f or
-// --axis, in_place, ranks) and the suites as values of them (the cases core's
-// collective_cases() names, tests/unit/test_case_tables.cpp checks). Pure: --list reads it
-// without a GPU, with the ranks of the job (one GPU on the reference machine).
+// --axis, in_place, ranks) and the suites as values of them, the one place they are declared
+// (names are baseline keys: tests/unit/test_collectives.cpp and test_case_tables.cpp hold
+// them). Pure: --list reads it without a GPU, with the ranks of the job (one GPU on the
+// reference machine). The suites:
+//  quick:  all-reduce 1 MiB, 64 MiB, 1 GiB; all-gather and reduce-scatter 64 MiB; out of
+//          place and, with two ranks or more, in place (one rank in place moves nothing);
+//  full:   every collective from 8 B to 8 GiB by factors of 2, out of and in place;
+//  accept: all-reduce 1 GiB out of place (the link's figure `gpucheck accept` judges);
+//  burn:   none (the NCCL family has no sustained-load case).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -9,6 +15,7 @@
 
 #include "gpucheck/core/axes.hpp"
 #include "gpucheck/core/collectives.hpp"
+#include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "listing.hpp"
 
@@ -44,7 +51,8 @@ inline axes::CaseModel model() {
                     {{}}};
   const axes::SuiteAxes a{accept,
                           {},
-                          {{{"collective", ar}, {"dtype", "fp32"}, {"bytes", "1GiB"}, {"in_place", "false"}, {"ranks", "0"}}}};
+                          {{{"collective", ar}, {"dtype", "fp32"}, {"bytes", bytes_label(contract::kAcceptNcclBytes)},
+                            {"in_place", "false"}, {"ranks", "0"}}}};
   return {std::string(contract::family::nccl),
           {{"collective", Kind::word, "the NCCL call", names, 1, 1},
            {"dtype", Kind::dtype, "elements (the check's pattern is fp32)", {"fp32"}, 1, 1},

@@ -153,32 +153,6 @@ std::string collective_case_name(Collective c, bool in_place, DType t, std::uint
   return contract::nccl_name(collective_variant(c, in_place), t, nominal_bytes, nranks);
 }
 
-std::vector<CollectiveRow> collective_rows() {
-  using enum Suite;
-  constexpr std::uint64_t MiB = std::uint64_t{1} << 20, GiB = std::uint64_t{1} << 30;
-  static_assert(contract::kAcceptNcclBytes == GiB);
-  std::vector<CollectiveRow> r;
-  // With one rank an in-place collective moves no data (it times a launch): the gate's
-  // suite leaves it out (multi_rank); the full suite keeps it, as nccl-tests does.
-  for (std::uint64_t b : {MiB, 64 * MiB, GiB}) {
-    r.push_back({{Collective::all_reduce, false, b}, b == GiB ? Suites{quick, accept} : Suites{quick}, false});
-    r.push_back({{Collective::all_reduce, true, b}, {quick}, true});
-  }
-  for (Collective c : {Collective::all_gather, Collective::reduce_scatter})
-    for (bool in_place : {false, true}) r.push_back({{c, in_place, 64 * MiB}, {quick}, in_place});
-  for (const CollectiveSpec& row : kTable)
-    for (std::uint64_t b : geometric_sizes(8, 8 * GiB, 2))
-      for (bool in_place : {false, true}) r.push_back({{row.id, in_place, b}, {full}, false});
-  return r;  // burn: none
-}
-
-std::vector<CollectiveCase> collective_cases(Suite s, int nranks) {
-  std::vector<CollectiveCase> out;
-  for (const CollectiveRow& row : collective_rows())
-    if (row.suites.has(s) && (!row.multi_rank || nranks > 1)) out.push_back(row.c);
-  return out;
-}
-
 CollectiveTiming collective_timing(const CollectiveCase& c, int nranks, const SamplingPlan& defaults) {
   CollectiveTiming t;
   t.plan = defaults;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cases/nccl.hpp"
 #include "gpucheck/core/collectives.hpp"
 #include "gpucheck/core/contract.hpp"
 
@@ -284,10 +285,15 @@ TEST(Collectives, WhatMovesAndWhatCanBeCheckedTwice) {
   EXPECT_TRUE(collective_repeatable(Collective::all_gather, true));
 }
 
+// A suite's names for a job of `nranks`, from the family's one case model
+// (benchmarks/cases/nccl.hpp), named by core's collective_case_name.
 std::vector<std::string> names_of(Suite s, int nranks) {
   std::vector<std::string> out;
-  for (const CollectiveCase& c : collective_cases(s, nranks))
-    out.push_back(collective_case_name(c.coll, c.in_place, DType::fp32, c.bytes, nranks));
+  for (const nccl::Case& c : nccl::cases(s, nullptr, nranks)) {
+    EXPECT_EQ(c.ranks, nranks);
+    out.push_back(collective_case_name(c.c.coll, c.c.in_place, DType::fp32, c.c.bytes, nranks));
+    EXPECT_EQ(out.back(), c.name());
+  }
   return out;
 }
 
@@ -309,7 +315,7 @@ TEST(Collectives, OtherSuites) {
   EXPECT_EQ(names_of(Suite::accept, 8), std::vector<std::string>{"nccl/allreduce/fp32/1GiB/g8"});
   // What acceptance reads (contract::accept_nccl_name) is what the accept suite registers.
   for (int n : {1, 2, 8}) EXPECT_EQ(names_of(Suite::accept, n), std::vector<std::string>{contract::accept_nccl_name(n)});
-  EXPECT_TRUE(collective_cases(Suite::burn, 8).empty());
+  EXPECT_TRUE(names_of(Suite::burn, 8).empty());
   const auto full = names_of(Suite::full, 2);
   EXPECT_EQ(full.size(), 3u * 31u * 2u);
   EXPECT_EQ(full.front(), "nccl/allreduce/fp32/8B/g2");

@@ -1,8 +1,8 @@
 // The pure half of bench_nccl: one row per collective (its name, nccl-tests' bandwidth model,
 // how its buffers split among ranks, what its output must hold), and what follows from the
-// rows: element counts, buffer placement, names, the suites' case lists, how each case is
-// sampled, the memory it needs and the verification pattern. No CUDA or NCCL headers; the
-// NCCL call of each row lives in benchmarks/bench_nccl.cpp.
+// rows: element counts, buffer placement, names, how each case is sampled, the memory it
+// needs and the verification pattern. No CUDA or NCCL headers; the NCCL call of each row
+// lives in benchmarks/bench_nccl.cpp.
 //
 // A case's size S is nccl-tests' "size" column: the all-reduce buffer, the all-gather output
 // and the reduce-scatter input. algbw = S / time; busbw = algbw x factor, where the factor
@@ -20,7 +20,6 @@
 
 #include "gpucheck/core/dtype.hpp"
 #include "gpucheck/core/measure.hpp"
-#include "gpucheck/core/options.hpp"
 
 namespace gpucheck {
 
@@ -126,27 +125,13 @@ std::vector<std::uint64_t> geometric_sizes(std::uint64_t lo, std::uint64_t hi, s
 // "nccl/allreduce/fp32/1GiB/g8", "nccl/allgather_inplace/fp32/64MiB/g1".
 std::string collective_case_name(Collective c, bool in_place, DType t, std::uint64_t nominal_bytes, int nranks);
 
-// A suite's cases (names are baseline keys: this list must not change by accident).
-//  quick:  all-reduce 1 MiB, 64 MiB, 1 GiB; all-gather and reduce-scatter 64 MiB; out of
-//          place and, with two ranks or more, in place (one rank in place moves nothing);
-//  full:   every collective from 8 B to 8 GiB by factors of 2, out of and in place;
-//  accept: all-reduce 1 GiB out of place (the link's figure `gpucheck accept` judges);
-//  burn:   none (the NCCL family has no sustained-load case).
+// One case: a collective, in place or not, at a nominal size. The suites' cases are declared
+// once, as axis values, in benchmarks/cases/nccl.hpp.
 struct CollectiveCase {
   Collective coll;
   bool in_place;
   std::uint64_t bytes;  // nominal size S
 };
-// The family's table: one row per case with the suites it belongs to; `multi_rank` rows
-// only with two ranks or more.
-struct CollectiveRow {
-  CollectiveCase c;
-  Suites suites;
-  bool multi_rank = false;
-};
-std::vector<CollectiveRow> collective_rows();
-// The rows of a suite for this many ranks, in table order.
-std::vector<CollectiveCase> collective_cases(Suite s, int nranks);
 
 // How a case is sampled. With two ranks or more as nccl-tests does (`-w 5 -n 20`): wall time
 // from before a batch of at least 20 back-to-back calls is issued until it completed on
