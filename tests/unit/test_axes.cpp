@@ -4,23 +4,23 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace gpucheck::axes {
 namespace {
 
-Axis integer(std::string name, std::string quick = "1", std::string full = "1") {
+Axis integer(std::string name) {
   Axis a;
   a.name = std::move(name);
   a.help = "a count";
-  a.quick = std::move(quick);
-  a.full = std::move(full);
   return a;
 }
 
 Axis bytes_axis() {
-  Axis a = integer("bytes", "1GiB", "4KiB,1GiB");
+  Axis a = integer("bytes");
   a.kind = Kind::bytes;
   a.max = std::int64_t{1} << 40;
   return a;
@@ -176,11 +176,11 @@ TEST(Axes, WordsDtypesAndBooleans) {
   EXPECT_FALSE(expand(c, "maybe", false, &out, &err));
 }
 
-std::vector<Axis> gemm_axes() {
+// A GEMM-like model: quick multiplies variant a,b with M 8; full is variant a with M 8,16;
+// accept is one fixed set (no defaults: it takes no -a). N, K and P follow (P is K / 2).
+CaseModel gemm_model() {
   Axis v = words("variant", Kind::word, {"a", "b"});
-  v.quick = "a,b";
-  v.full = "a";
-  Axis m = integer("M", "8", "8,16");
+  Axis m = integer("M");
   Axis n = integer("N");
   n.follows = "M";
   Axis k = integer("K");
@@ -189,7 +189,11 @@ std::vector<Axis> gemm_axes() {
   p.follows = "K";
   p.min = 0;
   p.follow = [](std::int64_t x) { return x / 2; };
-  return {v, m, n, k, p};
+  CaseModel model{"gemm", {v, m, n, k, p}, {}};
+  model.suites = {{Suite::quick, {{"variant", "a,b"}, {"M", "8"}}, {{}}},
+                  {Suite::full, {{"variant", "a"}, {"M", "8,16"}}, {{}}},
+                  {Suite::accept, {}, {{{"variant", "b"}, {"M", "32"}}}}};
+  return model;
 }
 
 std::vector<std::string> named(const std::vector<Point>& ps) {
@@ -202,7 +206,7 @@ std::vector<std::string> named(const std::vector<Point>& ps) {
   return out;
 }
 
-bool run_select(const std::vector<Axis>& axes, Suite s, const std::vector<std::string>& args, std::vector<Point>* out,
+bool run_select(const CaseModel& model, Suite s, const std::vector<std::string>& args, std::vector<Point>* out,
                 std::string* err) {
   std::vector<Override> os;
   for (const std::string& a : args) {
@@ -210,20 +214,20 @@ bool run_select(const std::vector<Axis>& axes, Suite s, const std::vector<std::s
     if (!parse_override(a, &o, err)) return false;
     os.push_back(o);
   }
-  return select("gemm", axes, s, os, out, err);
+  return select(model, s, os, out, err);
 }
 
 TEST(Axes, ProductFirstAxisOutermostFollowersTakeTheirLeader) {
-  const std::vector<Axis> axes = gemm_axes();
+  const CaseModel model = gemm_model();
   std::vector<Point> ps;
   std::string err;
-  ASSERT_TRUE(run_select(axes, Suite::quick, {}, &ps, &err)) << err;
+  ASSERT_TRUE(run_select(model, Suite::quick, {}, &ps, &err)) << err;
   EXPECT_EQ(named(ps), (std::vector<std::string>{"a 8 8 8 4", "b 8 8 8 4"}));  // the suite's defaults
-  ASSERT_TRUE(run_select(axes, Suite::full, {}, &ps, &err));
+  ASSERT_TRUE(run_select(model, Suite::full, {}, &ps, &err));
   EXPECT_EQ(named(ps), (std::vector<std::string>{"a 8 8 8 4", "a 16 16 16 8"}));
-  ASSERT_TRUE(run_select(axes, Suite::quick, {"M=2,4", "K=3"}, &ps, &err));
+  ASSERT_TRUE(run_select(model, Suite::quick, {"M=2,4", "K=3"}, &ps, &err));
   EXPECT_EQ(named(ps), (std::vector<std::string>{"a 2 2 3 1", "a 4 4 3 1", "b 2 2 3 1", "b 4 4 3 1"}));
-  ASSERT_TRUE(run_select(axes, Suite::quick, {"variant=b", "N=[1:2]", "M=7"}, &ps, &err));
+  ASSERT_TRUE(run_select(model, Suite::quick, {"variant=b", "N=[1:2]", "M=7"}, &ps, &err));
   EXPECT_EQ(named(ps), (std::vector<std::string>{"b 7 1 1 0", "b 7 2 2 1"}));
   EXPECT_EQ(ps[1].n("K"), 2);
   EXPECT_EQ(ps[1].text("variant"), "b");
@@ -231,31 +235,89 @@ TEST(Axes, ProductFirstAxisOutermostFollowersTakeTheirLeader) {
 }
 
 TEST(Axes, UnknownDuplicateAndBadValuesAreOneLineNamingTheAxes) {
-  const std::vector<Axis> axes = gemm_axes();
+  const CaseModel model = gemm_model();
   std::vector<Point> ps;
   std::string err;
-  EXPECT_FALSE(run_select(axes, Suite::quick, {"Q=1"}, &ps, &err));
+  EXPECT_FALSE(run_select(model, Suite::quick, {"Q=1"}, &ps, &err));
   EXPECT_EQ(err, "--axis Q=1: unknown axis 'Q' (gemm's axes: variant, M, N, K, P)");
-  EXPECT_FALSE(run_select(axes, Suite::quick, {"M=-4"}, &ps, &err));
+  EXPECT_FALSE(run_select(model, Suite::quick, {"M=-4"}, &ps, &err));
   EXPECT_EQ(err, "--axis M=-4: -4 is out of range for M (1 to 2147483648) (gemm's axes: variant, M, N, K, P)");
-  EXPECT_FALSE(run_select(axes, Suite::quick, {"M=1", "M=2"}, &ps, &err));
+  EXPECT_FALSE(run_select(model, Suite::quick, {"M=1", "M=2"}, &ps, &err));
   EXPECT_NE(err.find("M given twice"), std::string::npos);
-  EXPECT_FALSE(run_select(axes, Suite::quick, {"M="}, &ps, &err));
+  EXPECT_FALSE(run_select(model, Suite::quick, {"M="}, &ps, &err));
   EXPECT_EQ(err, "--axis M=: no values (gemm's axes: variant, M, N, K, P)");
   EXPECT_EQ(err.find('\n'), std::string::npos);
-  EXPECT_FALSE(run_select(axes, Suite::accept, {"M=1"}, &ps, &err));
+  EXPECT_FALSE(run_select(model, Suite::accept, {"M=1"}, &ps, &err));
   EXPECT_NE(err.find("accept suite's cases are fixed"), std::string::npos);
 }
 
 TEST(Axes, AProductPastTheLimitIsAnError) {
-  const std::vector<Axis> axes = gemm_axes();
+  const CaseModel model = gemm_model();
   std::vector<Point> ps;
   std::string err;
-  ASSERT_TRUE(run_select(axes, Suite::quick, {"M=[1:50000]", "variant=a,b"}, &ps, &err)) << err;
+  ASSERT_TRUE(run_select(model, Suite::quick, {"M=[1:50000]", "variant=a,b"}, &ps, &err)) << err;
   EXPECT_EQ(ps.size(), 100000u);  // at the limit: allowed
-  EXPECT_FALSE(run_select(axes, Suite::quick, {"M=[1:50001]", "variant=a,b"}, &ps, &err));
+  EXPECT_FALSE(run_select(model, Suite::quick, {"M=[1:50001]", "variant=a,b"}, &ps, &err));
   EXPECT_NE(err.find("more than 100000 cases"), std::string::npos);
-  EXPECT_FALSE(run_select(axes, Suite::quick, {"M=[1:100000]", "N=[1:100000]", "K=[1:100000]"}, &ps, &err));
+  EXPECT_FALSE(run_select(model, Suite::quick, {"M=[1:100000]", "N=[1:100000]", "K=[1:100000]"}, &ps, &err));
+}
+
+// A suite's sets are the same product as -a: each set in order, the axes it does not name
+// from the suite's defaults, followers from their leaders; a set's word may be one of the
+// axis's suite_words, which a user may not give.
+TEST(Axes, SuiteSetsAreProductsInOrderWithTheDefaults) {
+  CaseModel model = gemm_model();
+  model.axes[0].suite_words = {"burn"};
+  model.suites[0].sets = {{{"variant", "b"}}, {{"M", "2,4"}, {"K", "3"}}, {{"variant", "burn"}, {"M", "1"}}};
+  std::vector<Point> ps;
+  std::string err;
+  ASSERT_TRUE(run_select(model, Suite::quick, {}, &ps, &err)) << err;
+  EXPECT_EQ(named(ps), (std::vector<std::string>{"b 8 8 8 4", "a 2 2 3 1", "a 4 4 3 1", "b 2 2 3 1", "b 4 4 3 1",
+                                                 "burn 1 1 1 0"}));
+  EXPECT_EQ(named(suite_points(model, Suite::quick)), named(ps));
+  // A suite the model does not declare has no case; a declared suite without defaults is
+  // its sets alone.
+  ASSERT_TRUE(run_select(model, Suite::burn, {}, &ps, &err)) << err;
+  EXPECT_TRUE(ps.empty());
+  EXPECT_EQ(named(suite_points(model, Suite::accept)), (std::vector<std::string>{"b 32 32 32 16"}));
+  // The user's -a multiplies with the defaults, never with the sets, and cannot name a suite word.
+  ASSERT_TRUE(run_select(model, Suite::quick, {"M=5"}, &ps, &err)) << err;
+  EXPECT_EQ(named(ps), (std::vector<std::string>{"a 5 5 5 2", "b 5 5 5 2"}));
+  EXPECT_FALSE(run_select(model, Suite::quick, {"variant=burn"}, &ps, &err));
+  EXPECT_EQ(err, "--axis variant=burn: 'burn' is not one of a, b (gemm's axes: variant, M, N, K, P)");
+  // Suites without defaults (acceptance's, the burn's) refuse -a, with the same line.
+  EXPECT_FALSE(run_select(model, Suite::accept, {"M=1"}, &ps, &err));
+  EXPECT_EQ(err, "--axis M=1: the accept suite's cases are fixed (acceptance judges them); axes apply to --suite quick or full");
+  EXPECT_FALSE(run_select(model, Suite::burn, {"M=1"}, &ps, &err));
+  EXPECT_NE(err.find("the burn suite's cases are fixed"), std::string::npos);
+}
+
+// A set its axes refuse, or an axis neither a set nor the defaults give, is a bug of the
+// family's table: select says why, suite_points throws.
+TEST(Axes, ABadSuiteSetIsALogicError) {
+  CaseModel model = gemm_model();
+  model.suites[0].sets = {{{"M", "0"}}};
+  std::vector<Point> ps;
+  std::string err;
+  EXPECT_FALSE(run_select(model, Suite::quick, {}, &ps, &err));
+  EXPECT_NE(err.find("out of range for M"), std::string::npos) << err;
+  EXPECT_THROW((void)suite_points(model, Suite::quick), std::logic_error);
+  model = gemm_model();
+  model.suites[1].defaults = {{"variant", "a"}};  // M given neither by the set nor the defaults
+  EXPECT_THROW((void)suite_points(model, Suite::full), std::logic_error);
+}
+
+// Help and --list --format json show each suite's defaults of an axis, none for a follower.
+TEST(Axes, HelpAndJsonShowTheSuitesDefaults) {
+  const CaseModel model = gemm_model();
+  const std::string h = axes_help(model);
+  EXPECT_NE(h.find("quick: a,b; full: a"), std::string::npos) << h;
+  EXPECT_NE(h.find("quick: 8; full: 8,16"), std::string::npos) << h;
+  EXPECT_NE(h.find("follows M unless given"), std::string::npos) << h;
+  const std::string j = listed_json(model, Suite::full, {}, false);
+  EXPECT_NE(j.find("\"quick\": \"8\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"full\": \"8,16\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"device\": \"this\""), std::string::npos) << j;
 }
 
 TEST(Axes, NcclTestsRangeIsTheBytesAxis) {
@@ -290,11 +352,11 @@ TEST(Axes, FilterAndJson) {
   ASSERT_EQ(kept.size(), 1u);
   EXPECT_EQ(kept[0].name, "m/b/2");
   EXPECT_FALSE(filter_names("(", &kept, &err));
-  const std::string j = listed_json("m", Suite::quick, gemm_axes(), cs, true);
+  const std::string j = listed_json(gemm_model(), Suite::quick, cs, true);
   EXPECT_NE(j.find("\"device\": \"reference\""), std::string::npos);
   EXPECT_NE(j.find("\"name\": \"m/b/2\""), std::string::npos);
   EXPECT_NE(j.find("\"follows\": \"M\""), std::string::npos);
-  EXPECT_NE(axes_help(gemm_axes()).find("N"), std::string::npos);
+  EXPECT_NE(axes_help(gemm_model()).find("N"), std::string::npos);
 }
 
 }  // namespace
