@@ -8,8 +8,8 @@
 // burst (the first 90 ms) and the steady state, with the energy of a call and per FLOP.
 // The order per case is ours, cuDNN, cuDNN, ours. Every kernel's output is checked against
 // the fp64 reference on sampled rows before it is timed. NVML's energy counter moves in
-// steps, so a steady part under a second gives rough energy figures (the smoke test's 0.3 s
-// runs read 3.9 and 7.9 mJ for the same call); the default run is 2.5 s. Nothing here changes
+// steps, so a steady part under a second gives rough energy figures (short runs disagree on
+// the same call); the default run is 2.5 s. Nothing here changes
 // a card's settings.
 //
 //   attention_energy [--shape b1h32s16384d128] [--dtype fp16|bf16|both] [--mask causal|none|both]
@@ -129,7 +129,8 @@ int run(int argc, char** argv) {
         "attention_energy [--shape b1h32s16384d128] [--dtype fp16|bf16|both] [--mask causal|none|both]\n"
         "                 [--seconds 2.5] [--idle 2] [--device 0]\n"
         "Ours and cuDNN's fused attention back to back under the power limit: the burst (first 90 ms)\n"
-        "and the steady state, with the energy of a call (NVML). docs/ATTENTION.md, v9.");
+        "and the steady state, with the energy of a call (NVML). docs/ATTENTION.md, \"Why each shape\n"
+        "still under cuDNN is there\".");
     return 0;
   }
   if (!a.positional.empty()) return usage("unexpected argument '" + a.positional.front() + "'");

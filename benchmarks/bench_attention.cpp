@@ -277,9 +277,9 @@ void register_cases(harness::Registry& r) {
       c.name = ac.name();
       c.rates = {harness::tflops(attention_flops(p))};
       if (be.naive_s) c.rates.push_back(harness::gbps(Naive::bytes(p, *be.naive_s)));
-      // Fused attention at 600+ TFLOP/s draws past the H200's power limit within tens of
-      // milliseconds, like a GEMM: measured back to back, later repetitions ran 10-16% slower
-      // than the first (SM clock 1950 -> 1515 MHz). So each case is a power burst.
+      // Fused attention draws past the H200's power limit within tens of milliseconds, like a
+      // GEMM: measured back to back, later repetitions ran slower than the first as the SM
+      // clock fell. So each case is a power burst.
       c.measure = harness::power_burst(r.defaults());
       c.setup = [&be, name = c.name, p, &dev, &state] { return make(be, name, p, dev, state); };
       r.add(std::move(c));

@@ -8,8 +8,8 @@
 // measurement engine (1 warm-up call, then 5 samples of one call each with the stream held)
 // and the lowest median wins. Find's one-shot ranking alone misleads for multi-kernel
 // algorithms: on an H200 (cuDNN 9.14) it ranked WINOGRAD_NONFUSED first for fp16
-// n64c64h56w56k64r3s3 (65 TFLOP/s in our loop, PyTorch 130) and FFT_TILING first for tf32
-// (66 against 86). The choice is kept for the run and recorded in the label ("algo=... ws=...
+// n64c64h56w56k64r3s3 and FFT_TILING first for tf32, both well behind PyTorch's pick in our
+// loop. The choice is kept for the run and recorded in the label ("algo=... ws=...
 // math=..." or "engine=N(graph) ws=... notes=...", then "picked=timed(N candidates)", plus
 // "find_first=..." when Find ranked another legacy algorithm first), so a regression can be
 // traced to it.
@@ -71,7 +71,7 @@ constexpr std::size_t kMaxTimedCandidates = 6;
 // Execution plans of the graph API timed beside them: the heuristics' first ten, PyTorch's
 // default torch.backends.cudnn.benchmark_limit (the fallback list fills in when filters leave
 // fewer). Up to ten more fallback engines were tried on the H200: no case got faster and the
-// quick suite's search took 6 s longer.
+// quick suite's search took longer.
 constexpr std::size_t kMaxGraphPlans = 10;
 constexpr int kTimedCalls = 5;
 

@@ -9,8 +9,8 @@
 // calls, then 20 timed (the median reported), about what a framework step and PyTorch's own
 // timing see, before the board's power limiter acts. `cublaslt_sustained`
 // keeps the tensor cores busy for 1 s first and then measures for 1 s: on an H200 a bf16
-// GEMM draws past the 700 W cap within ~100 ms and the SM clock falls from 1980 to ~1530 MHz
-// (seen on the device; the case's sm_clock_MHz and throttled counters say so). The burst
+// GEMM draws past the power cap soon after it starts and the SM clock falls (the case's
+// sm_clock_MHz and throttled counters say so; docs/PERFORMANCE.md has the figures). The burst
 // figure compares with other tools; the ratio of the two shows power capping.
 // `burn` (suite burn, `gpucheck accept --burn`): bf16 8192^3 GEMMs for --burn-seconds, every
 // result compared bit for bit with the first verified one (silent corruption under load is

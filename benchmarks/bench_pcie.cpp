@@ -59,9 +59,9 @@ constexpr std::size_t kLatencyMaxBytes = std::size_t{64} << 10;  // latency_us o
 // Host memory of either kind. Pageable memory is plain malloc. Every page then holds real
 // bytes (the pattern, or 0xFF before a D2H copy) before anything is timed: first-touch faults
 // stay out of the timed copies, and no page is the kernel's shared zero page. (A never-written
-// buffer maps that one page everywhere; pageable H2D from it ran at 19 GB/s on the H200
-// against 7 for real data, since the driver's staging memcpy then reads one cached page:
-// docs/PERFORMANCE.md. malloc + memset(0) can be turned into calloc and stay unwritten.)
+// buffer maps that one page everywhere; pageable H2D from it reads far faster than from real
+// data, since the driver's staging memcpy then reads one cached page: docs/PERFORMANCE.md.
+// malloc + memset(0) can be turned into calloc and stay unwritten.)
 class HostBuffer {
  public:
   HostBuffer(std::size_t bytes, Mem mem) : bytes_(bytes) {

@@ -305,8 +305,8 @@ std::string NcclJob::watch(std::span<const cudaEvent_t> done) const {
       return "a collective did not finish within " + std::to_string(timeout_s_) +
              " s (watchdog; GPUCHECK_NCCL_TIMEOUT_S)";
     // Poll without sleeping for as long as any timed sample lasts (nccl-tests polls its streams
-    // the same way): a 100 us sleep once the wait passed ~1 ms read 2-4% less busbw at
-    // 32-128 MiB on two H200s, where a sample of 20 calls takes 3-10 ms. Past a second
+    // the same way): sleeping once the wait passed a millisecond read less busbw at the sizes
+    // where a sample of 20 calls takes a few milliseconds. Past a second
     // something is wrong anyway: poll gently until the watchdog's deadline.
     if (std::chrono::steady_clock::now() - start < std::chrono::seconds(1)) std::this_thread::yield();
     else std::this_thread::sleep_for(std::chrono::microseconds(100));

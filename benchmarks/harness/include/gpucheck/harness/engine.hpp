@@ -62,9 +62,9 @@ struct MeasureOptions {
 MeasureOptions default_measure(const Device& d);
 
 // `o` as a power burst, for work that draws past the card's power limit within tens of
-// milliseconds (a GEMM, fused attention; on the H200 a bf16 GEMM loses ~15% of its clock within
-// ~100 ms): the GPU is left idle 0.3 s, then 5 warm-up calls and exactly 20 samples, so every
-// case measures the same burst whatever ran before it, not the limiter.
+// milliseconds (a GEMM, fused attention: the SM clock falls soon after they start): the GPU is
+// left idle 0.3 s, then 5 warm-up calls and exactly 20 samples, so every case measures the
+// same burst whatever ran before it, not the limiter.
 MeasureOptions power_burst(MeasureOptions o);
 
 struct Measurement {
