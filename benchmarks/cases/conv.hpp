@@ -40,9 +40,9 @@ inline axes::Values shape_values(const ConvShape& x) {
 
 // The axes: W follows H, S follows R, padding is "same" (R/2, S/2) unless given; the layout
 // is innermost, so a shape's NCHW and NHWC cases sit side by side. The suites: the three
-// shapes torch_anchors.py measures, forward, in the anchors' dtypes (its fp32 runs with TF32
-// allowed, so our tf32 is its counterpart); the full sweep of ResNet-50's layers. Acceptance
-// and burn-in run other families.
+// shapes ci/torch_reference.py times (its CONV_SHAPES), forward, in fp16 and tf32 (PyTorch's
+// default fp32 convolution allows TF32: our tf32 is its counterpart); the full sweep of
+// ResNet-50's layers. Acceptance and burn-in run other families.
 inline axes::CaseModel model() {
   using axes::Kind;
   using enum Suite;

@@ -487,7 +487,7 @@ TEST_P(Flash, StreamKSplitsWorkTilesBetweenBlocks) {
   // Unmasked shapes whose work tiles do not divide evenly among the H200's 132 SMs, where the
   // hopper kernel cuts the last round's tiles by K/V steps among its blocks (stream-K), so some
   // tiles are split between blocks, the later ones handing their part's O, row maxima and sums
-  // to the first (kernels/src/attention_stream_k.hpp; stream_k_blocks() picks a cut for each
+  // to the first (kernels/src/hopper/stream_k.hpp; stream_k_blocks() picks a cut for each
   // shape below). Every row and lse against the reference; large logits give the parts
   // different maxima; 2047 and 3000 keys put a masked tail K/V tile in a split tile's last part.
   // b2 h33 s777 over 2047 keys: 330 tiles of 192 rows at d64 (66 left), 462 of 128 at d128.

@@ -33,7 +33,7 @@ TEST(ConvModel, AnchorNamesAndFlops) {
   EXPECT_EQ(a.name(), "n64c64h56w56k64r3s3");
   EXPECT_EQ(a.p(), 56);
   EXPECT_EQ(a.q(), 56);
-  // torch_anchors.py: 2*n*k*c*r*r*h*h.
+  // The count ci/torch_reference.py uses: 2*n*k*c*r*r*h*h.
   EXPECT_DOUBLE_EQ(a.flops(), 2.0 * 64 * 64 * 64 * 3 * 3 * 56 * 56);
   EXPECT_EQ(shape(64, 256, 56, 64, 1).name(), "n64c256h56w56k64r1s1");
   EXPECT_EQ(shape(64, 128, 28, 128, 3).name(), "n64c128h28w28k128r3s3");
