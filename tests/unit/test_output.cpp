@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -17,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "gpucheck/core/input.hpp"
+#include "test_util.hpp"
 #include "gpucheck/core/json_load.hpp"
 #include "gpucheck/core/output.hpp"
 
@@ -51,37 +51,11 @@ TEST(Output, TempIsBesideTheFileAndHidden) {
   EXPECT_EQ(temp_path_for("/out.json", 7), "/.out.json.tmp-7");
 }
 
-// A fresh folder under the system's temp folder, removed at the end.
-class TempFolder {
- public:
-  TempFolder() {
-    std::string t = (fs::temp_directory_path() / "gpucheck-output-XXXXXX").string();
-    if (::mkdtemp(t.data()) == nullptr) throw std::runtime_error("mkdtemp");
-    path_ = t;
-  }
-  ~TempFolder() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-  std::string str() const { return path_.string(); }
-  std::size_t entries() const {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(path_), fs::directory_iterator()));
-  }
-
- private:
-  fs::path path_;
-};
-
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testutil::slurp;
+using testutil::TempDir;
 
 TEST(Output, ARegularFileIsReplacedAndNoTempRemains) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   std::string err;
   ASSERT_TRUE(write_output(d / "r.json", "first", &err)) << err;
   EXPECT_EQ(slurp(d / "r.json"), "first");
@@ -92,7 +66,7 @@ TEST(Output, ARegularFileIsReplacedAndNoTempRemains) {
 }
 
 TEST(Output, ALinkToARegularFileReplacesItsTargetAndStaysALink) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   std::string err;
   ASSERT_TRUE(write_output(d / "target.json", "old", &err));
   fs::create_symlink(d / "target.json", d / "link.json");
@@ -103,7 +77,7 @@ TEST(Output, ALinkToARegularFileReplacesItsTargetAndStaysALink) {
 }
 
 TEST(Output, FailureLeavesNoTemp) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   std::string err;
   EXPECT_FALSE(write_output(d / "no-such-folder/x.json", "x", &err));
   EXPECT_NE(err.find("no-such-folder/x.json"), std::string::npos);
@@ -122,7 +96,7 @@ TEST(Output, FailureLeavesNoTemp) {
 }
 
 TEST(Output, AnAbandonedReplacementRemovesItsTemp) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   std::string temp;
   {
     AtomicReplace r(d / "out.json");
@@ -135,7 +109,7 @@ TEST(Output, AnAbandonedReplacementRemovesItsTemp) {
 }
 
 TEST(Output, AFolderIsRefused) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   fs::create_directory(d / "dir");
   std::string err;
   EXPECT_FALSE(write_output(d / "dir", "x", &err));
@@ -144,7 +118,7 @@ TEST(Output, AFolderIsRefused) {
 }
 
 TEST(Output, AFifoWithoutAReaderIsAnErrorNotAHang) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   ASSERT_EQ(::mkfifo((d / "fifo").c_str(), 0600), 0);
   std::string err;
   EXPECT_FALSE(write_output(d / "fifo", "x", &err));
@@ -153,17 +127,14 @@ TEST(Output, AFifoWithoutAReaderIsAnErrorNotAHang) {
 }
 
 TEST(Output, AFifoAndALinkToOneAreWrittenInPlace) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   ASSERT_EQ(::mkfifo((d / "fifo").c_str(), 0600), 0);
   fs::create_symlink(d / "fifo", d / "link");
   const std::string data(1 << 20, 'x');  // more than a pipe holds: the writer waits for the reader
   for (const char* name : {"fifo", "link"}) {
     std::string got;
     std::thread t([&] {
-      std::ifstream in(d / "fifo", std::ios::binary);  // blocks until the writer opens
-      std::ostringstream s;
-      s << in.rdbuf();
-      got = s.str();
+      got = slurp(d / "fifo");  // blocks until the writer opens
     });
     // The writer opens without blocking and fails without a reader: wait until one is there.
     std::string err;
@@ -179,7 +150,7 @@ TEST(Output, AFifoAndALinkToOneAreWrittenInPlace) {
 }
 
 TEST(Output, ACharacterDeviceIsWrittenInPlace) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   // A null device of our own in the temp folder (major 1, minor 3), never one under /dev.
   if (::mknod((d / "null").c_str(), S_IFCHR | 0600, makedev(1, 3)) != 0) GTEST_SKIP() << "mknod needs root";
   fs::create_symlink(d / "null", d / "link");
@@ -192,7 +163,7 @@ TEST(Output, ACharacterDeviceIsWrittenInPlace) {
 }
 
 TEST(Output, PathFactsFollowLinks) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   EXPECT_EQ(path_facts(d / "none").type, FileType::missing);
   fs::create_symlink(d / "none", d / "dangling");
   const PathFacts f = path_facts(d / "dangling");
@@ -206,7 +177,7 @@ TEST(Output, PathFactsFollowLinks) {
 // Issue 18, item 7: a writer stopped by SIGTERM (default disposition) leaves no temp: the
 // handler removes the temps in flight, then the signal ends the process as before.
 TEST(Output, SigtermRemovesTheTempInFlight) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   const std::string out = d / "r.json";
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
@@ -223,7 +194,7 @@ TEST(Output, SigtermRemovesTheTempInFlight) {
 }
 
 TEST(Output, StaleTempsOfDeadWritersAreRemovedOthersKept) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   std::ofstream(d / ".r.json.tmp-2147483000") << "dead";
   std::ofstream(d / (".r.json.tmp-" + std::to_string(::getppid()))) << "alive";
   std::ofstream(d / ".s.json.tmp-2147483000") << "another file's";
@@ -238,7 +209,7 @@ TEST(Output, StaleTempsOfDeadWritersAreRemovedOthersKept) {
 
 // The file standard output is open on is that stream: written to fd 1, never replaced.
 TEST(Output, ThePathStandardOutputIsOpenOnIsStandardOutput) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   const std::string f = d / "f";
   std::ofstream(f) << "";
   const int saved = ::dup(STDOUT_FILENO);
@@ -255,16 +226,13 @@ TEST(Output, ThePathStandardOutputIsOpenOnIsStandardOutput) {
   EXPECT_EQ(facts.std_stream, 1);
   EXPECT_EQ(classify_output(f, facts), OutputKind::standard_output);
   EXPECT_TRUE(ok) << err;
-  std::ifstream in(f);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  EXPECT_EQ(ss.str(), "exactly this");
+  EXPECT_EQ(slurp(f), "exactly this");
   EXPECT_EQ(d.entries(), 1u);
 }
 
 // Issue 18, item 4: GITHUB_STEP_SUMMARY as a FIFO nobody reads is skipped, not waited on.
 TEST(Output, AppendToAFifoWithoutAReaderIsSkipped) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   ASSERT_EQ(::mkfifo((d / "p").c_str(), 0600), 0);
   bool skipped = false;
   std::string err;
@@ -273,17 +241,14 @@ TEST(Output, AppendToAFifoWithoutAReaderIsSkipped) {
   EXPECT_TRUE(append_output(d / "a.md", "one\n", &skipped, &err)) << err;
   EXPECT_TRUE(append_output(d / "a.md", "two\n", &skipped, &err)) << err;
   EXPECT_FALSE(skipped);
-  std::ifstream in(d / "a.md");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  EXPECT_EQ(ss.str(), "one\ntwo\n");
+  EXPECT_EQ(slurp(d / "a.md"), "one\ntwo\n");
   EXPECT_FALSE(append_output(d.str(), "x", &skipped, &err));
 }
 
 // Issue 18, item 4: `mkfifo f; --specs f` hung for ever; inputs that are not regular files
 // are refused at once, a symlink loop named as such.
 TEST(Input, NonRegularInputsAreRefusedAtOnce) {
-  TempFolder d;
+  TempDir d("gpucheck-output");
   ASSERT_EQ(::mkfifo((d / "p").c_str(), 0600), 0);
   fs::create_symlink(d / "l1", d / "l2");
   fs::create_symlink(d / "l2", d / "l1");

@@ -8,13 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "../test_util.hpp"
 #include "fake_fs.hpp"
 #include "accept/command.hpp"
 #include "accept/measure.hpp"
@@ -34,15 +33,10 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  EXPECT_TRUE(f.good()) << path;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+// A file of the source tree, from its root.
+std::string source(const std::string& rel) {
+  return gpucheck::testutil::slurp(gpucheck::testutil::source_path(rel));
 }
-
-std::string source(const std::string& rel) { return read_file(std::string(GPUCHECK_SOURCE_DIR) + "/" + rel); }
 // The quick suite of commit 06ccf6c on an H200 (the baseline of 2026-11-29, kept as a fixture: the
 // stored baseline itself is re-recorded as the suite changes).
 json quick() { return json::parse(source("tests/unit/compare/fixtures/h200_quick_06ccf6c.json")); }

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include "../test_util.hpp"
 #include "fake_fs.hpp"
 #include "results/baseline.hpp"
 
@@ -191,9 +192,8 @@ TEST(Baseline, AConcurrentUpdateHoldingTheLockIsAClearError) {
 }
 
 TEST(Baseline, RealLockSecondHolderWaitsThenFails) {
-  char tmpl[] = "/tmp/gpucheck-lock-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string lock_path = std::string(tmpl) + "/.lock";
+  const gpucheck::testutil::TempDir dir("gpucheck-lock");
+  const std::string lock_path = dir / ".lock";
   gc::RealFileSystem fs;
   auto first = fs.lock(lock_path, 0.0);
   ASSERT_TRUE(first) << first.error().str();
@@ -205,8 +205,6 @@ TEST(Baseline, RealLockSecondHolderWaitsThenFails) {
   auto third = fs.lock(lock_path, 0.0);
   EXPECT_TRUE(third);
   third->reset();
-  ::unlink(lock_path.c_str());
-  ::rmdir(tmpl);
 }
 
 TEST(Baseline, StaleTemporariesOfKilledUpdatesAreRemoved) {

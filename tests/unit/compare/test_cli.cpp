@@ -12,34 +12,20 @@
 #include <string>
 #include <vector>
 
-#include "fake_fs.hpp"
+#include "../test_util.hpp"
 #include "cli/cli.hpp"
+#include "fake_fs.hpp"
 #include "rules/compare.hpp"
 #include "rules/thresholds.hpp"
 
 namespace gc = gpucheck::compare;
 using gpucheck::compare::testing::FakeFileSystem;
+using gpucheck::testutil::cli;
+using gpucheck::testutil::CliRun;
+using gpucheck::testutil::fixture;
+using gpucheck::testutil::TempDir;
 
 namespace {
-
-std::string fx(const std::string& rel) { return std::string(GPUCHECK_COMPARE_FIXTURES) + "/" + rel; }
-
-struct Run {
-  gc::ExitStatus status;
-  gc::CliOutput io;
-};
-
-Run cli(std::vector<std::string> args, gc::FileSystem& fs, gc::CliEnvironment env = {}) {
-  args.insert(args.begin(), "gpucheck");
-  Run r{gc::ExitStatus::Ok, {}};
-  r.status = gc::run_cli(args, fs, env, r.io);
-  return r;
-}
-
-Run cli(std::vector<std::string> args) {
-  gc::RealFileSystem fs;
-  return cli(std::move(args), fs);
-}
 
 std::size_t lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
 
@@ -47,7 +33,7 @@ std::size_t lines(const std::string& s) { return static_cast<std::size_t>(std::c
 // table words them.
 std::map<std::string, nlohmann::json> json_rows(std::vector<std::string> args, gc::FileSystem& fs) {
   args.insert(args.end(), {"--format", "json"});
-  const Run r = cli(std::move(args), fs);
+  const CliRun r = cli(std::move(args), fs);
   std::map<std::string, nlohmann::json> rows;
   const auto doc = nlohmann::json::parse(r.io.out, nullptr, false);
   if (doc.is_discarded() || !doc.contains("rows")) return rows;
@@ -74,10 +60,10 @@ class CraftedPairs : public ::testing::TestWithParam<Pair> {};
 
 TEST_P(CraftedPairs, ExitStatus) {
   const Pair& p = GetParam();
-  auto r = cli({"compare", fx("crafted/baseline.json"), fx(std::string("crafted/") + p.current), "--no-thresholds"});
+  auto r = cli({"compare", fixture("crafted/baseline.json"), fixture(std::string("crafted/") + p.current), "--no-thresholds"});
   EXPECT_EQ(r.status, p.want) << r.io.out << r.io.err;
   EXPECT_TRUE(r.io.err.empty()) << r.io.err;
-  auto rows = json_rows({"compare", fx("crafted/baseline.json"), fx(std::string("crafted/") + p.current), "--no-thresholds"});
+  auto rows = json_rows({"compare", fixture("crafted/baseline.json"), fixture(std::string("crafted/") + p.current), "--no-thresholds"});
   const auto it = rows.find("matmul/cublaslt/bf16/8192x8192x8192");
   ASSERT_NE(it, rows.end()) << r.io.out;
   EXPECT_EQ(it->second["verdict"], std::string(gc::verdict_name(p.verdict)));
@@ -103,7 +89,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(Cli, AllowMissing) {
-  auto r = cli({"compare", fx("crafted/baseline.json"), fx("crafted/missing.json"), "--allow-missing"});
+  auto r = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/missing.json"), "--allow-missing"});
   EXPECT_EQ(r.status, gc::ExitStatus::Ok);
 }
 
@@ -118,10 +104,10 @@ class MalformedInput : public ::testing::TestWithParam<Bad> {};
 
 TEST_P(MalformedInput, ExitTwoWithOneLine) {
   const Bad& b = GetParam();
-  const std::string path = fx(std::string("malformed/") + b.file);
+  const std::string path = fixture(std::string("malformed/") + b.file);
   for (const bool as_current : {true, false}) {
-    auto r = as_current ? cli({"compare", fx("crafted/baseline.json"), path})
-                        : cli({"compare", path, fx("crafted/baseline.json")});
+    auto r = as_current ? cli({"compare", fixture("crafted/baseline.json"), path})
+                        : cli({"compare", path, fixture("crafted/baseline.json")});
     EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
     EXPECT_TRUE(r.io.out.empty()) << r.io.out;
     EXPECT_EQ(lines(r.io.err), 1u) << r.io.err;
@@ -170,15 +156,13 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(Cli, EmptyFolderAndUnreadableFile) {
-  char tmpl[] = "/tmp/gpucheck-empty-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
-  auto r = cli({"compare", dir, fx("crafted/baseline.json")});
+  const TempDir empty("gpucheck-empty");
+  const std::string dir = empty.str();
+  auto r = cli({"compare", dir, fixture("crafted/baseline.json")});
   EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
   EXPECT_EQ(r.io.err, "gpucheck: " + dir + ": folder holds no .json results files\n");
-  ::rmdir(tmpl);
   // A folder where a file is expected by the reader of a thresholds file.
-  auto t = cli({"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--thresholds", fx("crafted")});
+  auto t = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "--thresholds", fixture("crafted")});
   EXPECT_EQ(t.status, gc::ExitStatus::BadInput);
   EXPECT_EQ(lines(t.io.err), 1u);
 }
@@ -188,21 +172,21 @@ TEST(Cli, UsageErrorsAreOneLine) {
       {},
       {"frobnicate"},
       {"compare"},
-      {"compare", fx("crafted/baseline.json")},
+      {"compare", fixture("crafted/baseline.json")},
       {"compare", "a", "b", "c"},
-      {"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--bogus"},
-      {"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--threshold", "ten"},
-      {"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--threshold"},
-      {"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--format", "xml"},
-      {"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--metric", "wrong_elements"},
-      {"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--alpha", "2"},
-      {"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--higher-is-better", "--lower-is-better"},
-      {"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--thresholds", fx("malformed/truncated.json")},
+      {"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "--bogus"},
+      {"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "--threshold", "ten"},
+      {"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "--threshold"},
+      {"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "--format", "xml"},
+      {"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "--metric", "wrong_elements"},
+      {"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "--alpha", "2"},
+      {"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "--higher-is-better", "--lower-is-better"},
+      {"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "--thresholds", fixture("malformed/truncated.json")},
       {"baseline"},
-      {"baseline", "update", fx("crafted/baseline.json")},
+      {"baseline", "update", fixture("crafted/baseline.json")},
       {"baseline", "destroy"},
       {"report"},
-      {"report", fx("malformed/time_nan.json")},
+      {"report", fixture("malformed/time_nan.json")},
   };
   for (const auto& args : bad) {
     auto r = cli(args);
@@ -221,17 +205,17 @@ TEST(Cli, HelpExitsZero) {
 }
 
 TEST(Cli, MetricCounterIsHigherIsBetter) {
-  auto r = cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_11pct.json"), "--metric", "TFLOPS"});
+  auto r = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/slower_11pct.json"), "--metric", "TFLOPS"});
   EXPECT_EQ(r.status, gc::ExitStatus::Ok) << r.io.out;  // 1/1.11 of the rate: 9.9% lower, inside 10%
   EXPECT_NE(r.io.out.find("higher is better"), std::string::npos);
-  auto strict = cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_11pct.json"), "--metric", "TFLOPS", "--threshold", "9%"});
+  auto strict = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/slower_11pct.json"), "--metric", "TFLOPS", "--threshold", "9%"});
   EXPECT_EQ(strict.status, gc::ExitStatus::Regression);
 }
 
 TEST(Cli, FormatsToFileAndStepSummary) {
   FakeFileSystem fs;
   gc::RealFileSystem real;
-  for (const char* f : {"crafted/baseline.json", "crafted/slower_11pct.json"}) fs.add(f, *real.read(fx(f), 1 << 20));
+  for (const char* f : {"crafted/baseline.json", "crafted/slower_11pct.json"}) fs.add(f, *real.read(fixture(f), 1 << 20));
   gc::CliEnvironment env;
   env.step_summary_path = "summary.md";
   fs.add("summary.md", "earlier step\n");
@@ -252,7 +236,7 @@ TEST(Cli, ColourFollowsTtyAndNoColor) {
   gc::RealFileSystem fs;
   gc::CliEnvironment tty;
   tty.stdout_is_tty = true;
-  const std::vector<std::string> args{"compare", fx("crafted/baseline.json"), fx("crafted/slower_11pct.json")};
+  const std::vector<std::string> args{"compare", fixture("crafted/baseline.json"), fixture("crafted/slower_11pct.json")};
   EXPECT_NE(cli(args, fs, tty).io.out.find('\033'), std::string::npos);
   tty.no_color = true;
   EXPECT_EQ(cli(args, fs, tty).io.out.find('\033'), std::string::npos);
@@ -283,7 +267,7 @@ TEST(Cli, ThresholdsFileFoundAboveTheBaseline) {
 TEST(Cli, BaselineUpdateShowAndCompare) {
   FakeFileSystem fs;
   gc::RealFileSystem real;
-  for (const char* f : {"folder/bench_matmul.json", "folder/bench_memory.json"}) fs.add(f, *real.read(fx(f), 1 << 20));
+  for (const char* f : {"folder/bench_matmul.json", "folder/bench_memory.json"}) fs.add(f, *real.read(fixture(f), 1 << 20));
   auto up = cli({"baseline", "update", "--suite", "quick", "folder"}, fs);
   ASSERT_EQ(up.status, gc::ExitStatus::Ok) << up.io.err;
   EXPECT_EQ(up.io.out.rfind("created baselines/nvidia-h200/quick.json: 2 benchmarks", 0), 0u) << up.io.out;
@@ -300,7 +284,7 @@ TEST(Cli, ReportWritesHtmlAndMarkdown) {
   FakeFileSystem fs;
   gc::RealFileSystem real;
   for (const char* f : {"report/h200-node-a.json", "report/h200-node-b.json", "report/a100-node-c.json"})
-    fs.add(f, *real.read(fx(f), 1 << 20));
+    fs.add(f, *real.read(fixture(f), 1 << 20));
   auto r = cli({"report", "report/h200-node-a.json", "report/h200-node-b.json", "report/a100-node-c.json", "--html", "r.html",
                 "--markdown", "r.md"},
                fs);
@@ -337,22 +321,22 @@ TEST(Cli, EachCommandHasItsHelp) {
 }
 
 TEST(Cli, MisspeltOptionsAndCommandsSuggestTheNearest) {
-  auto opt = cli({"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--threshhold", "5"});
+  auto opt = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "--threshhold", "5"});
   EXPECT_EQ(opt.status, gc::ExitStatus::BadInput);
   EXPECT_EQ(opt.io.err, "gpucheck: --threshhold: unknown option (did you mean --threshold?)\n");
-  auto far = cli({"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--frobnicate"});
+  auto far = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "--frobnicate"});
   EXPECT_EQ(far.io.err, "gpucheck: --frobnicate: unknown option (see gpucheck compare --help)\n");
   auto cmd = cli({"comapre", "a", "b"});
   EXPECT_EQ(cmd.status, gc::ExitStatus::BadInput);
   EXPECT_NE(cmd.io.err.find("unknown command \"comapre\" (did you mean compare?)"), std::string::npos) << cmd.io.err;
   auto sub = cli({"baseline", "updte"});
   EXPECT_NE(sub.io.err.find("(did you mean update?)"), std::string::npos) << sub.io.err;
-  auto fmt = cli({"compare", fx("crafted/baseline.json"), fx("crafted/baseline.json"), "--format", "jsn"});
+  auto fmt = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "--format", "jsn"});
   EXPECT_NE(fmt.io.err.find("did you mean json?"), std::string::npos) << fmt.io.err;
 }
 
 TEST(Cli, MisspeltMetricIsExitTwoNotAPass) {
-  auto r = cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_11pct.json"), "--metric", "TFLOP", "--higher-is-better"});
+  auto r = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/slower_11pct.json"), "--metric", "TFLOP", "--higher-is-better"});
   EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
   EXPECT_EQ(lines(r.io.err), 1u);
   EXPECT_NE(r.io.err.find("no benchmark in either file carries a counter \"TFLOP\" (did you mean TFLOPS?)"), std::string::npos)
@@ -392,7 +376,7 @@ TEST(Cli, UnwritableStepSummaryIsAWarningAndTheVerdictStands) {
   FakeFileSystem fs;
   gc::RealFileSystem real;
   for (const char* f : {"crafted/baseline.json", "crafted/slower_11pct.json", "crafted/slower_9pct.json"})
-    fs.add(f, *real.read(fx(f), 1 << 20));
+    fs.add(f, *real.read(fixture(f), 1 << 20));
   fs.fail_append = true;
   gc::CliEnvironment env;
   env.step_summary_path = "/readonly/summary.md";
@@ -556,12 +540,12 @@ TEST(Cli, BaselineUpdateHostAndLock) {
 // --threshold obeys thresholds.json's ceiling (issue 17: 26 up to 999 were accepted).
 TEST(Cli, ThresholdAboveTheCeilingIsBadInput) {
   for (const char* t : {"26", "30%", "999"}) {
-    auto r = cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_9pct.json"), "--no-thresholds", "--threshold", t});
+    auto r = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/slower_9pct.json"), "--no-thresholds", "--threshold", t});
     EXPECT_EQ(r.status, gc::ExitStatus::BadInput) << t;
     EXPECT_EQ(lines(r.io.err), 1u) << r.io.err;
     EXPECT_EQ(r.io.err.rfind("gpucheck: --threshold: ", 0), 0u) << r.io.err;
   }
-  EXPECT_EQ(cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_9pct.json"), "--no-thresholds", "--threshold", "25"})
+  EXPECT_EQ(cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/slower_9pct.json"), "--no-thresholds", "--threshold", "25"})
                 .status,
             gc::ExitStatus::Ok);
 }

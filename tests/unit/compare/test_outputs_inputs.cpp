@@ -9,12 +9,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "../test_util.hpp"
 #include "base/output.hpp"
 #include "cli/cli.hpp"
 #include "fake_fs.hpp"
@@ -25,55 +24,18 @@
 namespace gc = gpucheck::compare;
 namespace fs = std::filesystem;
 using gpucheck::compare::testing::FakeFileSystem;
+using gpucheck::testutil::cli;
+using gpucheck::testutil::CliRun;
+using gpucheck::testutil::fixture;
+using gpucheck::testutil::slurp;
+using gpucheck::testutil::TempDir;
 
 namespace {
 
-std::string fx(const std::string& rel) { return std::string(GPUCHECK_COMPARE_FIXTURES) + "/" + rel; }
-std::string slurp(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-struct CliRun {
-  gc::ExitStatus status;
-  gc::CliOutput io;
-};
-
-CliRun cli(std::vector<std::string> args, gc::FileSystem& f, gc::CliEnvironment env = {}) {
-  args.insert(args.begin(), "gpucheck");
-  CliRun r{gc::ExitStatus::Ok, {}};
-  r.status = gc::run_cli(args, f, env, r.io);
-  return r;
-}
-
-class Tmp {
- public:
-  Tmp() {
-    std::string t = (fs::temp_directory_path() / "gpucheck-io-XXXXXX").string();
-    if (::mkdtemp(t.data()) == nullptr) throw std::runtime_error("mkdtemp");
-    path_ = t;
-  }
-  ~Tmp() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& n) const { return (path_ / n).string(); }
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(path_)) out.push_back(e.path().filename().string());
-    return out;
-  }
-
- private:
-  fs::path path_;
-};
-
 // A fake disk holding the crafted pair as base.json and cur.json.
 void add_pair(FakeFileSystem& f) {
-  f.add("base.json", slurp(fx("crafted/baseline.json")));
-  f.add("cur.json", slurp(fx("crafted/slower_11pct.json")));
+  f.add("base.json", slurp(fixture("crafted/baseline.json")));
+  f.add("cur.json", slurp(fixture("crafted/slower_11pct.json")));
 }
 
 // ---- item 1: an output path is replaced whatever it is ------------------------------------
@@ -81,11 +43,11 @@ void add_pair(FakeFileSystem& f) {
 // Repro: `mknod /tmp/x/mynull c 1 3; gpucheck compare A B --format json --out /tmp/x/mynull`
 // left a regular file there. A character device is written in place and stays one.
 TEST(Issue18Outputs, CharacterDeviceAsOutStaysACharacterDevice) {
-  Tmp d;
+  TempDir d("gpucheck-io");
   const std::string node = d / "mynull";
   if (::mknod(node.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) GTEST_SKIP() << "mknod needs root";
   gc::RealFileSystem real;
-  const CliRun r = cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_11pct.json"), "--format", "json", "--out", node},
+  const CliRun r = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/slower_11pct.json"), "--format", "json", "--out", node},
                     real);
   EXPECT_EQ(r.status, gc::ExitStatus::Regression) << r.io.err;
   struct stat st {};
@@ -96,12 +58,12 @@ TEST(Issue18Outputs, CharacterDeviceAsOutStaysACharacterDevice) {
 
 // The same through a link: `ln -s /proc/self/fd/1 /tmp/x/o` is written as standard output.
 TEST(Issue18Outputs, LinkToStandardOutputIsStandardOutput) {
-  Tmp d;
+  TempDir d("gpucheck-io");
   const std::string link = d / "o";
   ASSERT_EQ(::symlink("/proc/self/fd/1", link.c_str()), 0);
   gc::RealFileSystem real;
   EXPECT_TRUE(gc::is_standard_output(real, link));
-  const CliRun r = cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_11pct.json"), "--format", "json", "--out", link},
+  const CliRun r = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/slower_11pct.json"), "--format", "json", "--out", link},
                     real);
   EXPECT_EQ(r.status, gc::ExitStatus::Regression) << r.io.err;
   // stdout holds exactly the JSON; the terminal table went to stderr.
@@ -133,11 +95,11 @@ TEST(Issue18Outputs, FifoAndDeviceOnTheFakeAreWrittenInPlace) {
 
 // A FIFO with no reader: exit 2, one line, never a hang.
 TEST(Issue18Outputs, FifoWithNoReaderIsExit2NotAHang) {
-  Tmp d;
+  TempDir d("gpucheck-io");
   const std::string fifo = d / "f";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   gc::RealFileSystem real;
-  const CliRun r = cli({"report", fx("crafted/baseline.json"), "--markdown", fifo}, real);
+  const CliRun r = cli({"report", fixture("crafted/baseline.json"), "--markdown", fifo}, real);
   EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
   EXPECT_NE(r.io.err.find("no reader"), std::string::npos) << r.io.err;
   struct stat st {};
@@ -190,13 +152,13 @@ TEST(Issue18Outputs, TwoOutputsNamingOneFileIsExit2) {
 }
 
 TEST(Issue18Outputs, OutputAndInputThroughALinkAreOneFile) {
-  Tmp d;
-  fs::copy_file(fx("crafted/baseline.json"), d / "base.json");
+  TempDir d("gpucheck-io");
+  fs::copy_file(fixture("crafted/baseline.json"), d / "base.json");
   ASSERT_EQ(::symlink((d / "base.json").c_str(), (d / "alias.json").c_str()), 0);
   gc::RealFileSystem real;
-  const CliRun r = cli({"compare", d / "base.json", fx("crafted/slower_11pct.json"), "--out", d / "alias.json"}, real);
+  const CliRun r = cli({"compare", d / "base.json", fixture("crafted/slower_11pct.json"), "--out", d / "alias.json"}, real);
   EXPECT_EQ(r.status, gc::ExitStatus::BadInput) << r.io.err;
-  EXPECT_EQ(slurp(d / "base.json"), slurp(fx("crafted/baseline.json")));
+  EXPECT_EQ(slurp(d / "base.json"), slurp(fixture("crafted/baseline.json")));
 }
 
 TEST(Issue18Outputs, StepSummaryNamingAnInputIsExit2) {
@@ -206,7 +168,7 @@ TEST(Issue18Outputs, StepSummaryNamingAnInputIsExit2) {
   env.step_summary_path = "base.json";
   const CliRun r = cli({"compare", "base.json", "cur.json"}, f, env);
   EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
-  EXPECT_EQ(f.files["base.json"], slurp(fx("crafted/baseline.json")));
+  EXPECT_EQ(f.files["base.json"], slurp(fixture("crafted/baseline.json")));
 }
 
 // ---- item 3: duplicate keys ---------------------------------------------------------------
@@ -232,15 +194,15 @@ TEST(Issue18Inputs, DuplicateKeysInThresholdsAreStillAnError) {
 
 // Repro: `mkfifo f; timeout 5 gpucheck compare A B --thresholds f` exited 124.
 TEST(Issue18Inputs, FifoAsThresholdsConfigOrSpecsIsRefusedAtOnce) {
-  Tmp d;
+  TempDir d("gpucheck-io");
   const std::string fifo = d / "f";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   gc::RealFileSystem real;
-  const CliRun t = cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_9pct.json"), "--thresholds", fifo}, real);
+  const CliRun t = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/slower_9pct.json"), "--thresholds", fifo}, real);
   EXPECT_EQ(t.status, gc::ExitStatus::BadInput);
   EXPECT_NE(t.io.err.find("is a FIFO"), std::string::npos) << t.io.err;
   for (const char* opt : {"--config", "--specs"}) {
-    const CliRun a = cli({"accept", "--results", fx("accept/h200_gpu0.json"), opt, fifo}, real);
+    const CliRun a = cli({"accept", "--results", fixture("accept/h200_gpu0.json"), opt, fifo}, real);
     EXPECT_EQ(a.status, gc::ExitStatus::BadInput) << opt;
     EXPECT_NE(a.io.err.find("is a FIFO"), std::string::npos) << a.io.err;
   }
@@ -249,13 +211,13 @@ TEST(Issue18Inputs, FifoAsThresholdsConfigOrSpecsIsRefusedAtOnce) {
 // GITHUB_STEP_SUMMARY is an output that is appended to: a FIFO with no reader is skipped with
 // a warning, the verdict stands.
 TEST(Issue18Outputs, FifoAsStepSummaryIsSkippedWithAWarning) {
-  Tmp d;
+  TempDir d("gpucheck-io");
   const std::string fifo = d / "summary";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   gc::RealFileSystem real;
   gc::CliEnvironment env;
   env.step_summary_path = fifo;
-  const CliRun r = cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_9pct.json")}, real, env);
+  const CliRun r = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/slower_9pct.json")}, real, env);
   EXPECT_EQ(r.status, gc::ExitStatus::Ok);
   EXPECT_NE(r.io.err.find("warning: GITHUB_STEP_SUMMARY not written"), std::string::npos) << r.io.err;
 }
@@ -307,7 +269,7 @@ TEST(Issue18Messages, MetricTypoSuggestsTheCounter) {
 // Repro: `report --metric nosuch` exited 0 with "no nosuch" in every cell.
 TEST(Issue18Messages, ReportMetricNobodyHasIsExit2NamingTheCounters) {
   FakeFileSystem f;
-  f.add("a.json", slurp(fx("accept/h200_gpu0.json")));
+  f.add("a.json", slurp(fixture("accept/h200_gpu0.json")));
   const CliRun r = cli({"report", "a.json", "--metric", "nosuch"}, f);
   EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
   EXPECT_NE(r.io.err.find("counters there: "), std::string::npos) << r.io.err;
@@ -316,21 +278,21 @@ TEST(Issue18Messages, ReportMetricNobodyHasIsExit2NamingTheCounters) {
 
 // Repro: a symlink loop read "no such file or folder".
 TEST(Issue18Messages, SymlinkLoopIsNamedAsOne) {
-  Tmp d;
+  TempDir d("gpucheck-io");
   ASSERT_EQ(::symlink((d / "b").c_str(), (d / "a").c_str()), 0);
   ASSERT_EQ(::symlink((d / "a").c_str(), (d / "b").c_str()), 0);
   gc::RealFileSystem real;
-  const CliRun r = cli({"compare", d / "a", fx("crafted/baseline.json")}, real);
+  const CliRun r = cli({"compare", d / "a", fixture("crafted/baseline.json")}, real);
   EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
   EXPECT_NE(r.io.err.find("symbolic link loop"), std::string::npos) << r.io.err;
 }
 
 // Repro: `--out missing/x.md` named the temporary file, not x.md.
 TEST(Issue18Messages, MissingFolderOfAnOutputNamesTheOutput) {
-  Tmp d;
+  TempDir d("gpucheck-io");
   gc::RealFileSystem real;
   const std::string out = d / "missing/x.md";
-  const CliRun r = cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_9pct.json"), "--format", "markdown", "--out", out},
+  const CliRun r = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/slower_9pct.json"), "--format", "markdown", "--out", out},
                     real);
   EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
   EXPECT_NE(r.io.err.find(out + ": cannot write: its folder"), std::string::npos) << r.io.err;
@@ -340,7 +302,7 @@ TEST(Issue18Messages, MissingFolderOfAnOutputNamesTheOutput) {
 // Repro: `report` and `accept --results` on a gate --out folder exited 2 on compare.json.
 TEST(Issue18Messages, GateOutFolderReadsAsItsResults) {
   FakeFileSystem f;
-  const std::string results = slurp(fx("accept/h200_gpu0.json"));
+  const std::string results = slurp(fixture("accept/h200_gpu0.json"));
   f.add("gate/results.json", results);
   f.add("gate/compare.json", R"({"rows": []})");
   f.add("gate/compare.md", "| x |");
@@ -375,13 +337,13 @@ TEST(Issue18Messages, SubnormalTimeIsRefused) {
 // Repro: compare killed mid-write left `.NAME.tmp-PID`. A temp of a writer that is gone is
 // removed when the same output is next written; the output itself is then in place.
 TEST(Issue18Litter, StaleTempOfADeadWriterIsRemovedOnTheNextWrite) {
-  Tmp d;
+  TempDir d("gpucheck-io");
   const std::string out = d / "c.md";
   // A PID that does not exist: above the kernel's pid_max.
   std::ofstream(d / ".c.md.tmp-2147483000") << "half";
   std::ofstream(d / ".other.md.tmp-2147483000") << "not ours";
   gc::RealFileSystem real;
-  const CliRun r = cli({"compare", fx("crafted/baseline.json"), fx("crafted/slower_9pct.json"), "--format", "markdown", "--out", out},
+  const CliRun r = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/slower_9pct.json"), "--format", "markdown", "--out", out},
                     real);
   EXPECT_EQ(r.status, gc::ExitStatus::Ok) << r.io.err;
   std::vector<std::string> names = d.names();

@@ -3,14 +3,13 @@
 // 1 s; the bounds are looser so a loaded CI machine does not flake, and the times are printed
 // so the figures in docs/COMPARE.md can be checked.
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
 
+#include "../test_util.hpp"
 #include "cli/cli.hpp"
 #include "base/filesystem.hpp"
 
@@ -47,9 +46,8 @@ std::string big_file(int n, double scale, bool repetitions) {
 }
 
 double compare_seconds(bool repetitions) {
-  char tmpl[] = "/tmp/gpucheck-perf-XXXXXX";
-  if (::mkdtemp(tmpl) == nullptr) return -1;
-  const std::string dir = tmpl;
+  const gpucheck::testutil::TempDir tmp("gpucheck-perf");
+  const std::string dir = tmp.str();
   gc::RealFileSystem fs;
   if (!fs.write(dir + "/base.json", big_file(10000, 1.0, repetitions))) return -1;
   if (!fs.write(dir + "/cur.json", big_file(10000, 1.03, repetitions))) return -1;
@@ -61,8 +59,6 @@ double compare_seconds(bool repetitions) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(status, gc::ExitStatus::Ok) << io.err;
   EXPECT_NE(io.out.find("10000 benchmarks: 0 regressed"), std::string::npos);
-  for (const char* f : {"/base.json", "/cur.json", "/out.json"}) ::unlink((dir + f).c_str());
-  ::rmdir(tmpl);
   return secs;
 }
 

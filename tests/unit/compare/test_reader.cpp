@@ -5,19 +5,19 @@
 #include <cmath>
 #include <string>
 
+#include "../test_util.hpp"
 #include "fake_fs.hpp"
 #include "base/filesystem.hpp"
 #include "results/results.hpp"
 
 namespace gc = gpucheck::compare;
+using gpucheck::testutil::fixture;
 
 namespace {
 
 std::string one(const std::string& fields, const std::string& ctx = R"("gpu_name": "NVIDIA H200")") {
   return R"({"context": {)" + ctx + R"(}, "benchmarks": [{"name": "matmul/cublaslt/bf16/8x8x8/manual_time", )" + fields + "}]}";
 }
-
-std::string fixture(const std::string& rel) { return std::string(GPUCHECK_COMPARE_FIXTURES) + "/" + rel; }
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "../test_util.hpp"
 #include "base/filesystem.hpp"
 #include "report/report.hpp"
 #include "results/results.hpp"
@@ -19,7 +20,7 @@ namespace {
 std::vector<gc::Results> three() {
   std::vector<gc::Results> v;
   for (const char* f : {"report/h200-node-a.json", "report/h200-node-b.json", "report/a100-node-c.json"}) {
-    auto r = gc::load_results(gc::RealFileSystem{}, std::string(GPUCHECK_COMPARE_FIXTURES) + "/" + f);
+    auto r = gc::load_results(gc::RealFileSystem{}, gpucheck::testutil::fixture(f));
     if (!r) throw std::runtime_error(r.error().str());
     v.push_back(std::move(*r));
   }

@@ -1,6 +1,7 @@
 // Threshold file parsing and glob matching.
 #include <gtest/gtest.h>
 
+#include "../test_util.hpp"
 #include "rules/thresholds.hpp"
 
 namespace gc = gpucheck::compare;
@@ -71,13 +72,8 @@ TEST(Thresholds, BadFiles) {
 }
 
 TEST(Thresholds, RepositoryFileParses) {
-  auto text = std::string(GPUCHECK_SOURCE_DIR) + "/baselines/thresholds.json";
-  FILE* f = std::fopen(text.c_str(), "rb");
-  ASSERT_NE(f, nullptr);
-  std::string s;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
-  std::fclose(f);
+  const std::string text = gpucheck::testutil::source_path("baselines/thresholds.json");
+  const std::string s = gpucheck::testutil::slurp(text);
   auto t = gc::parse_thresholds(s, text);
   ASSERT_TRUE(t) << t.error().str();
   EXPECT_DOUBLE_EQ(t->default_pct, 10.0);

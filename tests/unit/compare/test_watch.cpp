@@ -9,10 +9,11 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "../test_util.hpp"
 #include "base/filesystem.hpp"
 #include "results/results.hpp"
 #include "rules/compare.hpp"
@@ -130,16 +131,16 @@ class FakeNvml final : public NvmlApi {
 struct Ran {
   int status = 0;
   std::string out, err, passed;  // watch's text; what the command printed (through a file)
+  std::shared_ptr<testutil::TempDir> tmp;  // holds dir and the passed-through text; removed with the last copy
   std::filesystem::path dir;
 };
 
 Ran watch_run(const std::vector<std::string>& extra, const std::vector<std::string>& command, bool with_gpu = true,
               std::function<void()> during = nullptr) {
-  static int n = 0;
   Ran r;
-  r.dir = std::filesystem::temp_directory_path() / ("gpucheck-watch-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-  std::filesystem::remove_all(r.dir);
-  const std::string passed = r.dir.string() + ".passed";
+  r.tmp = std::make_shared<testutil::TempDir>("gpucheck-watch-test");
+  r.dir = r.tmp->path() / "out";
+  const std::string passed = *r.tmp / "passed";
   std::FILE* f = std::fopen(passed.c_str(), "w+");
   std::vector<std::string> args{"gpucheck", "watch", "--out", r.dir.string(), "--interval", "20"};
   args.insert(args.end(), extra.begin(), extra.end());
@@ -163,17 +164,14 @@ Ran watch_run(const std::vector<std::string>& extra, const std::vector<std::stri
   if (t.joinable()) t.join();
   std::fflush(f);
   std::fclose(f);
-  std::ifstream in(passed);
-  r.passed.assign(std::istreambuf_iterator<char>(in), {});
-  std::filesystem::remove(passed);
+  r.passed = testutil::slurp(passed);
   r.out = io.out;
   r.err = io.err;
   return r;
 }
 
 nlohmann::json read_json(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  return nlohmann::json::parse(in);
+  return nlohmann::json::parse(testutil::slurp(p.string()));
 }
 
 TEST(WatchCommand, StepsGiveACaseThatCompareReads) {
@@ -191,8 +189,7 @@ TEST(WatchCommand, StepsGiveACaseThatCompareReads) {
   EXPECT_EQ(w["verdict"]["gpus"][0]["window"], "steps");  // the figures are over the steps
   EXPECT_GE(w["gpus"][0]["timeline"]["util_pct"].size(), 3u);
   {
-    std::ifstream in(r.dir / "watch.html");
-    const std::string html((std::istreambuf_iterator<char>(in)), {});
+    const std::string html = testutil::slurp((r.dir / "watch.html").string());
     EXPECT_NE(html.find("<b>compute-bound"), std::string::npos);  // the verdict first
     EXPECT_NE(html.find("utilisation beside SM active"), std::string::npos);
     EXPECT_NE(html.find("power against the enforced limit"), std::string::npos);
@@ -220,7 +217,7 @@ TEST(WatchCommand, ExitStatusPassesThrough) {
   EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.passed.find("out\n"), std::string::npos);
   EXPECT_NE(r.passed.find("err\n"), std::string::npos);
-  auto res = nlohmann::json::parse(std::ifstream(r.dir / "results.json"));
+  auto res = read_json(r.dir / "results.json");
   EXPECT_EQ(res["benchmarks"][0]["error_occurred"], true);  // the wall time of a failed run is no figure
 }
 

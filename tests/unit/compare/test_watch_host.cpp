@@ -3,12 +3,13 @@
 // command's process tree (a worker whose name holds ") ", a child born between the readings).
 #include <gtest/gtest.h>
 
+#include "../test_util.hpp"
 #include "watch/host_sample.hpp"
 
 namespace gpucheck {
 namespace {
 
-const std::string kProc = std::string(GPUCHECK_COMPARE_FIXTURES) + "/watch/proc";
+const std::string kProc = testutil::fixture("watch/proc");
 
 // Reads t0 or t1, as switched by the test.
 class SwitchedProc final : public ProcReader {

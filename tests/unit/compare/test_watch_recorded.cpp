@@ -4,11 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
+#include "../test_util.hpp"
 #include "watch/rules.hpp"
 
 namespace {
@@ -22,10 +21,7 @@ std::optional<T> at(const json& col, std::size_t i) {
 }
 
 gpucheck::watch::Timeline read_timeline(const std::string& name) {
-  std::ifstream in(std::string(GPUCHECK_COMPARE_FIXTURES) + "/watch/h200/" + name + ".json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const json d = json::parse(ss.str());
+  const json d = json::parse(gpucheck::testutil::slurp(gpucheck::testutil::fixture("watch/h200/" + name + ".json")));
   gpucheck::watch::Timeline t;
   t.duration_s = d.value("duration_s", 0.0);
   // Recordings since the steps' window was written carry it (the older fixtures do not).
