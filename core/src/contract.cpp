@@ -12,6 +12,17 @@ const CounterInfo* counter_info(std::string_view name) {
   return nullptr;
 }
 
+std::string binary_of_family(std::string_view family) { return std::string(kBinaryPrefix) + std::string(family); }
+
+std::string_view family_of_binary(std::string_view binary) {
+  return binary.starts_with(kBinaryPrefix) ? binary.substr(kBinaryPrefix.size()) : std::string_view();
+}
+
+bool in_family(std::string_view benchmark, std::string_view family) {
+  return !family.empty() && benchmark.size() > family.size() && benchmark.starts_with(family) &&
+         benchmark[family.size()] == '/';
+}
+
 std::string matmul_name(std::string_view variant, DType t, std::int64_t m, std::int64_t n, std::int64_t k) {
   return bench_name({family::matmul, variant, to_string(t), shape_mnk(m, n, k)});
 }

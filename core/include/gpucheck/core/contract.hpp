@@ -122,6 +122,15 @@ inline constexpr std::string_view matmul = "matmul", memory = "memory", pcie = "
                                   attention = "attention", bmm = "bmm", launch = "launch";
 }
 
+// A family's binary is bench_<family> (DESIGN.md, runner contract), whose cases are named
+// <family>/...: the one place the tool turns a binary into the family it reports, and back.
+inline constexpr std::string_view kBinaryPrefix = "bench_";
+std::string binary_of_family(std::string_view family);
+// "bench_matmul" -> "matmul"; "" for a name without the prefix (or with nothing after it).
+std::string_view family_of_binary(std::string_view binary);
+// Whether a benchmark name is one of `family`'s cases ("matmul/cublaslt/..." for "matmul").
+bool in_family(std::string_view benchmark, std::string_view family);
+
 // Name segments that the families register and the tool reads (accept's checks, the report's
 // pairs). A family builds its names from these.
 namespace segment {
