@@ -305,6 +305,9 @@ TEST(Collectives, QuickSuiteNamesAreTheBaselineKeys) {
       "nccl/allgather/fp32/64MiB/g2",          "nccl/allgather_inplace/fp32/64MiB/g2",
       "nccl/reducescatter/fp32/64MiB/g2",      "nccl/reducescatter_inplace/fp32/64MiB/g2"};
   EXPECT_EQ(names_of(Suite::quick, 2), g2);
+  std::vector<std::string> g8 = g2;  // any job of two ranks or more: the same cases
+  for (std::string& n : g8) n.back() = '8';
+  EXPECT_EQ(names_of(Suite::quick, 8), g8);
   const std::vector<std::string> g1 = {"nccl/allreduce/fp32/1MiB/g1", "nccl/allreduce/fp32/64MiB/g1",
                                        "nccl/allreduce/fp32/1GiB/g1", "nccl/allgather/fp32/64MiB/g1",
                                        "nccl/reducescatter/fp32/64MiB/g1"};
