@@ -108,12 +108,11 @@ inline axes::CaseModel model() {
                     {{"backend", "naive,flash,cudnn"}, {"dtype", "fp16,bf16"}, {"batch", "4"}, {"heads", "16"},
                      {"seq_q", "2^[9:14]"}, {"head_dim", "64,128"}, {"causal", "false,true"}},
                     {}};
-  const auto with_backends = [&names](axes::Values v) {
+  const auto with_backends = [](axes::Values v) {  // v.front(): the dtype
     std::vector<std::string> bs;
     for (const Backend& b : backends())
       if (!b.only || to_string(*b.only) == v.front().second) bs.emplace_back(b.name);
     v.insert(v.begin(), {"backend", value_list(bs)});
-    (void)names;
     return v;
   };
   for (const std::string t : {"fp16", "bf16"})
