@@ -144,8 +144,9 @@ ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
   if (!cur) return fail(io, cur.error());
   if (auto m = check_metric(*base, *cur, o->metric); !m) return fail(io, m.error());
 
-  Comparison c = compare_results(*base, *cur, *o);
-  explain_regressions(c, *base, *cur, std::nullopt);
+  Comparison judged = compare_results(*base, *cur, *o);
+  explain_regressions(judged, *base, *cur, std::nullopt);
+  const CompareReport c(std::move(judged));
   std::string rendered;
   if (format == "terminal") rendered = render_terminal(c, *colour && !out);
   else if (format == "markdown") rendered = render_markdown(c);

@@ -339,20 +339,6 @@ void mark_confirmations(Comparison& c, const Confirmations& conf) {
   }
 }
 
-// A baseline case whose binary errored is not "missing": it is that binary's error.
-void blame_errored_binaries(Comparison& c, const std::vector<Outcome>& outcomes) {
-  for (const auto& o : outcomes) {
-    if (o.run.status != BinaryRun::Status::Errored || o.run.pass != "first" || o.run.name.rfind("bench_", 0) != 0)
-      continue;
-    const std::string family = o.run.name.substr(6) + "/";
-    for (Row& r : c.rows) {
-      if (r.verdict != Verdict::Missing || r.cur || r.name.rfind(family, 0) != 0) continue;
-      r.verdict = Verdict::Errored;
-      r.note = o.run.name + " ERRORED: " + o.run.reason;
-    }
-  }
-}
-
 Expected<GatePlan> read_gate_plan(const FileSystem& fs, const Args& a, const std::vector<std::string>& args,
                                   const CliEnvironment& env) {
   GatePlan g;
@@ -409,9 +395,11 @@ Comparison nothing_ran(const GatePlan& g, const std::string& results_path) {
 }
 
 // The judging of a first pass: the baseline picked and checked, the comparison, the
-// confirmation of every case past its limit, the explanations. `current` ends as judged
-// (the confirmation's entries in place of the first pass's) and is written again if it moved.
-Expected<Comparison> judge_first_pass(Context& ctx, GatePlan& g, FirstPass& fp, Results& current, ActivitySnapshot& snap,
+// confirmation of every case past its limit, the explanations; the report carries the
+// comparison with the gate's warning of another GPU model and the confirmation's repetitions.
+// `current` ends as judged (the confirmation's entries in place of the first pass's) and is
+// written again if it moved.
+Expected<CompareReport> judge_first_pass(Context& ctx, GatePlan& g, FirstPass& fp, Results& current, ActivitySnapshot& snap,
                                       const std::string& results_path, bool any_results) {
   CliOutput& io = ctx.io;
   auto base_path = pick_baseline(ctx.fs, g, current, results_path);
@@ -420,12 +408,12 @@ Expected<Comparison> judge_first_pass(Context& ctx, GatePlan& g, FirstPass& fp, 
   if (!base_full) return base_full.error();
   const std::string gpu_b = base_full->context_value("gpu_name");
   const std::string gpu_c = current.context_value("gpu_name");
-  std::vector<std::string> extra_warnings;
+  CompareReport report;
   if (any_results && gpu_b != gpu_c) {
     if (!g.allow_other_gpu)
       return Error{*base_path, "baseline is from " + gpu_b + ", this run is on " + gpu_c +
                                    ": compare the same GPU model, or pass --allow-other-gpu"};
-    extra_warnings.push_back("baseline is from " + gpu_b + ", this run is on " + gpu_c + " (--allow-other-gpu)");
+    report.warnings.push_back("baseline is from " + gpu_b + ", this run is on " + gpu_c + " (--allow-other-gpu)");
   }
   if (auto m = check_metric(*base_full, current, g.compare.metric); !m && any_results) return m.error();
   const Results base = restrict_to_filter(*base_full, g.run);
@@ -441,19 +429,19 @@ Expected<Comparison> judge_first_pass(Context& ctx, GatePlan& g, FirstPass& fp, 
   if (!conf) return conf.error();
   Comparison c = conf->first.empty() ? std::move(first) : compare_results(base, current, g.compare);
   if (!conf->first.empty()) {
-    c.confirm_repetitions = g.confirm_reps;
+    report.confirm_repetitions = g.confirm_reps;
     mark_confirmations(c, *conf);
     for (auto& r : conf->runs) fp.outcomes.push_back(Outcome{r, std::nullopt, false, false, false});
     // The record is what was judged: the re-run's entries replace the first pass's.
     if (auto w = ctx.fs.write_output(results_path, to_gbench_json(current)); !w) return w.error();
   }
   explain_regressions(c, base, current, seen.other_processes);
-  c.warnings.insert(c.warnings.begin(), extra_warnings.begin(), extra_warnings.end());
-  return c;
+  report.comparison = std::move(c);
+  return report;
 }
 
 // compare.md, compare.json and junit.xml beside results.json; the terminal table; the step summary.
-Status write_gate_outputs(Context& ctx, const GatePlan& g, const Comparison& c, const std::string& results_path,
+Status write_gate_outputs(Context& ctx, const GatePlan& g, const CompareReport& c, const std::string& results_path,
                           bool any_results) {
   const std::string md = render_markdown(c);
   const std::vector<std::pair<std::string, std::string>> files{
@@ -502,22 +490,22 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
     if (auto w = ctx.fs.write_output(results_path, to_gbench_json(*current)); !w) return fail(io, w.error());
   }
 
-  Comparison c;
+  // The rules learn which families lost their binary, and judge those cases Errored themselves.
+  g->compare.errored_families = errored_families(runs_of(fp->outcomes));
+  CompareReport report;
   if (!any_results && g->baseline_is_dir) {
-    c = nothing_ran(*g, results_path);
+    report = nothing_ran(*g, results_path);
   } else {
     auto judged = judge_first_pass(ctx, *g, *fp, *current, snap, results_path, any_results);
     if (!judged) return fail(io, judged.error());
-    c = std::move(*judged);
+    report = std::move(*judged);
   }
-  blame_errored_binaries(c, fp->outcomes);
-  c.recount();
-  const ActivityReport report = probe_activity(ctx, *g, any_results ? current->context_value("gpu_uuid") : "", snap);
-  c.warnings.insert(c.warnings.begin(), report.warnings.begin(), report.warnings.end());
-  c.activity = report.lines;
-  c.binaries = runs_of(fp->outcomes);
-  if (auto w = write_gate_outputs(ctx, *g, c, results_path, any_results); !w) return fail(io, w.error());
-  return c.failed() ? ExitStatus::Regression : ExitStatus::Ok;
+  const ActivityReport activity = probe_activity(ctx, *g, any_results ? current->context_value("gpu_uuid") : "", snap);
+  report.warnings.insert(report.warnings.begin(), activity.warnings.begin(), activity.warnings.end());
+  report.activity = activity.lines;
+  report.binaries = runs_of(fp->outcomes);
+  if (auto w = write_gate_outputs(ctx, *g, report, results_path, any_results); !w) return fail(io, w.error());
+  return report.failed() ? ExitStatus::Regression : ExitStatus::Ok;
 }
 
 }  // namespace gpucheck::compare::cli

@@ -56,7 +56,8 @@ std::string notes_text(const Row& r) {
   return s;
 }
 
-std::string summary_text(const Comparison& c) {
+std::string summary_text(const CompareReport& rep) {
+  const Comparison& c = rep.comparison;
   const Counts& n = c.counts;
   const std::size_t gated = c.rows.size() - static_cast<std::size_t>(n[Verdict::ReportOnly]);
   // The kinds in summary order; the noisy count stands among them at kNoisySummaryAt.
@@ -78,17 +79,18 @@ std::string summary_text(const Comparison& c) {
   }
   if (!noisy_done && n.noisy) add("; ", n.noisy, "noisy");
   int errored = 0;
-  for (const auto& b : c.binaries) errored += b.status == BinaryRun::Status::Errored ? 1 : 0;
+  for (const auto& b : rep.binaries) errored += b.status == BinaryRun::Status::Errored ? 1 : 0;
   if (errored) s += "; " + std::to_string(errored) + " binary run" + (errored > 1 ? "s" : "") + " ERRORED";
   return s;
 }
 
-std::string result_text(const Comparison& c) {
-  if (!c.failed()) return "PASS";
+std::string result_text(const CompareReport& rep) {
+  const Comparison& c = rep.comparison;
+  if (!rep.failed()) return "PASS";
   std::vector<std::string> why;
   if (c.counts[Verdict::Regression]) why.emplace_back("regression");
   if (!c.allow_missing && (c.counts[Verdict::Missing] || c.counts[Verdict::Errored])) why.emplace_back("missing figures");
-  if (c.errored_binaries()) why.emplace_back("errored binaries");
+  if (rep.errored_binaries()) why.emplace_back("errored binaries");
   std::string s;
   for (std::size_t i = 0; i < why.size(); ++i) s += (i ? " and " : "") + why[i];
   return "FAIL (" + s + ")";
@@ -135,9 +137,9 @@ std::string confirmation_detail(const Row& r) {
          "), limit " + format_pct(r.threshold_pct);
 }
 
-std::string confirmation_head(const Comparison& c, std::size_t n) {
+std::string confirmation_head(const CompareReport& rep, std::size_t n) {
   return "confirmation: " + std::to_string(n) + " case" + (n == 1 ? "" : "s") +
-         " past the limit re-measured in a fresh process with " + std::to_string(c.confirm_repetitions) +
+         " past the limit re-measured in a fresh process with " + std::to_string(rep.confirm_repetitions) +
          " repetitions";
 }
 
@@ -168,7 +170,21 @@ std::string pad(std::string s, std::size_t w, bool right = false) {
 
 }  // namespace
 
-std::string render_terminal(const Comparison& c, bool colour) {
+bool CompareReport::errored_binaries() const {
+  return std::any_of(binaries.begin(), binaries.end(),
+                     [](const BinaryRun& b) { return b.status == BinaryRun::Status::Errored; });
+}
+
+bool CompareReport::failed() const { return errored_binaries() || comparison.failed(); }
+
+std::vector<std::string> CompareReport::all_warnings() const {
+  std::vector<std::string> out = warnings;
+  out.insert(out.end(), comparison.warnings.begin(), comparison.warnings.end());
+  return out;
+}
+
+std::string render_terminal(const CompareReport& rep, bool colour) {
+  const Comparison& c = rep.comparison;
   std::string out;
   const char* bold = colour ? "\033[1m" : "";
   const char* reset = colour ? "\033[0m" : "";
@@ -177,8 +193,8 @@ std::string render_terminal(const Comparison& c, bool colour) {
          c.current_source + " (" + c.gpu_cur + ")\n";
   out += "metric " + c.metric + " (" + direction_text(c.direction) + "), " + threshold_text(c) + ", alpha " +
          format_double("%g", c.alpha) + "\n";
-  for (const auto& w : c.warnings) out += std::string(yellow) + "WARNING: " + reset + w + "\n";
-  for (const auto& a : c.activity) out += a + "\n";
+  for (const auto& w : rep.all_warnings()) out += std::string(yellow) + "WARNING: " + reset + w + "\n";
+  for (const auto& a : rep.activity) out += a + "\n";
   if (!c.context.empty()) {
     out += std::string(bold) + "context differs:" + reset + "\n";
     std::size_t w = 0;
@@ -187,9 +203,9 @@ std::string render_terminal(const Comparison& c, bool colour) {
   }
   if (c.counts[Verdict::HostDiffers]) out += host_line(c) + "\n";
   std::size_t bw = 0;
-  for (const auto& b : c.binaries)
+  for (const auto& b : rep.binaries)
     if (b.status != BinaryRun::Status::Ok) bw = std::max(bw, b.name.size() + b.pass.size() + 3);
-  for (const auto& b : c.binaries)
+  for (const auto& b : rep.binaries)
     if (b.status != BinaryRun::Status::Ok)
       out += "binary " + pad(b.name + " (" + b.pass + ")", bw) + "  " + binary_status(b) + ": " + b.reason +
              (b.log.empty() ? "" : " (log " + b.log + ")") + "\n";
@@ -232,29 +248,30 @@ std::string render_terminal(const Comparison& c, bool colour) {
              report_only_cv(*r) + (r->note.empty() ? "" : "; " + r->note) + "; " + r->rule_why + "\n";
   }
   if (const auto cf = rows_where(c, was_reconfirmed); !cf.empty()) {
-    out += std::string(bold) + confirmation_head(c, cf.size()) + ":" + reset + "\n";
+    out += std::string(bold) + confirmation_head(rep, cf.size()) + ":" + reset + "\n";
     std::size_t nw = 0;
     for (const Row* r : cf) nw = std::max(nw, r->name.size());
     for (const Row* r : cf)
       out += "  " + pad(std::string(confirmation_name(r->confirmation)), 13) + "  " + pad(r->name, nw) + "  " +
              confirmation_detail(*r) + "\n";
   }
-  out += summary_text(c) + "\n";
-  const bool failed = c.failed();
-  out += std::string(colour ? (failed ? "\033[1;31m" : "\033[1;32m") : "") + "result: " + result_text(c) + reset + "\n";
+  out += summary_text(rep) + "\n";
+  const bool failed = rep.failed();
+  out += std::string(colour ? (failed ? "\033[1;31m" : "\033[1;32m") : "") + "result: " + result_text(rep) + reset + "\n";
   return out;
 }
 
-std::string render_markdown(const Comparison& c) {
+std::string render_markdown(const CompareReport& rep) {
+  const Comparison& c = rep.comparison;
   std::string out;
-  out += "### gpucheck compare: " + std::string(c.failed() ? ":x: " : ":white_check_mark: ") + result_text(c) + "\n\n";
-  for (const auto& w : c.warnings) out += "> **WARNING**: " + escape_markdown_cell(w) + "\n\n";
+  out += "### gpucheck compare: " + std::string(rep.failed() ? ":x: " : ":white_check_mark: ") + result_text(rep) + "\n\n";
+  for (const auto& w : rep.all_warnings()) out += "> **WARNING**: " + escape_markdown_cell(w) + "\n\n";
   out += "Baseline `" + c.baseline_source + "` (" + escape_markdown_cell(c.gpu_base) + ") against current `" +
          c.current_source + "` (" + escape_markdown_cell(c.gpu_cur) + "); metric `" + c.metric + "` (" +
          direction_text(c.direction) + "), " + threshold_text(c) + ", alpha " + format_double("%g", c.alpha) + ".\n\n";
-  out += summary_text(c) + ".\n\n";
-  if (!c.activity.empty()) {
-    for (const auto& a : c.activity) out += "- " + escape_markdown_cell(a) + "\n";
+  out += summary_text(rep) + ".\n\n";
+  if (!rep.activity.empty()) {
+    for (const auto& a : rep.activity) out += "- " + escape_markdown_cell(a) + "\n";
     out += "\n";
   }
   if (!c.context.empty()) {
@@ -265,18 +282,18 @@ std::string render_markdown(const Comparison& c) {
     out += "\n";
   }
   if (c.counts[Verdict::HostDiffers]) out += escape_markdown_cell(host_line(c)) + ".\n\n";
-  if (!c.binaries.empty()) {
+  if (!rep.binaries.empty()) {
     std::string table = "| binary | pass | status | time | cases | reason |\n|---|---|---|---:|---|---|\n";
-    for (const auto& b : c.binaries)
+    for (const auto& b : rep.binaries)
       table += "| " + escape_markdown_cell(b.name) + " | " + b.pass + " | " +
                (b.status == BinaryRun::Status::Errored ? "**ERRORED**" : binary_status(b)) + " | " +
                format_double("%.1f s", b.seconds) + " | " + binary_cases(b) + " | " + escape_markdown_cell(b.reason) +
                " |\n";
-    if (c.errored_binaries()) out += "**Binaries**\n\n" + table + "\n";
-    else out += "<details><summary>" + std::to_string(c.binaries.size()) + " binary runs</summary>\n\n" + table + "\n</details>\n\n";
+    if (rep.errored_binaries()) out += "**Binaries**\n\n" + table + "\n";
+    else out += "<details><summary>" + std::to_string(rep.binaries.size()) + " binary runs</summary>\n\n" + table + "\n</details>\n\n";
   }
   if (const auto cf = rows_where(c, was_reconfirmed); !cf.empty()) {
-    out += "**" + escape_markdown_cell(confirmation_head(c, cf.size())) + "**\n\n| name | confirmation | detail |\n|---|---|---|\n";
+    out += "**" + escape_markdown_cell(confirmation_head(rep, cf.size())) + "**\n\n| name | confirmation | detail |\n|---|---|---|\n";
     for (const Row* r : cf)
       out += "| " + escape_markdown_cell(r->name) + " | " +
              (r->confirmation == Confirmation::NotConfirmed ? std::string("not confirmed")
@@ -317,7 +334,8 @@ std::string render_markdown(const Comparison& c) {
   return out;
 }
 
-std::string render_json(const Comparison& c) {
+std::string render_json(const CompareReport& rep) {
+  const Comparison& c = rep.comparison;
   using json = nlohmann::ordered_json;
   auto opt = [](std::optional<double> v) { return v ? json(*v) : json(nullptr); };
   json j;
@@ -329,7 +347,7 @@ std::string render_json(const Comparison& c) {
   j["thresholds_file"] = c.thresholds_source;
   j["alpha"] = c.alpha;
   j["allow_missing"] = c.allow_missing;
-  j["result"] = c.failed() ? "fail" : "pass";
+  j["result"] = rep.failed() ? "fail" : "pass";
   const Counts& n = c.counts;
   {
     // The kinds in compare.json's order, the noisy count at kNoisyCountAt among them.
@@ -340,12 +358,12 @@ std::string render_json(const Comparison& c) {
     j["counts"] = json::object();
     for (const auto& [at, kv] : counts) j["counts"][std::string(kv.first)] = kv.second;
   }
-  j["warnings"] = c.warnings;
-  j["gpu_activity"] = c.activity;
+  j["warnings"] = rep.all_warnings();
+  j["gpu_activity"] = rep.activity;
   j["hosts"] = {{"baseline", c.host_base}, {"current", c.host_cur}};
-  j["confirm_repetitions"] = c.confirm_repetitions;
+  j["confirm_repetitions"] = rep.confirm_repetitions;
   j["binaries"] = json::array();
-  for (const auto& b : c.binaries)
+  for (const auto& b : rep.binaries)
     j["binaries"].push_back({{"name", b.name},
                              {"pass", b.pass},
                              {"status", binary_status(b)},
@@ -396,7 +414,8 @@ std::string render_json(const Comparison& c) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-std::string render_junit(const Comparison& c) {
+std::string render_junit(const CompareReport& rep) {
+  const Comparison& c = rep.comparison;
   auto not_compared = [](const Row& r) {
     return r.verdict == Verdict::Skipped || r.verdict == Verdict::NoMetric || r.verdict == Verdict::Missing ||
            r.verdict == Verdict::Errored;
@@ -406,8 +425,8 @@ std::string render_junit(const Comparison& c) {
     if (r.fails_gate) ++failures;
     else if (not_compared(r)) ++skipped;
   }
-  for (const auto& b : c.binaries) bin_failures += b.status == BinaryRun::Status::Errored ? 1 : 0;
-  const std::size_t tests = c.rows.size() + c.binaries.size();
+  for (const auto& b : rep.binaries) bin_failures += b.status == BinaryRun::Status::Errored ? 1 : 0;
+  const std::size_t tests = c.rows.size() + rep.binaries.size();
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += "<testsuites name=\"gpucheck compare\" tests=\"" + std::to_string(tests) + "\" failures=\"" +
          std::to_string(failures + bin_failures) + "\" skipped=\"" + std::to_string(skipped) + "\">\n";
@@ -434,10 +453,10 @@ std::string render_junit(const Comparison& c) {
     }
   }
   out += "  </testsuite>\n";
-  if (!c.binaries.empty()) {
-    out += "  <testsuite name=\"benchmark binaries\" tests=\"" + std::to_string(c.binaries.size()) + "\" failures=\"" +
+  if (!rep.binaries.empty()) {
+    out += "  <testsuite name=\"benchmark binaries\" tests=\"" + std::to_string(rep.binaries.size()) + "\" failures=\"" +
            std::to_string(bin_failures) + "\" skipped=\"0\">\n";
-    for (const auto& b : c.binaries) {
+    for (const auto& b : rep.binaries) {
       out += "    <testcase classname=\"binaries\" name=\"" + escape_xml(b.name + " (" + b.pass + ")") + "\" time=\"" +
              format_double("%.3f", b.seconds) + "\">\n";
       if (b.status == BinaryRun::Status::Errored)
@@ -452,7 +471,8 @@ std::string render_junit(const Comparison& c) {
   return out;
 }
 
-std::string render_csv(const Comparison& c) {
+std::string render_csv(const CompareReport& rep) {
+  const Comparison& c = rep.comparison;
   auto pct = [](std::optional<double> f) { return f ? std::optional<double>(*f * 100.0) : std::nullopt; };
   std::string out = csv_line({"name", "verdict", "metric", "baseline", "current", "change_pct", "threshold_pct", "p_value",
                               "baseline_cv_pct", "current_cv_pct", "noisy", "fails_gate", "note"});

@@ -115,22 +115,17 @@ std::vector<ContextDiff> diff_context(const Results& base, const Results& cur) {
   return out;
 }
 
-bool Comparison::errored_binaries() const {
-  return std::any_of(binaries.begin(), binaries.end(),
-                     [](const BinaryRun& b) { return b.status == BinaryRun::Status::Errored; });
-}
-
 bool Comparison::failed() const {
-  return errored_binaries() || std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.fails_gate; });
+  return std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.fails_gate; });
 }
 
-void Comparison::recount() {
+Counts counts_of(const std::vector<Row>& rows) {
   Counts n;
   for (const Row& r : rows) {
     ++n[r.verdict];
     if (r.noisy) ++n.noisy;
   }
-  counts = n;
+  return n;
 }
 
 bool worse_direction(const Row& r, Direction d) {
@@ -378,6 +373,19 @@ std::vector<std::string> environment_warnings(const Results& baseline, const Res
   return out;
 }
 
+// A baseline case with no figure now, of a family whose binary errored, is that binary's
+// error, not a missing case. Applied after the sort: such a row keeps a missing case's place
+// in the table (where the gate has always listed it).
+void blame_errored_families(std::vector<Row>& rows, const CompareOptions& o) {
+  for (const ErroredFamily& f : o.errored_families)
+    for (Row& r : rows) {
+      if (r.verdict != Verdict::Missing || !contract::in_family(r.name, f.family)) continue;
+      r.verdict = Verdict::Errored;
+      r.note = f.binary + " ERRORED: " + f.reason;
+      r.fails_gate = fails_gate(r.verdict, o.allow_missing);
+    }
+}
+
 }  // namespace
 
 Comparison compare_results(const Results& baseline, const Results& current, const CompareOptions& o) {
@@ -421,7 +429,8 @@ Comparison compare_results(const Results& baseline, const Results& current, cons
     if (wa != wb) return wa > wb;
     return a.name < b.name;
   });
-  c.recount();
+  blame_errored_families(c.rows, o);
+  c.counts = counts_of(c.rows);
   return c;
 }
 

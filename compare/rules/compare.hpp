@@ -66,6 +66,13 @@ struct ContextDiff {
 const std::vector<std::pair<std::string, std::string>>& context_keys();
 std::vector<ContextDiff> diff_context(const Results& base, const Results& cur);
 
+// A family whose binary errored, and why ("bench_matmul", "crashed (signal 11)").
+struct ErroredFamily {
+  std::string family;
+  std::string binary;
+  std::string reason;
+};
+
 struct CompareOptions {
   std::string metric = "real_time";
   Direction direction = Direction::LowerIsBetter;
@@ -76,22 +83,14 @@ struct CompareOptions {
   // Warn about globs of the thresholds file that match no benchmark (off when a filter chose
   // a subset of the suite: the other globs are not stale).
   bool warn_unmatched_globs = true;
+  // Families whose binary errored in the first pass (the gate's runner says which: a family
+  // from its binary's name, core's contract): a baseline case of theirs with no figure now is
+  // that binary's error, not a missing case.
+  std::vector<ErroredFamily> errored_families;
   // Other processes seen on the measured GPU (the gate's NVML look): a host-bound case is
   // then gated at its limit even when the host reference ran slower, since a neighbour on
   // the GPU slows the host reference too (a process streaming pinned H2D copies: 2.5x).
   int gpu_other_processes = 0;
-};
-
-// One run of one benchmark binary by the gate (or `gpucheck run`).
-struct BinaryRun {
-  enum class Status { Ok, CaseFailed, Errored };
-  std::string name;            // bench_matmul
-  std::string pass = "first";  // "first" or "confirm"
-  Status status = Status::Ok;
-  std::string reason;          // for CaseFailed / Errored
-  double seconds = 0.0;
-  int cases_ok = 0, cases_errored = 0, cases_skipped = 0;
-  std::string log;             // its stderr, as a path
 };
 
 struct Comparison {
@@ -106,20 +105,16 @@ struct Comparison {
   std::string gpu_base, gpu_cur;
   std::string host_base, host_cur;  // host_cpu of each side
   std::vector<Row> rows;  // regressions first
-  Counts counts;
-  // Lines shown above the table in every format ("WARNING: GPU 0 is busy ...", globs of
+  Counts counts;          // of the rows' verdicts, taken once when the rules built them
+  // Lines shown above the table in every format (an environment that differs, globs of
   // thresholds.json that match no benchmark).
   std::vector<std::string> warnings;
-  // Gate only: what the GPU was doing before the first binary, the binaries it ran, and the
-  // repetitions of the confirmation runs (0 when none ran).
-  std::vector<std::string> activity;
-  std::vector<BinaryRun> binaries;
-  int confirm_repetitions = 0;
 
-  [[nodiscard]] bool failed() const;  // a row fails the gate, or a binary errored
-  [[nodiscard]] bool errored_binaries() const;
-  void recount();  // counts from rows (after the gate changed verdicts)
+  [[nodiscard]] bool failed() const;  // a row fails the gate
 };
+
+// How many rows got each verdict, and how many were noisy.
+Counts counts_of(const std::vector<Row>& rows);
 
 // Relative slack on the threshold so that "exactly 10%" stays a pass after decimal-to-binary
 // rounding (1.1 against 1.0 is a change of 0.10000000000000009 in doubles).

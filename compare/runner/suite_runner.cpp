@@ -8,8 +8,19 @@
 #include "runner/suite.hpp"
 #include "runner/process.hpp"
 #include "base/format.hpp"
+#include "gpucheck/core/contract.hpp"
 
 namespace gpucheck::compare::cli {
+
+std::vector<ErroredFamily> errored_families(const std::vector<BinaryRun>& runs) {
+  std::vector<ErroredFamily> out;
+  for (const BinaryRun& r : runs) {
+    if (r.status != BinaryRun::Status::Errored || r.pass != "first") continue;
+    const std::string_view family = contract::family_of_binary(r.name);
+    if (!family.empty()) out.push_back({std::string(family), r.name, r.reason});
+  }
+  return out;
+}
 
 const OptionSet& run_options() {
   static const OptionSet o{{"--bin-dir", "--out", "--suite", "--device", "--timeout", "--filter"}, {}};

@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "base/args.hpp"
-#include "rules/compare.hpp"
+#include "results/binary_run.hpp"
 #include "results/results.hpp"
+#include "rules/compare.hpp"
 
 namespace gpucheck::compare::cli {
 
@@ -42,6 +43,11 @@ struct Outcome {
   bool matched_nothing = false;  // a filter left it no case
   bool interrupted = false;
 };
+
+// The families whose binary errored in the first pass, each named from its binary by core's
+// contract, for the rules (CompareOptions::errored_families). A confirmation run's error
+// blames nothing: the first pass's figures stand. A binary not named bench_* has no family.
+std::vector<ErroredFamily> errored_families(const std::vector<BinaryRun>& runs);
 
 class SuiteRunner {
  public:
