@@ -299,3 +299,58 @@ TEST(Compare, EnvironmentThatDiffersFromTheBaselineIsShownNotFailed) {
   EXPECT_TRUE(gc::compare_results(*old, *none, o).warnings.empty());
   EXPECT_TRUE(gc::compare_results(*old, *old, o).warnings.empty());
 }
+
+// The gate says which families lost their binary; the rules judge those cases Errored with the
+// binary's reason, and nothing else: another family's lost case stays Missing, a family whose
+// name merely starts the same is not blamed, and the counts are the rows' verdicts.
+TEST(Compare, ACaseOfAnErroredFamilyIsErroredWithItsBinarysReason) {
+  gc::CompareOptions o;
+  o.errored_families = {{"matmul", "bench_matmul", "crashed (signal 11)"}};
+  const std::vector<B> base{{"matmul/a/fp32/1", {1.0}}, {"matmul/b/fp32/1", {1.0}}, {"matmul_sparse/a/fp32/1", {1.0}},
+                            {"conv/x/fp32/1", {1.0}}, {"conv/y/fp32/1", {1.0}}};
+  const auto c = cmp(base, {{"conv/x/fp32/1", {1.0}}}, o);
+  for (const char* n : {"matmul/a/fp32/1", "matmul/b/fp32/1"}) {
+    EXPECT_EQ(row(c, n).verdict, gc::Verdict::Errored) << n;
+    EXPECT_EQ(row(c, n).note, "bench_matmul ERRORED: crashed (signal 11)") << n;
+    EXPECT_TRUE(row(c, n).fails_gate) << n;
+    EXPECT_FALSE(row(c, n).cur) << n;
+  }
+  EXPECT_EQ(row(c, "matmul_sparse/a/fp32/1").verdict, gc::Verdict::Missing);
+  EXPECT_EQ(row(c, "conv/y/fp32/1").verdict, gc::Verdict::Missing);
+  EXPECT_EQ(row(c, "conv/y/fp32/1").note, "not in current results");
+  EXPECT_EQ(row(c, "conv/x/fp32/1").verdict, gc::Verdict::Same);
+  EXPECT_EQ(c.counts[gc::Verdict::Errored], 2);
+  EXPECT_EQ(c.counts[gc::Verdict::Missing], 2);
+  EXPECT_EQ(c.counts[gc::Verdict::Same], 1);
+  EXPECT_EQ(c.counts.of, gc::counts_of(c.rows).of);
+  int tally = 0;
+  for (const auto& r : c.rows) tally += r.verdict == gc::Verdict::Errored ? 1 : 0;
+  EXPECT_EQ(tally, c.counts[gc::Verdict::Errored]);
+  EXPECT_TRUE(c.failed());
+
+  // Allowed missing figures: an errored family's cases no longer fail either (same gate effect).
+  o.allow_missing = true;
+  const auto allowed = cmp(base, {{"conv/x/fp32/1", {1.0}}}, o);
+  EXPECT_EQ(row(allowed, "matmul/a/fp32/1").verdict, gc::Verdict::Errored);
+  EXPECT_FALSE(row(allowed, "matmul/a/fp32/1").fails_gate);
+  EXPECT_FALSE(allowed.failed());
+
+  // Without the gate's word, the same cases are only missing.
+  const auto plain = cmp(base, {{"conv/x/fp32/1", {1.0}}});
+  EXPECT_EQ(row(plain, "matmul/a/fp32/1").verdict, gc::Verdict::Missing);
+  EXPECT_EQ(plain.counts[gc::Verdict::Errored], 0);
+  EXPECT_EQ(plain.counts[gc::Verdict::Missing], 4);
+}
+
+// A case the errored family still reported (another binary's, or a figure that exists) is
+// judged on its figure: only a case with no figure is the binary's error.
+TEST(Compare, AnErroredFamilyBlamesOnlyCasesWithoutAFigure) {
+  gc::CompareOptions o;
+  o.errored_families = {{"matmul", "bench_matmul", "timed out after 300 s"}};
+  const auto c = cmp({{"matmul/a/fp32/1", {1.0}}, {"matmul/b/fp32/1", {1.0}}},
+                     {{"matmul/a/fp32/1", {1.5}}}, o);
+  EXPECT_EQ(row(c, "matmul/a/fp32/1").verdict, gc::Verdict::Regression);
+  EXPECT_EQ(row(c, "matmul/b/fp32/1").verdict, gc::Verdict::Errored);
+  EXPECT_EQ(c.counts[gc::Verdict::Regression], 1);
+  EXPECT_EQ(c.counts[gc::Verdict::Errored], 1);
+}

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -19,7 +21,9 @@
 #include "runner/suite.hpp"
 #include "runner/gpu_activity.hpp"
 #include "runner/process.hpp"
+#include "runner/suite_runner.hpp"
 #include "results/results.hpp"
+#include "gpucheck/core/contract.hpp"
 
 namespace gc = gpucheck::compare;
 using gpucheck::compare::testing::FakeFileSystem;
@@ -219,6 +223,103 @@ TEST(Gate, ARerunWithoutTheCaseKeepsTheFirstPassAndFails) {
   EXPECT_EQ(g.gate(), gc::ExitStatus::Regression);
   EXPECT_NE(g.io.out.find("re-run failed"), std::string::npos) << g.io.out;
   EXPECT_NE(g.io.out.find("the first pass stands"), std::string::npos) << g.io.out;
+}
+
+namespace {
+
+const nlohmann::json& json_row(const nlohmann::json& report, const std::string& name) {
+  for (const auto& r : report["rows"])
+    if (r["name"] == name) return r;
+  throw std::runtime_error("no row " + name);
+}
+
+// The counts of compare.json are the rows' verdicts, each row counted once.
+void expect_counts_are_the_rows(const nlohmann::json& report) {
+  std::map<std::string, int> seen;
+  for (const auto& r : report["rows"]) ++seen[r["verdict"].get<std::string>()];
+  for (const gc::VerdictKind& k : gc::verdict_kinds())
+    EXPECT_EQ(report["counts"][std::string(k.count_key)].get<int>(), seen[std::string(k.name)]) << k.name;
+}
+
+}  // namespace
+
+// A binary that errors costs its family's baseline cases as Errored, with its reason; a case
+// another binary lost stays Missing.
+TEST(Gate, AnErroredBinarysCasesAreErroredAndAnotherFamilysLossStaysMissing) {
+  GateFixture g;
+  g.binary("bench_conv", writes({{"conv/x/fp32/1", 100, ""}}));
+  g.binary("bench_matmul", [](const gc::ProcessSpec& spec, FakeFileSystem& fs, int) {
+    fs.files[spec.stderr_path] = "gpucheck: cuBLAS could not start\n";
+    return exited(2);
+  });
+  g.baseline({{"conv/x/fp32/1", 100, ""}, {"conv/y/fp32/1", 100, ""}, {"matmul/a/fp32/1", 100, ""},
+              {"matmul/b/fp32/1", 100, ""}});
+  EXPECT_EQ(g.gate(), gc::ExitStatus::Regression) << g.io.out << g.io.err;
+  const auto j = nlohmann::json::parse(g.fs.files["out/compare.json"]);
+  std::string reason;
+  for (const auto& b : j["binaries"])
+    if (b["name"] == "bench_matmul") reason = b["reason"].get<std::string>();
+  ASSERT_FALSE(reason.empty()) << j["binaries"].dump();
+  for (const char* n : {"matmul/a/fp32/1", "matmul/b/fp32/1"}) {
+    EXPECT_EQ(json_row(j, n)["verdict"], "ERRORED") << n;
+    EXPECT_EQ(json_row(j, n)["note"], "bench_matmul ERRORED: " + reason) << n;
+    EXPECT_EQ(json_row(j, n)["fails_gate"], true) << n;
+  }
+  EXPECT_EQ(json_row(j, "conv/y/fp32/1")["verdict"], "MISSING");
+  EXPECT_EQ(json_row(j, "conv/x/fp32/1")["verdict"], "ok");
+  EXPECT_EQ(j["counts"]["errored"], 2);
+  EXPECT_EQ(j["counts"]["missing"], 1);
+  expect_counts_are_the_rows(j);
+  EXPECT_EQ(j["result"], "fail");
+}
+
+// A binary that errors in the confirmation pass blames nothing: the first pass's figures stand,
+// and its family's lost case stays Missing.
+TEST(Gate, AConfirmationPassErrorDoesNotBlame) {
+  GateFixture g;
+  g.binary("bench_x", [](const gc::ProcessSpec& spec, FakeFileSystem& fs, int call) {
+    if (call > 0) return exited(2);  // the confirmation cannot run
+    fs.add(arg_value(spec, "--benchmark_out"), gbench({{"x/a/fp32/1", 150, ""}}, 1));
+    return exited(0);
+  });
+  g.baseline({{"x/a/fp32/1", 100, ""}, {"x/b/fp32/1", 100, ""}});
+  EXPECT_EQ(g.gate(), gc::ExitStatus::Regression) << g.io.out << g.io.err;
+  const auto j = nlohmann::json::parse(g.fs.files["out/compare.json"]);
+  EXPECT_EQ(json_row(j, "x/a/fp32/1")["verdict"], "REGRESSION");
+  EXPECT_EQ(json_row(j, "x/a/fp32/1")["confirmation"]["status"], "re-run failed");
+  EXPECT_EQ(json_row(j, "x/b/fp32/1")["verdict"], "MISSING");
+  EXPECT_EQ(json_row(j, "x/b/fp32/1")["note"], "not in current results");
+  EXPECT_EQ(j["counts"]["errored"], 0);
+  expect_counts_are_the_rows(j);
+  ASSERT_EQ(j["binaries"].size(), 2u);
+  EXPECT_EQ(j["binaries"][1]["pass"], "confirm");
+  EXPECT_EQ(j["binaries"][1]["status"], "ERRORED");
+}
+
+TEST(GateHelpers, ErroredFamiliesComeFromFirstPassErrorsByTheContract) {
+  auto run = [](std::string name, std::string pass, gc::BinaryRun::Status st) {
+    gc::BinaryRun r;
+    r.name = std::move(name);
+    r.pass = std::move(pass);
+    r.status = st;
+    r.reason = "why " + r.name;
+    return r;
+  };
+  using S = gc::BinaryRun::Status;
+  const auto f = gc::cli::errored_families({run("bench_matmul", "first", S::Errored), run("bench_conv", "confirm", S::Errored),
+                                            run("bench_pcie", "first", S::CaseFailed), run("bench_launch", "first", S::Ok),
+                                            run("third_party", "first", S::Errored)});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].family, "matmul");
+  EXPECT_EQ(f[0].binary, "bench_matmul");
+  EXPECT_EQ(f[0].reason, "why bench_matmul");
+  EXPECT_EQ(gpucheck::contract::family_of_binary("bench_nccl"), "nccl");
+  EXPECT_EQ(gpucheck::contract::family_of_binary("nccl"), "");
+  EXPECT_EQ(gpucheck::contract::binary_of_family(gpucheck::contract::family::matmul), "bench_matmul");
+  EXPECT_TRUE(gpucheck::contract::in_family("matmul/a/fp32/1", "matmul"));
+  EXPECT_FALSE(gpucheck::contract::in_family("matmul_sparse/a", "matmul"));
+  EXPECT_FALSE(gpucheck::contract::in_family("matmul", "matmul"));
+  EXPECT_FALSE(gpucheck::contract::in_family("/a", ""));
 }
 
 TEST(Gate, BusyGpuIsAWarningAndNamedBesideTheRegression) {

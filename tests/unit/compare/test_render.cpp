@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "rules/compare.hpp"
 #include "base/filesystem.hpp"
@@ -90,4 +91,32 @@ TEST(Render, Formatting) {
   EXPECT_EQ(gc::format_pct(10.0), "10%");
   EXPECT_EQ(gc::escape_xml("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
   EXPECT_EQ(gc::escape_markdown_cell("a|b_c"), "a\\|b\\_c");
+}
+
+// The gate's report: the comparison as judged, and what the gate adds around it. Its warnings
+// come before the comparison's; an errored binary fails it though every row passes.
+TEST(Render, TheGatesReportAddsWarningsActivityAndBinaries) {
+  auto base = gc::parse_results(slurp(fixture_path("golden/baseline.json")), "baseline.json");
+  ASSERT_TRUE(base);
+  gc::Comparison same = gc::compare_results(*base, *base, gc::CompareOptions{});
+  same.warnings = {"from the rules"};
+  ASSERT_FALSE(same.failed());
+  gc::CompareReport r(same);
+  EXPECT_FALSE(r.failed());
+  r.warnings = {"from the gate"};
+  r.activity = {"GPU activity: idle"};
+  gc::BinaryRun b;
+  b.name = "bench_matmul";
+  b.status = gc::BinaryRun::Status::Errored;
+  b.reason = "crashed";
+  r.binaries = {b};
+  EXPECT_TRUE(r.errored_binaries());
+  EXPECT_TRUE(r.failed());
+  const auto j = nlohmann::json::parse(gc::render_json(r));
+  EXPECT_EQ(j["warnings"].get<std::vector<std::string>>(), (std::vector<std::string>{"from the gate", "from the rules"}));
+  EXPECT_EQ(j["gpu_activity"][0], "GPU activity: idle");
+  EXPECT_EQ(j["binaries"][0]["status"], "ERRORED");
+  EXPECT_EQ(j["result"], "fail");
+  EXPECT_EQ(j["counts"]["errored"], 0);  // the binary's error is not a row's
+  EXPECT_EQ(nlohmann::json::parse(gc::render_json(same))["result"], "pass");
 }
