@@ -41,9 +41,11 @@ struct Consumer {
   const int cw;
   const int wq;    // warp in the warpgroup: 16 rows each
   const int lane;
+  const int lrow;  // this lane's row in its warp's 8 (lane / 4): lrow and lrow + 8 of its 16
   const int t;
   const int row_base;  // this lane's rows: row_base and row_base + 8
   const float sl2;
+  const int next;  // the consumer after this one round the ring (turn_end())
 
   float o[D / 2];
   float sc[kBN / 2];
@@ -57,9 +59,11 @@ struct Consumer {
         cw(__shfl_sync(0xffffffffu, wg - 1, 0)),
         wq((tid % 128) >> 5),
         lane(tid & 31),
+        lrow(lane >> 2),
         t(lane & 3),
-        row_base(cw * 64 + wq * 16 + (lane >> 2)),
-        sl2(sched_.p.scale_log2) {}
+        row_base(cw * 64 + wq * 16 + lrow),
+        sl2(sched_.p.scale_log2),
+        next(cw + 1 == kConsumers ? 0 : cw + 1) {}
 
   // Whether this consumer's 64 rows are past every work tile's rows (decode: a few packed rows
   // of a 128- or 192-row tile; the same consumers of every block).
@@ -192,7 +196,6 @@ struct Consumer {
   }
   __device__ inline void turn_begin() const { bar_sync(1 + cw); }
   __device__ inline void turn_end(bool last) const {
-    const int next = cw + 1 == kConsumers ? 0 : cw + 1;
     if (!(last && cw == kConsumers - 1)) bar_arrive(1 + next);
   }
 
@@ -339,6 +342,9 @@ struct Consumer {
         return;
       }
     }
+    // This lane's indices as values, read once: the stores below are asm volatile, after which
+    // members would be read again (and their arithmetic associated otherwise).
+    const int t = this->t, row_base = this->row_base;
     const std::uint32_t sQ = ring.q_buf(qb);
     const std::size_t row0 = static_cast<std::size_t>(wk.bh) * p.rows + wk.m0;
     T* gO = static_cast<T*>(p.o) + row0 * D;
