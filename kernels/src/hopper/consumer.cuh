@@ -50,7 +50,10 @@ struct Consumer {
   float o[D / 2];
   float sc[kBN / 2];
   std::uint32_t pa[kBN / 16][4];
-  float row_max[2], row_sum[2], corr[2];
+  // The row sums before the maxima: the order of these members is the order of their values
+  // in the loops' phi nodes, which moves ptxas's schedule (this order brings it closer to the
+  // single-file kernel's, measured in SASS).
+  float row_sum[2], row_max[2], corr[2];
 
   __device__ __forceinline__ Consumer(const R& ring_, const Sched& sched_, int tid, int wg)
       : p(sched_.p),
