@@ -346,11 +346,11 @@ struct Consumer {
       }
     }
     // This lane's indices as values, read once: the stores below are asm volatile, after which
-    // members would be read again (and their arithmetic associated otherwise). lane & 31 (a
-    // no-op) tells the compiler, before this function is inlined, that lane + 32 i2 below has
-    // lane's low bits, so the copy loop's chunk column folds to lane & 7 as in the single-file
-    // kernel instead of adding 32, 64, 96 per chunk.
-    const int t = this->t, row_base = this->row_base, lane = this->lane & 31;
+    // members would be read again (and their arithmetic associated otherwise; cw and wq make
+    // the staged copy's rows). lane & 31 (a no-op) tells the compiler, before this function is
+    // inlined, that lane + 32 i2 below has lane's low bits, so the copy loop's chunk column
+    // folds to lane & 7 as in the single-file kernel instead of adding 32, 64, 96 per chunk.
+    const int t = this->t, row_base = this->row_base, lane = this->lane & 31, cw = this->cw, wq = this->wq;
     const std::uint32_t sQ = ring.q_buf(qb);
     const std::size_t row0 = static_cast<std::size_t>(wk.bh) * p.rows + wk.m0;
     T* gO = static_cast<T*>(p.o) + row0 * D;
