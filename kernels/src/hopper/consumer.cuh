@@ -47,13 +47,13 @@ struct Consumer {
   const float sl2;
   const int next;  // the consumer after this one round the ring (turn_end())
 
+  // The row statistics first, the sums before the maxima: the order of these members is the
+  // order of their values in the loops' phi nodes (the copies at each back edge), and ptxas
+  // schedules by it; this order gives the single-file kernel's order (measured in SASS).
+  float row_sum[2], row_max[2], corr[2];
   float o[D / 2];
   float sc[kBN / 2];
   std::uint32_t pa[kBN / 16][4];
-  // The row sums before the maxima: the order of these members is the order of their values
-  // in the loops' phi nodes, which moves ptxas's schedule (this order brings it closer to the
-  // single-file kernel's, measured in SASS).
-  float row_sum[2], row_max[2], corr[2];
 
   __device__ __forceinline__ Consumer(const R& ring_, const Sched& sched_, int tid, int wg)
       : p(sched_.p),
@@ -285,12 +285,13 @@ struct Consumer {
     release(ring.v_empty(R::stage(g)));
   }
 
-  // Stream-K (HopperParams::part): this warp's slot and flag in block blk's partial.
-  __device__ inline float* part_slot(int blk) const {
-    return p.part + (static_cast<std::size_t>(blk) * kWarps + cw * 4 + wq) * kPartRegs * 32 + lane;
+  // Stream-K (HopperParams::part): the slot (a lane's column of it) and flag of warp `warp`
+  // (cw 4 + wq) in block blk's partial. The callers pass the warp and lane as locals read once.
+  __device__ inline float* part_slot(int blk, int warp, int lane) const {
+    return p.part + (static_cast<std::size_t>(blk) * kWarps + warp) * kPartRegs * 32 + lane;
   }
-  __device__ inline unsigned long long* part_flag(int blk) const {
-    return p.flags + static_cast<std::size_t>(blk) * kWarps + cw * 4 + wq;
+  __device__ inline unsigned long long* part_flag(int blk, int warp) const {
+    return p.flags + static_cast<std::size_t>(blk) * kWarps + warp;
   }
   // Stream-K, the block's last work item: the head of a split tile (from K/V tile 0, fewer than
   // all) takes the later parts' partials into o, sum and mx (rescaled to the larger maximum).
@@ -299,11 +300,14 @@ struct Consumer {
   __device__ inline void take_partials(const Work& wk, float (&sum_c)[2], float (&mx)[2]) {
     if (!kStreamK || wk.key0 != 0 || wk.n_tiles >= sched.n_kv) return;
     const int tile = wk.bh * p.m_blocks + (wk.m0 - p.row_begin) / kBM;
+    // The slot's indices read once, before the loop: read inside it, ptxas rebuilt them from
+    // tid there and spilled one more register than the single-file kernel.
+    const int lane = this->lane, warp = cw * 4 + wq;
     for (int c = static_cast<int>(blockIdx.x) + 1; sched.part_in_reach(c, tile); ++c) {
       if (!sched.part_shared(c, tile)) continue;  // a block without tail steps
-      if (lane == 0) wait_flag_or_trap(part_flag(c), p.epoch);
+      if (lane == 0) wait_flag_or_trap(part_flag(c, warp), p.epoch);
       __syncwarp();
-      const float* src = part_slot(c);
+      const float* src = part_slot(c, warp, lane);
       float a[2], b[2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
@@ -330,7 +334,8 @@ struct Consumer {
     float sum_c[2] = {sum_in[0], sum_in[1]}, mx[2] = {mx_in[0], mx_in[1]};
     if constexpr (kStreamK) {
       if (wk.key0 > 0) {  // tail part: the partial, then the Q buffer back
-        float* dst = part_slot(static_cast<int>(blockIdx.x));
+        const int blk = static_cast<int>(blockIdx.x), warp = cw * 4 + wq;
+        float* dst = part_slot(blk, warp, lane);
 #pragma unroll
         for (int i = 0; i < D / 2; ++i) __stcg(dst + 32 * i, o[i]);
 #pragma unroll
@@ -340,7 +345,7 @@ struct Consumer {
         }
         __threadfence();
         __syncwarp();
-        if (lane == 0) st_release_gpu(part_flag(static_cast<int>(blockIdx.x)), p.epoch);
+        if (lane == 0) st_release_gpu(part_flag(blk, warp), p.epoch);
         release(ring.q_empty(qb));
         return;
       }
