@@ -196,6 +196,7 @@ std::string watch_json(const WatchRun& r) {
   j["gpu_sampled"] = r.no_gpu_reason.empty();
   j["no_gpu_reason"] = r.no_gpu_reason.empty() ? json(nullptr) : json(r.no_gpu_reason);
   j["notes"] = r.notes;
+  j["process_tree"] = r.end.containment;  // how the command's whole tree was ended with it
   j["utilisation_window"] =
       "NVML's util is the share of its own sample period (1/6 s to 1 s by product) in which a kernel ran; GPM figures are "
       "averages over the interval since the previous sample";
