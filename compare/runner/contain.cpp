@@ -94,7 +94,9 @@ extern "C" void init_forward(int sig, siginfo_t* info, void*) {
     send(msg_fd, {0, errno});
     ::_exit(0);
   }
-  const pid_t prog = ::fork();
+  // A raw clone, not fork(): glibc's fork runs its atfork handlers, which take locks another
+  // thread of gpucheck may have held at the moment the init was cloned.
+  const auto prog = static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr));
   if (prog < 0) {
     send(msg_fd, {0, errno});
     ::_exit(0);
