@@ -1,12 +1,9 @@
-// fork + exec rather than posix_spawn: the child must ask for a parent-death signal
-// (prctl), which posix_spawn cannot, so that a gpucheck killed with SIGKILL takes its running
-// binary with it. gpucheck is small, so the fork copies little. The child gets its own process
-// group, so a timeout reaches everything it started (an MPI launcher, a shell's children),
-// /dev/null as stdin, and pipes for stdout and stderr that the parent writes to the log files
-// with a cap.
+// The binary starts contained (runner/contain.hpp: a PID namespace, else a cgroup, else the
+// subreaper walk) in a process group of its own, so a timeout's SIGTERM reaches everything it
+// started (an MPI launcher, a shell's children), with /dev/null as stdin and pipes for stdout
+// and stderr that the parent writes to the log files with a cap.
 #include "runner/process.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -25,12 +22,18 @@
 #include <thread>
 #include <utility>
 
+#include "gpucheck/core/stop.hpp"
+
 extern char** environ;
 
 namespace gpucheck::compare {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// After the binary's end, how long its pipes may still be read (every writer is dead by then
+// unless a process escaped the subreaper fallback).
+constexpr double kDrainAfterEnd_s = 1.0;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -69,8 +72,10 @@ struct Stream {
   ~Stream() {
     if (file != nullptr) std::fclose(file);
   }
-  // Reads what the pipe holds now; false at end of file.
+  bool open = true;  // not at end of file yet
+  // Reads what the pipe holds now; false (and closed) at end of file.
   bool drain() {
+    if (!open) return false;
     char buf[65536];
     for (;;) {
       const ssize_t n = ::read(pipe.get(), buf, sizeof buf);
@@ -79,8 +84,10 @@ struct Stream {
         if (file != nullptr && !now.empty()) std::fwrite(now.data(), 1, now.size(), file);
         continue;
       }
-      if (n == 0) return false;
-      return errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK;
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+      open = false;
+      return false;
     }
   }
   void finish() {
@@ -91,69 +98,53 @@ struct Stream {
   }
 };
 
-// Waits for the child while copying its output, until it exits or `limit_s` passes (negative:
-// no limit) or `stop` is set. Polls the pipes, so a chatty binary never blocks on a full pipe.
-bool wait_for(pid_t pid, int* status, double limit_s, const std::atomic<int>* stop, bool* stopped, Stream* out,
+// Waits up to `ms` for output on the open streams and copies it; true when something came.
+bool poll_streams(Stream* out, Stream* err, int ms) {
+  pollfd fds[2];
+  Stream* of[2];
+  nfds_t n = 0;
+  for (Stream* s : {out, err})
+    if (s != nullptr && s->open && s->pipe.get() >= 0) {
+      of[n] = s;
+      fds[n++] = {s->pipe.get(), POLLIN, 0};
+    }
+  if (n == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return false;
+  }
+  if (::poll(fds, n, ms) <= 0) return false;
+  for (nfds_t k = 0; k < n; ++k)
+    if (fds[k].revents != 0) of[k]->drain();
+  return true;
+}
+
+// Waits for the program while copying its output, until it ends or `limit_s` passes (negative:
+// no limit) or `stop` is set. Polls the pipes, so a chatty binary never blocks on a full pipe;
+// a pipe at its end (or held open by nobody) is dropped from the poll, so nothing spins.
+bool wait_for(ContainedChild& child, double limit_s, const std::atomic<int>* stop, bool* stopped, Stream* out,
               Stream* err) {
   const auto start = Clock::now();
   int nap_ms = 1;
-  bool open_out = out != nullptr && out->pipe.get() >= 0, open_err = err != nullptr && err->pipe.get() >= 0;
   for (;;) {
-    const pid_t r = ::waitpid(pid, status, WNOHANG);
-    if (r == pid) return true;
-    if (r < 0 && errno != EINTR) return true;  // ECHILD: nothing left to wait for
+    if (child.wait(false)) return true;
     if (stop != nullptr && stop->load() != 0) {
       *stopped = true;
       return false;
     }
     if (limit_s >= 0 && since(start) >= limit_s) return false;
-    pollfd fds[2];
-    nfds_t n = 0;
-    if (open_out) fds[n++] = {out->pipe.get(), POLLIN, 0};
-    if (open_err) fds[n++] = {err->pipe.get(), POLLIN, 0};
-    if (n == 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(nap_ms));
-    } else if (::poll(fds, n, nap_ms) > 0) {
-      if (open_out) open_out = out->drain();
-      if (open_err) open_err = err->drain();
-      continue;
-    }
+    if (poll_streams(out, err, nap_ms)) continue;
     nap_ms = std::min(nap_ms * 2, 20);
   }
 }
 
 // SIGTERM to the group, then (after the grace period, or at once when the binary has gone)
-// SIGKILL to what is left of it; reaps the child. True when the binary itself needed SIGKILL.
-bool stop_group(pid_t pid, int* status, double grace_s, Stream* out, Stream* err) {
-  ::kill(-pid, SIGTERM);
+// SIGKILL to everything it started. True when the binary itself needed SIGKILL.
+bool stop_group(ContainedChild& child, double grace_s, Stream* out, Stream* err) {
+  ::kill(-child.pid(), SIGTERM);
   bool ignored = false;
-  const bool exited = wait_for(pid, status, grace_s, nullptr, &ignored, out, err);
-  // Members of the group that ignore SIGTERM outlive a binary that obeyed it: never leave them.
-  ::kill(-pid, SIGKILL);
-  if (!exited)
-    while (::waitpid(pid, status, 0) < 0 && errno == EINTR) {
-    }
+  const bool exited = wait_for(child, grace_s, nullptr, &ignored, out, err);
+  child.kill_all();
   return !exited;
-}
-
-// The child's side, between fork and exec: only async-signal-safe calls.
-[[noreturn]] void exec_child(const ProcessSpec& spec, char* const* argv, int out_fd, int err_fd, int report_fd,
-                             pid_t parent) {
-  ::setpgid(0, 0);
-  // SIGKILL when gpucheck dies (even by SIGKILL): a binary must not run on unattended.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  auto fail = [report_fd](int e) {
-    (void)!::write(report_fd, &e, sizeof e);
-    ::_exit(127);
-  };
-  if (::getppid() != parent) fail(ESRCH);  // the parent died before the signal was armed
-  const int in = ::open("/dev/null", O_RDONLY);
-  if (in < 0 || ::dup2(in, STDIN_FILENO) < 0 || ::dup2(out_fd, STDOUT_FILENO) < 0 || ::dup2(err_fd, STDERR_FILENO) < 0)
-    fail(errno);
-  reset_signals_for_exec();
-  ::execve(spec.program.c_str(), argv, environ);
-  fail(errno);
-  ::_exit(127);  // not reached: fail() exits
 }
 
 }  // namespace
@@ -186,46 +177,7 @@ std::string CappedLog::finish() const {
          std::to_string(head_cap_) + " and the last " + std::to_string(tail_cap_) + "]\n" + std::string(tail);
 }
 
-int kill_orphans() {
-  int killed = 0;
-  const pid_t self = ::getpid();
-  // A few rounds: an orphan's own children are reparented here when it dies.
-  for (int round = 0; round < 20; ++round) {
-    std::vector<pid_t> children;
-    if (DIR* d = ::opendir("/proc"); d != nullptr) {
-      while (const dirent* e = ::readdir(d)) {
-        char* end = nullptr;
-        const long pid = std::strtol(e->d_name, &end, 10);
-        if (pid <= 0 || *end != '\0') continue;
-        std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
-        std::string line;
-        if (!std::getline(stat, line)) continue;
-        // "pid (comm) state ppid ...": comm may hold spaces and parentheses; the last ')' ends it.
-        const std::size_t close = line.rfind(')');
-        if (close == std::string::npos) continue;
-        char state = 0;
-        long ppid = 0;
-        if (std::sscanf(line.c_str() + close + 1, " %c %ld", &state, &ppid) == 2 && ppid == self)
-          children.push_back(static_cast<pid_t>(pid));
-      }
-      ::closedir(d);
-    }
-    if (children.empty()) break;
-    for (const pid_t c : children) {
-      ::kill(-c, SIGKILL);  // its group, when it leads one (setsid made it a leader)
-      ::kill(c, SIGKILL);
-      int st = 0;
-      while (::waitpid(c, &st, 0) < 0 && errno == EINTR) {
-      }
-      ++killed;
-    }
-  }
-  return killed;
-}
-
-PosixProcessRunner::PosixProcessRunner(const std::atomic<int>* stop) : stop_(stop) {
-  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-}
+PosixProcessRunner::PosixProcessRunner(const std::atomic<int>* stop) : stop_(stop) {}
 
 std::string signal_name(int sig) {
   if (const char* abbrev = ::sigabbrev_np(sig); abbrev != nullptr) return std::string("SIG") + abbrev;
@@ -237,75 +189,68 @@ ProcessResult PosixProcessRunner::run(const ProcessSpec& spec) {
   Stream out(spec.log_cap_bytes), err(spec.log_cap_bytes);
   out.file = std::fopen(spec.stdout_path.c_str(), "wb");
   err.file = std::fopen(spec.stderr_path.c_str(), "wb");
-  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1}, report[2] = {-1, -1};
-  if (out.file == nullptr || err.file == nullptr || ::pipe2(out_pipe, O_CLOEXEC) != 0 ||
-      ::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(report, O_CLOEXEC) != 0) {
+  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+  Fd null_in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (out.file == nullptr || err.file == nullptr || null_in.get() < 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 ||
+      ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     res.end = ProcessResult::End::CouldNotStart;
     res.error = std::string("cannot set up its output: ") + std::strerror(errno);
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], report[0], report[1]})
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
       if (fd >= 0) ::close(fd);
     return res;
   }
   out.pipe.reset(out_pipe[0]);
   err.pipe.reset(err_pipe[0]);
-  Fd out_w(out_pipe[1]), err_w(err_pipe[1]), report_r(report[0]), report_w(report[1]);
+  Fd out_w(out_pipe[1]), err_w(err_pipe[1]);
 
-  std::vector<std::string> argv_s;
-  argv_s.reserve(spec.args.size() + 1);
-  argv_s.push_back(spec.program);
-  argv_s.insert(argv_s.end(), spec.args.begin(), spec.args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  const pid_t parent = ::getpid();
+  ContainSpec cs;
+  cs.argv.push_back(spec.program);
+  cs.argv.insert(cs.argv.end(), spec.args.begin(), spec.args.end());
+  cs.stdin_fd = null_in.get();
+  cs.stdout_fd = out_w.get();
+  cs.stderr_fd = err_w.get();
+  cs.force = spec.containment;
   const auto start = Clock::now();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    res.end = ProcessResult::End::CouldNotStart;
-    res.error = std::string("fork: ") + std::strerror(errno);
-    return res;
-  }
-  if (pid == 0) exec_child(spec, argv.data(), out_w.get(), err_w.get(), report_w.get(), parent);
-  ::setpgid(pid, pid);  // as the child does: whichever runs first, the group exists before a kill
-  res.pid = pid;
+  std::string why;
+  std::optional<ContainedChild> child = ContainedChild::start(cs, &why);
   out_w.reset();
   err_w.reset();
-  report_w.reset();
-  for (const Stream* s : {&out, &err}) ::fcntl(s->pipe.get(), F_SETFL, O_NONBLOCK);
-  int exec_errno = 0;
-  ssize_t got = 0;
-  while ((got = ::read(report_r.get(), &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
-  }
-  if (got == static_cast<ssize_t>(sizeof exec_errno)) {  // exec failed: the child said why
-    int st = 0;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
+  if (!child) {
     res.end = ProcessResult::End::CouldNotStart;
-    res.error = std::strerror(exec_errno);
+    res.error = why;
     return res;
   }
+  res.pid = child->program_own_pid();
+  res.containment = child->how();
+  for (const Stream* s : {&out, &err}) ::fcntl(s->pipe.get(), F_SETFL, O_NONBLOCK);
 
-  int status = 0;
+  // A stop signal now only sets the flag: this loop stops the binary's tree and returns.
+  std::optional<gpucheck::StopPolled> polled;
+  if (stop_ != nullptr) polled.emplace();
   bool stopped = false;
   const double limit = spec.timeout_s > 0 ? spec.timeout_s : -1.0;
-  const bool exited = wait_for(pid, &status, limit, stop_, &stopped, &out, &err);
-  if (!exited) res.killed_hard = stop_group(pid, &status, spec.kill_grace_s, &out, &err);
+  const bool exited = wait_for(*child, limit, stop_, &stopped, &out, &err);
+  if (!exited) res.killed_hard = stop_group(*child, spec.kill_grace_s, &out, &err);
   res.seconds = since(start);
   // Whatever the binary left running (helpers in its group, daemons that left it) goes with it.
-  ::kill(-pid, SIGKILL);
-  kill_orphans();
-  // What the pipes still hold, now that every writer is gone.
-  while (out.drain() || err.drain()) {
-  }
+  child->kill_all();
+  // What the pipes still hold, now that every writer is gone; bounded, should a writer the
+  // fallback could not reach still hold one open.
+  const auto drained = Clock::now();
+  while ((out.open || err.open) && since(drained) < kDrainAfterEnd_s) poll_streams(&out, &err, 20);
   out.finish();
   err.finish();
+  // The stdout log says how the binary's tree was kept (its stderr's last line is its message).
+  if (out.file != nullptr) {
+    std::fprintf(out.file, "[gpucheck: the binary's process tree was kept by a %s]\n", containment_name(res.containment));
+    std::fflush(out.file);
+  }
   res.dropped_bytes = out.log.dropped() + err.log.dropped();
   if (!exited) {
     res.end = stopped ? ProcessResult::End::Interrupted : ProcessResult::End::TimedOut;
     return res;
   }
-  const WaitEnd w = decode_wait_status(status);
+  const WaitEnd w = decode_wait_status(child->wait(true).value_or(0));
   res.end = w.signalled ? ProcessResult::End::Signalled : ProcessResult::End::Exited;
   (w.signalled ? res.signal : res.exit_code) = w.code;
   return res;

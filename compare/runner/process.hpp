@@ -1,17 +1,20 @@
 // Starting a benchmark binary as a child process, behind an interface (tests use a fake that
 // writes files instead). The real one puts the child in its own process group, sends its
 // output to files (capped: the head and the tail are kept), and on a timeout stops the whole
-// group: SIGTERM, then SIGKILL after a grace period. Nothing it started outlives it: the
-// group gets SIGKILL whenever the binary ends, descendants that left the group (setsid) are
-// found as orphans of gpucheck (a child subreaper) and killed, and the binary gets SIGKILL
-// if gpucheck itself dies (parent-death signal). A hang or a crash costs that binary only.
+// group: SIGTERM, then SIGKILL after a grace period. Nothing it started outlives it, whoever
+// holds its pipes: the binary runs contained (runner/contain.hpp), and its whole tree ends
+// when it does, on a timeout, or when gpucheck dies (even by SIGKILL, in a PID namespace). A
+// hang or a crash costs that binary only.
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "runner/contain.hpp"
 
 namespace gpucheck::compare {
 
@@ -25,6 +28,7 @@ struct ProcessSpec {
   // Per output file: past this, the middle is dropped and the first and last halves kept
   // (a binary printing `yes` once filled a 300 MB disk in 0.1 s).
   std::size_t log_cap_bytes = std::size_t{16} << 20;
+  std::optional<Containment> containment;  // tests: force a fallback; nullopt: the best there is
 };
 
 struct ProcessResult {
@@ -35,7 +39,8 @@ struct ProcessResult {
   double seconds = 0.0;      // wall time
   bool killed_hard = false;  // TimedOut / Interrupted: SIGTERM was not enough
   std::string error;         // CouldNotStart
-  int pid = 0;               // the child's, once started (its files may carry it: FILE.partial-PID)
+  int pid = 0;  // the binary's own (getpid() inside its namespace), once started: FILE.partial-PID
+  Containment containment = Containment::Subreaper;  // how its tree was kept
   std::size_t dropped_bytes = 0;  // of output, past log_cap_bytes
 };
 
@@ -51,18 +56,13 @@ class ProcessRunner {
 class PosixProcessRunner final : public ProcessRunner {
  public:
   // `stop`: set (by a signal handler) to a signal number to stop the running child and
-  // return Interrupted. Makes this process a child subreaper (Linux), so that descendants of
-  // a binary that leave its group are reparented here and can be stopped with it.
+  // return Interrupted.
   explicit PosixProcessRunner(const std::atomic<int>* stop = nullptr);
   ProcessResult run(const ProcessSpec& spec) override;
 
  private:
   const std::atomic<int>* stop_;
 };
-
-// Kills and reaps every child of this process (orphaned descendants of a binary that left its
-// process group, reparented to this subreaper), with their groups; returns how many.
-int kill_orphans();
 
 // The pure half of the log cap: what of a stream is written at once (the head), what is held
 // back as its tail, and how much was dropped between them.

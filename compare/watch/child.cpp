@@ -11,9 +11,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "runner/contain.hpp"
 #include "runner/process.hpp"
-
-extern char** environ;
 
 namespace gpucheck::compare::watch {
 
@@ -29,29 +28,34 @@ int ChildEnd::status() const {
 void LineSplitter::feed(std::string_view data) {
   std::size_t pos = 0;
   while (pos < data.size()) {
-    const std::size_t nl = data.find('\n', pos);
-    if (nl == std::string_view::npos) {
-      partial_.append(data.substr(pos));
-      if (partial_.size() > (1u << 20)) {  // a line without end: hand it over in pieces
-        emit_(partial_);
-        partial_.clear();
-      }
-      return;
+    if (after_cr_ && data[pos] == '\n') {  // "\r\n": one end of line
+      after_cr_ = false;
+      ++pos;
+      continue;
     }
-    if (partial_.empty()) {
-      emit_(data.substr(pos, nl - pos));
+    after_cr_ = false;
+    const std::size_t end = data.find_first_of("\r\n", pos);
+    const std::string_view piece = data.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    if (partial_.size() + piece.size() > kMaxLine) {  // keep the head, drop the rest of the line
+      if (!cutting_) ++cut_lines_;
+      cutting_ = true;
+      partial_.append(piece.substr(0, kMaxLine - partial_.size()));
     } else {
-      partial_.append(data.substr(pos, nl - pos));
-      emit_(partial_);
-      partial_.clear();
+      partial_.append(piece);
     }
-    pos = nl + 1;
+    if (end == std::string_view::npos) return;
+    emit_(partial_);
+    partial_.clear();
+    cutting_ = false;
+    after_cr_ = data[end] == '\r';
+    pos = end + 1;
   }
 }
 
 void LineSplitter::finish() {
   if (!partial_.empty()) emit_(partial_);
   partial_.clear();
+  cutting_ = false;
 }
 
 namespace {
@@ -82,81 +86,56 @@ struct Handlers {
   Handlers& operator=(const Handlers&) = delete;
 };
 
-void write_all(int fd, std::string_view data) {
+// Copies everything, or stops at a closed destination (a reader that went away: EPIPE, with
+// SIGPIPE ignored); false then.
+bool write_all(int fd, std::string_view data) {
   while (!data.empty()) {
     const ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // a closed terminal: the job goes on, its output is lost
+    if (n <= 0) return false;
     data.remove_prefix(static_cast<std::size_t>(n));
   }
+  return true;
 }
 
 }  // namespace
 
 ChildEnd run_child(const std::vector<std::string>& argv_s, const ChildIo& io) {
   ChildEnd end;
-  if (argv_s.empty()) {
-    end.kind = ChildEnd::Kind::CouldNotStart;
-    end.error = "no command";
-    return end;
-  }
-  int out_pipe[2], err_pipe[2], report[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+  int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     end.kind = ChildEnd::Kind::CouldNotStart;
     end.error = std::strerror(errno);
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
+      if (fd >= 0) ::close(fd);
     return end;
   }
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(report, O_CLOEXEC) != 0) {
-    end.kind = ChildEnd::Kind::CouldNotStart;
-    end.error = std::strerror(errno);
-    ::close(out_pipe[0]);
-    ::close(out_pipe[1]);
-    return end;
-  }
-  std::vector<std::string> copy = argv_s;
-  std::vector<char*> argv;
-  for (auto& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  ContainSpec cs;
+  cs.argv = argv_s;
+  cs.search_path = true;
+  cs.stdout_fd = out_pipe[1];
+  cs.stderr_fd = err_pipe[1];
+  cs.own_group = false;  // the terminal's Ctrl-C reaches it as without watch
+  cs.forward_signals = true;
+  cs.force = io.containment;
 
   Handlers handlers;
   g_pending.store(0);
   const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    end.kind = ChildEnd::Kind::CouldNotStart;
-    end.error = std::string("fork: ") + std::strerror(errno);
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], report[0], report[1]}) ::close(fd);
-    return end;
-  }
-  if (pid == 0) {
-    // Between fork and exec: async-signal-safe calls only.
-    reset_signals_for_exec();
-    if (::dup2(out_pipe[1], STDOUT_FILENO) < 0 || ::dup2(err_pipe[1], STDERR_FILENO) < 0) ::_exit(127);
-    ::execvp(argv[0], argv.data());
-    const int e = errno;
-    (void)!::write(report[1], &e, sizeof e);
-    ::_exit(127);
-  }
-  end.pid = pid;
+  std::string why;
+  std::optional<ContainedChild> child = ContainedChild::start(cs, &why);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
-  ::close(report[1]);
-  int exec_errno = 0;
-  ssize_t got = 0;
-  while ((got = ::read(report[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
-  }
-  ::close(report[0]);
-  if (got == static_cast<ssize_t>(sizeof exec_errno)) {
-    int st = 0;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
+  if (!child) {
     ::close(out_pipe[0]);
     ::close(err_pipe[0]);
     end.kind = ChildEnd::Kind::CouldNotStart;
-    end.error = std::strerror(exec_errno);
+    end.error = why;
     return end;
   }
-  if (io.on_start) io.on_start(pid);
+  end.containment = containment_name(child->how());
+  end.pid = child->program_host_pid() > 0 ? child->program_host_pid() : child->pid();
+  if (io.on_start) io.on_start(end.pid);
 
   LineSplitter out_lines([&](std::string_view l) { if (io.on_line) io.on_line(l, false); });
   LineSplitter err_lines([&](std::string_view l) { if (io.on_line) io.on_line(l, true); });
@@ -166,13 +145,13 @@ ChildEnd run_child(const std::vector<std::string>& argv_s, const ChildIo& io) {
     LineSplitter* lines;
     bool open = true;
   } srcs[2] = {{out_pipe[0], io.out_fd, &out_lines}, {err_pipe[0], io.err_fd, &err_lines}};
+  bool relay = true;
   auto last_tick = std::chrono::steady_clock::now();
   const int tick_ms = std::max(1, static_cast<int>(io.tick_s * 1000));
-  int status = 0;
   bool exited = false;
   while (!exited || srcs[0].open || srcs[1].open) {
     if (const int sig = g_pending.exchange(0); sig != 0 && !exited) {
-      ::kill(pid, sig);
+      ::kill(child->pid(), sig);
       end.forwarded_signal = sig;
     }
     pollfd fds[2];
@@ -192,23 +171,26 @@ ChildEnd run_child(const std::vector<std::string>& argv_s, const ChildIo& io) {
         const ssize_t got_n = ::read(s.fd, buf, sizeof buf);
         if (got_n > 0) {
           const std::string_view data(buf, static_cast<std::size_t>(got_n));
-          if (io.before_output) io.before_output();
-          write_all(s.to, data);
+          if (io.before_output && relay) io.before_output();
+          // A closed stdout (a pager quit, `| head`) stops the copy; the command runs on.
+          if (relay && !write_all(s.to, data)) {
+            relay = false;
+            end.relay_stopped = true;
+            if (io.on_relay_stopped) io.on_relay_stopped();
+          }
           s.lines->feed(data);
         } else if (got_n == 0 || (errno != EINTR && errno != EAGAIN)) {
           s.open = false;
         }
       }
     if (n == 0 && !exited) ::usleep(static_cast<useconds_t>(tick_ms) * 1000);
-    if (!exited) {
-      const pid_t w = ::waitpid(pid, &status, WNOHANG);
-      if (w == pid || (w < 0 && errno == ECHILD)) {
-        exited = true;
-        // Grandchildren may hold the pipes open (a daemon it left behind): stop reading soon.
-      }
+    // The command's end ends its whole tree (a daemon it left holds no pipe past it).
+    if (!exited && child->wait(false)) {
+      exited = true;
+      child->kill_all();
     }
     if (exited && (srcs[0].open || srcs[1].open)) {
-      // Drain what is there without waiting on writers that outlive the command.
+      // Drain what is there without waiting on a writer the fallback could not reach.
       bool any = false;
       for (auto& s : srcs) {
         if (!s.open) continue;
@@ -226,8 +208,9 @@ ChildEnd run_child(const std::vector<std::string>& argv_s, const ChildIo& io) {
   for (auto& s : srcs) ::close(s.fd);
   out_lines.finish();
   err_lines.finish();
+  end.cut_lines = out_lines.cut_lines() + err_lines.cut_lines();
   end.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const WaitEnd w = decode_wait_status(status);
+  const WaitEnd w = decode_wait_status(child->wait(true).value_or(0));
   end.kind = w.signalled ? ChildEnd::Kind::Signalled : ChildEnd::Kind::Exited;
   end.code = w.code;
   return end;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 #include <condition_variable>
 #include <ctime>
 #include <mutex>
@@ -140,9 +141,16 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
   if (auto k = ctx.fs.kind(out_dir); k != FileSystem::Kind::Missing && k != FileSystem::Kind::Directory)
     return cli::fail(io, Error{"--out", out_dir + " exists and is not a folder"});
 
+  // The record's folder first: a run whose record cannot be written is refused before it starts.
+  if (auto made = ctx.fs.make_dirs(out_dir); !made)
+    return cli::fail(io, Error{"--out", "cannot create " + out_dir + ": " + made.error().str()});
+  const auto name = cli::value(*a, "--name");
+  if (name && name->find_first_not_of(" \t") == std::string::npos)
+    return cli::fail(io, Error{"--name", "is empty: the case needs a name (compare refuses a blank one)"});
+
   watch::WatchRun run;
   run.command = command;
-  run.name = cli::value(*a, "--name").value_or(watch::default_case_name(command));
+  run.name = name.value_or(watch::default_case_name(command));
   run.interval_s = interval_s;
   run.date = iso_now();
   run.step_regex = step_regex;
@@ -183,7 +191,7 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
 
   // Run it. Steps are parsed as lines come; the samplers start with the command.
   std::vector<double> step_ms, step_at_s;  // each step's time, and when its line came
-  int rate_lines = 0, unparsed = 0;
+  int rate_lines = 0, unparsed = 0, limited = 0;
   const auto t0 = Clock::now();
   std::thread sampler;
   bool progress_drawn = false;
@@ -203,7 +211,13 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
       ++rate_lines;
     } else if (s.kind == watch::StepLine::Kind::NoNumber) {
       ++unparsed;
+    } else if (s.kind == watch::StepLine::Kind::Limit) {
+      ++limited;
     }
+  };
+  cio.on_relay_stopped = [&] {
+    const char* said = "gpucheck watch: our output is closed: the command's output is no longer shown (it runs on)\n";
+    (void)!::write(deps.err_fd, said, std::char_traits<char>::length(said));
   };
   cio.on_start = [&](int pid) {
     sampler = std::thread([&sh, &deps, gpus, pid, interval_s, t0] { sample_loop(sh, deps, gpus, pid, interval_s, t0); });
@@ -262,25 +276,34 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
     if (!any_holder && any_active && run.timeline.gpus.size() > 1)
       run.notes.push_back("NVML listed none of the command's processes (a container's pid namespace?): the job's GPUs are those that ran kernels");
   }
+  if (run.end.cut_lines > 0)
+    run.notes.push_back(std::to_string(run.end.cut_lines) + " output line" + (run.end.cut_lines == 1 ? " was" : "s were") +
+                        " longer than 64 KiB: cut there for --step");
+  if (limited > 0)
+    run.notes.push_back(std::to_string(limited) + " line" + (limited == 1 ? "" : "s") +
+                        " hit the --step pattern's match limit (PCRE2): left out");
   run.steps = watch::step_stats(step_ms, rate_lines, unparsed);
   run.timeline.step_ms = run.steps.ms;
   run.timeline.steps = watch::steps_window(step_at_s, step_ms, run.steps.warmup);
   run.verdict = gw::judge(run.timeline);
 
   std::vector<std::string> written;
-  if (auto s = ctx.fs.make_dirs(out_dir); !s) {
-    cli::warn(io, "cannot create " + out_dir + ": " + s.error().str());
-  } else {
-    const std::pair<const char*, std::string> files[] = {{"watch.json", watch::watch_json(run)},
-                                                         {"results.json", watch::results_json(run)},
-                                                         {"watch.html", watch::watch_html(run)}};
-    for (const auto& [name, text] : files) {
-      const std::string path = join_path(out_dir, name);
-      if (auto w = ctx.fs.write_output(path, text); !w) cli::warn(io, w.error().str());
-      else written.push_back(path);
+  bool record_failed = false;
+  const std::pair<const char*, std::string> files[] = {{"watch.json", watch::watch_json(run)},
+                                                       {"results.json", watch::results_json(run)},
+                                                       {"watch.html", watch::watch_html(run)}};
+  for (const auto& [file, text] : files) {
+    const std::string path = join_path(out_dir, file);
+    if (auto w = ctx.fs.write_output(path, text); !w) {
+      (void)cli::fail(io, w.error());
+      record_failed = true;
+      break;
     }
+    written.push_back(path);
   }
   io.out += watch::summary_text(run, written);
+  // No record is a failure of watch's own, whatever the command's status.
+  if (record_failed) return ExitStatus::BadInput;
   return static_cast<ExitStatus>(run.end.status());
 }
 

@@ -132,13 +132,28 @@ json host_columns(const std::vector<gw::HostPoint>& host) {
   return c;
 }
 
+// The records hold each counted step up to this many; past it, an even sample of them
+// (watch.json) or the aggregates alone (results.json), so a record's size and the memory that
+// builds it follow the summary, not the step count (20 MB of step lines once made a 774 MB
+// results.json and 7.1 GB of RSS). The summary itself is over every step.
+constexpr std::size_t kRecordedSteps = 10000;
+
+std::vector<double> recorded_steps(const std::vector<double>& ms) {
+  if (ms.size() <= kRecordedSteps) return ms;
+  std::vector<double> out;
+  out.reserve(kRecordedSteps);
+  for (std::size_t i = 0; i < kRecordedSteps; ++i) out.push_back(ms[i * ms.size() / kRecordedSteps]);
+  return out;
+}
+
 json steps_json(const WatchRun& r) {
   if (!r.step_regex) return nullptr;
   const StepStats& s = r.steps;
   return {{"regex", *r.step_regex},  {"seen", s.seen},          {"warmup", s.warmup},
           {"rate_lines", s.rate_lines}, {"unparsed_lines", s.unparsed_lines},
           {"median_ms", opt(s.median_ms)}, {"p10_ms", opt(s.p10_ms)}, {"p90_ms", opt(s.p90_ms)},
-          {"mean_ms", opt(s.mean_ms)}, {"cv", opt(s.cv)}, {"ms", s.ms},
+          {"mean_ms", opt(s.mean_ms)}, {"cv", opt(s.cv)}, {"ms", recorded_steps(s.ms)},
+          {"ms_sampled", s.ms.size() > kRecordedSteps},
           // when the counted steps ran (the window the verdict's figures are over, when sampled)
           {"from_s", r.timeline.steps ? json(r.timeline.steps->from_s) : json(nullptr)},
           {"to_s", r.timeline.steps ? json(r.timeline.steps->to_s) : json(nullptr)}};
@@ -196,6 +211,7 @@ std::string watch_json(const WatchRun& r) {
   j["gpu_sampled"] = r.no_gpu_reason.empty();
   j["no_gpu_reason"] = r.no_gpu_reason.empty() ? json(nullptr) : json(r.no_gpu_reason);
   j["notes"] = r.notes;
+  j["process_tree"] = r.end.containment;  // how the command's whole tree was ended with it
   j["utilisation_window"] =
       "NVML's util is the share of its own sample period (1/6 s to 1 s by product) in which a kernel ran; GPM figures are "
       "averages over the interval since the previous sample";
@@ -281,7 +297,8 @@ std::string results_json(const WatchRun& r) {
   const StepStats& s = r.steps;
   if (r.step_regex && !s.ms.empty()) {
     const int n = static_cast<int>(s.ms.size());
-    for (int i = 0; i < n; ++i) benchmarks.push_back(entry(r.name, "iteration", s.ms[static_cast<std::size_t>(i)], n, i));
+    if (s.ms.size() <= kRecordedSteps)
+      for (int i = 0; i < n; ++i) benchmarks.push_back(entry(r.name, "iteration", s.ms[static_cast<std::size_t>(i)], n, i));
     auto agg = [&](const char* aname, double v) {
       json e = entry(r.name + "_" + aname, "aggregate", v, n, -1);
       e["aggregate_name"] = aname;

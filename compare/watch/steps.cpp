@@ -10,11 +10,11 @@
 namespace gpucheck::compare::watch {
 
 Expected<StepParser> StepParser::make(const std::string& regex) {
-  try {
-    return StepParser(std::regex(regex, std::regex::ECMAScript));
-  } catch (const std::regex_error& e) {
-    return Error{"--step", "not a regular expression: \"" + regex + "\" (" + e.what() + ")"};
-  }
+  std::string err;
+  if (pcre2::load(&err) == nullptr) return Error{"--step", err};
+  auto re = Pcre2Pattern::compile(regex, &err);
+  if (!re) return Error{"--step", "not a regular expression: \"" + regex + "\" (" + err + ")"};
+  return StepParser(std::move(re));
 }
 
 namespace {
@@ -69,10 +69,13 @@ std::optional<double> unit_ms(std::string_view rest) {
 
 StepLine StepParser::parse(std::string_view line) const {
   StepLine out;
-  std::match_results<std::string_view::const_iterator> m;
-  if (!std::regex_search(line.begin(), line.end(), m, re_)) return out;
-  std::size_t from = static_cast<std::size_t>(m.position(0));
-  if (m.size() > 1 && m[1].matched) from = static_cast<std::size_t>(m.position(1));
+  std::size_t from = 0, group1 = 0;
+  switch (re_->search(line, &from, &group1)) {
+    case Pcre2Pattern::Result::NoMatch: return out;
+    case Pcre2Pattern::Result::Limit: out.kind = StepLine::Kind::Limit; return out;
+    case Pcre2Pattern::Result::Match: break;
+  }
+  if (group1 != std::string_view::npos) from = group1;
   const auto num = first_number(line, from);
   if (!num) {
     out.kind = StepLine::Kind::NoNumber;

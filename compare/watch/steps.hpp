@@ -1,23 +1,26 @@
-// Step times from the watched command's output (`--step REGEX`): a line that matches gives the
+// Step times from the watched command's output (`--step REGEX`, a PCRE2 pattern run with
+// limits: watch/pcre2.hpp): a line that matches gives the
 // first number at the regex's first group (or at the match, without a group) and the unit
 // written right after it: ns, us, µs, ms (and no unit: milliseconds), s, s/it (tqdm's seconds
 // per iteration). A rate (it/s, img/s, any "/s") is not a time: the line is counted as a rate
 // line and left out, never inverted, because a rate's number is often an average over steps.
 #pragma once
 
+#include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/expected.hpp"
+#include "watch/pcre2.hpp"
 #include "watch/rules.hpp"
 
 namespace gpucheck::compare::watch {
 
 struct StepLine {
-  enum class Kind { NoMatch, Time, Rate, NoNumber };
+  // Limit: the pattern hit PCRE2's match, depth or heap limit on this line (no answer).
+  enum class Kind { NoMatch, Time, Rate, NoNumber, Limit };
   Kind kind = Kind::NoMatch;
   double ms = 0.0;  // Time
 };
@@ -28,8 +31,8 @@ class StepParser {
   [[nodiscard]] StepLine parse(std::string_view line) const;
 
  private:
-  explicit StepParser(std::regex re) : re_(std::move(re)) {}
-  std::regex re_;
+  explicit StepParser(std::shared_ptr<Pcre2Pattern> re) : re_(std::move(re)) {}
+  std::shared_ptr<Pcre2Pattern> re_;
 };
 
 // The distribution of step times: the first `warmup` left out (10% of the steps, at least 1

@@ -54,8 +54,7 @@ extern "C" void remove_temps_on_signal(int sig, siginfo_t* info, void* uctx) {
   if (s < 0) return;
   const struct sigaction& prev = g_previous[s];
   if (prev.sa_handler == SIG_DFL) {  // the process ends here: its temps go with it
-    for (int i = 0; i < kTempSlots; ++i)
-      if (g_temp_live[i].load() == 1) ::unlink(g_temp_path[i]);
+    remove_registered_temps();
     ::sigaction(sig, &prev, nullptr);
     ::raise(sig);
     return;
@@ -65,6 +64,15 @@ extern "C" void remove_temps_on_signal(int sig, siginfo_t* info, void* uctx) {
   if ((prev.sa_flags & SA_SIGINFO) != 0 && prev.sa_sigaction != nullptr) prev.sa_sigaction(sig, info, uctx);
   else if (prev.sa_handler != SIG_IGN) prev.sa_handler(sig);
 }
+
+}  // namespace
+
+void remove_registered_temps() noexcept {
+  for (int i = 0; i < kTempSlots; ++i)
+    if (g_temp_live[i].load() == 1) ::unlink(g_temp_path[i]);
+}
+
+namespace {
 
 // Installed once, at the first temp: a signal that was ignored stays ignored.
 void install_temp_cleanup() {

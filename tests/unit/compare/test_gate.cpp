@@ -552,7 +552,9 @@ TEST(PosixRunner, ExitCodeAndStderrFile) {
   EXPECT_EQ(res.exit_code, 3);
   gc::RealFileSystem fs;
   EXPECT_EQ(*fs.read(d.path + "/err.log", 100), "to-err\n");
-  EXPECT_EQ(*fs.read(d.path + "/out.log", 100), "to-out\n");
+  // The binary's stdout, then how its tree was kept.
+  EXPECT_EQ(*fs.read(d.path + "/out.log", 200),
+            "to-out\n[gpucheck: the binary's process tree was kept by a " + std::string(gc::containment_name(res.containment)) + "]\n");
 }
 
 TEST(PosixRunner, TimeoutStopsTheWholeGroup) {

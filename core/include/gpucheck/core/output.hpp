@@ -52,6 +52,10 @@ bool is_temp_name(std::string_view name, long* pid = nullptr);
 // the names removed.
 std::vector<std::string> remove_stale_temps(const std::string& path);
 
+// Unlinks every temp of an output in flight, now: for a signal handler that ends the process
+// (async-signal-safe).
+void remove_registered_temps() noexcept;
+
 // A file being replaced atomically, for writers that are handed a path (Google Benchmark's
 // --benchmark_out): create() names the temp to write; commit() flushes it, renames it over
 // the final path and flushes the folder. The destructor removes the temp unless committed.

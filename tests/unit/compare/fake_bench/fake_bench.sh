@@ -44,6 +44,15 @@ if ((!baseline)); then
       echo "fake_bench: hanging with a deaf child in my group" >&2
       while :; do sleep 0.1; done ;;
     setsid_child) setsid bash -c 'while :; do sleep 0.1; done' "fake_setsid_grandchild:${FAKE_STATE:-}" < /dev/null > /dev/null 2>&1 & ;;
+    setsid_chain | hang_chain)
+      # 100 nested sessions, each holding our stderr; the deepest says it is up; then results (or a hang).
+      c='n=$1; if [ "$n" -gt 0 ]; then setsid bash -c "$0" "$0" $((n-1)) "$2" & else : > "$2"; fi; while :; do sleep 0.1; done'
+      c="$c # fake_setsid_chain:${FAKE_STATE:-}"
+      rm -f "${FAKE_STATE:?}/chain_up"
+      setsid bash -c "$c" "$c" 100 "$FAKE_STATE/chain_up" &
+      while [[ ! -e $FAKE_STATE/chain_up ]]; do sleep 0.05; done
+      echo "fake_bench: a chain of 100 sessions is up" >&2
+      [[ $mode == hang_chain ]] && sleep 1000 ;;
     partial_hang) echo "{" > "$out.partial-$$"; echo "fake_bench: writing $out.partial-$$" >&2; sleep 1000 ;;
     flood) head -c 40000000 /dev/zero | tr '\0' 'y' >&2; echo "fake_bench: the last line of a flood" >&2 ;;
     regress_once)

@@ -134,6 +134,41 @@ case $case in
     check "exit 0" test "$rc" -eq 0
     check "no grandchild left" none_left "fake_setsid_grandchild:$FAKE_STATE"
     ;;
+  setsid_chain)
+    # 100 nested sessions holding stderr: the gate ends on time, and none outlives it.
+    bench bench_chain setsid_chain
+    record
+    gate --timeout 60
+    check "exit 0" test "$rc" -eq 0
+    check "no session of the chain left" none_left "fake_setsid_chain:$FAKE_STATE"
+    ;;
+  hang_chain_timeout)
+    # A hanging binary whose chain holds stderr: the timeout counts from its start.
+    bench bench_chain hang_chain
+    record
+    gate --timeout 2
+    check "exit 2 (errored)" test "$rc" -ne 0
+    check "timed out" has "timed out after 2.0 s"
+    check "within the timeout and the grace" test "$elapsed" -lt 15
+    check "no session of the chain left" none_left "fake_setsid_chain:$FAKE_STATE"
+    ;;
+  killed_gate_chain)
+    # kill -9 of gpucheck ends the binary's whole tree (its PID namespace), not only the binary.
+    bench bench_chain hang_chain
+    record
+    "$gpucheck" gate --bin-dir bin --baseline baselines --out out > out.txt 2> err.txt &
+    gpid=$!
+    for _ in $(seq 100); do [[ -e $FAKE_STATE/chain_up ]] && break; sleep 0.1; done
+    check "the chain was up" test -e "$FAKE_STATE/chain_up"
+    kill -9 "$gpid"
+    wait "$gpid" 2> /dev/null
+    # Without a PID namespace (unprivileged), the fallbacks cannot outlive a SIGKILLed gpucheck.
+    if unshare -p -f true 2> /dev/null; then
+      check "no session of the chain left after kill -9 of gpucheck" none_left "fake_setsid_chain:$FAKE_STATE"
+    else
+      echo "skipped the count: no PID namespace here"
+    fi
+    ;;
   killed_gate)
     # kill -9 of gpucheck takes the running binary with it (parent-death signal).
     bench bench_orphan hang
@@ -156,7 +191,8 @@ case $case in
     kill -TERM "$gpid"
     wait "$gpid"
     rc=$?
-    check "exit 2 (interrupted)" test "$rc" -eq 2
+    check "exit 143 (128 + SIGTERM)" test "$rc" -eq 143
+    check "the stop said once" grep -q "interrupted by a signal" err.txt
     check "no process left in the group" none_left "fake_group_child_deaf:$FAKE_STATE"
     check "no binary left" none_left "$fake group_child_deaf sigkid"
     ;;
