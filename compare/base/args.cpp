@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "base/format.hpp"
+#include "gpucheck/core/text.hpp"
 
 namespace gpucheck::compare::cli {
 
@@ -15,9 +16,10 @@ Expected<Args> parse_args(const std::vector<std::string>& in, std::size_t from, 
   gpucheck::args::ParseError e;
   const std::span<const std::string> rest(in.data() + std::min(from, in.size()), in.size() - std::min(from, in.size()));
   if (gpucheck::args::parse(rest, known, &a, &e)) return a;
-  if (e.message == "unknown option")
+  if (e.message == "unknown option" && !e.hint)
     return Error{e.option, "unknown option" + (e.suggestion ? " (did you mean " + *e.suggestion + "?)"
                                                             : " (see gpucheck " + command + " --help)")};
+  if (e.message == "unknown option") return Error{e.option, "unknown option (" + *e.hint + ")"};
   return Error{e.option, e.message};
 }
 
@@ -45,7 +47,7 @@ Expected<int> parse_count(const std::string& opt, const std::string& s, int lo, 
 ExitStatus fail(CliOutput& io, const Error& e) {
   std::string line = "gpucheck: " + e.str();
   std::replace(line.begin(), line.end(), '\n', ' ');
-  io.err += line + "\n";
+  io.err += visible_text(line) + "\n";  // an argument's escape sequence never reaches the terminal raw
   return ExitStatus::BadInput;
 }
 
