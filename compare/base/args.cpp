@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "base/format.hpp"
+#include "gpucheck/core/options.hpp"
 #include "gpucheck/core/text.hpp"
 
 namespace gpucheck::compare::cli {
@@ -57,11 +58,34 @@ void warn(CliOutput& io, const std::string& text) {
   io.err += line + "\n";
 }
 
+namespace {
+std::vector<std::string> data_file_candidates(const std::string& name) {
+  const std::string exe = executable_dir();
+  return {join_path("baselines", name), join_path((exe.empty() ? std::string(".") : exe) + "/../share/gpucheck", name)};
+}
+}  // namespace
+
+std::optional<std::string> find_data_file(const FileSystem& fs, const std::optional<std::string>& given,
+                                          const std::string& name) {
+  if (given) return given;
+  for (const std::string& p : data_file_candidates(name))
+    if (fs.kind(p) == FileSystem::Kind::File) return p;
+  return std::nullopt;
+}
+
+std::string data_file_places(const std::string& name) {
+  std::string s = "looked for ";
+  const std::vector<std::string> c = data_file_candidates(name);
+  for (std::size_t i = 0; i < c.size(); ++i) s += (i == 0 ? "" : " and ") + c[i];
+  return s;
+}
+
 OptionSet with(const OptionSet& a, const OptionSet& b) {
   OptionSet o = a;
   o.with_value.insert(b.with_value.begin(), b.with_value.end());
   o.flags.insert(b.flags.begin(), b.flags.end());
   o.repeatable.insert(b.repeatable.begin(), b.repeatable.end());
+  o.aliases.insert(b.aliases.begin(), b.aliases.end());
   return o;
 }
 

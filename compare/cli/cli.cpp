@@ -46,21 +46,16 @@ const char* const kCompareUsage = R"(  gpucheck compare BASELINE CURRENT [option
       GITHUB_STEP_SUMMARY  when set, the Markdown table is appended to that file
 )";
 
-#define GPUCHECK_BASELINE_UPDATE_USAGE \
-  R"(  gpucheck baseline update --suite NAME RESULTS [--root DIR] [--gpu SLUG] [--host] [--force] [--wait S]
+const char* const kBaselineUpdateUsage = R"(  gpucheck baseline update --suite NAME RESULTS [--root DIR] [--gpu SLUG] [--host] [--force] [--wait S]
       writes DIR/<gpu-slug>/NAME.json atomically (DIR defaults to baselines); with --host,
       DIR/<gpu-slug>/<host-slug>/NAME.json, a baseline of this runner's host CPU (host_cpu);
       keeps every repetition; waits up to S seconds (default 60) for a concurrent update
-)"
-#define GPUCHECK_BASELINE_SHOW_USAGE \
-  R"(  gpucheck baseline show [--root DIR] [--gpu SLUG]
-      lists the stored baselines: GPU, host, suite, cases and the dates their figures were measured
-)"
-const char* const kBaselineUpdateUsage = GPUCHECK_BASELINE_UPDATE_USAGE;
-const char* const kBaselineShowUsage = GPUCHECK_BASELINE_SHOW_USAGE;
-const char* const kBaselineUsage = GPUCHECK_BASELINE_UPDATE_USAGE GPUCHECK_BASELINE_SHOW_USAGE;
-#undef GPUCHECK_BASELINE_UPDATE_USAGE
-#undef GPUCHECK_BASELINE_SHOW_USAGE
+)";
+const char* const kBaselineShowUsage = R"(  gpucheck baseline show [--root DIR] [--gpu SLUG]
+      lists the stored baselines: GPU, driver, commit, host and the dates their figures were measured
+)";
+// Both subcommands, for `gpucheck baseline --help` and the command list.
+const std::string kBaselineUsage = std::string(kBaselineUpdateUsage) + kBaselineShowUsage;
 
 const char* const kReportUsage = R"(  gpucheck report A [B ...] [--markdown FILE] [--html FILE] [--metric NAME]
       one column per run of one GPU (its files merged); Markdown on stdout when no file is given (FILE - is stdout)
@@ -69,14 +64,13 @@ const char* const kReportUsage = R"(  gpucheck report A [B ...] [--markdown FILE
       --only-common        drop cases that are not in every column
       --thresholds FILE    limits and the report-only list (default: thresholds.json next to A
                            or up to two folders above it); --no-thresholds: none
-      --specs FILE         datasheet figures for percent of spec (default: baselines/specs.json)
+      --specs FILE         datasheet figures for percent of spec (default: baselines/specs.json, else
+                           share/gpucheck/specs.json beside the binary's folder; none found is a warning)
 )";
 
 const char* const kAcceptUsage = R"(  gpucheck accept [--devices 0,3|all] [--bin-dir DIR] [--burn SECONDS] [--timeout S] [--out DIR] [--format F]
       new-machine acceptance: runs the accept suites per GPU, judges them against the SKU's
       datasheet (baselines/specs.json) and baselines/accept.json
-      --devices 0,3|all    the GPUs to accept (default all: every GPU NVML counts); on a machine
-                           without a GPU, judge results measured elsewhere with --results
   gpucheck accept --results PATH [...] [--specs FILE] [--config FILE] [--out DIR] [--format F]
       judges result files already on disk (no GPU needed)
       exit 0 every check passed, 1 a check failed, 2 bad input or no GPU
@@ -94,7 +88,7 @@ const std::vector<Command>& commands() {
       {"gate", kGateUsage, cmd_gate},
       {"run", kRunUsage, cmd_run},
       {"compare", kCompareUsage, cmd_compare},
-      {"baseline", kBaselineUsage, cmd_baseline},
+      {"baseline", kBaselineUsage.c_str(), cmd_baseline},
       {"report", kReportUsage, cmd_report},
       {"accept", kAcceptUsage, [](const std::vector<std::string>& args, Context& ctx) { return cmd_accept(args, ctx.fs, ctx.env, ctx.io); }},
       {"watch", kWatchUsage, cmd_watch},
@@ -122,15 +116,17 @@ bool asks_for_help(const std::vector<std::string>& args) {
   return false;
 }
 
-// `gpucheck baseline show --help`: that subcommand's lines alone.
-std::optional<std::string> subcommand_usage(const std::vector<std::string>& args) {
+// A command's help where it is more than its row of the table: `gpucheck baseline show
+// --help` prints that subcommand's lines alone; accept has its own page (every option).
+std::optional<std::string> command_help(const std::vector<std::string>& args) {
   struct Sub {
     const char *command, *sub, *usage;
   };
   static const Sub kSubs[] = {{"baseline", "update", kBaselineUpdateUsage}, {"baseline", "show", kBaselineShowUsage}};
+  if (args.size() >= 2 && args[1] == "accept") return accept_usage_text();
   if (args.size() < 3) return std::nullopt;
   for (const Sub& s : kSubs)
-    if (args[1] == s.command && args[2] == s.sub) return std::string(s.usage);
+    if (args[1] == s.command && args[2] == s.sub) return std::string("usage:\n") + s.usage;
   return std::nullopt;
 }
 
@@ -373,9 +369,13 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   if (!co) return fail(io, co.error());
   if (!co->thresholds.source.empty()) o.thresholds = co->thresholds;
   SpecDb specs;
-  const auto specs_path = value(*a, "--specs");
-  const std::string specs_file = specs_path.value_or("baselines/specs.json");
-  if (specs_path || ctx.fs.kind(specs_file) == FileSystem::Kind::File) {
+  // Found as accept finds it (a checkout's baselines/, else the copy beside the binary); none
+  // found is said in one line, never a report that silently lacks % of spec.
+  const auto found = find_data_file(ctx.fs, value(*a, "--specs"), "specs.json");
+  const std::string specs_file = found.value_or("");
+  if (!found)
+    warn(io, "no specs.json (" + data_file_places("specs.json") + "): % of spec is left out; pass --specs FILE");
+  if (found) {
     auto text = ctx.fs.read(specs_file, std::size_t{16} << 20);
     if (!text) return fail(io, text.error());
     std::string err;
@@ -452,7 +452,7 @@ ExitStatus run_cli(const std::vector<std::string>& args, FileSystem& fs, const C
   for (const auto& c : commands()) {
     if (name != c.name) continue;
     if (asks_for_help(args)) {
-      io.out += std::string("usage:\n") + subcommand_usage(args).value_or(c.usage);
+      io.out += command_help(args).value_or(std::string("usage:\n") + c.usage);
       return ExitStatus::Ok;
     }
     Context ctx{fs, env, io};
