@@ -36,7 +36,7 @@ std::string threshold_text(const Comparison& c) {
   // Without a thresholds file nothing is report-only or host-bound: say so, or a baseline
   // folder without one (gate --baseline DIR reads DIR/thresholds.json) fails host-bound
   // cases at the default limit with no hint why.
-  if (!c.thresholds_source.empty()) s += " (per-name limits from " + c.thresholds_source + ")";
+  if (!c.thresholds_source.empty()) s += " (per-name overrides from " + c.thresholds_source + ")";
   else s += " (no thresholds file: no overrides, report-only or host-bound lists)";
   return s;
 }

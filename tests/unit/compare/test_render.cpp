@@ -132,14 +132,14 @@ TEST(Render, HeaderCountsTheCasesAtEachLimit) {
   c.rows[2].threshold_pct = 25.0;
   c.thresholds_source = "baselines/thresholds.json";
   const std::string md = gc::render_markdown(c);
-  EXPECT_NE(md.find("limit 10% by default; 5% for 2 cases; 25% for 1 case (per-name limits from "
+  EXPECT_NE(md.find("limit 10% by default; 5% for 2 cases; 25% for 1 case (per-name overrides from "
                     "baselines/thresholds.json)"),
             std::string::npos)
       << md.substr(0, 600);
   EXPECT_EQ(md.find("threshold 10%"), std::string::npos);
   c.default_threshold_pct = 5.0;  // every row at 5% but two: the others are counted
   for (auto& r : c.rows) r.threshold_pct = 5.0;
-  EXPECT_NE(gc::render_terminal(c, false).find("limit 5% for every case (per-name limits"), std::string::npos);
+  EXPECT_NE(gc::render_terminal(c, false).find("limit 5% for every case (per-name overrides"), std::string::npos);
 }
 
 // Issue 35/36: CSV cells say their unit, keep every digit, and never start a formula.
