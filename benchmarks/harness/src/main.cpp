@@ -267,6 +267,7 @@ int run_family(int argc, char** argv, const Family& family) {
       !out.final_path().empty() && out.final_path() != "-" && !specs.empty() && same_file(out.final_path(), specs)) {
     return bad_input("--benchmark_out=" + out.final_path() + ": names the specs file this binary reads (--specs)");
   }
+  const std::string filter = gbench_filter(argc, argv);  // before Google Benchmark takes its flags out of argv
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
@@ -293,7 +294,7 @@ int run_family(int argc, char** argv, const Family& family) {
   // no results file (the runner reads the line as "nothing of this family", contract.hpp).
   // A suite with no case at all here (one GPU for a multi-GPU family) is not an error.
   if (ran == 0 && registered > 0)
-    return bad_input(std::string(contract::kNoMatchPrefix) + gbench_filter(argc, argv) + " in the " +
+    return bad_input(std::string(contract::kNoMatchPrefix) + filter + " in the " +
                      family.model.family + " " + std::string(to_string(options.suite)) + " suite (list them with " +
                      argv[0] + " --list --suite " + std::string(to_string(options.suite)) + ")");
   if (ran == 0)
