@@ -1,5 +1,7 @@
 #include "gpucheck/core/text.hpp"
 
+#include <algorithm>
+
 namespace gpucheck {
 
 std::size_t bidi_control_at(std::string_view s, std::size_t i, char32_t* code) {
@@ -20,6 +22,12 @@ std::size_t bidi_control_at(std::string_view s, std::size_t i, char32_t* code) {
 }
 
 std::string visible_text(std::string_view s) {
+  // Most text has nothing to escape: one scan, one copy (the loader calls this for every name).
+  const bool plain = std::none_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u < 0x20 || u == 0x7f || u == 0xD8 || u == 0xE2;
+  });
+  if (plain) return std::string(s);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
