@@ -81,19 +81,6 @@ Status walk(const FileSystem& fs, const std::string& dir, int depth, std::vector
   return Done{};
 }
 
-// An explicit --specs / --config, else ./baselines/NAME, else the copy that travels with the
-// binary (bin/../share/gpucheck/NAME, put there by CMake).
-std::optional<std::string> find_file(const FileSystem& fs, const std::optional<std::string>& given,
-                                     const std::string& name) {
-  if (given) return given;
-  const std::string exe = executable_dir();
-  for (const std::string& dir : {std::string("baselines"), (exe.empty() ? std::string(".") : exe) + "/../share/gpucheck"}) {
-    const std::string p = join_path(dir, name);
-    if (fs.kind(p) == FileSystem::Kind::File) return p;
-  }
-  return std::nullopt;
-}
-
 // --out DIR's accept.json and accept.md may not be an input (a --results file, --specs,
 // --config) nor the step summary; checked before anything is measured.
 Status check_accept_outputs(const AcceptArgs& a, const FileSystem& fs, const CliEnvironment& env) {
@@ -178,8 +165,9 @@ Expected<std::vector<Results>> load_accept_results(const FileSystem& fs, const s
 ExitStatus judge_and_report(const AcceptArgs& args, const std::vector<Results>& files, FileSystem& fs, CliOutput& io,
                             const std::vector<AcceptCheck>& extra) {
   SpecDb specs;
-  std::string specs_source = "none found (no baselines/specs.json): SKU checks not checked";
-  if (const auto path = find_file(fs, args.specs, "specs.json")) {
+  std::string specs_source =
+      "none found (" + cli::data_file_places("specs.json") + "): SKU checks not checked; pass --specs FILE";
+  if (const auto path = cli::find_data_file(fs, args.specs, "specs.json")) {
     auto text = fs.read(*path, kMaxConfigBytes);
     if (!text) return fail(io, text.error());
     std::string err;
@@ -188,7 +176,7 @@ ExitStatus judge_and_report(const AcceptArgs& args, const std::vector<Results>& 
   }
   AcceptConfig config;
   config.source = "built-in defaults (no baselines/accept.json)";
-  if (const auto path = find_file(fs, args.config, "accept.json")) {
+  if (const auto path = cli::find_data_file(fs, args.config, "accept.json")) {
     auto text = fs.read(*path, kMaxConfigBytes);
     if (!text) return fail(io, text.error());
     auto c = parse_accept_config(*text, *path);
@@ -257,6 +245,8 @@ usage:
       runs the accept suites on this node's GPUs (bench_pcie, bench_memory, bench_matmul per GPU,
       one process each; bench_nccl over the node; --burn: bench_matmul's burn suite on every GPU
       at once), keeps their JSON under --out (default results/accept), then judges it
+      --devices 0,3|all    the GPUs to measure (default all: every GPU NVML counts); a machine
+                           without a GPU judges results measured elsewhere with --results
       --bin-dir DIR        the bench_* binaries (default: beside gpucheck)
       --burn SECONDS       sustained checked GEMM load on every GPU at once
       --timeout SECONDS    per binary (default 600)
@@ -264,11 +254,12 @@ usage:
       judges results files already on disk, on any machine
       PATH                 a results .json file or a folder, walked recursively (accept.json skipped)
       --devices LIST       only these device indices (gpucheck_device_index), e.g. 0,3
-      --specs FILE         datasheet figures (default baselines/specs.json)
+      --specs FILE         datasheet figures (default baselines/specs.json, else share/gpucheck/specs.json
+                           beside the binary's folder; the one used is printed)
       --config FILE        acceptance floors (default baselines/accept.json)
       --out DIR            also write DIR/accept.json and DIR/accept.md
       --format F           stdout as terminal (default), markdown or json
-exit status: 0 every check passed, 1 a check failed, 2 bad input (one line on stderr)
+exit status: 0 every check passed, 1 a check failed, 2 bad input or no GPU (one line on stderr)
 )";
 }
 

@@ -37,9 +37,13 @@ Expected<std::vector<int>> devices_to_measure(const AcceptArgs& a, const CliEnvi
   } else if (snap.known) {
     n = snap.gpus.size();
   } else {
-    return Error{"accept", "cannot count the GPUs (" + snap.reason + "): name them with --devices 0,1,..."};
+    return Error{"accept", "no GPU found: NVML does not answer (" + snap.reason +
+                               "); to judge results measured elsewhere: gpucheck accept --results DIR (or name this "
+                               "machine's GPUs with --devices 0,1,...)"};
   }
-  if (n == 0) return Error{"accept", "no GPU found: nothing to accept"};
+  if (n == 0)
+    return Error{"accept", "no GPU found: nothing to accept here; to judge results measured elsewhere: gpucheck accept "
+                           "--results DIR"};
   std::vector<int> all(n);
   for (std::size_t i = 0; i < n; ++i) all[i] = static_cast<int>(i);
   return all;
@@ -169,10 +173,19 @@ Expected<AcceptMeasurement> measure_accept(const AcceptArgs& a, FileSystem& fs, 
       if (o.interrupted) return Error{b, "interrupted by a signal"};
       ++runs;
       if (o.no_device) ++no_device;
+      // The first binary finds no device: the others would say the same. One line, what to do.
+      if (o.no_device && runs == 1) {
+        std::string why = o.run.reason.substr(std::min(o.run.reason.size(), cli::kCouldNotRun.size()));
+        if (why.starts_with("gpucheck: ")) why.erase(0, 10);
+        return Error{"accept", "no GPU: " + std::string(b) + " said \"" + why +
+                                   "\"; to judge results measured elsewhere: gpucheck accept --results DIR"};
+      }
       if (o.run.status == BinaryRun::Status::Errored) m.failed_runs.push_back(failed_run(gpu, o));
     }
   }
-  if (no_device == runs) return Error{"accept", "no GPU: the benchmark binaries found no CUDA device"};
+  if (no_device == runs)
+    return Error{"accept", "no GPU: the benchmark binaries found no CUDA device; to judge results measured elsewhere: "
+                           "gpucheck accept --results DIR"};
 
   // NCCL over every GPU of the node (single process), where there is more than one.
   const bool whole_node = !a.devices;

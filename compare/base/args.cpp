@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "base/format.hpp"
+#include "gpucheck/core/options.hpp"
+#include "gpucheck/core/text.hpp"
 
 namespace gpucheck::compare::cli {
 
@@ -15,9 +17,10 @@ Expected<Args> parse_args(const std::vector<std::string>& in, std::size_t from, 
   gpucheck::args::ParseError e;
   const std::span<const std::string> rest(in.data() + std::min(from, in.size()), in.size() - std::min(from, in.size()));
   if (gpucheck::args::parse(rest, known, &a, &e)) return a;
-  if (e.message == "unknown option")
+  if (e.message == "unknown option" && !e.hint)
     return Error{e.option, "unknown option" + (e.suggestion ? " (did you mean " + *e.suggestion + "?)"
                                                             : " (see gpucheck " + command + " --help)")};
+  if (e.message == "unknown option") return Error{e.option, "unknown option (" + *e.hint + ")"};
   return Error{e.option, e.message};
 }
 
@@ -45,7 +48,7 @@ Expected<int> parse_count(const std::string& opt, const std::string& s, int lo, 
 ExitStatus fail(CliOutput& io, const Error& e) {
   std::string line = "gpucheck: " + e.str();
   std::replace(line.begin(), line.end(), '\n', ' ');
-  io.err += line + "\n";
+  io.err += visible_text(line) + "\n";  // an argument's escape sequence never reaches the terminal raw
   return ExitStatus::BadInput;
 }
 
@@ -55,11 +58,34 @@ void warn(CliOutput& io, const std::string& text) {
   io.err += line + "\n";
 }
 
+namespace {
+std::vector<std::string> data_file_candidates(const std::string& name) {
+  const std::string exe = executable_dir();
+  return {join_path("baselines", name), join_path((exe.empty() ? std::string(".") : exe) + "/../share/gpucheck", name)};
+}
+}  // namespace
+
+std::optional<std::string> find_data_file(const FileSystem& fs, const std::optional<std::string>& given,
+                                          const std::string& name) {
+  if (given) return given;
+  for (const std::string& p : data_file_candidates(name))
+    if (fs.kind(p) == FileSystem::Kind::File) return p;
+  return std::nullopt;
+}
+
+std::string data_file_places(const std::string& name) {
+  std::string s = "looked for ";
+  const std::vector<std::string> c = data_file_candidates(name);
+  for (std::size_t i = 0; i < c.size(); ++i) s += (i == 0 ? "" : " and ") + c[i];
+  return s;
+}
+
 OptionSet with(const OptionSet& a, const OptionSet& b) {
   OptionSet o = a;
   o.with_value.insert(b.with_value.begin(), b.with_value.end());
   o.flags.insert(b.flags.begin(), b.flags.end());
   o.repeatable.insert(b.repeatable.begin(), b.repeatable.end());
+  o.aliases.insert(b.aliases.begin(), b.aliases.end());
   return o;
 }
 

@@ -46,6 +46,14 @@ void append_step_summary(FileSystem& fs, const CliEnvironment& env, CliOutput& i
 
 Expected<bool> colour_from(const Args& a, const CliEnvironment& env);
 
+// The data files the tool reads by default (specs.json, accept.json): the one given, else
+// baselines/NAME below the current folder (a checkout), else share/gpucheck/NAME beside the
+// binary's folder (the build's copy of the tree it was built from, or an install); nullopt
+// when none is a file. data_file_places says where it looked, for the line that says so.
+std::optional<std::string> find_data_file(const FileSystem& fs, const std::optional<std::string>& given,
+                                          const std::string& name);
+std::string data_file_places(const std::string& name);
+
 struct Context {
   FileSystem& fs;
   const CliEnvironment& env;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <future>
+#include <optional>
+#include <regex>
 #include <set>
 
 #include "accept/command.hpp"
@@ -35,6 +37,8 @@ const char* const kCompareUsage = R"(  gpucheck compare BASELINE CURRENT [option
       --alpha A            significance level of the Mann-Whitney U test (default 0.05)
       --min-repetitions N  repetitions needed on both sides to run the test (default 3)
       --allow-missing      benchmarks missing from CURRENT do not fail the gate
+      --filter REGEX       only the cases whose names it matches, on both sides (POSIX extended, as
+                           --benchmark_filter); cases it leaves out are neither missing nor new
       --format F           terminal (default), markdown, json, junit or csv
       --out FILE           write that format to FILE (the terminal table still goes to stdout;
                            with --out - or /dev/stdout the table goes to stderr)
@@ -42,12 +46,16 @@ const char* const kCompareUsage = R"(  gpucheck compare BASELINE CURRENT [option
       GITHUB_STEP_SUMMARY  when set, the Markdown table is appended to that file
 )";
 
-const char* const kBaselineUsage = R"(  gpucheck baseline update --suite NAME RESULTS [--root DIR] [--gpu SLUG] [--host] [--force] [--wait S]
+const char* const kBaselineUpdateUsage = R"(  gpucheck baseline update --suite NAME RESULTS [--root DIR] [--gpu SLUG] [--host] [--force] [--wait S]
       writes DIR/<gpu-slug>/NAME.json atomically (DIR defaults to baselines); with --host,
       DIR/<gpu-slug>/<host-slug>/NAME.json, a baseline of this runner's host CPU (host_cpu);
       keeps every repetition; waits up to S seconds (default 60) for a concurrent update
-  gpucheck baseline show [--root DIR] [--gpu SLUG]
 )";
+const char* const kBaselineShowUsage = R"(  gpucheck baseline show [--root DIR] [--gpu SLUG]
+      lists the stored baselines: GPU, driver, commit, host and the dates their figures were measured
+)";
+// Both subcommands, for `gpucheck baseline --help` and the command list.
+const std::string kBaselineUsage = std::string(kBaselineUpdateUsage) + kBaselineShowUsage;
 
 const char* const kReportUsage = R"(  gpucheck report A [B ...] [--markdown FILE] [--html FILE] [--metric NAME]
       one column per run of one GPU (its files merged); Markdown on stdout when no file is given (FILE - is stdout)
@@ -56,7 +64,8 @@ const char* const kReportUsage = R"(  gpucheck report A [B ...] [--markdown FILE
       --only-common        drop cases that are not in every column
       --thresholds FILE    limits and the report-only list (default: thresholds.json next to A
                            or up to two folders above it); --no-thresholds: none
-      --specs FILE         datasheet figures for percent of spec (default: baselines/specs.json)
+      --specs FILE         datasheet figures for percent of spec (default: baselines/specs.json, else
+                           share/gpucheck/specs.json beside the binary's folder; none found is a warning)
 )";
 
 const char* const kAcceptUsage = R"(  gpucheck accept [--devices 0,3|all] [--bin-dir DIR] [--burn SECONDS] [--timeout S] [--out DIR] [--format F]
@@ -79,7 +88,7 @@ const std::vector<Command>& commands() {
       {"gate", kGateUsage, cmd_gate},
       {"run", kRunUsage, cmd_run},
       {"compare", kCompareUsage, cmd_compare},
-      {"baseline", kBaselineUsage, cmd_baseline},
+      {"baseline", kBaselineUsage.c_str(), cmd_baseline},
       {"report", kReportUsage, cmd_report},
       {"accept", kAcceptUsage, [](const std::vector<std::string>& args, Context& ctx) { return cmd_accept(args, ctx.fs, ctx.env, ctx.io); }},
       {"watch", kWatchUsage, cmd_watch},
@@ -107,12 +116,51 @@ bool asks_for_help(const std::vector<std::string>& args) {
   return false;
 }
 
+// A command's help where it is more than its row of the table: `gpucheck baseline show
+// --help` prints that subcommand's lines alone; accept has its own page (every option).
+std::optional<std::string> command_help(const std::vector<std::string>& args) {
+  struct Sub {
+    const char *command, *sub, *usage;
+  };
+  static const Sub kSubs[] = {{"baseline", "update", kBaselineUpdateUsage}, {"baseline", "show", kBaselineShowUsage}};
+  if (args.size() >= 2 && args[1] == "accept") return accept_usage_text();
+  if (args.size() < 3) return std::nullopt;
+  for (const Sub& s : kSubs)
+    if (args[1] == s.command && args[2] == s.sub) return std::string("usage:\n") + s.usage;
+  return std::nullopt;
+}
+
+// compare --filter: the cases of one side whose names the expression matches (with or without
+// Google Benchmark's /manual_time suffix, as the gate's --filter).
+Results keep_matching(const Results& in, const std::regex& re) {
+  Results out;
+  out.source = in.source;
+  out.context = in.context;
+  for (const Benchmark& b : in.benchmarks)
+    if (std::regex_search(b.name, re) || std::regex_search(b.name + "/manual_time", re)) out.benchmarks.push_back(b);
+  out.reindex();
+  return out;
+}
+
+Expected<std::optional<std::regex>> filter_from(const Args& a) {
+  const auto f = value(a, "--filter");
+  if (!f) return std::optional<std::regex>();
+  if (f->empty()) return Error{"--filter", "needs a regular expression"};
+  try {
+    return std::optional<std::regex>(std::regex(*f, std::regex::extended));
+  } catch (const std::regex_error& e) {
+    return Error{"--filter", "bad regular expression \"" + *f + "\": " + e.what()};
+  }
+}
+
 }  // namespace
 
 ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
   CliOutput& io = ctx.io;
-  auto a = parse_args(args, 2, with(compare_options(), {{"--format", "--out", "--color"}, {}}), "compare");
+  auto a = parse_args(args, 2, with(compare_options(), {{"--format", "--out", "--color", "--filter"}, {}}), "compare");
   if (!a) return fail(io, a.error());
+  auto filter = filter_from(*a);
+  if (!filter) return fail(io, filter.error());
   if (a->positional.size() != 2)
     return fail(io, Error{"compare", "needs BASELINE and CURRENT (got " + std::to_string(a->positional.size()) + " paths)"});
   const std::string format = value(*a, "--format").value_or("terminal");
@@ -127,6 +175,7 @@ ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
   const std::string& cur_path = a->positional[1];
   auto o = read_compare_options(ctx.fs, *a, thresholds_search_from(base_path));
   if (!o) return fail(io, o.error());
+  if (*filter) o->warn_unmatched_globs = false;  // the globs of the cases left out are not stale
   const auto out = value(*a, "--out");
   std::vector<NamedPath> outputs;
   if (out) outputs.push_back({"--out", *out});
@@ -142,6 +191,13 @@ ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
   auto base = base_future.get();
   if (!base) return fail(io, base.error());
   if (!cur) return fail(io, cur.error());
+  if (*filter) {
+    base = keep_matching(*base, **filter);
+    cur = keep_matching(*cur, **filter);
+    if (base->benchmarks.empty() && cur->benchmarks.empty())
+      return fail(io, Error{"--filter", "\"" + *value(*a, "--filter") + "\" matches no benchmark in " + base_path +
+                                            " or " + cur_path});
+  }
   if (auto m = check_metric(*base, *cur, o->metric); !m) return fail(io, m.error());
 
   Comparison judged = compare_results(*base, *cur, *o);
@@ -227,7 +283,7 @@ ExitStatus baseline_show(const std::vector<std::string>& args, Context& ctx) {
       continue;
     }
     io.out += b.path + ": " + std::to_string(b.benchmarks) + " benchmarks, " + b.gpu_name + ", driver " + b.driver +
-              ", commit " + b.commit + ", " + b.date + (b.host.empty() ? "" : ", host " + b.host) + "\n";
+              ", commit " + b.commit + ", " + dates_text(b.date) + (b.host.empty() ? "" : ", host " + b.host) + "\n";
   }
   if (bad != nullptr) return fail(io, Error{bad->path, bad->problem});
   return ExitStatus::Ok;
@@ -313,9 +369,13 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   if (!co) return fail(io, co.error());
   if (!co->thresholds.source.empty()) o.thresholds = co->thresholds;
   SpecDb specs;
-  const auto specs_path = value(*a, "--specs");
-  const std::string specs_file = specs_path.value_or("baselines/specs.json");
-  if (specs_path || ctx.fs.kind(specs_file) == FileSystem::Kind::File) {
+  // Found as accept finds it (a checkout's baselines/, else the copy beside the binary); none
+  // found is said in one line, never a report that silently lacks % of spec.
+  const auto found = find_data_file(ctx.fs, value(*a, "--specs"), "specs.json");
+  const std::string specs_file = found.value_or("");
+  if (!found)
+    warn(io, "no specs.json (" + data_file_places("specs.json") + "): % of spec is left out; pass --specs FILE");
+  if (found) {
     auto text = ctx.fs.read(specs_file, std::size_t{16} << 20);
     if (!text) return fail(io, text.error());
     std::string err;
@@ -356,6 +416,19 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
 
 }  // namespace cli
 
+std::string dates_text(std::string_view merged) {
+  std::vector<std::string_view> dates;
+  for (std::size_t start = 0;;) {
+    const std::size_t bar = merged.find(" | ", start);
+    if (const std::string_view d = merged.substr(start, bar - start); !d.empty()) dates.push_back(d);
+    if (bar == std::string_view::npos) break;
+    start = bar + 3;
+  }
+  if (dates.size() < 2) return std::string(merged);
+  std::sort(dates.begin(), dates.end());  // ISO 8601 in one zone sorts as text
+  return std::to_string(dates.size()) + " dates, " + std::string(dates.front()) + " to " + std::string(dates.back());
+}
+
 std::string usage_text() {
   std::string s = "gpucheck: run the benchmark suite as a gate, compare Google Benchmark results, keep baselines,\n"
                   "write reports. `gpucheck COMMAND --help` shows one command.\n\nusage:\n";
@@ -379,7 +452,7 @@ ExitStatus run_cli(const std::vector<std::string>& args, FileSystem& fs, const C
   for (const auto& c : commands()) {
     if (name != c.name) continue;
     if (asks_for_help(args)) {
-      io.out += std::string("usage:\n") + c.usage;
+      io.out += command_help(args).value_or(std::string("usage:\n") + c.usage);
       return ExitStatus::Ok;
     }
     Context ctx{fs, env, io};

@@ -100,7 +100,9 @@ Expected<FirstPass> run_all(Context& ctx, const RunPlan& plan, const std::vector
     Outcome o = fresh_processes && reps > 1 ? runner.run_fresh(bins[i], progress, "first", reps, plan.filter, plan.filter.has_value())
                                             : runner.run(bins[i], progress, "first", reps, plan.filter, plan.filter.has_value());
     if (o.interrupted) return Error{bins[i], "interrupted by a signal: the run stopped (results not written)"};
+    const bool no_gpu = i == 0 && o.no_device;
     fp.outcomes.push_back(std::move(o));
+    if (no_gpu) break;  // the rest would say the same: one line, not one per binary
   }
   // Every binary could not run, for one reason (no GPU, CUDA_LAUNCH_BLOCKING set, ...): that
   // reason is the gate's one line, exit 2.
@@ -112,8 +114,10 @@ Expected<FirstPass> run_all(Context& ctx, const RunPlan& plan, const std::vector
                   [&](const Outcome& o) { return o.run.reason == fp.outcomes.front().run.reason; })) {
     std::string why = fp.outcomes.front().run.reason.substr(kCouldNotRun.size());
     if (why.starts_with("gpucheck: ")) why.erase(0, 10);
-    return Error{"", (fp.outcomes.front().no_device ? "no GPU: every benchmark binary said \"" : "every benchmark binary refused: \"") +
-                         why + "\""};
+    if (fp.outcomes.front().no_device)
+      return Error{"", "no GPU: " + fp.outcomes.front().run.name + " said \"" + why +
+                           "\"; run on a GPU machine, or judge results measured there with gpucheck compare"};
+    return Error{"", "every benchmark binary refused: \"" + why + "\""};
   }
   // The suite's GPU model: the one most binaries report (ties: the first); a binary on
   // another one ran somewhere else (CUDA_VISIBLE_DEVICES, a wrapper) and is left out.

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "report/csv.hpp"
@@ -17,13 +18,26 @@ std::string direction_text(Direction d) {
   return d == Direction::LowerIsBetter ? "lower is better" : "higher is better";
 }
 
+// The limits the table was judged at: the default, and each per-case limit with how many cases
+// it applies to ("limit 10% by default; 5% for 45 cases"), so the header never states one
+// figure over cases that fail at another.
 std::string threshold_text(const Comparison& c) {
-  std::string s = "threshold " + format_pct(c.default_threshold_pct);
+  std::map<double, int> others;  // limit % -> cases, for the limits other than the default
+  for (const Row& r : c.rows)
+    if (std::fabs(r.threshold_pct - c.default_threshold_pct) > 1e-9) ++others[r.threshold_pct];
+  std::string s = "limit " + format_pct(c.default_threshold_pct);
+  if (others.empty()) {
+    s += " for every case";
+  } else {
+    s += " by default";
+    for (const auto& [pct, n] : others)
+      s += "; " + format_pct(pct) + " for " + std::to_string(n) + (n == 1 ? " case" : " cases");
+  }
   // Without a thresholds file nothing is report-only or host-bound: say so, or a baseline
   // folder without one (gate --baseline DIR reads DIR/thresholds.json) fails host-bound
   // cases at the default limit with no hint why.
   if (!c.thresholds_source.empty()) s += " (per-name overrides from " + c.thresholds_source + ")";
-  else s += " for every case (no thresholds file: no overrides, report-only or host-bound lists)";
+  else s += " (no thresholds file: no overrides, report-only or host-bound lists)";
   return s;
 }
 
@@ -473,13 +487,13 @@ std::string render_junit(const CompareReport& rep) {
 
 std::string render_csv(const CompareReport& rep) {
   const Comparison& c = rep.comparison;
-  auto pct = [](std::optional<double> f) { return f ? std::optional<double>(*f * 100.0) : std::nullopt; };
-  std::string out = csv_line({"name", "verdict", "metric", "baseline", "current", "change_pct", "threshold_pct", "p_value",
-                              "baseline_cv_pct", "current_cv_pct", "noisy", "fails_gate", "note"});
+  const std::string unit = csv_unit(c.metric);
+  std::string out = csv_line({"name", "verdict", "metric", "unit", "baseline", "current", "change_pct", "threshold_pct",
+                              "p_value", "baseline_cv_pct", "current_cv_pct", "noisy", "fails_gate", "note"});
   for (const Row& r : c.rows)
-    out += csv_line({r.name, std::string(verdict_name(r.verdict)), c.metric, csv_number(r.base), csv_number(r.cur),
-                     csv_number(pct(r.change)), csv_number(r.threshold_pct), csv_number(r.p_value), csv_number(pct(r.base_cv)),
-                     csv_number(pct(r.cur_cv)), r.noisy ? "1" : "0", r.fails_gate ? "1" : "0", r.note});
+    out += csv_line({r.name, std::string(verdict_name(r.verdict)), c.metric, unit, csv_number(r.base), csv_number(r.cur),
+                     csv_pct(r.change), csv_number(r.threshold_pct), csv_number(r.p_value), csv_pct(r.base_cv),
+                     csv_pct(r.cur_cv), r.noisy ? "1" : "0", r.fails_gate ? "1" : "0", r.note});
   return out;
 }
 

@@ -482,16 +482,16 @@ std::string render_report_json(const Report& r) {
 }
 
 std::string render_report_csv(const Report& r) {
-  std::string out = csv_line({"family", "name", "metric", "unit", "direction", "column", "value", "ratio", "noise_band",
-                              "cv", "pct_of_spec", "tone", "report_only", "noisy", "partial", "note"});
+  std::string out = csv_line({"family", "name", "metric", "unit", "direction", "column", "value", "ratio",
+                              "noise_band_pct", "cv_pct", "pct_of_spec", "tone", "report_only", "noisy", "partial", "note"});
   for (const auto& fam : r.families)
     for (const auto& row : fam.rows)
       for (std::size_t i = 0; i < row.cells.size(); ++i) {
         const auto& c = row.cells[i];
         const std::string tone = i == 0 ? "reference" : c.speed ? std::string(tone_class(cell_tone(c))) : "";
-        out += csv_line({fam.family, row.name, row.metric, row.unit,
+        out += csv_line({fam.family, row.name, row.metric, csv_unit(row.metric),
                          row.direction == Direction::LowerIsBetter ? "lower_is_better" : "higher_is_better", r.labels[i],
-                         csv_number(c.value), csv_number(c.speed), csv_number(c.band), csv_number(c.cv),
+                         csv_number(c.value), csv_number(c.speed), csv_pct(c.band), csv_pct(c.cv),
                          csv_number(c.pct_of_spec), tone, row.report_only ? "1" : "0", row.noisy ? "1" : "0",
                          row.partial ? "1" : "0", c.note});
       }

@@ -23,13 +23,32 @@ const std::vector<std::string>& Parsed::list(const std::string& opt) const {
 
 std::string ParseError::str() const {
   std::string s = option.empty() ? message : option + ": " + message;
-  if (suggestion) s += " (did you mean " + *suggestion + "?)";
+  if (hint) s += " (" + *hint + ")";
+  else if (suggestion) s += " (did you mean " + *suggestion + "?)";
   return s;
+}
+
+std::optional<std::string> foreign_flag_hint(std::string_view option) {
+  struct Habit {
+    std::string_view flag, hint;
+  };
+  static constexpr Habit kHabits[] = {
+      {"-g", "nccl-tests' GPUs per process: gpucheck uses every visible GPU; pick them with CUDA_VISIBLE_DEVICES, "
+             "or --devices LIST in gpucheck accept and watch"},
+      {"--ngpus", "nccl-tests' GPUs per process: gpucheck uses every visible GPU; pick them with "
+                  "CUDA_VISIBLE_DEVICES, or --devices LIST in gpucheck accept and watch"},
+  };
+  for (const Habit& h : kHabits)
+    if (h.flag == option) return std::string(h.hint);
+  return std::nullopt;
 }
 
 namespace {
 bool fail(ParseError* err, std::string option, std::string message, std::optional<std::string> suggestion = {}) {
-  if (err) *err = ParseError{std::move(option), std::move(message), std::move(suggestion)};
+  if (err) {
+    std::optional<std::string> hint = message == "unknown option" ? foreign_flag_hint(option) : std::nullopt;
+    *err = ParseError{std::move(option), std::move(message), std::move(suggestion), std::move(hint)};
+  }
   return false;
 }
 
@@ -66,6 +85,7 @@ bool parse(std::span<const std::string> in, const OptionSet& known, Parsed* out,
       key = s.substr(0, eq);
       inline_value = s.substr(eq + 1);
     }
+    if (const auto alias = known.aliases.find(key); alias != known.aliases.end()) key = alias->second;
     const bool repeatable = known.repeatable.count(key) != 0;
     const std::size_t at = i;
     if (repeatable || known.with_value.count(key) != 0) {

@@ -1,5 +1,8 @@
 #include "gpucheck/core/contract.hpp"
 
+#include <dlfcn.h>
+#include <sys/stat.h>
+
 #include <sstream>
 
 #include "gpucheck/core/names.hpp"
@@ -67,6 +70,34 @@ std::string accept_nccl_prefix() {
   std::string n = accept_nccl_name(1);
   n.pop_back();  // "...g1" -> "...g"
   return n;
+}
+
+bool says_no_match(std::string_view line) {
+  if (line.starts_with("gpucheck: ")) line.remove_prefix(10);
+  return line.starts_with(kNoMatchPrefix);
+}
+
+DriverFacts probe_driver() {
+  DriverFacts d;
+  if (void* h = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+    d.libcuda_loads = true;
+    ::dlclose(h);
+  }
+  struct stat st{};
+  d.kernel_module_loaded = ::stat("/proc/driver/nvidia", &st) == 0;
+  return d;
+}
+
+std::string no_device_reason(const DriverFacts& driver, std::string_view runtime_reason) {
+  if (driver.libcuda_loads) return std::string(runtime_reason);
+  if (!driver.kernel_module_loaded)
+    return "no NVIDIA driver is installed on this machine: libcuda.so.1 does not load, no /proc/driver/nvidia";
+  return "the NVIDIA kernel driver is loaded but libcuda.so.1 does not load: install the driver's user-space "
+         "library or add its folder to LD_LIBRARY_PATH";
+}
+
+std::string no_device_text(const DriverFacts& driver, std::string_view runtime_reason) {
+  return std::string(kNoDevicePrefix) + no_device_reason(driver, runtime_reason) + ")";
 }
 
 std::string describe_reasons(std::uint64_t mask) {

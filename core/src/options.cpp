@@ -34,7 +34,8 @@ const args::OptionSet& option_set() {
                                  {},
                                  {"--help", "-h"},
                                  /*pass_unknown=*/true,
-                                 /*last_wins=*/true};
+                                 /*last_wins=*/true,
+                                 /*aliases=*/{{"-d", "--device"}}};
   return o;
 }
 
@@ -124,7 +125,7 @@ std::string options_help(std::string_view program) {
          "  --list              print the cases and exit (no GPU needed: without one, the\n"
          "                      reference GPU's defaults, an H200, one GPU); also --benchmark_list_tests\n"
          "  --format json       with --list: the cases with their axes, for scripts\n"
-         "  --device N          CUDA device index to measure (default 0)\n"
+         "  -d, --device N      CUDA device index to measure (default 0)\n"
          "  --suite S           quick: a representative handful (default); full: the sweeps;\n"
          "                      accept: what `gpucheck accept` judges; burn: sustained checked load\n"
          "  --burn-seconds S    length of the burn suite's load (default 60)\n"

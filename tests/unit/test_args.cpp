@@ -146,5 +146,56 @@ TEST(Options, UnknownArgumentsLeftOverSuggestOurs) {
   EXPECT_FALSE(check_passed_arguments(2, pv.data(), {}, &err));
 }
 
+// Issue 35: other tools' habits. nvbench's -d is --device; nccl-tests' -g has no gpucheck
+// meaning, so the error says what to use instead.
+TEST(Options, DashDIsDeviceAndDashGSaysWhatToUse) {
+  std::vector<std::string> store{"bench", "-d", "3", "--benchmark_filter=a"};
+  std::vector<char*> argv;
+  for (auto& s : store) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  int argc = 4;
+  Options o;
+  std::string err;
+  ASSERT_TRUE(parse_options(&argc, argv.data(), &o, &err)) << err;
+  EXPECT_EQ(o.device, 3);
+  EXPECT_EQ(argc, 2);  // -d 3 taken, the filter passed on
+  std::vector<std::string> eq{"bench", "-d=1"};
+  std::vector<char*> ev{eq[0].data(), eq[1].data(), nullptr};
+  argc = 2;
+  ASSERT_TRUE(parse_options(&argc, ev.data(), &o, &err)) << err;
+  EXPECT_EQ(o.device, 1);
+  std::vector<std::string> bad{"bench", "-d", "x"};
+  std::vector<char*> bv{bad[0].data(), bad[1].data(), bad[2].data(), nullptr};
+  argc = 3;
+  EXPECT_FALSE(parse_options(&argc, bv.data(), &o, &err));
+  EXPECT_NE(err.find("--device wants a device index"), std::string::npos) << err;
+
+  std::vector<std::string> g{"bench", "-g", "8"};
+  std::vector<char*> gv{g[0].data(), g[1].data(), g[2].data(), nullptr};
+  EXPECT_FALSE(check_passed_arguments(3, gv.data(), {}, &err));
+  EXPECT_EQ(err.rfind("-g: unknown option (nccl-tests' GPUs per process", 0), 0u) << err;
+  EXPECT_NE(err.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << err;
+}
+
+TEST(Args, ForeignFlagHintsAndAliases) {
+  ASSERT_TRUE(foreign_flag_hint("-g"));
+  ASSERT_TRUE(foreign_flag_hint("--ngpus"));
+  EXPECT_FALSE(foreign_flag_hint("-G"));
+  EXPECT_FALSE(foreign_flag_hint(""));
+  EXPECT_FALSE(foreign_flag_hint("--device"));
+  OptionSet o{{"--device"}, {}};
+  o.aliases = {{"-d", "--device"}};
+  EXPECT_EQ(ok({"-d", "2"}, o).value("--device"), "2");
+  EXPECT_EQ(ok({"-d=5"}, o).value("--device"), "5");
+  Parsed p;
+  ParseError e;
+  EXPECT_FALSE(parse(S{"-g", "1"}, o, &p, &e));
+  EXPECT_EQ(e.message, "unknown option");
+  ASSERT_TRUE(e.hint);
+  EXPECT_EQ(e.str().rfind("-g: unknown option (nccl-tests'", 0), 0u);
+  EXPECT_FALSE(parse(S{"-x"}, o, &p, &e));
+  EXPECT_FALSE(e.hint);  // no habit of another tool: no hint
+}
+
 }  // namespace
 }  // namespace gpucheck::args

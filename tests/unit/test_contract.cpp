@@ -99,5 +99,31 @@ TEST(Contract, DTypeTable) {
   EXPECT_EQ(dtype_for_peak_key("nope"), std::nullopt);
 }
 
+// Issue 35: with no driver at all the runtime blames the driver's version; the reason in the
+// brackets says what is true. The prefix is the one the runner and the scripts key on.
+TEST(Contract, NoDeviceReasonSaysWhetherADriverIsThere) {
+  const std::string runtime = "cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version";
+  const DriverFacts none{false, false}, module_only{false, true}, loads{true, true}, lib_only{true, false};
+  EXPECT_EQ(no_device_reason(none, runtime).find("no NVIDIA driver is installed on this machine"), 0u);
+  EXPECT_EQ(no_device_reason(none, runtime).find("insufficient"), std::string::npos);
+  EXPECT_EQ(no_device_reason(module_only, runtime).find("the NVIDIA kernel driver is loaded but libcuda.so.1"), 0u);
+  EXPECT_EQ(no_device_reason(loads, runtime), runtime);     // a driver answers: its own words stand
+  EXPECT_EQ(no_device_reason(lib_only, runtime), runtime);  // a container without /proc/driver/nvidia
+  EXPECT_EQ(no_device_reason(loads, ""), "");
+  const std::string line = no_device_text(none, runtime);
+  EXPECT_EQ(line.rfind(kNoDevicePrefix, 0), 0u);
+  EXPECT_EQ(line.back(), ')');
+  EXPECT_EQ(no_device_text(loads, "cudaGetDeviceCount: 0 devices"), "no CUDA device found (cudaGetDeviceCount: 0 devices)");
+}
+
+TEST(Contract, NoMatchLineIsRecognisedWithOrWithoutThePrefix) {
+  const std::string line = std::string(kNoMatchPrefix) + "nomatch in the matmul quick suite (list them with ...)";
+  EXPECT_TRUE(says_no_match(line));
+  EXPECT_TRUE(says_no_match("gpucheck: " + line));
+  EXPECT_FALSE(says_no_match("gpucheck: no CUDA device found (x)"));
+  EXPECT_FALSE(says_no_match(""));
+  EXPECT_FALSE(says_no_match("gpucheck: "));
+}
+
 }  // namespace
 }  // namespace gpucheck::contract

@@ -8,6 +8,17 @@
 namespace gpucheck {
 namespace {
 
+// Issue 35: an argument's escape sequence is shown escaped in an error line, never raw.
+TEST(Text, VisibleTextEscapesControlAndBidiCharacters) {
+  EXPECT_EQ(visible_text("dtype=bf16\x1b[31m"), "dtype=bf16\\x1b[31m");
+  EXPECT_EQ(visible_text("a\tb\x7f"), "a\\x09b\\x7f");
+  EXPECT_EQ(visible_text("x\xe2\x80\xaey"), "x\\u202ey");  // right-to-left override
+  EXPECT_EQ(visible_text("\xc2\xb5s"), "\xc2\xb5s");        // µs stays as it is
+  EXPECT_EQ(visible_text(""), "");
+  EXPECT_EQ(visible_text("\xe2\x80"), "\xe2\x80");  // a cut UTF-8 sequence is not read past its end
+  EXPECT_EQ(visible_text(visible_text("\x1b")), visible_text("\x1b"));  // escaping twice changes nothing
+}
+
 TEST(Text, TrimDropsAsciiWhitespaceAtBothEndsOnly) {
   EXPECT_EQ(trim("  x64 \r\n"), "x64");
   EXPECT_EQ(trim("\t\v\fa b\t"), "a b");

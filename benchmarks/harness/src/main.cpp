@@ -19,12 +19,21 @@
 #include "gpucheck/core/environment.hpp"
 #include "gpucheck/core/options.hpp"
 #include "gpucheck/core/output.hpp"
+#include "gpucheck/core/specs.hpp"
+#include "gpucheck/core/text.hpp"
 #include "gpucheck/harness/device.hpp"
 #include "gpucheck/check_cuda.hpp"
 #include "gpucheck/harness/registry.hpp"
 
 namespace gpucheck::harness {
 namespace {
+
+// The one error line of a binary that cannot run: "gpucheck: " and the reason, with control
+// characters escaped (an argument's escape sequence never reaches the terminal raw); exit 2.
+int bad_input(const std::string& why) {
+  std::fprintf(stderr, "gpucheck: %s\n", visible_text(why).c_str());
+  return 2;
+}
 
 // Console output for processes that should print nothing (MPI ranks other than 0).
 class NullReporter final : public benchmark::BenchmarkReporter {
@@ -177,8 +186,7 @@ int list_cases(const Family& family, const Options& o, const std::vector<axes::P
   std::vector<axes::Listed> cases = family.list(o.suite, points, facts);
   std::string err;
   if (!axes::filter_names(gbench_filter(argc, argv), &cases, &err)) {
-    std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
-    return 2;
+    return bad_input(err);
   }
   if (o.json) {
     std::fputs(axes::listed_json(family.model, o.suite, cases, facts.reference).c_str(), stdout);
@@ -207,16 +215,13 @@ int run_family(int argc, char** argv, const Family& family) {
   Options options;
   std::string err;
   if (!parse_options(&argc, argv, &options, &err)) {
-    std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
-    return 2;
+    return bad_input(err);
   }
   if (family.take_args && !family.take_args(&argc, argv, &err)) {
-    std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
-    return 2;
+    return bad_input(err);
   }
   if (!check_passed_arguments(argc, argv, family.options, &err)) {
-    std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
-    return 2;
+    return bad_input(err);
   }
   if (options.help) {  // ours, then Google Benchmark's (it prints them and exits 0); no device needed
     print_help(family, argv[0]);
@@ -227,24 +232,25 @@ int run_family(int argc, char** argv, const Family& family) {
   // what a figure means stops the binary before any device is touched, with or without a GPU.
   const Environment timing_env = timing_environment(environ);
   if (const auto why = environment_refusal(timing_env); why && !options.help) {
-    std::fprintf(stderr, "gpucheck: %s\n", why->c_str());
-    return 2;
+    return bad_input(*why);
   }
   // The user's own cases, checked before any device: a bad axis is exit 2 with or without a GPU.
   std::vector<axes::Point> points;
   bool axes_given = false;
   if (!select_points(family, options, &points, &axes_given, &err)) {
-    std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
-    return 2;
+    return bad_input(err);
   }
+  // A specs file named with --specs must load, listing or measuring alike: a typo is exit 2,
+  // not a list that looks fine (without --specs, a missing default only costs % of peak).
+  if (SpecDb specs; !options.specs_path.empty() && !SpecDb::load(options.specs_path, &specs, &err))
+    return bad_input("--specs: " + err);
   if (options.list || wants_gbench_list(argc, argv))
     return list_cases(family, options, axes_given ? &points : nullptr, argc, argv);
 
   const DeviceCount devices = cuda_device_count();
   const int count = devices.count;
   if (count == 0) {
-    std::fprintf(stderr, "gpucheck: %s\n", devices.none.c_str());
-    return 2;
+    return bad_input(devices.none);
   }
   if (options.device >= count) {
     std::fprintf(stderr, "gpucheck: --device %d out of range (%d device%s)\n", options.device, count,
@@ -254,16 +260,14 @@ int run_family(int argc, char** argv, const Family& family) {
 
   OutputFile out;
   if (!out.take(argc, argv, &err)) {
-    std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
-    return 2;
+    return bad_input(err);
   }
   // An output that names an input is bad input before anything is measured (issue 18).
   if (const std::string specs = resolve_specs_path(options);
       !out.final_path().empty() && out.final_path() != "-" && !specs.empty() && same_file(out.final_path(), specs)) {
-    std::fprintf(stderr, "gpucheck: --benchmark_out=%s: names the specs file this binary reads (--specs)\n",
-                 out.final_path().c_str());
-    return 2;
+    return bad_input("--benchmark_out=" + out.final_path() + ": names the specs file this binary reads (--specs)");
   }
+  const std::string filter = gbench_filter(argc, argv);  // before Google Benchmark takes its flags out of argv
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
@@ -283,19 +287,21 @@ int run_family(int argc, char** argv, const Family& family) {
     registered = registry.size();
     benchmark::ClearRegisteredBenchmarks();  // their bodies refer to the registry
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpucheck: %s\n", e.what());
-    return 2;
+    return bad_input(e.what());
   }
   benchmark::Shutdown();
-  // Nothing to run is not a failure of this binary: a gate's filter may select another
-  // family's cases only (Google Benchmark leaves an empty results file; the gate decides
-  // whether a filter that matched nothing anywhere is an error).
+  // A filter that matches none of the suite's cases measured nothing: exit 2 with one line,
+  // no results file (the runner reads the line as "nothing of this family", contract.hpp).
+  // A suite with no case at all here (one GPU for a multi-GPU family) is not an error.
+  if (ran == 0 && registered > 0)
+    return bad_input(std::string(contract::kNoMatchPrefix) + filter + " in the " +
+                     family.model.family + " " + std::string(to_string(options.suite)) + " suite (list them with " +
+                     argv[0] + " --list --suite " + std::string(to_string(options.suite)) + ")");
   if (ran == 0)
-    std::fprintf(stderr, "gpucheck: no %s case %s in the %s suite\n", family.model.family.c_str(),
-                 registered == 0 ? "exists" : "matches --benchmark_filter", std::string(to_string(options.suite)).c_str());
+    std::fprintf(stderr, "gpucheck: no %s case exists in the %s suite\n", family.model.family.c_str(),
+                 std::string(to_string(options.suite)).c_str());
   if (!out.commit(&err)) {
-    std::fprintf(stderr, "gpucheck: %s\n", err.c_str());
-    return 2;
+    return bad_input(err);
   }
   if (failed > 0) {
     std::fprintf(stderr, "gpucheck: %d case%s failed (see error_message in the output)\n", failed,

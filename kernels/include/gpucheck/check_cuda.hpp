@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "gpucheck/core/contract.hpp"
+
 namespace gpucheck {
 
 class GpuError : public std::runtime_error {
@@ -44,7 +46,8 @@ inline std::string cuda_error_text(cudaError_t e) {
 }
 
 // The devices the runtime sees; with none, why, as the line a binary or test prints:
-// "no CUDA device found (cudaGetDeviceCount: 0 devices)" (or the runtime's reason).
+// "no CUDA device found (cudaGetDeviceCount: 0 devices)" (or the runtime's reason, or that no
+// driver is installed: the runtime then blames the driver's version).
 struct DeviceCount {
   int count = 0;
   std::string none;  // empty when count > 0
@@ -54,8 +57,8 @@ inline DeviceCount cuda_device_count() {
   const cudaError_t e = cudaGetDeviceCount(&d.count);
   if (e != cudaSuccess) d.count = 0;
   if (d.count == 0)
-    d.none = std::string("no CUDA device found (cudaGetDeviceCount: ") +
-             (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices") + ")";
+    d.none = contract::no_device_text(contract::probe_driver(), std::string("cudaGetDeviceCount: ") +
+                                                                   (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices"));
   return d;
 }
 

@@ -549,3 +549,62 @@ TEST(Cli, ThresholdAboveTheCeilingIsBadInput) {
                 .status,
             gc::ExitStatus::Ok);
 }
+
+// Issue 35: each subcommand's help is its own; accept's names --devices and --results.
+TEST(Cli, SubcommandHelpIsThatSubcommandsAlone) {
+  auto show = cli({"baseline", "show", "--help"});
+  EXPECT_EQ(show.status, gc::ExitStatus::Ok);
+  EXPECT_NE(show.io.out.find("gpucheck baseline show"), std::string::npos) << show.io.out;
+  EXPECT_EQ(show.io.out.find("baseline update"), std::string::npos) << show.io.out;
+  auto update = cli({"baseline", "update", "-h"});
+  EXPECT_EQ(update.io.out.find("baseline show"), std::string::npos) << update.io.out;
+  auto both = cli({"baseline", "--help"});
+  EXPECT_NE(both.io.out.find("baseline show"), std::string::npos);
+  EXPECT_NE(both.io.out.find("baseline update"), std::string::npos);
+  auto accept = cli({"accept", "--help"});
+  EXPECT_EQ(accept.status, gc::ExitStatus::Ok);
+  EXPECT_NE(accept.io.out.find("\n      --devices "), std::string::npos) << accept.io.out;
+  EXPECT_NE(accept.io.out.find("--results"), std::string::npos);
+}
+
+// Issue 35: compare.py users filter by name; a bad expression is exit 2 with one line.
+TEST(Cli, CompareFilterKeepsTheCasesItMatches) {
+  const std::string base = fixture("golden/baseline.json"), cur = fixture("golden/current.json");
+  auto all = json_rows({"compare", base, cur, "--no-thresholds"});
+  auto some = json_rows({"compare", base, cur, "--no-thresholds", "--filter", "^matmul/"});
+  ASSERT_GE(all.size(), 3u);
+  ASSERT_FALSE(some.empty());
+  EXPECT_LT(some.size(), all.size());
+  for (const auto& [name, row] : some) EXPECT_EQ(name.rfind("matmul/", 0), 0u) << name;
+  // The missing pcie case is out of scope, not missing: the exit status follows the kept rows.
+  EXPECT_EQ(some.count("pcie/h2d/pageable/256MiB"), 0u);
+  auto bad = cli({"compare", base, cur, "--filter", "matmul/("});
+  EXPECT_EQ(bad.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(lines(bad.io.err), 1u);
+  EXPECT_EQ(bad.io.err.rfind("gpucheck: --filter: bad regular expression", 0), 0u) << bad.io.err;
+  auto none = cli({"compare", base, cur, "--filter", "^nothing$"});
+  EXPECT_EQ(none.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(lines(none.io.err), 1u);
+  EXPECT_EQ(cli({"compare", base, cur, "--filter", ""}).status, gc::ExitStatus::BadInput);
+}
+
+// Issue 35: another tool's flag gets the gpucheck one in its error; an escape sequence in an
+// argument is shown escaped.
+TEST(Cli, ForeignFlagsAndControlCharactersInErrors) {
+  auto g = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "-g", "8"});
+  EXPECT_EQ(g.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(g.io.err.rfind("gpucheck: -g: unknown option (nccl-tests' GPUs per process", 0), 0u) << g.io.err;
+  auto esc = cli({"compare", fixture("crafted/baseline.json"), fixture("crafted/baseline.json"), "--format", "json\x1b[31m"});
+  EXPECT_EQ(esc.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(esc.io.err.find('\x1b'), std::string::npos) << esc.io.err;
+  EXPECT_NE(esc.io.err.find("json\\x1b[31m"), std::string::npos) << esc.io.err;
+  EXPECT_EQ(lines(esc.io.err), 1u);
+}
+
+TEST(Cli, BaselineDatesAreACountAndARange) {
+  EXPECT_EQ(gc::dates_text("2026-12-01T10:00:00+00:00"), "2026-12-01T10:00:00+00:00");
+  EXPECT_EQ(gc::dates_text(""), "");
+  EXPECT_EQ(gc::dates_text("2026-12-02T01:00:00+00:00 | 2026-11-20T09:00:00+00:00 | 2026-12-01T10:00:00+00:00"),
+            "3 dates, 2026-11-20T09:00:00+00:00 to 2026-12-02T01:00:00+00:00");
+  EXPECT_EQ(gc::dates_text("a | "), "a | ");  // one date and an empty part: shown as stored
+}

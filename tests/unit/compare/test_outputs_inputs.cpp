@@ -352,3 +352,21 @@ TEST(Issue18Litter, StaleTempOfADeadWriterIsRemovedOnTheNextWrite) {
 }
 
 }  // namespace
+
+// Issue 35: report run where no specs.json is found says so in one line (a warning: the report
+// stands, without % of spec); one found in a checkout's baselines/ is used silently.
+TEST(Issue35Specs, ReportWithoutSpecsSaysPercentOfSpecIsLeftOut) {
+  FakeFileSystem f;
+  add_pair(f);
+  const CliRun none = cli({"report", "base.json", "cur.json"}, f);
+  EXPECT_EQ(none.status, gc::ExitStatus::Ok) << none.io.err;
+  EXPECT_EQ(std::count(none.io.err.begin(), none.io.err.end(), '\n'), 1) << none.io.err;
+  EXPECT_NE(none.io.err.find("% of spec is left out; pass --specs FILE"), std::string::npos) << none.io.err;
+  EXPECT_NE(none.io.err.find("baselines/specs.json"), std::string::npos) << none.io.err;  // where it looked
+  f.add("baselines/specs.json", slurp(gpucheck::testutil::source_path("baselines/specs.json")));
+  const CliRun found = cli({"report", "base.json", "cur.json"}, f);
+  EXPECT_EQ(found.status, gc::ExitStatus::Ok) << found.io.err;
+  EXPECT_TRUE(found.io.err.empty()) << found.io.err;
+  const CliRun bad = cli({"report", "base.json", "cur.json", "--specs", "nosuch.json"}, f);
+  EXPECT_EQ(bad.status, gc::ExitStatus::BadInput);  // named and missing: an error, not a warning
+}

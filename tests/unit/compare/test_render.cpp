@@ -10,6 +10,7 @@
 
 #include "rules/compare.hpp"
 #include "base/filesystem.hpp"
+#include "report/csv.hpp"
 #include "report/render.hpp"
 #include "results/results.hpp"
 
@@ -119,4 +120,59 @@ TEST(Render, TheGatesReportAddsWarningsActivityAndBinaries) {
   EXPECT_EQ(j["result"], "fail");
   EXPECT_EQ(j["counts"]["errored"], 0);  // the binary's error is not a row's
   EXPECT_EQ(nlohmann::json::parse(gc::render_json(same))["result"], "pass");
+}
+
+// Issue 35: the header states the limits the table was judged at, per case, not one figure.
+TEST(Render, HeaderCountsTheCasesAtEachLimit) {
+  gc::Comparison c = golden_comparison();
+  ASSERT_GE(c.rows.size(), 3u);
+  EXPECT_NE(gc::render_markdown(c).find("limit 10% for every case (no thresholds file"), std::string::npos);
+  c.rows[0].threshold_pct = 5.0;
+  c.rows[1].threshold_pct = 5.0;
+  c.rows[2].threshold_pct = 25.0;
+  c.thresholds_source = "baselines/thresholds.json";
+  const std::string md = gc::render_markdown(c);
+  EXPECT_NE(md.find("limit 10% by default; 5% for 2 cases; 25% for 1 case (per-name overrides from "
+                    "baselines/thresholds.json)"),
+            std::string::npos)
+      << md.substr(0, 600);
+  EXPECT_EQ(md.find("threshold 10%"), std::string::npos);
+  c.default_threshold_pct = 5.0;  // every row at 5% but two: the others are counted
+  for (auto& r : c.rows) r.threshold_pct = 5.0;
+  EXPECT_NE(gc::render_terminal(c, false).find("limit 5% for every case (per-name overrides"), std::string::npos);
+}
+
+// Issue 35/36: CSV cells say their unit, keep every digit, and never start a formula.
+TEST(Render, CsvFieldsAreSafeAndNumbersExact) {
+  EXPECT_EQ(gc::csv_field("matmul/cublaslt/bf16/8x8x8"), "matmul/cublaslt/bf16/8x8x8");
+  EXPECT_EQ(gc::csv_field("=HYPERLINK(\"http://x\")"), "\"'=HYPERLINK(\"\"http://x\"\")\"");
+  EXPECT_EQ(gc::csv_field("@SUM(A1)"), "\"'@SUM(A1)\"");
+  EXPECT_EQ(gc::csv_field("+cmd"), "\"'+cmd\"");
+  EXPECT_EQ(gc::csv_field("-cmd"), "\"'-cmd\"");
+  EXPECT_EQ(gc::csv_field("\tx"), "\"'\tx\"");
+  EXPECT_EQ(gc::csv_field("\rx"), "\"'\rx\"");
+  EXPECT_EQ(gc::csv_field("-1.5"), "-1.5");  // numbers stay numbers
+  EXPECT_EQ(gc::csv_field("+3"), "+3");
+  EXPECT_EQ(gc::csv_field("-"), "\"'-\"");
+  EXPECT_EQ(gc::csv_field(""), "");
+  EXPECT_EQ(gc::csv_field("a,b"), "\"a,b\"");
+  for (const double v : {1.0 / 3.0, 1234567.891011, 1e-300, 2.5e9, -0.1}) {
+    const std::string s = gc::csv_number(v);
+    EXPECT_EQ(std::stod(s), v) << s;  // reads back as the same double: nothing rounded away
+  }
+  EXPECT_EQ(gc::csv_number(1234567.0), "1234567");
+  EXPECT_EQ(gc::csv_number(std::nullopt), "");
+  EXPECT_EQ(gc::csv_pct(0.05), "5");
+  EXPECT_EQ(gc::csv_pct(std::nullopt), "");
+  EXPECT_EQ(gc::csv_unit("real_time"), "ns");
+  EXPECT_EQ(gc::csv_unit("TFLOPS"), "TFLOP/s");
+
+  gc::Comparison c = golden_comparison();
+  c.rows[0].name = "=cmd";
+  const std::string csv = gc::render_csv(c);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "name,verdict,metric,unit,baseline,current,change_pct,threshold_pct,p_value,baseline_cv_pct,"
+            "current_cv_pct,noisy,fails_gate,note");
+  EXPECT_NE(csv.find("\n\"'=cmd\","), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",real_time,ns,"), std::string::npos) << csv;
 }

@@ -325,8 +325,11 @@ TEST(ReportFormats, JsonAndCsvCarryTheSameFigures) {
   ASSERT_TRUE(rep);
   const std::string csv = gc::render_report_csv(*rep);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "family,name,metric,unit,direction,column,value,ratio,noise_band,cv,pct_of_spec,tone,report_only,noisy,partial,note");
-  EXPECT_NE(csv.find(",0.909091,0.02,0.01,,worse,0,0,0,"), std::string::npos);
+            "family,name,metric,unit,direction,column,value,ratio,noise_band_pct,cv_pct,pct_of_spec,tone,report_only,noisy,"
+            "partial,note");
+  // Every digit (issue 35: "%.6g" rounded them), fractions as the *_pct columns say.
+  EXPECT_NE(csv.find(",0.9090909090909091,2,1,,worse,0,0,0,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",real_time,ns,"), std::string::npos) << csv;
   const std::string json = gc::render_report_json(*rep);
   EXPECT_NE(json.find("\"geomean\": 0.9090909"), std::string::npos);
 }

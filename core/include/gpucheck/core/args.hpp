@@ -31,6 +31,9 @@ struct OptionSet {
   bool pass_unknown = false;
   // A value option given twice keeps the last (the binaries' habit) instead of an error.
   bool last_wins = false;
+  // Other names for a known option (another tool's habit: nvbench's -d for --device), parsed
+  // as the option they name.
+  std::map<std::string, std::string> aliases = {};
 };
 
 struct Parsed {
@@ -50,9 +53,15 @@ struct ParseError {
   std::string option;                     // as given, without "=VALUE"
   std::string message;                    // "unknown option", "needs a value", "given twice", "takes no value"
   std::optional<std::string> suggestion;  // the nearest known option, for an unknown one
-  // "OPTION: MESSAGE" and " (did you mean X?)" when there is a suggestion.
+  std::optional<std::string> hint;        // for another tool's flag: what gpucheck says instead
+  // "OPTION: MESSAGE", then " (HINT)" for another tool's flag, else " (did you mean X?)" when
+  // there is a suggestion.
   std::string str() const;
 };
+
+// For a flag that neighbouring tools use and gpucheck does not (nccl-tests' -g): what to use
+// instead, in one clause; nullopt for any other name.
+std::optional<std::string> foreign_flag_hint(std::string_view option);
 
 // Parses `in` (the arguments, without the program's name). False with *err on bad input.
 bool parse(std::span<const std::string> in, const OptionSet& known, Parsed* out, ParseError* err);

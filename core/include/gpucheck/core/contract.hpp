@@ -115,6 +115,34 @@ inline constexpr std::array<std::string_view, 5> kPreferredRates{counter::TFLOPS
 // with this, which the tool reads as skipped (1.8+ writes "skipped": true).
 inline constexpr std::string_view kUnsupportedPrefix = "unsupported: ";
 
+// ---- No device ---------------------------------------------------------------------------
+
+// A binary or GPU test that sees no device says so in one line, "gpucheck: " then this prefix,
+// the reason and ")": the runner, the GPU tests' skips and the scripts key on the prefix.
+inline constexpr std::string_view kNoDevicePrefix = "no CUDA device found (";
+
+// A binary whose --benchmark_filter matches none of its cases says so in one line,
+// "gpucheck: " then this prefix and the filter, and exits 2 having written no results: the
+// runner, which passes one filter to every binary, reads it as "nothing of this family".
+inline constexpr std::string_view kNoMatchPrefix = "no case matches --benchmark_filter=";
+// Whether a binary's last stderr line (with or without "gpucheck: ") is that line.
+bool says_no_match(std::string_view line);
+
+// What the machine says about its NVIDIA driver, before any CUDA call is believed: with no
+// driver at all the runtime reports "CUDA driver version is insufficient", which sends a
+// newcomer to upgrade a driver that is not there.
+struct DriverFacts {
+  bool libcuda_loads = false;        // dlopen("libcuda.so.1") succeeds
+  bool kernel_module_loaded = false;  // /proc/driver/nvidia exists
+};
+DriverFacts probe_driver();  // reads the machine (dlopen, stat); everything else here is pure
+
+// The reason inside the brackets: the driver's absence when that is the truth, else the
+// runtime's own words ("cudaGetDeviceCount: <reason>").
+std::string no_device_reason(const DriverFacts& driver, std::string_view runtime_reason);
+// The whole text after "gpucheck: ": kNoDevicePrefix + reason + ")".
+std::string no_device_text(const DriverFacts& driver, std::string_view runtime_reason);
+
 // ---- Benchmark names the tool judges by ----------------------------------------------------
 
 namespace family {

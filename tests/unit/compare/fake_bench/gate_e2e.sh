@@ -287,7 +287,8 @@ case $case in
     gate
     check "exit 2" test "$rc" -eq 2
     check "one line" one_line
-    check "says no GPU, one prefix" has 'gpucheck: no GPU: every benchmark binary said "no CUDA device found (fake: no driver loaded)"' err.txt
+    check "says no GPU, one prefix, what to do" has 'gpucheck: no GPU: bench_a said "no CUDA device found (fake: no driver loaded)"; run on a GPU machine, or judge results measured there with gpucheck compare' err.txt
+    check "the second binary is not started" lacks bench_b
     ;;
   no_baseline)
     bench bench_steady steady

@@ -142,20 +142,21 @@ done
 run malformed_folder -- $g compare "$c/baseline.json" "$fx/malformed/folder_with_other_files" --no-thresholds
 run malformed_folder_dup -- $g compare "$c/baseline.json" "$fx/folder_dup" --no-thresholds
 
-# report: Markdown and HTML on real H200 files and on the crafted ones: every case with its figures.
+# report: Markdown and HTML on real H200 files and on the crafted ones: every case with its figures
+# (and "· N% of spec" where the specs.json beside the binary knows the GPU).
 run report_h200 r.md r.html -- $g report "$base" "$rec" --markdown r.md --html r.html
-expect report_h200 0 @r.md "0\.95x .*48 cases" "^\| $M \| TFLOP/s \| 799\.5 TFLOP/s \| 800\.4 TFLOP/s \(1\.00x\)" \
+expect report_h200 0 @r.md "0\.95x .*48 cases" "^\| $M \| TFLOP/s \| 799\.5 TFLOP/s[^|]*\| 800\.4 TFLOP/s \(1\.00x\)" \
   "^\| nccl/allreduce/fp32/1MiB/g1 \|.*\(0\.40x" @r.html "^<!DOCTYPE html>" "<svg" "$M</td>.*800\.4"
 run report_interop r.md -- $g report "$fx/interop/ours_run1.json" "$fx/interop/ours_run2.json" --markdown r.md
 expect report_interop 0 @r.md "0\.95x .*4 cases" "^\| launch/graph/empty/100 \| 0\.95x \| ±0\.7%" \
-  "^\| $M \| TFLOP/s \| 1098 TFLOP/s \| 1046 TFLOP/s \(0\.95x"
+  "^\| $M \| TFLOP/s \| 1098 TFLOP/s[^|]*\| 1046 TFLOP/s \(0\.95x"
 run report_crafted r.md r.html -- $g report "$c/baseline.json" "$c/slower_11pct.json" "$c/missing.json" --markdown r.md --html r.html
-expect report_crafted 0 @r.md "^\| $M \| TFLOP/s \| 1100 TFLOP/s \| 990\.5 TFLOP/s \(0\.90x.*\| absent \|" \
-  "^\| memory/copy\\\\_kernel/fp32/4GiB \| GB/s \| 4295 GB/s \| 4295 GB/s \(1\.00x\) \| 4295 GB/s \(1\.00x\)" @r.html "$M</td>"
+expect report_crafted 0 @r.md "^\| $M \| TFLOP/s \| 1100 TFLOP/s[^|]*\| 990\.5 TFLOP/s \(0\.90x.*\| absent \|" \
+  "^\| memory/copy\\\\_kernel/fp32/4GiB \| GB/s \| 4295 GB/s[^|]*\| 4295 GB/s \(1\.00x\)[^|]*\| 4295 GB/s \(1\.00x\)" @r.html "$M</td>"
 run report_metric r.md -- $g report "$c/baseline.json" "$c/faster_30pct.json" --metric real_time --markdown r.md
 expect report_metric 0 @r.md "^\| $M \| time \| 1\.000 ms \| 700\.000 us \(1\.43x"
 run report_stdout -- $g report "$c/baseline.json" "$c/faster_30pct.json"
-expect report_stdout 0 @stdout "1\.20x .*2 cases" "^\| $M \| TFLOP/s \| 1100 TFLOP/s \| 1571 TFLOP/s \(1\.43x"
+expect report_stdout 0 @stdout "1\.20x .*2 cases" "^\| $M \| TFLOP/s \| 1100 TFLOP/s[^|]*\| 1571 TFLOP/s \(1\.43x"
 run report_usage -- $g report
 
 # accept --results: the H200 fixture in every format, and edited copies.
