@@ -14,6 +14,7 @@ MAX_REASON = 120  # characters of one reason shown; a longer one ends in "..."
 SKIP_MARKS = ("SKIP_RETURN_CODE", "SKIP_REGULAR_EXPRESSION_MATCHED")
 GTEST_SKIPPED = re.compile(r": Skipped$")
 SCRIPT_SKIP = re.compile(r"^(?:SKIP|SKIPPED): (.+)$")
+PROGRAM_PREFIX = re.compile(r"^[A-Za-z0-9_.-]+: ")  # "gpucheck: ", "attention_energy: "
 
 
 def skip_reason(output):
@@ -35,6 +36,9 @@ def skip_reason(output):
 
 
 def shorten(reason):
+    """The reason without a program's name in front (one reason from a binary, a script and a
+    gtest counts once), cut at MAX_REASON characters."""
+    reason = PROGRAM_PREFIX.sub("", reason, count=1)
     return reason if len(reason) <= MAX_REASON else reason[:MAX_REASON - 3] + "..."
 
 

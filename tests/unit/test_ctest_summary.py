@@ -40,8 +40,15 @@ class Counts(unittest.TestCase):
                     skipped("f", "SKIP_RETURN_CODE=77", "SKIP: fuzzer not built: clang++ not found\n"),
                     skipped("s", "SKIP_RETURN_CODE=77", "wall 0.1 s\nSKIPPED: gpucheck: no CUDA device found (x)\n"))
         self.assertEqual(cs.summarize(xml),
-                         "1 passed, 4 skipped (gpucheck: no CUDA device found (no NVIDIA driver): 2, "
-                         "fuzzer not built: clang++ not found: 1, gpucheck: no CUDA device found (x): 1), 1 failed")
+                         "1 passed, 4 skipped (no CUDA device found (no NVIDIA driver): 2, "
+                         "fuzzer not built: clang++ not found: 1, no CUDA device found (x): 1), 1 failed")
+
+    def test_one_reason_from_a_binary_a_script_and_a_gtest_counts_once(self):
+        xml = suite(skipped("g", "SKIP_REGULAR_EXPRESSION_MATCHED", GTEST_SKIP.replace("gpucheck: ", "")),
+                    skipped("s", "SKIP_RETURN_CODE=77", "SKIPPED: gpucheck: no CUDA device found (no NVIDIA driver)\n"),
+                    skipped("e", "SKIP_RETURN_CODE=77",
+                            "SKIPPED: attention_energy: no CUDA device found (no NVIDIA driver)\n"))
+        self.assertEqual(cs.summarize(xml), "0 passed, 3 skipped (no CUDA device found (no NVIDIA driver): 3), 0 failed")
 
     def test_a_test_not_run_for_another_reason_is_a_failure_as_ctest_counts_it(self):
         xml = suite(case("missing", "notrun", '<skipped message="Unable to find executable"/>'))
