@@ -6,11 +6,15 @@
 # clang's libFuzzer): installed when apt can, otherwise those tests skip with the reason,
 # e.g. on a GPU machine that reaches no package mirror. The CUDA toolkit (nvcc, cuBLAS, cuDNN,
 # NCCL) is not installed here: CMake looks for it in /usr/local/cuda and the distro folders.
-# Usage: ci/deps.sh [--build-only]   (--build-only: what the benchmarks and gpucheck need,
-# not the test tools; ci/gate.sh uses it on GPU runners)
+# Usage: ci/deps.sh [--build-only | --quick]   (--build-only: what the benchmarks and gpucheck
+# need, not the test tools; ci/gate.sh uses it on GPU runners. --quick: not the tools of the
+# long suites either (clang's libFuzzer); ci/test.sh without --all)
 set -euo pipefail
-build_only=0
-[[ ${1:-} == --build-only ]] && build_only=1
+build_only=0 long=1
+case ${1:-} in
+  --build-only) build_only=1 ;;
+  --quick) long=0 ;;
+esac
 
 have_header() {  # a header in the usual include folders
   local h
@@ -36,13 +40,15 @@ if ((!build_only)); then
   # Google Benchmark's compare.py and what it imports (the interop test).
   [[ -f /usr/share/benchmark/compare.py ]] || optional+=(libbenchmark-tools)
   /usr/bin/python3 -c 'import numpy, scipy' >/dev/null 2>&1 || optional+=(python3 python3-numpy python3-scipy)
-  # libFuzzer (the results reader's fuzz test): clang and its runtime.
-  if command -v clang >/dev/null 2>&1; then
-    clang_major=$(clang -dumpversion | cut -d. -f1)
-    dpkg-query -W -f='${Status}' "libclang-rt-${clang_major}-dev" 2>/dev/null | grep -q "install ok installed" ||
-      optional+=("libclang-rt-${clang_major}-dev")
-  else
-    optional+=(clang)
+  # libFuzzer (the results reader's fuzz test, a long suite): clang and its runtime.
+  if ((long)); then
+    if command -v clang >/dev/null 2>&1; then
+      clang_major=$(clang -dumpversion | cut -d. -f1)
+      dpkg-query -W -f='${Status}' "libclang-rt-${clang_major}-dev" 2>/dev/null | grep -q "install ok installed" ||
+        optional+=("libclang-rt-${clang_major}-dev")
+    else
+      optional+=(clang)
+    fi
   fi
 fi
 
@@ -68,7 +74,7 @@ if ((${#required[@]} + ${#optional[@]})); then
     if ((${#optional[@]})); then
       if ((apt_ok)) && apt-get install -y -qq --no-install-recommends "${optional[@]}"; then
         # clang may just have arrived: its fuzzer runtime comes with a versioned package.
-        if [[ -z ${clang_major:-} ]] && command -v clang >/dev/null 2>&1; then
+        if ((long)) && [[ -z ${clang_major:-} ]] && command -v clang >/dev/null 2>&1; then
           clang_major=$(clang -dumpversion | cut -d. -f1)
           apt-get install -y -qq --no-install-recommends "libclang-rt-${clang_major}-dev" ||
             echo "ci/deps.sh: libclang-rt-${clang_major}-dev not installable: the fuzz test skips" >&2
