@@ -124,36 +124,37 @@ extern "C" void init_forward(int sig, siginfo_t* info, void*) {
   }
 }
 
-// The host pid of the child of `parent` whose innermost pid is `own` (NSpid's last field).
-pid_t host_pid_of(pid_t parent, pid_t own) {
-  const std::string want = "PPid:\t" + std::to_string(parent) + "\n";
-  DIR* d = ::opendir("/proc");
-  if (d == nullptr) return -1;
-  pid_t found = -1;
-  while (const dirent* e = ::readdir(d)) {
-    char* end = nullptr;
-    const long pid = std::strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
-    std::ifstream f(std::string("/proc/") + e->d_name + "/status");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    const std::string text = ss.str();
-    if (text.find(want) == std::string::npos) continue;
-    const std::vector<int> ns = parse_nspid(text);
-    if (!ns.empty() && ns.back() == own) {
-      found = static_cast<pid_t>(pid);
-      break;
-    }
-  }
-  ::closedir(d);
-  return found;
-}
-
 std::string read_text(const std::string& path) {
   std::ifstream f(path);
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// Every process's pid, as /proc lists them now (empty when /proc cannot be read).
+std::vector<pid_t> all_pids() {
+  std::vector<pid_t> pids;
+  DIR* d = ::opendir("/proc");
+  if (d == nullptr) return pids;
+  while (const dirent* e = ::readdir(d)) {
+    char* end = nullptr;
+    const long pid = std::strtol(e->d_name, &end, 10);
+    if (pid > 0 && *end == '\0') pids.push_back(static_cast<pid_t>(pid));
+  }
+  ::closedir(d);
+  return pids;
+}
+
+// The host pid of the child of `parent` whose innermost pid is `own` (NSpid's last field).
+pid_t host_pid_of(pid_t parent, pid_t own) {
+  const std::string want = "PPid:\t" + std::to_string(parent) + "\n";
+  for (const pid_t pid : all_pids()) {
+    const std::string text = read_text("/proc/" + std::to_string(pid) + "/status");
+    if (text.find(want) == std::string::npos) continue;
+    const std::vector<int> ns = parse_nspid(text);
+    if (!ns.empty() && ns.back() == own) return pid;
+  }
+  return -1;
 }
 
 bool write_text(const std::string& path, const char* text) {
@@ -392,23 +393,17 @@ int kill_orphans() {
   // of any depth ends one link a round.
   for (;;) {
     std::vector<pid_t> children;
-    if (DIR* d = ::opendir("/proc"); d != nullptr) {
-      while (const dirent* e = ::readdir(d)) {
-        char* end = nullptr;
-        const long pid = std::strtol(e->d_name, &end, 10);
-        if (pid <= 0 || *end != '\0') continue;
-        std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
-        std::string line;
-        if (!std::getline(stat, line)) continue;
-        // "pid (comm) state ppid ...": comm may hold spaces and parentheses; the last ')' ends it.
-        const std::size_t close = line.rfind(')');
-        if (close == std::string::npos) continue;
-        char state = 0;
-        long ppid = 0;
-        if (std::sscanf(line.c_str() + close + 1, " %c %ld", &state, &ppid) == 2 && ppid == self)
-          children.push_back(static_cast<pid_t>(pid));
-      }
-      ::closedir(d);
+    for (const pid_t pid : all_pids()) {
+      std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+      std::string line;
+      if (!std::getline(stat, line)) continue;
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses; the last ')' ends it.
+      const std::size_t close = line.rfind(')');
+      if (close == std::string::npos) continue;
+      char state = 0;
+      long ppid = 0;
+      if (std::sscanf(line.c_str() + close + 1, " %c %ld", &state, &ppid) == 2 && ppid == self)
+        children.push_back(pid);
     }
     if (children.empty()) return killed;
     for (const pid_t c : children) {
