@@ -290,11 +290,19 @@ Expected<Benchmark> fold(const std::string& src, Group& g) {
     b.message = printable(g.message, 200);
     return b;
   }
+  std::map<std::string, double> first_counters;  // a single run's counters are the figure's
   for (const Entry& it : g.iterations) {
     auto t = read_time_ns(src, it.index, *it.j);
     if (!t) return t.error();
     b.samples_ns.push_back(*t);
-    for (const auto& [k, v] : read_counters(*it.j)) b.counter_samples[k].push_back(v);
+    std::map<std::string, double> c = read_counters(*it.j);
+    // Both maps are in key order: each insertion is at the hint (linear in the counters).
+    auto at = b.counter_samples.begin();
+    for (const auto& [k, v] : c) {
+      at = b.counter_samples.try_emplace(at, k);
+      (at++)->second.push_back(v);
+    }
+    if (b.samples_ns.size() == 1) first_counters = std::move(c);
   }
   const Entry* chosen = nullptr;
   if (!b.samples_ns.empty()) {
@@ -302,7 +310,7 @@ Expected<Benchmark> fold(const std::string& src, Group& g) {
     b.real_time_ns = gpucheck::median(b.samples_ns).value_or(std::numeric_limits<double>::quiet_NaN());
     if (auto bad = disagreeing_aggregate(src, g, b.samples_ns)) return *bad;
     if (b.samples_ns.size() == 1) {
-      b.counters = read_counters(*g.iterations.front().j);
+      b.counters = std::move(first_counters);
     } else {
       for (const auto& [k, v] : b.counter_samples) b.counters[k] = gpucheck::median(v).value_or(std::numeric_limits<double>::quiet_NaN());
     }
@@ -556,7 +564,12 @@ Sanitized sanitize_nonfinite(std::string_view in) {
   return Sanitized{s.text, s.replaced, s.max_depth};
 }
 
-Expected<Results> parse_results(std::string_view text, const std::string& source, const ReadOptions& options) {
+namespace {
+
+// The loader's checks and the document; `owned`, when given, is the text, released once the
+// document holds it (a large file's text and its document are not kept at once).
+Expected<Results> parse_text(std::string_view text, std::string* owned, const std::string& source,
+                             const ReadOptions& options) {
   const bool blank = std::all_of(text.begin(), text.end(),
                                  [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; });
   if (blank) return Error{source, "empty file"};
@@ -571,11 +584,18 @@ Expected<Results> parse_results(std::string_view text, const std::string& source
   lo.non_finite = &kMarks;
   lo.max_depth = kMaxJsonDepth;
   if (!load_json(text, source, &doc, &err, lo)) return Error{source, err.substr(source.size() + 2)};
+  if (owned != nullptr) std::string().swap(*owned);
   try {
     return parse_document(doc, source, options);
   } catch (const json::exception& e) {  // a type we did not expect somewhere: still one line
     return Error{source, "unexpected JSON content: " + printable(e.what(), 200)};
   }
+}
+
+}  // namespace
+
+Expected<Results> parse_results(std::string_view text, const std::string& source, const ReadOptions& options) {
+  return parse_text(text, nullptr, source, options);
 }
 
 std::optional<std::string> gate_folder_results(const FileSystem& fs, const std::string& dir) {
@@ -593,7 +613,7 @@ Expected<Results> load_results(const FileSystem& fs, const std::string& path, co
   if (kind == FileSystem::Kind::File) {
     auto text = fs.read(path, kMaxFileBytes);
     if (!text) return text.error();
-    return parse_results(*text, path, options);
+    return parse_text(*text, &*text, path, options);
   }
   if (const auto gate = gate_folder_results(fs, path)) return load_results(fs, *gate, options);
   auto names = fs.list(path);
@@ -612,7 +632,7 @@ Expected<Results> load_results(const FileSystem& fs, const std::string& path, co
       return Error{path, "folder holds \"" + printable(n) + "\", which is not a .json results file"};
     auto text = fs.read(full, kMaxFileBytes);
     if (!text) return text.error();
-    auto r = parse_results(*text, full, options);
+    auto r = parse_text(*text, &*text, full, options);
     if (!r) return r.error();
     parts.push_back(std::move(*r));
   }
