@@ -206,6 +206,13 @@ void SuiteRunner::read_json(Outcome& o, const std::string& tmp, const std::strin
     o.run.reason = after + "it wrote no results JSON" + tail;
     return;
   }
+  // A link is never followed nor kept: it could name any file this user may read.
+  if (ctx_.fs.is_link(tmp)) {
+    (void)ctx_.fs.remove(tmp);
+    o.run.status = BinaryRun::Status::Errored;
+    o.run.reason = after + "its results JSON is a symbolic link (removed, not followed)" + tail;
+    return;
+  }
   ReadOptions keep;
   keep.keep_raw = true;
   auto text = ctx_.fs.read(tmp, kMaxFileBytes);
@@ -220,8 +227,11 @@ void SuiteRunner::read_json(Outcome& o, const std::string& tmp, const std::strin
       return;
     }
     // Kept for a look, out of the way of any reader of runs/.
+    // A copy of the bytes read (a regular file's), never the entry itself.
     const std::string kept = join_path(join_path(plan_.out, "logs"), base_name(final_json) + ".unreadable");
-    (void)ctx_.fs.rename(tmp, kept);
+    (void)ctx_.fs.remove(kept);
+    if (text) (void)ctx_.fs.write(kept, *text);
+    (void)ctx_.fs.remove(tmp);
     o.run.status = BinaryRun::Status::Errored;
     o.run.reason = after + "its results JSON does not read (" + parsed.error().message + ")" + tail;
     return;
