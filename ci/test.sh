@@ -3,8 +3,8 @@
 # and runs the tests, printing each phase's time, the total, and one summary line of the tests
 # (passed, skipped with their reasons, failed). GPU tests skip with a reason without a device.
 #
-# Without a GPU the CUDA code is built for sm_80 alone, without the sm_90a Hopper kernels: it
-# still compiles with -Werror, and no test there runs it. With a GPU (nvidia-smi -L lists one,
+# Without a GPU the quick tests build no CUDA code (no test there would run it); --all (CI)
+# compiles it for sm_80 alone, without the sm_90a Hopper kernels, with -Werror. With a GPU (nvidia-smi -L lists one,
 # or GPUCHECK_REQUIRE_GPU=1) it is built as a release build is (sm_80;sm_90, plus sm_90a), since
 # the GPU tests run it. The long suites (CTest labels fuzz, slurm, stress) are neither built nor
 # run unless --all; --all then also times the tool itself (bench_tool) against
@@ -53,15 +53,20 @@ elif command -v nvidia-smi > /dev/null 2>&1; then
 else
   gpu=0 why="no GPU (no nvidia-smi)"
 fi
+cuda_opt=(-DGPUCHECK_ENABLE_CUDA=ON)  # said each time: the build folder's cache may hold OFF
 if [[ " $* " == *" -DGPUCHECK_ENABLE_CUDA=OFF "* ]]; then
-  archs="80"
+  archs="80" cuda_opt=()
   echo "ci/test.sh: no CUDA code (-DGPUCHECK_ENABLE_CUDA=OFF): the compare tool and the CPU tests only"
 elif ((gpu)); then
   archs="80;90"
   echo "ci/test.sh: CUDA for sm_80;sm_90 plus the sm_90a Hopper kernels, as a release build: $why, the GPU tests run them"
+elif ((all)); then
+  archs="80"
+  echo "ci/test.sh: CUDA for sm_80 only, no sm_90a Hopper kernels: $why, the GPU tests skip (compiled, not run)"
 else
   archs="80"
-  echo "ci/test.sh: CUDA for sm_80 only, no sm_90a Hopper kernels: $why, the GPU tests skip"
+  cuda_opt=(-DGPUCHECK_ENABLE_CUDA=OFF)
+  echo "ci/test.sh: no CUDA code: $why, so no test would run it; ci/test.sh --all compiles it (sm_80)"
 fi
 if ((all)); then
   long=ON deps_args=()
@@ -74,7 +79,7 @@ fi
 run_phase deps "$GPUCHECK_ROOT/ci/deps.sh" ${deps_args[@]+"${deps_args[@]}"}
 gpucheck_generator "$build"
 run_phase configure cmake -S "$GPUCHECK_ROOT" -B "$build" ${GPUCHECK_GENERATOR[@]+"${GPUCHECK_GENERATOR[@]}"} \
-  -DGPUCHECK_WERROR=ON "-DCMAKE_CUDA_ARCHITECTURES=$archs" -DGPUCHECK_LONG_TESTS=$long "$@"
+  -DGPUCHECK_WERROR=ON "-DCMAKE_CUDA_ARCHITECTURES=$archs" -DGPUCHECK_LONG_TESTS=$long ${cuda_opt[@]+"${cuda_opt[@]}"} "$@"
 run_phase build cmake --build "$build" -j "$(nproc)"
 
 junit=$build/ctest-junit.xml

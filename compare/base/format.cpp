@@ -75,26 +75,31 @@ std::string escape_xml(std::string_view s) {
   return out;
 }
 
+namespace {
+// Hands `put` each byte of `s`, a space in place of a Unicode line break or a control
+// character (either would end a table row, a line or an attribute).
+template <class Put>
+void put_visible(std::string_view s, Put&& put) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (const std::size_t n = unicode_break_at(s, i)) {
+      put(' ');
+      i += n - 1;
+      continue;
+    }
+    const auto u = static_cast<unsigned char>(s[i]);
+    put((u < 0x20 || u == 0x7f) ? ' ' : s[i]);
+  }
+}
+}  // namespace
 
 std::string escape_markdown_cell(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (const std::size_t n = unicode_break_at(s, i)) {
-      out += ' ';
-      i += n - 1;
-      continue;
-    }
-    const char ch = s[i];
-    const auto u = static_cast<unsigned char>(ch);
-    if (u < 0x20 || u == 0x7f) {
-      out += ' ';  // a line break or control character would end the row or the line
-      continue;
-    }
+  put_visible(s, [&out](char ch) {
     // Markdown's own punctuation: a table cell, emphasis, code, inline HTML, a link or image.
     if (std::string_view("|\\*_`<>[]!&~#").find(ch) != std::string_view::npos) out += '\\';
     out += ch;
-  }
+  });
   return out;
 }
 
@@ -107,15 +112,7 @@ std::string markdown_code(std::string_view s) {
 std::string escape_html_breaks(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (const std::size_t n = unicode_break_at(s, i)) {
-      out += ' ';
-      i += n - 1;
-      continue;
-    }
-    const auto u = static_cast<unsigned char>(s[i]);
-    out += (u < 0x20 || u == 0x7f) ? ' ' : s[i];
-  }
+  put_visible(s, [&out](char ch) { out += ch; });
   return out;
 }
 
