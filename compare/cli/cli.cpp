@@ -14,6 +14,7 @@
 #include "base/output.hpp"
 #include "gpucheck/core/suggest.hpp"
 #include "gate/commands.hpp"
+#include "history/command.hpp"
 #include "report/render.hpp"
 #include "report/report.hpp"
 #include "results/baseline.hpp"
@@ -92,6 +93,7 @@ const std::vector<Command>& commands() {
       {"report", kReportUsage, cmd_report},
       {"accept", kAcceptUsage, [](const std::vector<std::string>& args, Context& ctx) { return cmd_accept(args, ctx.fs, ctx.env, ctx.io); }},
       {"watch", kWatchUsage, cmd_watch},
+      {"history", kHistoryUsage, cmd_history},
   };
   return table;
 }
