@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -14,8 +15,10 @@ struct Reps {
   std::vector<double> rate_values;
 };
 
-// Every ok case of the runs, in the order first seen, with all their repetitions.
-std::vector<std::pair<std::string, Reps>> stacked(const std::vector<StoredRun>& runs) {
+// Every ok case of the runs, in the order first seen, with all their repetitions; `take` says
+// whether a run's figure of a case counts (the gate: host-bound cases only from this host CPU).
+using Take = std::function<bool(const StoredRun&, const std::string&)>;
+std::vector<std::pair<std::string, Reps>> stacked(const std::vector<StoredRun>& runs, const Take& take) {
   std::vector<std::pair<std::string, Reps>> out;
   std::map<std::string, std::size_t> at;
   for (const StoredRun& r : runs) {
@@ -23,7 +26,7 @@ std::vector<std::pair<std::string, Reps>> stacked(const std::vector<StoredRun>& 
     for (const StoredCase& c : r.cases)
       if (c.metric != "real_time" && c.state == "ok") rate_of[c.name] = &c;
     for (const StoredCase& c : r.cases) {
-      if (c.metric != "real_time" || c.state != "ok" || c.samples.empty()) continue;
+      if (c.metric != "real_time" || c.state != "ok" || c.samples.empty() || !take(r, c.name)) continue;
       auto it = at.find(c.name);
       if (it == at.end()) it = at.emplace(c.name, out.size()).first, out.push_back({c.name, {}});
       Reps& reps = out[it->second].second;
@@ -42,6 +45,36 @@ std::vector<std::pair<std::string, Reps>> stacked(const std::vector<StoredRun>& 
     }
   }
   return out;
+}
+
+// The runs (oldest first) as one Google Benchmark file: the newest run's context, every date.
+std::string gbench_json(const std::vector<StoredRun>& runs, const std::string& what, const Take& take) {
+  nlohmann::ordered_json j;
+  j["context"] = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : runs.back().context) j["context"][k] = v;
+  std::string dates;
+  for (const StoredRun& r : runs) dates += (dates.empty() ? "" : " | ") + r.info.date;
+  j["context"]["date"] = dates;
+  j["context"]["gpucheck_history_runs"] = std::to_string(runs.size()) + " runs of " + what + ", " +
+                                          runs.front().info.commit + " to " + runs.back().info.commit;
+  j["benchmarks"] = nlohmann::ordered_json::array();
+  for (const auto& [name, reps] : stacked(runs, take)) {
+    for (std::size_t i = 0; i < reps.time_ns.size(); ++i) {
+      nlohmann::ordered_json e{{"name", name},
+                               {"run_name", name},
+                               {"run_type", "iteration"},
+                               {"repetitions", reps.time_ns.size()},
+                               {"repetition_index", i},
+                               {"threads", 1},
+                               {"iterations", 1},
+                               {"real_time", reps.time_ns[i]},
+                               {"cpu_time", reps.time_ns[i]},
+                               {"time_unit", "ns"}};
+      if (!reps.rate.empty()) e[reps.rate] = reps.rate_values[i];
+      j["benchmarks"].push_back(std::move(e));
+    }
+  }
+  return j.dump(2) + "\n";
 }
 
 }  // namespace
@@ -63,32 +96,29 @@ Expected<HistoryBaseline> baseline_from_history(Store& store, const FromHistory&
     if (!r) return r.error();
     runs.push_back(std::move(*r));
   }
-  nlohmann::ordered_json j;
-  j["context"] = nlohmann::ordered_json::object();
-  for (const auto& [k, v] : runs.back().context) j["context"][k] = v;
-  std::string dates;
-  for (const StoredRun& r : runs) dates += (dates.empty() ? "" : " | ") + r.info.date;
-  j["context"]["date"] = dates;
-  j["context"]["gpucheck_history_runs"] = std::to_string(runs.size()) + " runs of " + o.branch + ", " +
-                                          runs.front().info.commit + " to " + runs.back().info.commit;
-  j["benchmarks"] = nlohmann::ordered_json::array();
-  for (const auto& [name, reps] : stacked(runs)) {
-    for (std::size_t i = 0; i < reps.time_ns.size(); ++i) {
-      nlohmann::ordered_json e{{"name", name},
-                               {"run_name", name},
-                               {"run_type", "iteration"},
-                               {"repetitions", reps.time_ns.size()},
-                               {"repetition_index", i},
-                               {"threads", 1},
-                               {"iterations", 1},
-                               {"real_time", reps.time_ns[i]},
-                               {"cpu_time", reps.time_ns[i]},
-                               {"time_unit", "ns"}};
-      if (!reps.rate.empty()) e[reps.rate] = reps.rate_values[i];
-      j["benchmarks"].push_back(std::move(e));
-    }
+  return HistoryBaseline{gbench_json(runs, o.branch, [](const StoredRun&, const std::string&) { return true; }),
+                         runs.size(), runs.front().info.commit, runs.back().info.commit};
+}
+
+}  // namespace gpucheck::compare::history
+
+namespace gpucheck::compare::history {
+
+Expected<std::optional<HistoryBaseline>> commit_baseline(Store& store, const std::string& commit, const std::string& gpu_slug,
+                                                         const std::string& host_cpu,
+                                                         const std::function<bool(const std::string&)>& host_bound) {
+  auto all = store.runs({gpu_slug, std::nullopt});
+  if (!all) return all.error();
+  std::vector<StoredRun> runs;
+  for (auto it = all->rbegin(); it != all->rend(); ++it) {  // oldest first
+    if (it->commit != commit) continue;
+    auto r = store.read_run(it->id);
+    if (!r) return r.error();
+    runs.push_back(std::move(*r));
   }
-  return HistoryBaseline{j.dump(2) + "\n", runs.size(), runs.front().info.commit, runs.back().info.commit};
+  if (runs.empty()) return std::optional<HistoryBaseline>();
+  const Take take = [&](const StoredRun& r, const std::string& name) { return !host_bound(name) || r.info.host_cpu == host_cpu; };
+  return std::optional<HistoryBaseline>(HistoryBaseline{gbench_json(runs, "commit " + commit, take), runs.size(), commit, commit});
 }
 
 }  // namespace gpucheck::compare::history

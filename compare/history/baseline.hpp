@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -28,5 +29,16 @@ struct HistoryBaseline {
 // naming how many there are. A case's entries are its repetitions in every run (real_time in ns,
 // its rate counter beside it), numbered 0..n-1; a case no run measured is left out.
 Expected<HistoryBaseline> baseline_from_history(Store& store, const FromHistory& o);
+
+}  // namespace gpucheck::compare::history
+
+namespace gpucheck::compare::history {
+
+// The runs of one commit (exact) on one GPU model as a baseline (`gate --against-commit`): every
+// repetition of every run; a case whose `host_bound` says so only from runs of `host_cpu`, and
+// left out when there is none. nullopt when the history has no run of that commit on that model.
+Expected<std::optional<HistoryBaseline>> commit_baseline(Store& store, const std::string& commit, const std::string& gpu_slug,
+                                                         const std::string& host_cpu,
+                                                         const std::function<bool(const std::string&)>& host_bound);
 
 }  // namespace gpucheck::compare::history
