@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -14,6 +15,7 @@
 #include "history/changes.hpp"
 #include "history/command.hpp"
 #include "history/db.hpp"
+#include "history/report.hpp"
 #include "history/store.hpp"
 #include "history_fixture.hpp"
 
@@ -330,4 +332,49 @@ TEST(HistoryCli, ChangesExit1WhenTheNewestChangeIsARegression) {
   EXPECT_NE(html.find("<h2 id=\"matmul\">"), std::string::npos);
   EXPECT_NE(html.find("c0020"), std::string::npos);  // the change-point is marked with its commit
   EXPECT_NE(slurp(d / "t.md").find("| matmul/x/bf16/1 | 40 |"), std::string::npos);
+}
+
+TEST(HistoryCli, ARunFolderBringsTheGateVerdicts) {
+  const TempDir d("gpucheck-history");
+  std::filesystem::create_directories(d / "gate");
+  write_file(d / "gate/results.json", results_text(two_cases("c1", "2026-12-01T10:00:00+00:00", 1000, 50)));
+  write_file(d / "gate/compare.json",
+             R"({"metric": "real_time", "rows": [{"name": "matmul/x/bf16/1", "verdict": "regression"}]})");
+  const gc::RealFileSystem fs;
+  auto run = gh::read_run_input(fs, d / "gate", {});
+  ASSERT_TRUE(run.ok()) << run.error().str();
+  EXPECT_EQ(run->info.source, d / "gate");
+  ASSERT_EQ(run->cases.size(), 4u);
+  EXPECT_EQ(run->cases[0].verdict, "regression");  // matmul's real_time, the metric judged
+  EXPECT_EQ(run->cases[1].verdict, "");            // its TFLOPS was not judged
+  EXPECT_EQ(run->cases[2].verdict, "");            // memory/copy had no row
+  write_file(d / "gate/compare.json", R"({"rows": [{"name": "matmul/x/bf16/1"}]})");
+  EXPECT_FALSE(gh::read_run_input(fs, d / "gate", {}).ok());
+  auto flagged = gh::read_run_input(fs, d / "gate/results.json", {std::string("f00d"), std::string("rel")});
+  ASSERT_TRUE(flagged.ok());
+  EXPECT_EQ(flagged->info.commit, "f00d");
+  EXPECT_EQ(flagged->info.branch, "rel");
+}
+
+TEST(HistoryReport, MarksChangesTheBaselineAndEachMachine) {
+  gh::Series s{"matmul/x/bf16/1", "real_time", "ns", "lower", "", {}};
+  for (int i = 0; i < 12; ++i) {
+    gh::Point p;
+    p.commit = "c" + std::to_string(i);
+    p.host_name = i % 2 ? "node-a" : "node-b";
+    p.host_cpu = "Xeon";
+    p.median = i < 6 ? 1000 : 1300;
+    s.points.push_back(p);
+  }
+  gh::CaseChanges cc{&s, 10.0, {{gh::ChangePoint{6, 1000, 1300, 0.3, 0.005}, "c6", "", 7, true}}};
+  const std::string svg = gh::trend_svg(s, &cc, 1000.0, 10.0);
+  EXPECT_NE(svg.find("node-a (Xeon)"), std::string::npos);
+  EXPECT_NE(svg.find("node-b (Xeon)"), std::string::npos);
+  EXPECT_NE(svg.find("class=\"band\""), std::string::npos);        // the limit band
+  EXPECT_NE(svg.find("baseline 1.000 us"), std::string::npos);     // the baseline line
+  EXPECT_NE(svg.find("c6 +30.00%"), std::string::npos);            // the change-point, its commit
+  std::size_t dots = 0;
+  for (std::size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1)) ++dots;
+  EXPECT_EQ(dots, 12u);  // one per run
+  EXPECT_EQ(gh::trend_svg(s, nullptr, std::nullopt, 10.0).find("class=\"band\""), std::string::npos);
 }
