@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <vector>
 
 #include "base/format.hpp"
+#include "gpucheck/core/stats.hpp"
 #include "base/output.hpp"
 #include "report/charts.hpp"
 #include "results/baseline.hpp"
@@ -47,7 +49,12 @@ std::string trend_svg(const Series& s, const CaseChanges* changes, std::optional
   double lo = HUGE_VAL, hi = -HUGE_VAL;
   for (const Point& p : s.points) lo = std::min(lo, p.median), hi = std::max(hi, p.median);
   const double band = limit_pct / 100.0;
-  if (baseline) lo = std::min(lo, *baseline * (1 - band)), hi = std::max(hi, *baseline * (1 + band));
+  // The axis spans at least the gate's limit around the series' median: noise well inside the
+  // limit reads as flat, not magnified to the chart's height.
+  std::vector<double> ys_all;
+  for (const Point& p : s.points) ys_all.push_back(p.median);
+  const double mid = baseline.value_or(gpucheck::median(ys_all).value_or(0.0));
+  lo = std::min(lo, mid * (1 - band)), hi = std::max(hi, mid * (1 + band));
   if (!(hi > lo)) lo -= std::fabs(lo) * 0.05 + 1e-9, hi += std::fabs(hi) * 0.05 + 1e-9;
   const double pad = (hi - lo) * 0.08;
   lo -= pad, hi += pad;
@@ -71,7 +78,7 @@ std::string trend_svg(const Series& s, const CaseChanges* changes, std::optional
     o += "<rect class=\"band\" x=\"" + num(x0) + "\" y=\"" + num(top) + "\" width=\"" + num(x1 - x0) + "\" height=\"" +
          num(bottom - top) + "\"><title>gate limit +-" + format_pct(limit_pct) + " of the baseline</title></rect>\n";
     line(x0, ys(*baseline), x1, ys(*baseline), "one");
-    text(x1, ys(*baseline) - 3, "baseline " + format_metric(s.metric, *baseline), "end", "axis");
+    text(x0 + 4, ys(*baseline) - 3, "baseline " + format_metric(s.metric, *baseline), "start", "axis");
   }
   line(x0, y1, x1, y1, "axis");
   line(x0, y0, x0, y1, "axis");
