@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <utility>
 
 namespace gpucheck::compare::history {
@@ -147,9 +148,24 @@ Error Db::error(const std::string& what) const {
   return Error{path_, what + ": " + msg};
 }
 
-Status Db::exec(const std::string& sql) {
+Status Db::exec(const std::string& sql) { return exec_with(sql, nullptr, nullptr); }
+
+Expected<std::vector<std::int64_t>> Db::integers(const std::string& sql) {
+  std::vector<std::int64_t> row;
+  auto first_row = [](void* out, int n, char** values, char**) -> int {
+    auto* r = static_cast<std::vector<std::int64_t>*>(out);
+    if (!r->empty()) return 0;
+    for (int i = 0; i < n; ++i) r->push_back(values[i] != nullptr ? std::strtoll(values[i], nullptr, 10) : 0);
+    return 0;
+  };
+  if (auto e = exec_with(sql, first_row, &row); !e) return e.error();
+  return row;
+}
+
+Status Db::exec_with(const std::string& sql, int (*callback)(void*, int, char**, char**), void* data) {
   char* msg = nullptr;
-  const int rc = api_->exec(h_, sql.c_str(), nullptr, nullptr, &msg);
+  const int rc = api_->exec(h_, sql.c_str(), callback, data, &msg);
+  busy_ = rc == sqlite::kBusy || rc == sqlite::kLocked;
   if (rc == sqlite::kOk) return Done{};
   std::string why = msg != nullptr ? msg : api_->errmsg(h_);
   if (msg != nullptr) api_->free(msg);

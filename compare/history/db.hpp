@@ -64,6 +64,12 @@ class Db {
   Expected<Statement> prepare(const std::string& sql);
   // One integer from a query with one row (a PRAGMA's value).
   Expected<std::int64_t> integer(const std::string& sql);
+  // The integer columns of a query's first row, read in one statement (one snapshot).
+  Expected<std::vector<std::int64_t>> integers(const std::string& sql);
+  // Whether the last exec() or integers() failed because another connection held a lock
+  // (some of SQLite's lock waits, such as a file's first switch to WAL, do not wait for the
+  // busy timeout: the caller retries).
+  [[nodiscard]] bool busy() const { return busy_; }
   [[nodiscard]] std::int64_t last_id() const;
   [[nodiscard]] int changes() const;
   // Moves the WAL into the file and truncates it, so the file alone holds every row (a CI
@@ -74,9 +80,11 @@ class Db {
   [[nodiscard]] Error error(const std::string& what) const;
 
  private:
+  Status exec_with(const std::string& sql, int (*callback)(void*, int, char**, char**), void* data);
   const sqlite::Api* api_ = nullptr;
   sqlite::Handle* h_ = nullptr;
   std::string path_;
+  bool busy_ = false;
 };
 
 }  // namespace gpucheck::compare::history

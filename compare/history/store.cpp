@@ -1,11 +1,13 @@
 #include "history/store.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <thread>
 #include <tuple>
 #include <utility>
 
@@ -138,8 +140,6 @@ struct Fnv {
   void add(double v) { add(format_double("%.17g", v)); }
 };
 
-Expected<std::int64_t> one_integer(Db& db, const std::string& sql) { return db.integer(sql); }
-
 bool is_sqlite_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char head[16] = {};
@@ -211,25 +211,46 @@ std::string content_hash(const StoredRun& run) {
 
 Expected<Store> Store::open(const std::string& path, bool create, int busy_ms) {
   if (auto c = check_path(path, create); !c) return c.error();
+  // A lock wait SQLite does not hand to the busy timeout (another process switching a new file
+  // to WAL, or migrating it) is retried here, up to the same timeout.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_ms);
+  for (;;) {
+    bool busy = false;
+    auto s = open_once(path, create, busy_ms, &busy);
+    if (s || !busy || std::chrono::steady_clock::now() >= deadline) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+Expected<Store> Store::open_once(const std::string& path, bool create, int busy_ms, bool* busy) {
   auto db = Db::open(path, create, busy_ms);
   if (!db) return db.error();
   const std::string foreign = "not a gpucheck history (";
-  auto app = one_integer(*db, "PRAGMA application_id");
-  if (!app) return Error{path, foreign + app.error().message + "); left as it was"};
-  auto ver = one_integer(*db, "PRAGMA user_version");
-  auto tables = one_integer(*db, "SELECT count(*) FROM sqlite_master");
-  if (!ver) return ver.error();
-  if (!tables) return tables.error();
-  if (*app != kApplicationId && (*tables > 0 || *ver != 0))
+  // One statement, one snapshot: another process's migration is seen whole or not at all.
+  auto head = db->integers("SELECT (SELECT application_id FROM pragma_application_id), "
+                           "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)");
+  if (!head) {
+    *busy = db->busy();
+    if (*busy) return head.error();
+    return Error{path, foreign + head.error().message + "); left as it was"};
+  }
+  if (head->size() != 3) return Error{path, "cannot read the file's header"};
+  const std::int64_t app = (*head)[0], ver = (*head)[1], tables = (*head)[2];
+  if (app != kApplicationId && (tables > 0 || ver != 0))
     return Error{path, foreign + "an SQLite database of another application); left as it was"};
-  if (*app == kApplicationId && *ver > kSchemaVersion)
-    return Error{path, "written by a newer gpucheck (history schema " + std::to_string(*ver) + "; this one reads up to " +
+  if (app == kApplicationId && ver > kSchemaVersion)
+    return Error{path, "written by a newer gpucheck (history schema " + std::to_string(ver) + "; this one reads up to " +
                            std::to_string(kSchemaVersion) + "); left as it was"};
   Store s(std::move(*db));
-  if (auto w = s.db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON"); !w)
+  if (auto w = s.db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON"); !w) {
+    *busy = s.db_.busy();
     return w.error();
-  if (*app != kApplicationId || *ver < kSchemaVersion) {
-    if (auto m = s.migrate(); !m) return m.error();
+  }
+  if (app != kApplicationId || ver < kSchemaVersion) {
+    if (auto m = s.migrate(); !m) {
+      *busy = s.db_.busy();
+      return m.error();
+    }
   }
   return s;
 }

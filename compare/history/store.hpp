@@ -108,6 +108,7 @@ class Store {
 
  private:
   explicit Store(Db db) : db_(std::move(db)) {}
+  static Expected<Store> open_once(const std::string& path, bool create, int busy_ms, bool* busy);
   Status migrate();
   Db db_;
 };
