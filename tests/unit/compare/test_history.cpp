@@ -378,3 +378,20 @@ TEST(HistoryReport, MarksChangesTheBaselineAndEachMachine) {
   EXPECT_EQ(dots, 12u);  // one per run
   EXPECT_EQ(gh::trend_svg(s, nullptr, std::nullopt, 10.0).find("class=\"band\""), std::string::npos);
 }
+
+TEST(HistorySeries, AChangeOfMethodRestartsTheSeries) {
+  std::vector<gh::Point> points;
+  for (int i = 0; i < 10; ++i) {
+    gh::Point p;
+    p.name = "matmul/x/bf16/1";
+    p.metric = "real_time";
+    p.method = i < 6 ? "" : "held-v2";
+    p.median = i < 6 ? 100 : 150;  // the new method reads 50% higher: not a change of the code
+    points.push_back(p);
+  }
+  const auto series = gh::series_of(points);
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series[0].points.size(), 6u);
+  EXPECT_EQ(series[1].method, "held-v2");
+  EXPECT_TRUE(gh::find_changes(series, gc::Thresholds{}, gh::ChangeOptions{}).empty());
+}
