@@ -34,6 +34,11 @@ command -v git >/dev/null 2>&1 || optional+=(git)
 # Universal Ctags: tests/check_function_length.sh reads function extents with it (skips without).
 ((build_only)) || ctags --version 2>/dev/null | grep -q "Universal Ctags" || optional+=(universal-ctags)
 have_header nlohmann/json.hpp || required+=(nlohmann-json3-dev)
+# SQLite's library, not its header: `gpucheck history` and `gate --history` load libsqlite3.so.0 at
+# run time (the tests need it; a GPU runner's gate only when it keeps a history).
+if ! { /sbin/ldconfig -p 2>/dev/null || ldconfig -p 2>/dev/null; } | grep -q 'libsqlite3\.so\.0 '; then
+  if ((build_only)); then optional+=(libsqlite3-0); else required+=(libsqlite3-0); fi
+fi
 have_header benchmark/benchmark.h || required+=(libbenchmark-dev)
 if ((!build_only)); then
   have_header gtest/gtest.h || required+=(libgtest-dev)

@@ -14,6 +14,8 @@
 #include "base/output.hpp"
 #include "gpucheck/core/suggest.hpp"
 #include "gate/commands.hpp"
+#include "history/baseline.hpp"
+#include "history/command.hpp"
 #include "report/render.hpp"
 #include "report/report.hpp"
 #include "results/baseline.hpp"
@@ -50,6 +52,9 @@ const char* const kBaselineUpdateUsage = R"(  gpucheck baseline update --suite N
       writes DIR/<gpu-slug>/NAME.json atomically (DIR defaults to baselines); with --host,
       DIR/<gpu-slug>/<host-slug>/NAME.json, a baseline of this runner's host CPU (host_cpu);
       keeps every repetition; waits up to S seconds (default 60) for a concurrent update
+  gpucheck baseline update --suite NAME --from-history FILE --branch B [--last N] [--gpu SLUG] [--root DIR]
+      the same file from the last N (default 5) runs of that suite and branch in a history, every
+      repetition of every run kept (gpucheck history)
 )";
 const char* const kBaselineShowUsage = R"(  gpucheck baseline show [--root DIR] [--gpu SLUG]
       lists the stored baselines: GPU, driver, commit, host and the dates their figures were measured
@@ -92,6 +97,7 @@ const std::vector<Command>& commands() {
       {"report", kReportUsage, cmd_report},
       {"accept", kAcceptUsage, [](const std::vector<std::string>& args, Context& ctx) { return cmd_accept(args, ctx.fs, ctx.env, ctx.io); }},
       {"watch", kWatchUsage, cmd_watch},
+      {"history", kHistoryUsage, cmd_history},
   };
   return table;
 }
@@ -222,11 +228,37 @@ ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
 
 namespace {
 
+// --from-history FILE: the results the baseline is made of, from the last runs in a history.
+Expected<Results> results_from_history(const Args& a, const std::string& suite) {
+  const auto branch = value(a, "--branch");
+  if (!branch) return Error{"--from-history", "needs --branch B (the branch whose runs make the baseline)"};
+  int last = 5;
+  if (const auto n = value(a, "--last")) {
+    auto v = parse_count("--last", *n, 1, 10000);
+    if (!v) return v.error();
+    last = *v;
+  }
+  auto store = history::Store::open(*value(a, "--from-history"), false);
+  if (!store) return store.error();
+  auto b = history::baseline_from_history(*store, {*branch, suite, value(a, "--gpu"), static_cast<std::size_t>(last)});
+  store->checkpoint();
+  if (!b) return b.error();
+  ReadOptions ro;
+  ro.keep_raw = true;
+  return parse_results(b->json, store->path() + " (" + std::to_string(b->runs) + " runs of " + *branch + ")", ro);
+}
+
 ExitStatus baseline_update(const std::vector<std::string>& args, Context& ctx) {
   CliOutput& io = ctx.io;
-  auto a = parse_args(args, 3, {{"--suite", "--root", "--gpu", "--wait"}, {"--force", "--host"}}, "baseline");
+  auto a = parse_args(args, 3, {{"--suite", "--root", "--gpu", "--wait", "--from-history", "--branch", "--last"}, {"--force", "--host"}},
+                      "baseline");
   if (!a) return fail(io, a.error());
-  if (a->positional.size() != 1) return fail(io, Error{"baseline update", "needs exactly one RESULTS file or folder"});
+  const bool from_history = value(*a, "--from-history").has_value();
+  if ((value(*a, "--branch") || value(*a, "--last")) && !from_history)
+    return fail(io, Error{"baseline update", "--branch and --last go with --from-history FILE"});
+  if (a->positional.size() != (from_history ? 0U : 1U))
+    return fail(io, Error{"baseline update", from_history ? "takes no RESULTS with --from-history"
+                                                          : "needs exactly one RESULTS file or folder"});
   const auto suite = value(*a, "--suite");
   if (!suite) return fail(io, Error{"baseline update", "needs --suite NAME"});
   BaselineUpdateOptions o;
@@ -242,7 +274,7 @@ ExitStatus baseline_update(const std::vector<std::string>& args, Context& ctx) {
   }
   ReadOptions ro;
   ro.keep_raw = true;
-  auto results = load_results(ctx.fs, a->positional[0], ro);
+  auto results = from_history ? results_from_history(*a, o.suite) : load_results(ctx.fs, a->positional[0], ro);
   if (!results) return fail(io, results.error());
   auto u = update_baseline(ctx.fs, *results, o);
   if (!u) return fail(io, u.error());

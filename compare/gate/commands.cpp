@@ -18,6 +18,7 @@
 #include "base/args.hpp"
 #include "base/output.hpp"
 #include "runner/suite.hpp"
+#include "history/gate_link.hpp"
 #include "report/render.hpp"
 #include "results/baseline.hpp"
 #include "results/results.hpp"
@@ -34,6 +35,9 @@ const char* const kGateUsage =
     R"(  gpucheck gate --bin-dir DIR --baseline FILE|DIR --out DIR [options]   exit 0 pass, 1 fail, 2 bad input, no GPU, no baseline
       runs every bench_* binary in DIR (or those DIR/gpucheck-benchmarks.txt lists), each in its own
       process, compares with the baseline and re-measures cases past their limit before failing
+      --history FILE       add this run to a history (gpucheck history) after judging it
+      --against-commit SHA judge against that commit's runs in --history on this GPU model (every repetition;
+                           host-bound cases only from runs of this host CPU), else the stored baseline
       --baseline FILE|DIR  a baseline file, or a store root: DIR/<gpu-slug>/<host-slug>/SUITE.json when it
                            exists (this host's), else DIR/<gpu-slug>/SUITE.json; thresholds DIR/thresholds.json
       --out DIR            results.json, compare.md, compare.json, junit.xml, logs/ (and runs/, confirm/)
@@ -264,6 +268,7 @@ struct GatePlan {
   bool allow_other_gpu = false;
   bool colour = false;
   CompareOptions compare;
+  std::optional<history::GateHistory> history;  // --history FILE [--against-commit SHA]
 };
 
 // The baseline file for these results: the file given, or the store's pick (this host's
@@ -395,6 +400,9 @@ Expected<GatePlan> read_gate_plan(const FileSystem& fs, const Args& a, const std
   if (!o) return o.error();
   g.compare = std::move(*o);
   g.compare.warn_unmatched_globs = !g.run.filter;
+  auto h = history::open_gate_history(value(a, "--history"), value(a, "--against-commit"));
+  if (!h) return h.error();
+  g.history = std::move(*h);
   return g;
 }
 
@@ -431,9 +439,15 @@ Comparison nothing_ran(const GatePlan& g, const std::string& results_path) {
 Expected<CompareReport> judge_first_pass(Context& ctx, GatePlan& g, FirstPass& fp, Results& current, ActivitySnapshot& snap,
                                       const std::string& results_path, bool any_results) {
   CliOutput& io = ctx.io;
-  auto base_path = pick_baseline(ctx.fs, g, current, results_path);
+  auto from_commit = g.history ? history::against_commit(*g.history, current, g.compare.thresholds)
+                               : Expected<std::optional<history::CommitBaseline>>(std::nullopt);
+  if (!from_commit) return from_commit.error();
+  if (g.history && g.history->against && !*from_commit)
+    io.emit("history " + g.history->path + " has no run of commit " + *g.history->against +
+            " on this GPU model: judging against the stored baseline\n");
+  auto base_path = *from_commit ? Expected<std::string>((*from_commit)->label) : pick_baseline(ctx.fs, g, current, results_path);
   if (!base_path) return base_path.error();
-  auto base_full = load_results(ctx.fs, *base_path);
+  auto base_full = *from_commit ? Expected<Results>((*from_commit)->results) : load_results(ctx.fs, *base_path);
   if (!base_full) return base_full.error();
   const std::string gpu_b = base_full->context_value("gpu_name");
   const std::string gpu_c = current.context_value("gpu_name");
@@ -490,7 +504,8 @@ Status write_gate_outputs(Context& ctx, const GatePlan& g, const CompareReport& 
 
 ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
   CliOutput& io = ctx.io;
-  const OptionSet gate_only{{"--baseline", "--confirm-repetitions", "--color"}, {"--allow-other-gpu"}};
+  const OptionSet gate_only{{"--baseline", "--confirm-repetitions", "--color", "--history", "--against-commit"},
+                            {"--allow-other-gpu"}};
   auto a = parse_args(args, 2, with(with(run_options(), compare_options()), gate_only), "gate");
   if (!a) return fail(io, a.error());
   auto g = read_gate_plan(ctx.fs, *a, args, ctx.env);
@@ -534,6 +549,11 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
   report.activity = activity.lines;
   report.binaries = runs_of(fp->outcomes);
   if (auto w = write_gate_outputs(ctx, *g, report, results_path, any_results); !w) return fail(io, w.error());
+  if (g->history && any_results) {
+    auto id = history::add_gate_run(*g->history, *current, report.comparison, g->run.out);
+    if (!id) return fail(io, id.error());
+    io.emit("history: run " + std::to_string(*id) + " in " + g->history->path + "\n");
+  }
   return report.failed() ? ExitStatus::Regression : ExitStatus::Ok;
 }
 

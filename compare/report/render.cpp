@@ -270,6 +270,7 @@ std::string render_terminal(const CompareReport& rep, bool colour) {
              confirmation_detail(*r) + "\n";
   }
   out += summary_text(rep) + "\n";
+  if (c.stale) out += stale_line(*c.stale) + "\n";
   const bool failed = rep.failed();
   out += std::string(colour ? (failed ? "\033[1;31m" : "\033[1;32m") : "") + "result: " + result_text(rep) + reset + "\n";
   return out;
@@ -284,6 +285,7 @@ std::string render_markdown(const CompareReport& rep) {
          markdown_code(c.current_source) + " (" + escape_markdown_cell(c.gpu_cur) + "); metric " + markdown_code(c.metric) + " (" +
          direction_text(c.direction) + "), " + threshold_text(c) + ", alpha " + format_double("%g", c.alpha) + ".\n\n";
   out += summary_text(rep) + ".\n\n";
+  if (c.stale) out += escape_markdown_cell(stale_line(*c.stale)) + "\n\n";
   if (!rep.activity.empty()) {
     for (const auto& a : rep.activity) out += "- " + escape_markdown_cell(a) + "\n";
     out += "\n";
@@ -373,6 +375,12 @@ std::string render_json(const CompareReport& rep) {
     for (const auto& [at, kv] : counts) j["counts"][std::string(kv.first)] = kv.second;
   }
   j["warnings"] = rep.all_warnings();
+  if (c.stale)
+    j["baseline_stale"] = {{"cases", c.stale->cases},          {"least_pct", c.stale->least * 100.0},
+                           {"most_pct", c.stale->most * 100.0}, {"since_date", c.stale->since_date},
+                           {"since_commit", c.stale->since_commit}, {"line", stale_line(*c.stale)},
+                           {"command", stale_command(*c.stale)}};
+  else j["baseline_stale"] = nullptr;
   j["gpu_activity"] = rep.activity;
   j["hosts"] = {{"baseline", c.host_base}, {"current", c.host_cur}};
   j["confirm_repetitions"] = rep.confirm_repetitions;

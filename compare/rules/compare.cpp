@@ -386,6 +386,29 @@ void blame_errored_families(std::vector<Row>& rows, const CompareOptions& o) {
     }
 }
 
+// The improvements past their limit (report-only rows are never Improvement).
+std::optional<StaleBaseline> stale_of(const std::vector<Row>& rows, const Results& baseline) {
+  StaleBaseline s;
+  for (const Row& r : rows) {
+    if (r.verdict != Verdict::Improvement || !r.change) continue;
+    const double gain = std::fabs(*r.change);
+    s.least = s.cases == 0 ? gain : std::min(s.least, gain);
+    s.most = s.cases == 0 ? gain : std::max(s.most, gain);
+    ++s.cases;
+  }
+  if (s.cases == 0) return std::nullopt;
+  const std::string dates = baseline.context_value("date");
+  std::string first = dates.substr(0, dates.find(" | "));
+  for (std::size_t at = dates.find(" | "); at != std::string::npos; at = dates.find(" | ", at + 3)) {
+    const std::string d = dates.substr(at + 3, dates.find(" | ", at + 3) - at - 3);
+    if (d < first) first = d;
+  }
+  s.since_date = first;
+  s.since_commit = baseline.context_value("gpucheck_commit");
+  s.suite = baseline.context_value("gpucheck_suite");
+  return s;
+}
+
 }  // namespace
 
 Comparison compare_results(const Results& baseline, const Results& current, const CompareOptions& o) {
@@ -431,7 +454,21 @@ Comparison compare_results(const Results& baseline, const Results& current, cons
   });
   blame_errored_families(c.rows, o);
   c.counts = counts_of(c.rows);
+  c.stale = stale_of(c.rows, baseline);
   return c;
+}
+
+std::string stale_command(const StaleBaseline& s) {
+  const std::string suite = s.suite == "unknown" ? "SUITE" : s.suite;
+  return "gpucheck baseline update --suite " + suite + " RESULTS, or from a history: gpucheck baseline update " +
+         "--from-history FILE --branch B --last N --suite " + suite;
+}
+
+std::string stale_line(const StaleBaseline& s) {
+  return "baseline stale: " + std::to_string(s.cases) + (s.cases == 1 ? " case" : " cases") +
+         " better than the limit by " + format_double("%.1f", s.least * 100.0) + "% to " +
+         format_double("%.1f", s.most * 100.0) + "% since the baseline of " + s.since_date + " (commit " +
+         s.since_commit + "); re-record: " + stale_command(s);
 }
 
 }  // namespace gpucheck::compare

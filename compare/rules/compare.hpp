@@ -93,6 +93,18 @@ struct CompareOptions {
   int gpu_other_processes = 0;
 };
 
+// Cases better than their limit: the baseline no longer guards them (a regression of up to that
+// size passes unseen), so every report says so in one line and compare.json in a field.
+struct StaleBaseline {
+  std::size_t cases = 0;
+  double least = 0.0, most = 0.0;  // the improvements, as fractions of the baseline's figure
+  std::string since_date, since_commit, suite;  // the baseline's first date, commit and suite
+};
+// "baseline stale: N cases better than their limit by A% to B% since ... ; re-record: ..."
+std::string stale_line(const StaleBaseline& s);
+// The re-recording commands, from a results file and from a history.
+std::string stale_command(const StaleBaseline& s);
+
 struct Comparison {
   std::string baseline_source, current_source;
   std::string metric;
@@ -109,6 +121,7 @@ struct Comparison {
   // Lines shown above the table in every format (an environment that differs, globs of
   // thresholds.json that match no benchmark).
   std::vector<std::string> warnings;
+  std::optional<StaleBaseline> stale;  // set when a gated case is better than its limit
 
   [[nodiscard]] bool failed() const;  // a row fails the gate
 };

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #ifndef GPUCHECK_GIT_COMMIT
@@ -142,6 +143,8 @@ std::map<std::string, std::string> Device::context() const {
   const std::optional<std::string> cpuinfo = RealFileReader().read("/proc/cpuinfo");
   c["host_cpu"] = or_unknown(cpuinfo ? host_cpu_from_proc(*cpuinfo) : std::nullopt);
   c["gpucheck_commit"] = GPUCHECK_GIT_COMMIT;
+  const char* branch = std::getenv("GPUCHECK_GIT_BRANCH");  // CI names it where the checkout is detached
+  c["git_branch"] = branch != nullptr && *branch != '\0' ? branch : GPUCHECK_GIT_BRANCH;
   c["gpucheck_suite"] = std::string(to_string(options_.suite));
   c["gpucheck_device_index"] = std::to_string(index_);
   c["nvml"] = nvml_ ? "loaded" : "unavailable: " + nvml_note_;

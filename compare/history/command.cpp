@@ -1,0 +1,396 @@
+#include "history/command.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "base/format.hpp"
+#include "base/output.hpp"
+#include "gpucheck/core/json_load.hpp"
+#include "gpucheck/core/suggest.hpp"
+#include "history/report.hpp"
+#include "rules/compare.hpp"
+
+namespace gpucheck::compare {
+
+const char* const kHistoryUsage = R"(  gpucheck history add --db FILE [--commit C] [--branch B] RESULTS...
+      stores each RESULTS (a results file, or one run's folder as gate/run/watch write it) as one run;
+      commit and branch from the context (gpucheck_commit, git_branch) unless given; a run already
+      stored (same content) is not stored again
+  gpucheck history merge --db FILE OTHER...      every run of the OTHER histories, none twice
+  gpucheck history remove --db FILE --run ID | --commit SHA
+  gpucheck history list --db FILE [--gpu SLUG] [--branch B]      runs, newest first
+  gpucheck history changes --db FILE [--gpu SLUG] [--branch B] [--metric M] [--thresholds F] [--format json]
+      change-points of each case's series (E-Divisive means, permutation test p <= 0.01) larger
+      than the case's gate limit; exit 1 when the newest change of any case is a regression
+  gpucheck history report --db FILE --html OUT [--markdown OUT] [--gpu SLUG] [--branch B] [--metric M]
+                          [--thresholds F] [--baseline FILE]
+      each case's figure over commits, per family: change-points, the limit band, the baseline, machines
+      --gpu SLUG: the GPU model (default: the only one in FILE); a commit is any unique prefix of its SHA
+)";
+
+namespace history {
+namespace {
+
+// The gate's verdicts in DIR/compare.json (name -> verdict) and the metric it judged.
+Status read_verdicts(const FileSystem& fs, const std::string& path, std::map<std::string, std::string>* verdicts,
+                     std::string* metric) {
+  auto text = fs.read(path, kMaxFileBytes);
+  if (!text) return text.error();
+  nlohmann::ordered_json j;
+  std::string err;
+  if (!load_json(*text, path, &j, &err)) return Error{"", err};
+  if (!j.is_object() || !j.contains("rows") || !j["rows"].is_array()) return Error{path, "no \"rows\" array"};
+  if (j.contains("metric") && j["metric"].is_string()) *metric = j["metric"].get<std::string>();
+  for (const auto& row : j["rows"]) {
+    if (!row.is_object() || !row.contains("name") || !row["name"].is_string() || !row.contains("verdict") ||
+        !row["verdict"].is_string())
+      return Error{path, "a row without a string \"name\" and \"verdict\""};
+    (*verdicts)[row["name"].get<std::string>()] = row["verdict"].get<std::string>();
+  }
+  return Done{};
+}
+
+}  // namespace
+
+Expected<StoredRun> read_run_input(const FileSystem& fs, const std::string& path, const AddOptions& o) {
+  std::string results = path;
+  std::map<std::string, std::string> verdicts;
+  std::string metric = "real_time";
+  if (fs.kind(path) == FileSystem::Kind::Directory) {
+    const std::string in_folder = join_path(path, "results.json");
+    if (fs.kind(in_folder) == FileSystem::Kind::File) results = in_folder;
+    const std::string judged = join_path(path, "compare.json");
+    if (results == in_folder && fs.kind(judged) == FileSystem::Kind::File) {
+      if (auto v = read_verdicts(fs, judged, &verdicts, &metric); !v) return v.error();
+    }
+  }
+  auto r = load_results(fs, results);
+  if (!r) return r.error();
+  if (r->benchmarks.empty()) return Error{path, "holds no benchmarks: nothing to store"};
+  r->source = path;
+  return run_from_results(*r, o, verdicts, metric);
+}
+
+std::vector<Series> series_of(std::vector<Point> points) {
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> at;
+  std::vector<Series> out;
+  for (Point& p : points) {
+    const auto key = std::make_tuple(p.name, p.metric, p.method);
+    auto it = at.find(key);
+    if (it == at.end()) {
+      it = at.emplace(key, out.size()).first;
+      out.push_back(Series{p.name, p.metric, p.unit, p.direction, p.method, {}});
+    }
+    out[it->second].points.push_back(std::move(p));
+  }
+  std::sort(out.begin(), out.end(), [](const Series& a, const Series& b) {
+    return std::tie(a.name, a.method) < std::tie(b.name, b.method);
+  });
+  return out;
+}
+
+std::vector<CaseChanges> find_changes(const std::vector<Series>& all, const Thresholds& t, const ChangeOptions& base) {
+  std::vector<CaseChanges> out;
+  for (const Series& s : all) {
+    const Rule rule = t.rule_for(s.name);
+    CaseChanges cc{&s, rule.kind == RuleKind::ReportOnly ? t.default_pct : rule.pct, {}};
+    std::vector<double> xs;
+    xs.reserve(s.points.size());
+    for (const Point& p : s.points) xs.push_back(p.median);
+    ChangeOptions o = base;
+    o.seed = base.seed ^ std::hash<std::string>{}(s.name + "\n" + s.metric);
+    for (const ChangePoint& cp : e_divisive(xs, o)) {
+      if (std::abs(cp.change) * 100.0 <= cc.limit_pct * (1.0 + kThresholdSlack)) continue;
+      const Point& first = s.points[cp.index];
+      const bool slower = s.direction == "higher" ? cp.change < 0 : cp.change > 0;
+      cc.changes.push_back({cp, first.commit, first.date, first.run, slower});
+    }
+    if (!cc.changes.empty()) out.push_back(std::move(cc));
+  }
+  return out;
+}
+
+}  // namespace history
+
+namespace cli {
+namespace {
+
+using history::Store;
+
+struct Reading {
+  std::string gpu;
+  history::Filter filter;
+  std::string metric;
+};
+
+Expected<Store> open_db(const Args& a, bool create) {
+  const auto db = value(a, "--db");
+  if (!db || db->empty()) return Error{"history", "needs --db FILE"};
+  return Store::open(*db, create);
+}
+
+Expected<Reading> reading_of(Store& store, const Args& a) {
+  auto gpu = store.pick_gpu(value(a, "--gpu"));
+  if (!gpu) return gpu.error();
+  Reading r{*gpu, {*gpu, value(a, "--branch")}, value(a, "--metric").value_or("real_time")};
+  return r;
+}
+
+ExitStatus finish(Store& store, ExitStatus s) {
+  store.checkpoint();
+  return s;
+}
+
+ExitStatus history_add(const std::vector<std::string>& args, Context& ctx) {
+  auto a = parse_args(args, 3, {{"--db", "--commit", "--branch"}, {}}, "history");
+  if (!a) return fail(ctx.io, a.error());
+  if (a->positional.empty()) return fail(ctx.io, Error{"history add", "needs at least one RESULTS file or folder"});
+  history::AddOptions o{value(*a, "--commit"), value(*a, "--branch")};
+  if (o.commit && o.commit->empty()) return fail(ctx.io, Error{"--commit", "needs a commit"});
+  if (o.branch && o.branch->empty()) return fail(ctx.io, Error{"--branch", "needs a branch name"});
+  std::vector<history::StoredRun> runs;  // every input read before anything is stored
+  for (const auto& p : a->positional) {
+    auto r = history::read_run_input(ctx.fs, p, o);
+    if (!r) return fail(ctx.io, r.error());
+    runs.push_back(std::move(*r));
+  }
+  auto store = open_db(*a, true);
+  if (!store) return fail(ctx.io, store.error());
+  std::vector<std::string> what;
+  for (const auto& r : runs)
+    what.push_back(r.info.source + " (commit " + r.info.commit + ", branch " + r.info.branch + ", " + r.info.gpu_name +
+                   ", " + std::to_string(r.info.cases) + " cases)");
+  auto added = store->add(std::move(runs));
+  if (!added) return fail(ctx.io, added.error());
+  for (std::size_t i = 0; i < added->size(); ++i)
+    ctx.io.out += ((*added)[i].added ? "added run " : "already stored as run ") + std::to_string((*added)[i].id) + ": " +
+                  what[i] + "\n";
+  return finish(*store, ExitStatus::Ok);
+}
+
+ExitStatus history_merge(const std::vector<std::string>& args, Context& ctx) {
+  auto a = parse_args(args, 3, {{"--db"}, {}}, "history");
+  if (!a) return fail(ctx.io, a.error());
+  if (a->positional.empty()) return fail(ctx.io, Error{"history merge", "needs at least one OTHER history"});
+  auto store = open_db(*a, true);
+  if (!store) return fail(ctx.io, store.error());
+  std::size_t added = 0, there = 0;
+  for (const auto& p : a->positional) {
+    if (ctx.fs.same_file(p, store->path())) return fail(ctx.io, Error{p, "is the --db file itself"});
+    auto other = Store::open(p, false);
+    if (!other) return fail(ctx.io, other.error());
+    auto runs = other->runs({});
+    if (!runs) return fail(ctx.io, runs.error());
+    std::vector<history::StoredRun> all;
+    for (auto it = runs->rbegin(); it != runs->rend(); ++it) {  // oldest first, so ids follow dates
+      auto r = other->read_run(it->id);
+      if (!r) return fail(ctx.io, r.error());
+      all.push_back(std::move(*r));
+    }
+    auto done = store->add(std::move(all));
+    if (!done) return fail(ctx.io, done.error());
+    for (const auto& d : *done) (d.added ? added : there) += 1;
+    other->checkpoint();
+  }
+  ctx.io.out += "merged " + std::to_string(added) + " runs into " + store->path() + " (" + std::to_string(there) +
+                " already there)\n";
+  return finish(*store, ExitStatus::Ok);
+}
+
+ExitStatus history_remove(const std::vector<std::string>& args, Context& ctx) {
+  auto a = parse_args(args, 3, {{"--db", "--run", "--commit"}, {}}, "history");
+  if (!a) return fail(ctx.io, a.error());
+  const auto run = value(*a, "--run");
+  const auto commit = value(*a, "--commit");
+  if (!a->positional.empty()) return fail(ctx.io, Error{"history remove", "takes no paths"});
+  if (run.has_value() == commit.has_value()) return fail(ctx.io, Error{"history remove", "needs one of --run ID or --commit SHA"});
+  auto store = open_db(*a, false);
+  if (!store) return fail(ctx.io, store.error());
+  Expected<std::size_t> n = std::size_t{0};
+  if (run) {
+    auto id = parse_count("--run", *run, 1, std::numeric_limits<int>::max());
+    if (!id) return fail(ctx.io, id.error());
+    n = store->remove_run(*id);
+    if (n && *n == 0) return fail(ctx.io, Error{"--run", "no run " + *run + " in " + store->path()});
+  } else {
+    n = store->remove_commit(*commit);
+  }
+  if (!n) return fail(ctx.io, n.error());
+  ctx.io.out += "removed " + std::to_string(*n) + " run" + (*n == 1 ? "" : "s") + " from " + store->path() + "\n";
+  return finish(*store, ExitStatus::Ok);
+}
+
+ExitStatus history_list(const std::vector<std::string>& args, Context& ctx) {
+  auto a = parse_args(args, 3, {{"--db", "--gpu", "--branch"}, {}}, "history");
+  if (!a) return fail(ctx.io, a.error());
+  if (!a->positional.empty()) return fail(ctx.io, Error{"history list", "takes no paths"});
+  auto store = open_db(*a, false);
+  if (!store) return fail(ctx.io, store.error());
+  auto runs = store->runs({value(*a, "--gpu"), value(*a, "--branch")});
+  if (!runs) return fail(ctx.io, runs.error());
+  for (const auto& r : *runs)
+    ctx.io.out += std::to_string(r.id) + "  " + r.date + "  " + r.commit + "  " + r.branch + "  " + r.gpu_slug + "  " +
+                  r.host_name + " (" + r.host_cpu + ")  " + r.suite + "  " + std::to_string(r.cases) + " cases  " +
+                  r.source + "\n";
+  ctx.io.out += std::to_string(runs->size()) + " run" + (runs->size() == 1 ? "" : "s") + "\n";
+  return finish(*store, ExitStatus::Ok);
+}
+
+Expected<Thresholds> thresholds_of(const FileSystem& fs, const Args& a) {
+  const auto found = find_data_file(fs, value(a, "--thresholds"), "thresholds.json");
+  if (!found) return Thresholds{};
+  auto text = fs.read(*found, std::size_t{16} << 20);
+  if (!text) return text.error();
+  return parse_thresholds(*text, *found);
+}
+
+std::string changes_json(const Reading& r, const std::vector<history::CaseChanges>& found, const history::ChangeOptions& o,
+                         bool regression) {
+  nlohmann::ordered_json j;
+  j["gpu"] = r.gpu;
+  j["branch"] = r.filter.branch ? nlohmann::ordered_json(*r.filter.branch) : nlohmann::ordered_json(nullptr);
+  j["metric"] = r.metric;
+  j["method"] = {{"name", "e-divisive means"}, {"alpha", 1}, {"max_p", o.max_p}, {"permutations", o.permutations},
+                 {"min_segment", o.min_segment}};
+  j["regression"] = regression;
+  j["cases"] = nlohmann::ordered_json::array();
+  for (const auto& c : found) {
+    nlohmann::ordered_json cj{{"name", c.series->name}, {"metric", c.series->metric}, {"unit", c.series->unit},
+                              {"direction", c.series->direction}, {"method", c.series->method},
+                              {"limit_pct", c.limit_pct}, {"points", c.series->points.size()}};
+    cj["changes"] = nlohmann::ordered_json::array();
+    for (const auto& ch : c.changes)
+      cj["changes"].push_back({{"commit", ch.commit}, {"date", ch.date}, {"run", ch.run}, {"index", ch.at.index},
+                               {"before", ch.at.before}, {"after", ch.at.after}, {"change_pct", ch.at.change * 100.0},
+                               {"p_value", ch.at.p_value}, {"regression", ch.regression}});
+    j["cases"].push_back(std::move(cj));
+  }
+  return j.dump(2) + "\n";
+}
+
+ExitStatus history_changes(const std::vector<std::string>& args, Context& ctx) {
+  auto a = parse_args(args, 3, {{"--db", "--gpu", "--branch", "--metric", "--thresholds", "--format"}, {}}, "history");
+  if (!a) return fail(ctx.io, a.error());
+  if (!a->positional.empty()) return fail(ctx.io, Error{"history changes", "takes no paths"});
+  const std::string format = value(*a, "--format").value_or("terminal");
+  if (format != "terminal" && format != "json")
+    return fail(ctx.io, Error{"--format", "unknown format \"" + format + "\" (terminal, json)"});
+  auto t = thresholds_of(ctx.fs, *a);
+  if (!t) return fail(ctx.io, t.error());
+  auto store = open_db(*a, false);
+  if (!store) return fail(ctx.io, store.error());
+  auto r = reading_of(*store, *a);
+  if (!r) return fail(ctx.io, r.error());
+  auto points = store->points(r->filter, r->metric);
+  if (!points) return fail(ctx.io, points.error());
+  const auto series = history::series_of(std::move(*points));
+  const history::ChangeOptions o;
+  const auto found = history::find_changes(series, *t, o);
+  bool regression = false;
+  for (const auto& c : found) regression = regression || c.changes.back().regression;
+  if (format == "json") {
+    ctx.io.out += changes_json(*r, found, o, regression);
+    return finish(*store, regression ? ExitStatus::Regression : ExitStatus::Ok);
+  }
+  for (const auto& c : found) {
+    ctx.io.out += c.series->name + " (" + c.series->metric + ", limit " + format_pct(c.limit_pct) + ", " +
+                  std::to_string(c.series->points.size()) + " runs)\n";
+    for (const auto& ch : c.changes)
+      ctx.io.out += "  at " + ch.commit + " (" + ch.date + ", run " + std::to_string(ch.run) + "): " +
+                    format_metric(c.series->metric, ch.at.before) + " -> " + format_metric(c.series->metric, ch.at.after) +
+                    " " + format_change(ch.at.change) + (ch.regression ? " worse" : " better") +
+                    ", p=" + format_double("%.3f", ch.at.p_value) + "\n";
+  }
+  ctx.io.out += std::to_string(found.size()) + " of " + std::to_string(series.size()) + " case series moved on " + r->gpu +
+                (regression ? "; the newest change of at least one is a regression\n" : "\n");
+  return finish(*store, regression ? ExitStatus::Regression : ExitStatus::Ok);
+}
+
+// The stored baseline the report draws: --baseline, else baselines/<gpu>/<suite>.json of the
+// newest run's suite when there is one.
+Expected<std::optional<Results>> report_baseline(const FileSystem& fs, const Args& a, Store& store, const Reading& r,
+                                                 std::string* source) {
+  std::optional<std::string> path = value(a, "--baseline");
+  if (!path) {
+    auto runs = store.runs(r.filter);
+    if (!runs) return runs.error();
+    if (!runs->empty()) {
+      const std::string guess = join_path(join_path("baselines", r.gpu), runs->front().suite + ".json");
+      if (fs.kind(guess) == FileSystem::Kind::File) path = guess;
+    }
+  }
+  if (!path) return std::optional<Results>();
+  auto b = load_results(fs, *path);
+  if (!b) return b.error();
+  *source = *path;
+  return std::optional<Results>(std::move(*b));
+}
+
+ExitStatus history_report(const std::vector<std::string>& args, Context& ctx) {
+  auto a = parse_args(args, 3,
+                      {{"--db", "--gpu", "--branch", "--metric", "--thresholds", "--html", "--markdown", "--baseline"}, {}},
+                      "history");
+  if (!a) return fail(ctx.io, a.error());
+  if (!a->positional.empty()) return fail(ctx.io, Error{"history report", "takes no paths"});
+  const auto html = value(*a, "--html");
+  const auto md = value(*a, "--markdown");
+  if (!html && !md) return fail(ctx.io, Error{"history report", "needs --html OUT (and/or --markdown OUT)"});
+  std::vector<NamedPath> outputs;
+  if (html) outputs.push_back({"--html", *html});
+  if (md) outputs.push_back({"--markdown", *md});
+  std::vector<NamedPath> inputs{{"--db", value(*a, "--db").value_or("")}};
+  if (const auto b = value(*a, "--baseline")) inputs.push_back({"--baseline", *b});
+  if (const auto t = value(*a, "--thresholds")) inputs.push_back({"--thresholds", *t});
+  if (auto c = check_command_outputs(ctx.fs, ctx.env, outputs, inputs); !c) return fail(ctx.io, c.error());
+  auto t = thresholds_of(ctx.fs, *a);
+  if (!t) return fail(ctx.io, t.error());
+  auto store = open_db(*a, false);
+  if (!store) return fail(ctx.io, store.error());
+  auto r = reading_of(*store, *a);
+  if (!r) return fail(ctx.io, r.error());
+  auto points = store->points(r->filter, r->metric);
+  if (!points) return fail(ctx.io, points.error());
+  const auto series = history::series_of(std::move(*points));
+  const auto found = history::find_changes(series, *t, history::ChangeOptions{});
+  std::string baseline_source;
+  auto baseline = report_baseline(ctx.fs, *a, *store, *r, &baseline_source);
+  if (!baseline) return fail(ctx.io, baseline.error());
+  const history::TrendInput in{r->gpu, r->filter.branch.value_or(""), r->metric, &series, &found, &*t,
+                               *baseline ? &**baseline : nullptr, baseline_source};
+  if (html) {
+    if (auto w = write_command_output(ctx.fs, ctx.io, *html, history::trend_html(in)); !w) return fail(ctx.io, w.error());
+  }
+  if (md) {
+    if (auto w = write_command_output(ctx.fs, ctx.io, *md, history::trend_markdown(in)); !w) return fail(ctx.io, w.error());
+  }
+  std::vector<std::string> written;
+  for (const auto& np : outputs) written.push_back(np.path);
+  print_beside(ctx.fs, ctx.io, written,
+               "history report of " + std::to_string(series.size()) + " case series on " + r->gpu + ", " +
+                   std::to_string(found.size()) + " with change-points\n");
+  return finish(*store, ExitStatus::Ok);
+}
+
+}  // namespace
+
+ExitStatus cmd_history(const std::vector<std::string>& args, Context& ctx) {
+  static const std::vector<std::string> subs{"add", "merge", "remove", "list", "changes", "report"};
+  if (args.size() < 3) return fail(ctx.io, Error{"history", "needs a subcommand: add, merge, remove, list, changes or report"});
+  const std::string& sub = args[2];
+  if (sub == "add") return history_add(args, ctx);
+  if (sub == "merge") return history_merge(args, ctx);
+  if (sub == "remove") return history_remove(args, ctx);
+  if (sub == "list") return history_list(args, ctx);
+  if (sub == "changes") return history_changes(args, ctx);
+  if (sub == "report") return history_report(args, ctx);
+  return fail(ctx.io, Error{"history", "unknown subcommand \"" + sub + "\" (add, merge, remove, list, changes, report)" +
+                                           did_you_mean(sub, subs)});
+}
+
+}  // namespace cli
+}  // namespace gpucheck::compare

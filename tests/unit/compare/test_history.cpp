@@ -1,0 +1,397 @@
+// The history: change-points on series with known shifts, pure noise and single outliers (the
+// method, pure), the SQLite store (a run stored once, every repetition kept, foreign and newer
+// files refused untouched, commit prefixes, GPU models) and the `history` commands' exit codes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../test_util.hpp"
+#include "history/changes.hpp"
+#include "history/command.hpp"
+#include "history/db.hpp"
+#include "history/report.hpp"
+#include "history/store.hpp"
+#include "history_fixture.hpp"
+
+namespace gc = gpucheck::compare;
+namespace gh = gpucheck::compare::history;
+using gpucheck::testutil::cli;
+using gpucheck::testutil::results_text;
+using gpucheck::testutil::RunSpec;
+using gpucheck::testutil::slurp;
+using gpucheck::testutil::TempDir;
+using gpucheck::testutil::write_file;
+
+namespace {
+
+// Normal noise around `level` with a relative spread `cv`, reproducible.
+std::vector<double> noise(std::size_t n, double level, double cv, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> d(level, level * cv);
+  std::vector<double> v(n);
+  for (double& x : v) x = d(rng);
+  return v;
+}
+
+std::vector<double> joined(std::vector<double> a, const std::vector<double>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Q by its definition (Matteson and James), O(n^2) per split: the fast scan must agree.
+double q_brute(const std::vector<double>& x, std::size_t t) {
+  const std::size_t n = x.size();
+  double cross = 0, wl = 0, wr = 0;
+  for (std::size_t i = 0; i < t; ++i)
+    for (std::size_t j = t; j < n; ++j) cross += std::fabs(x[i] - x[j]);
+  for (std::size_t i = 0; i < t; ++i)
+    for (std::size_t k = i + 1; k < t; ++k) wl += std::fabs(x[i] - x[k]);
+  for (std::size_t j = t; j < n; ++j)
+    for (std::size_t k = j + 1; k < n; ++k) wr += std::fabs(x[j] - x[k]);
+  const double m = static_cast<double>(t), k = static_cast<double>(n - t);
+  return m * k / (m + k) * (2 * cross / (m * k) - wl / (m * (m - 1) / 2) - wr / (k * (k - 1) / 2));
+}
+
+}  // namespace
+
+// ---- the method ---------------------------------------------------------------------------
+
+TEST(HistoryChanges, FastStatisticEqualsTheDefinition) {
+  auto x = joined(noise(17, 100, 0.02, 1), noise(13, 90, 0.02, 2));
+  x[5] = x[6];  // ties too
+  const auto q = gh::split_statistics(x);
+  ASSERT_EQ(q.size(), x.size() + 1);
+  for (std::size_t t = 2; t + 2 <= x.size(); ++t) EXPECT_NEAR(q[t], q_brute(x, t), 1e-9 * std::fabs(q_brute(x, t)) + 1e-9) << t;
+}
+
+TEST(HistoryChanges, FindsAKnownShiftAtItsCommit) {
+  const auto x = joined(noise(30, 100, 0.01, 3), noise(30, 120, 0.01, 4));
+  const auto cps = gh::e_divisive(x);
+  ASSERT_EQ(cps.size(), 1u);
+  EXPECT_EQ(cps[0].index, 30u);
+  EXPECT_NEAR(cps[0].change, 0.20, 0.01);
+  EXPECT_LE(cps[0].p_value, 0.01);
+}
+
+TEST(HistoryChanges, FindsTwoShifts) {
+  const auto x = joined(joined(noise(25, 100, 0.01, 5), noise(25, 80, 0.01, 6)), noise(25, 100, 0.01, 7));
+  const auto cps = gh::e_divisive(x);
+  ASSERT_EQ(cps.size(), 2u);
+  EXPECT_EQ(cps[0].index, 25u);
+  EXPECT_EQ(cps[1].index, 50u);
+  EXPECT_NEAR(cps[0].change, -0.20, 0.01);
+  EXPECT_NEAR(cps[1].change, 0.25, 0.015);
+}
+
+TEST(HistoryChanges, PureNoiseHasNoChange) {
+  for (unsigned seed = 10; seed < 30; ++seed) EXPECT_TRUE(gh::e_divisive(noise(80, 100, 0.03, seed)).empty()) << seed;
+}
+
+TEST(HistoryChanges, ASingleOutlierIsNeverAChange) {
+  for (const std::size_t at : {0u, 1u, 2u, 3u, 20u, 36u, 37u, 38u, 39u}) {
+    auto x = noise(40, 100, 0.01, 40 + static_cast<unsigned>(at));
+    x[at] = 400;  // one run 4x slower (a neighbour on the GPU)
+    EXPECT_TRUE(gh::e_divisive(x).empty()) << "outlier at " << at;
+  }
+}
+
+TEST(HistoryChanges, ShortAndConstantSeriesHaveNone) {
+  EXPECT_TRUE(gh::e_divisive(std::vector<double>{}).empty());
+  EXPECT_TRUE(gh::e_divisive(std::vector<double>{1, 2, 3, 10, 11}).empty());  // under 2 x min_segment
+  EXPECT_TRUE(gh::e_divisive(std::vector<double>(50, 7.0)).empty());
+}
+
+TEST(HistoryChanges, SameSeriesSameAnswer) {
+  const auto x = joined(noise(20, 100, 0.02, 8), noise(20, 110, 0.02, 9));
+  const auto a = gh::e_divisive(x), b = gh::e_divisive(x);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].p_value, b[i].p_value);
+}
+
+// ---- the store ----------------------------------------------------------------------------
+
+namespace {
+
+gh::StoredRun run_of(const RunSpec& s) {
+  auto r = gc::parse_results(results_text(s), "run.json");
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().str());
+  return gh::run_from_results(*r, {}, {}, "real_time");
+}
+
+RunSpec two_cases(const std::string& commit, const std::string& date, double a, double b) {
+  RunSpec s;
+  s.commit = commit;
+  s.date = date;
+  s.cases = {{"matmul/x/bf16/1", {a, a * 1.01, a * 0.99}}, {"memory/copy/1GiB", {b}}};
+  return s;
+}
+
+}  // namespace
+
+TEST(HistoryStore, AddsARunOnceAndKeepsEveryRepetition) {
+  const TempDir d("gpucheck-history");
+  auto st = gh::Store::open(d / "h.db", true);
+  ASSERT_TRUE(st.ok()) << st.error().str();
+  const auto run = run_of(two_cases("abc123", "2026-12-01T10:00:00+00:00", 1000, 50));
+  auto first = st->add({run});
+  ASSERT_TRUE(first.ok()) << first.error().str();
+  ASSERT_EQ(first->size(), 1u);
+  EXPECT_TRUE((*first)[0].added);
+  auto again = st->add({run});
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE((*again)[0].added);
+  EXPECT_EQ((*again)[0].id, (*first)[0].id);
+  auto back = st->read_run((*first)[0].id);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->info.commit, "abc123");
+  EXPECT_EQ(back->info.branch, "main");
+  EXPECT_EQ(back->info.gpu_slug, "nvidia-h200");
+  EXPECT_EQ(back->info.cases, 2u);
+  EXPECT_EQ(back->context.at("host_cpu"), "Xeon 8480");
+  ASSERT_EQ(back->cases.size(), 4u);  // real_time and TFLOPS of each
+  EXPECT_EQ(back->cases[0].samples, (std::vector<double>{1000, 1000 * 1.01, 1000 * 0.99}));
+  EXPECT_EQ(back->cases[0].unit, "ns");
+  EXPECT_EQ(back->cases[1].metric, "TFLOPS");
+  EXPECT_EQ(back->cases[1].direction, "higher");
+  EXPECT_EQ(gh::content_hash(*back), run.info.hash);  // a merged run is the same run
+}
+
+TEST(HistoryStore, CommitPrefixesAndRemoval) {
+  const TempDir d("gpucheck-history");
+  auto st = gh::Store::open(d / "h.db", true);
+  ASSERT_TRUE(st.ok());
+  ASSERT_TRUE(st->add({run_of(two_cases("abc123", "2026-12-01T10:00:00+00:00", 1000, 50)),
+                       run_of(two_cases("abd456", "2026-12-02T10:00:00+00:00", 1001, 50)),
+                       run_of(two_cases("abd456", "2026-12-02T11:00:00+00:00", 1002, 50))})
+                  .ok());
+  EXPECT_EQ(*st->resolve_commit("abc"), "abc123");
+  EXPECT_FALSE(st->resolve_commit("ab").ok());  // two commits
+  EXPECT_FALSE(st->resolve_commit("zz").ok());
+  auto runs = st->runs({});
+  ASSERT_EQ(runs->size(), 3u);
+  EXPECT_EQ(runs->front().date, "2026-12-02T11:00:00+00:00");  // newest first
+  EXPECT_EQ(*st->remove_commit("abd"), 2u);
+  EXPECT_EQ(st->runs({})->size(), 1u);
+  EXPECT_EQ(*st->remove_run(runs->back().id), 1u);
+  EXPECT_EQ(*st->remove_run(runs->back().id), 0u);
+}
+
+TEST(HistoryStore, CommitsInTheOrderOfTheirFirstRun) {
+  const TempDir d("gpucheck-history");
+  auto st = gh::Store::open(d / "h.db", true);
+  ASSERT_TRUE(st.ok());
+  // zzz ran first, then aaa, then zzz again: the series reads zzz, zzz, aaa.
+  ASSERT_TRUE(st->add({run_of(two_cases("zzz", "2026-12-01T10:00:00+00:00", 1, 5)),
+                       run_of(two_cases("aaa", "2026-12-02T10:00:00+00:00", 2, 5)),
+                       run_of(two_cases("zzz", "2026-12-03T10:00:00+00:00", 3, 5))})
+                  .ok());
+  auto p = st->points({}, "real_time");
+  ASSERT_TRUE(p.ok());
+  const auto series = gh::series_of(*p);
+  ASSERT_EQ(series.size(), 2u);
+  ASSERT_EQ(series[0].points.size(), 3u);
+  EXPECT_EQ(series[0].points[0].median, 1);
+  EXPECT_EQ(series[0].points[1].median, 3);
+  EXPECT_EQ(series[0].points[2].median, 2);
+}
+
+TEST(HistoryStore, PicksTheOnlyGpuModelOrAsks) {
+  const TempDir d("gpucheck-history");
+  auto st = gh::Store::open(d / "h.db", true);
+  ASSERT_TRUE(st.ok());
+  EXPECT_FALSE(st->pick_gpu(std::nullopt).ok());  // empty
+  ASSERT_TRUE(st->add({run_of(two_cases("a1", "2026-12-01T10:00:00+00:00", 1, 5))}).ok());
+  EXPECT_EQ(*st->pick_gpu(std::nullopt), "nvidia-h200");
+  auto other = two_cases("a1", "2026-12-01T10:00:00+00:00", 1, 5);
+  other.gpu = "NVIDIA B200";
+  ASSERT_TRUE(st->add({run_of(other)}).ok());
+  const auto both = st->pick_gpu(std::nullopt);
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.error().message.find("nvidia-b200, nvidia-h200"), std::string::npos);
+  EXPECT_EQ(*st->pick_gpu(std::string("nvidia-b200")), "nvidia-b200");
+  EXPECT_FALSE(st->pick_gpu(std::string("nvidia-a100")).ok());
+}
+
+TEST(HistoryStore, RefusesWhatIsNotAHistoryAndLeavesItAsItWas) {
+  const TempDir d("gpucheck-history");
+  write_file(d / "text.db", "{\"not\": \"sqlite\"}\n");
+  EXPECT_FALSE(gh::Store::open(d / "text.db", true).ok());
+  EXPECT_EQ(slurp(d / "text.db"), "{\"not\": \"sqlite\"}\n");
+  {
+    auto db = gh::Db::open(d / "other.db", true, 1000);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->exec("CREATE TABLE t(x); INSERT INTO t VALUES(1)").ok());
+  }
+  const std::string before = slurp(d / "other.db");
+  const auto foreign = gh::Store::open(d / "other.db", true);
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_NE(foreign.error().message.find("another application"), std::string::npos);
+  EXPECT_EQ(slurp(d / "other.db"), before);
+  {
+    auto db = gh::Db::open(d / "newer.db", true, 1000);
+    ASSERT_TRUE(db->exec("PRAGMA application_id=" + std::to_string(gh::kApplicationId) + "; PRAGMA user_version=99").ok());
+  }
+  const auto newer = gh::Store::open(d / "newer.db", true);
+  ASSERT_FALSE(newer.ok());
+  EXPECT_NE(newer.error().message.find("newer gpucheck"), std::string::npos);
+  EXPECT_FALSE(gh::Store::open(d / "missing.db", false).ok());
+  EXPECT_FALSE(gh::Store::open(d.str(), true).ok());  // a folder
+}
+
+TEST(HistoryStore, AnEmptyFileBecomesAHistoryWithItsSchemaVersion) {
+  const TempDir d("gpucheck-history");
+  write_file(d / "empty.db", "");
+  ASSERT_TRUE(gh::Store::open(d / "empty.db", true).ok());
+  auto db = gh::Db::open(d / "empty.db", false, 1000);
+  EXPECT_EQ(*db->integer("PRAGMA user_version"), gh::kSchemaVersion);
+  EXPECT_EQ(*db->integer("PRAGMA application_id"), gh::kApplicationId);
+  EXPECT_EQ(*db->integer("SELECT count(*) FROM pragma_journal_mode WHERE journal_mode='wal'"), 1);
+}
+
+// ---- the commands -------------------------------------------------------------------------
+
+TEST(HistoryCli, AddListRemoveAndMerge) {
+  const TempDir d("gpucheck-history");
+  write_file(d / "r1.json", results_text(two_cases("c1", "2026-12-01T10:00:00+00:00", 1000, 50)));
+  write_file(d / "r2.json", results_text(two_cases("c2", "2026-12-02T10:00:00+00:00", 1000, 50)));
+  auto r = cli({"history", "add", "--db", d / "a.db", d / "r1.json"});
+  ASSERT_EQ(r.status, gc::ExitStatus::Ok) << r.io.err;
+  r = cli({"history", "add", "--db", d / "b.db", "--branch", "pr-7", d / "r1.json", d / "r2.json"});
+  ASSERT_EQ(r.status, gc::ExitStatus::Ok) << r.io.err;
+  r = cli({"history", "merge", "--db", d / "a.db", d / "b.db"});
+  ASSERT_EQ(r.status, gc::ExitStatus::Ok) << r.io.err;
+  EXPECT_NE(r.io.out.find("merged 1 runs"), std::string::npos) << r.io.out;  // r1 was there already
+  auto st = gh::Store::open(d / "a.db", false);
+  EXPECT_EQ(st->runs({})->size(), 2u);
+  EXPECT_EQ(st->runs({std::nullopt, std::string("pr-7")})->size(), 1u);
+  r = cli({"history", "remove", "--db", d / "a.db", "--commit", "c2"});
+  EXPECT_EQ(r.status, gc::ExitStatus::Ok) << r.io.err;
+  EXPECT_EQ(cli({"history", "remove", "--db", d / "a.db", "--run", "99"}).status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(cli({"history", "remove", "--db", d / "a.db"}).status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(cli({"history", "merge", "--db", d / "a.db", d / "a.db"}).status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(cli({"history", "list", "--db", d / "a.db"}).status, gc::ExitStatus::Ok);
+}
+
+TEST(HistoryCli, BadInputIsExit2AndTheHistoryUntouched) {
+  const TempDir d("gpucheck-history");
+  write_file(d / "r1.json", results_text(two_cases("c1", "2026-12-01T10:00:00+00:00", 1000, 50)));
+  write_file(d / "broken.json", "{\"benchmarks\": [");
+  ASSERT_EQ(cli({"history", "add", "--db", d / "h.db", d / "r1.json"}).status, gc::ExitStatus::Ok);
+  const std::string before = slurp(d / "h.db");
+  const auto r = cli({"history", "add", "--db", d / "h.db", d / "r1.json", d / "broken.json"});
+  EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(std::count(r.io.err.begin(), r.io.err.end(), '\n'), 1) << r.io.err;
+  EXPECT_EQ(slurp(d / "h.db"), before);
+  EXPECT_EQ(cli({"history", "add", "--db", d / "h.db"}).status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(cli({"history", "list", "--db", d / "broken.json"}).status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(cli({"history", "list"}).status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(cli({"history", "frobnicate", "--db", d / "h.db"}).status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(cli({"history", "changes", "--db", d / "h.db", "--gpu", "nvidia-a100"}).status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(slurp(d / "h.db"), before);
+}
+
+TEST(HistoryCli, ChangesExit1WhenTheNewestChangeIsARegression) {
+  const TempDir d("gpucheck-history");
+  auto add_series = [&](const std::string& db, const std::vector<double>& xs) {
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      char date[64], commit[32];
+      std::snprintf(date, sizeof date, "2026-12-01T%02zu:%02zu:00+00:00", i / 60, i % 60);
+      std::snprintf(commit, sizeof commit, "c%04zu", i);
+      RunSpec s;
+      s.commit = commit;
+      s.date = date;
+      s.cases = {{"matmul/x/bf16/1", {xs[i]}}, {"memory/copy/1GiB", {50 + 0.1 * static_cast<double>(i % 3)}}};
+      write_file(d / "r.json", results_text(s));
+      ASSERT_EQ(cli({"history", "add", "--db", db, d / "r.json"}).status, gc::ExitStatus::Ok);
+    }
+  };
+  add_series(d / "slower.db", joined(noise(20, 1000, 0.01, 11), noise(20, 1200, 0.01, 12)));  // 20% slower at c0020
+  add_series(d / "faster.db", joined(noise(20, 1000, 0.01, 13), noise(20, 800, 0.01, 14)));
+  add_series(d / "small.db", joined(noise(20, 1000, 0.005, 15), noise(20, 1050, 0.005, 16)));  // 5%: inside the 10% limit
+  const auto slower = cli({"history", "changes", "--db", d / "slower.db", "--format", "json", "--thresholds",
+                           gpucheck::testutil::source_path("baselines/thresholds.json")});
+  EXPECT_EQ(slower.status, gc::ExitStatus::Regression) << slower.io.err;
+  const auto j = nlohmann::json::parse(slower.io.out);
+  ASSERT_EQ(j["cases"].size(), 1u);
+  EXPECT_EQ(j["cases"][0]["name"], "matmul/x/bf16/1");
+  EXPECT_EQ(j["cases"][0]["changes"][0]["commit"], "c0020");
+  EXPECT_EQ(j["cases"][0]["changes"][0]["regression"], true);
+  EXPECT_EQ(cli({"history", "changes", "--db", d / "faster.db"}).status, gc::ExitStatus::Ok);
+  const auto small = cli({"history", "changes", "--db", d / "small.db", "--format", "json"});
+  EXPECT_EQ(small.status, gc::ExitStatus::Ok);
+  EXPECT_TRUE(nlohmann::json::parse(small.io.out)["cases"].empty());
+  const auto rep = cli({"history", "report", "--db", d / "slower.db", "--html", d / "t.html", "--markdown", d / "t.md"});
+  ASSERT_EQ(rep.status, gc::ExitStatus::Ok) << rep.io.err;
+  const std::string html = slurp(d / "t.html");
+  EXPECT_NE(html.find("<h2 id=\"matmul\">"), std::string::npos);
+  EXPECT_NE(html.find("c0020"), std::string::npos);  // the change-point is marked with its commit
+  EXPECT_NE(slurp(d / "t.md").find("| matmul/x/bf16/1 | 40 |"), std::string::npos);
+}
+
+TEST(HistoryCli, ARunFolderBringsTheGateVerdicts) {
+  const TempDir d("gpucheck-history");
+  std::filesystem::create_directories(d / "gate");
+  write_file(d / "gate/results.json", results_text(two_cases("c1", "2026-12-01T10:00:00+00:00", 1000, 50)));
+  write_file(d / "gate/compare.json",
+             R"({"metric": "real_time", "rows": [{"name": "matmul/x/bf16/1", "verdict": "regression"}]})");
+  const gc::RealFileSystem fs;
+  auto run = gh::read_run_input(fs, d / "gate", {});
+  ASSERT_TRUE(run.ok()) << run.error().str();
+  EXPECT_EQ(run->info.source, d / "gate");
+  ASSERT_EQ(run->cases.size(), 4u);
+  EXPECT_EQ(run->cases[0].verdict, "regression");  // matmul's real_time, the metric judged
+  EXPECT_EQ(run->cases[1].verdict, "");            // its TFLOPS was not judged
+  EXPECT_EQ(run->cases[2].verdict, "");            // memory/copy had no row
+  write_file(d / "gate/compare.json", R"({"rows": [{"name": "matmul/x/bf16/1"}]})");
+  EXPECT_FALSE(gh::read_run_input(fs, d / "gate", {}).ok());
+  auto flagged = gh::read_run_input(fs, d / "gate/results.json", {std::string("f00d"), std::string("rel")});
+  ASSERT_TRUE(flagged.ok());
+  EXPECT_EQ(flagged->info.commit, "f00d");
+  EXPECT_EQ(flagged->info.branch, "rel");
+}
+
+TEST(HistoryReport, MarksChangesTheBaselineAndEachMachine) {
+  gh::Series s{"matmul/x/bf16/1", "real_time", "ns", "lower", "", {}};
+  for (int i = 0; i < 12; ++i) {
+    gh::Point p;
+    p.commit = "c" + std::to_string(i);
+    p.host_name = i % 2 ? "node-a" : "node-b";
+    p.host_cpu = "Xeon";
+    p.median = i < 6 ? 1000 : 1300;
+    s.points.push_back(p);
+  }
+  gh::CaseChanges cc{&s, 10.0, {{gh::ChangePoint{6, 1000, 1300, 0.3, 0.005}, "c6", "", 7, true}}};
+  const std::string svg = gh::trend_svg(s, &cc, 1000.0, 10.0);
+  EXPECT_NE(svg.find("node-a (Xeon)"), std::string::npos);
+  EXPECT_NE(svg.find("node-b (Xeon)"), std::string::npos);
+  EXPECT_NE(svg.find("class=\"band\""), std::string::npos);        // the limit band
+  EXPECT_NE(svg.find("baseline 1.000 us"), std::string::npos);     // the baseline line
+  EXPECT_NE(svg.find("c6 +30.00%"), std::string::npos);            // the change-point, its commit
+  std::size_t dots = 0;
+  for (std::size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1)) ++dots;
+  EXPECT_EQ(dots, 12u);  // one per run
+  EXPECT_EQ(gh::trend_svg(s, nullptr, std::nullopt, 10.0).find("class=\"band\""), std::string::npos);
+}
+
+TEST(HistorySeries, AChangeOfMethodRestartsTheSeries) {
+  std::vector<gh::Point> points;
+  for (int i = 0; i < 10; ++i) {
+    gh::Point p;
+    p.name = "matmul/x/bf16/1";
+    p.metric = "real_time";
+    p.method = i < 6 ? "" : "held-v2";
+    p.median = i < 6 ? 100 : 150;  // the new method reads 50% higher: not a change of the code
+    points.push_back(p);
+  }
+  const auto series = gh::series_of(points);
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series[0].points.size(), 6u);
+  EXPECT_EQ(series[1].method, "held-v2");
+  EXPECT_TRUE(gh::find_changes(series, gc::Thresholds{}, gh::ChangeOptions{}).empty());
+}
