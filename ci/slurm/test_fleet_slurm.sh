@@ -118,7 +118,8 @@ for _ in $(seq 300); do
   [[ -z $(squeue -h -j "$job" 2>/dev/null) ]] && break
   sleep 0.2
 done
-[[ -z $(squeue -h -j "$job" 2>/dev/null) ]] && echo "job $job finished" || fail "job $job still queued after 60 s"
+[[ -z $(squeue -h -j "$job" 2>/dev/null) ]] || fail "job $job still queued after 60 s"
+echo "job $job finished"
 
 out=$work/accept/fleet
 [[ -f $out/fleet.json ]] || fail "no fleet.json"
@@ -133,7 +134,8 @@ grep -q 'gemm/bf16' "$out/drain.txt" || fail "drain.txt does not say bf16"
 sh "$out/drain.sh" || fail "drain.sh failed"
 reasons=$(sinfo -R -h -o '%N|%E')
 echo "$reasons"
-[[ $(grep -c . <<<"$reasons") -eq 1 ]] && grep -q '^n3|gpucheck: outlier: n3 GPU 1' <<<"$reasons" || fail "sinfo -R: $reasons"
+[[ $(grep -c . <<<"$reasons") -eq 1 ]] || fail "sinfo -R names more than n3: $reasons"
+grep -q '^n3|gpucheck: outlier: n3 GPU 1' <<<"$reasons" || fail "sinfo -R: $reasons"
 # resume.sh from those reasons: n3 still flagged, nothing to resume.
 sinfo -R > "$work/reasons.txt"
 "$gpucheck" fleet "$work/accept" --specs "$src/baselines/specs.json" --gaps "$src/baselines/fleet_gaps.json" \
