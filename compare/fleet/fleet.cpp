@@ -11,6 +11,7 @@
 #include "accept/names.hpp"
 #include "base/format.hpp"
 #include "fleet/fleet.hpp"
+#include "fleet/parallel.hpp"
 #include "fleet/peers.hpp"
 #include "gpucheck/core/specs.hpp"
 
@@ -274,15 +275,14 @@ Expected<FleetReport> judge_fleet(std::vector<NodeInput> nodes, const SpecDb& sp
     if (std::none_of(nodes.begin(), nodes.end(), [&](const NodeInput& n) { return n.name == e; }))
       nodes.push_back(NodeInput{e, {}, "missing: no folder, expected by --expect"});
   if (nodes.empty()) return Error{"fleet", "no node folders to judge"};
-  rep.nodes.reserve(nodes.size());
-  for (NodeInput& in : nodes) {
-    FleetNode n;
-    n.name = in.name;
+  rep.nodes.resize(nodes.size());
+  parallel_for(nodes.size(), [&](std::size_t i) {  // accept's judge is pure: one node per core
+    FleetNode& n = rep.nodes[i];
+    n.name = nodes[i].name;
     n.host = "unknown";
-    n.problem = in.problem;
-    if (!n.problem) read_node(in, n, specs, config);
-    rep.nodes.push_back(std::move(n));
-  }
+    n.problem = nodes[i].problem;
+    if (!n.problem) read_node(nodes[i], n, specs, config);
+  });
   if (std::all_of(rep.nodes.begin(), rep.nodes.end(), [](const FleetNode& n) { return n.problem.has_value(); }))
     return Error{"fleet", "none of the " + std::to_string(rep.nodes.size()) + " node folders holds acceptance results (" +
                               rep.nodes.front().name + ": " + *rep.nodes.front().problem + ")"};

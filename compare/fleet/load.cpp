@@ -4,6 +4,7 @@
 
 #include "accept/command.hpp"
 #include "fleet/load.hpp"
+#include "fleet/parallel.hpp"
 
 namespace gpucheck::compare::fleet {
 namespace {
@@ -69,13 +70,13 @@ NodeInput read_node(const FileSystem& fs, const std::string& dir) {
 
 Expected<std::vector<NodeInput>> load_nodes(const FileSystem& fs, const std::vector<std::string>& paths) {
   if (paths.empty()) return Error{"fleet", "needs node folders, or one folder of node folders"};
-  std::vector<NodeInput> out;
+  std::vector<std::string> dirs;  // every node folder, then read on every core
   for (const std::string& p : paths) {
     const auto kind = fs.kind(p);
     if (kind == FileSystem::Kind::Missing) return Error{p, "no such folder"};
     if (kind != FileSystem::Kind::Directory) return Error{p, "not a folder (a node folder, or a folder of node folders)"};
     if (is_node_folder(fs, p)) {
-      out.push_back(read_node(fs, p));
+      dirs.push_back(p);
       continue;
     }
     auto names = fs.list(p);
@@ -88,9 +89,11 @@ Expected<std::vector<NodeInput>> load_nodes(const FileSystem& fs, const std::vec
       subs.push_back(full);
     }
     if (subs.empty() && paths.size() == 1) return Error{p, "holds no node folders"};
-    if (subs.empty()) out.push_back(read_node(fs, p));  // one of several node folders, empty
-    for (const std::string& s : subs) out.push_back(read_node(fs, s));
+    if (subs.empty()) dirs.push_back(p);  // one of several node folders, empty
+    dirs.insert(dirs.end(), subs.begin(), subs.end());
   }
+  std::vector<NodeInput> out(dirs.size());
+  parallel_for(dirs.size(), [&](std::size_t i) { out[i] = read_node(fs, dirs[i]); });
   std::vector<std::string> names;
   for (const NodeInput& n : out) names.push_back(n.name);
   std::sort(names.begin(), names.end());
