@@ -13,6 +13,7 @@
 #include "fleet/fleet.hpp"
 #include "fleet/parallel.hpp"
 #include "fleet/peers.hpp"
+#include "gpucheck/core/options.hpp"
 #include "gpucheck/core/specs.hpp"
 
 namespace gpucheck::compare::fleet {
@@ -81,8 +82,8 @@ std::optional<std::pair<int, double>> nccl_of(const std::vector<GpuView>& gpus) 
 std::optional<std::string> other_suite(const std::vector<Results>& files) {
   for (const Results& r : files) {
     const std::string s = r.context_value("gpucheck_suite");
-    if (known(s) && s != "accept" && s != "burn")
-      return "other suite: " + r.source + " is gpucheck_suite \"" + s + "\", not accept";
+    if (known(s) && s != to_string(Suite::accept) && s != to_string(Suite::burn))
+      return "other suite: " + r.source + " is gpucheck_suite \"" + s + "\", not " + std::string(to_string(Suite::accept));
   }
   return std::nullopt;
 }

@@ -185,7 +185,7 @@ std::string render_fleet_terminal(const FleetReport& r) {
   for (const auto& w : r.warnings) s += "warning: versions: " + w + "\n";
   for (const FleetNode& n : r.nodes) {
     if (!n.flagged() && !n.recheck_cleared) continue;
-    s += n.name + (n.host != n.name ? " (host " + n.host + ")" : "") + ": " + verdict_of(n) + "\n";
+    s += n.name + (n.host != n.name && n.host != "unknown" ? " (host " + n.host + ")" : "") + ": " + verdict_of(n) + "\n";
     if (n.problem) s += "  " + *n.problem + "\n";
     for (const auto& f : n.accept_failures) s += "  accept: " + f + "\n";
     for (const auto& o : n.outlier_lines) s += "  outlier: " + o + "\n";

@@ -683,3 +683,42 @@ TEST(FleetCli, PairsPrintsRoundsAndTheNodeAtFault) {
   EXPECT_EQ(r.status, gc::ExitStatus::Regression);
   EXPECT_NE(r.io.out.find("# at fault: n3\n"), std::string::npos) << r.io.out;
 }
+
+TEST(FleetCli, RecheckClearsANodeWhoseSecondRunPasses) {
+  FakeFileSystem fs;
+  add_baselines(fs);
+  std::mt19937 rng(9);
+  for (int n = 1; n <= 6; ++n) {
+    for (int g = 0; g < 2; ++g) {
+      json doc = made_gpu(node_name(n), g, rng);
+      if ((n == 2 || n == 4) && g == 0) scale(doc, "pcie/d2h/", 0.9);
+      fs.add("runs/" + node_name(n) + "/gpu" + std::to_string(g) + "/runs/bench_all.json", doc.dump());
+      if (n == 2 || n == 4) {  // the recheck: n002 healthy now, n004 slow again
+        json again = made_gpu(node_name(n), g, rng);
+        if (n == 4 && g == 0) scale(again, "pcie/d2h/", 0.9);
+        fs.add("runs/recheck/" + node_name(n) + "/gpu" + std::to_string(g) + "/runs/bench_all.json", again.dump());
+      }
+    }
+    fs.add("runs/" + node_name(n) + "/accept.json", "{}");
+  }
+  fs.add("runs/recheck/n002/accept.json", "{}");
+  fs.add("runs/recheck/n004/accept.json", "{}");
+  auto first = fleet_cli({"runs", "--out", "one"}, fs);
+  EXPECT_EQ(first.status, gc::ExitStatus::Regression) << first.io.err;
+  EXPECT_EQ(json::parse(fs.files["one/fleet.json"])["flagged"], 2);  // recheck/ is not a node
+  auto r = fleet_cli({"runs", "--out", "two", "--recheck", "runs/recheck"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::Regression) << r.io.err;
+  const json j = json::parse(fs.files["two/fleet.json"]);
+  EXPECT_EQ(j["flagged"], 1);
+  EXPECT_EQ(j["nodes"][0]["node"], "n004");
+  EXPECT_EQ(j["nodes"][0]["rechecked"], true);
+  EXPECT_EQ(j["recheck"], "runs/recheck");
+  const std::string& sh = fs.files["two/drain.sh"];
+  EXPECT_NE(sh.find("NodeName=n004 State=DRAIN"), std::string::npos);
+  EXPECT_EQ(sh.find("NodeName=n002"), std::string::npos);
+  // A recheck folder that is no folder: one line, exit 2, nothing written.
+  auto bad = fleet_cli({"runs", "--out", "three", "--recheck", "nowhere"}, fs);
+  EXPECT_EQ(bad.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(bad.io.err, "gpucheck: nowhere: no such folder\n");
+  EXPECT_FALSE(fs.files.count("three/fleet.json"));
+}
