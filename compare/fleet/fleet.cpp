@@ -162,10 +162,12 @@ std::string gpu_name(const FleetGpu& g) {
 void name_outliers(FleetNode& n, const std::vector<std::string>& keys) {
   for (const std::string& key : keys) {
     std::vector<const Figure*> low, all;
+    const FleetGpu* first_low = nullptr;
     for (const FleetGpu& g : n.gpus)
       for (const Figure& f : g.figures)
         if (f.key == key) {
           all.push_back(&f);
+          if (f.outlier && low.empty()) first_low = &g;
           if (f.outlier) low.push_back(&f);
         }
     if (low.empty()) continue;
@@ -175,7 +177,7 @@ void name_outliers(FleetNode& n, const std::vector<std::string>& keys) {
       for (const Figure* f : low) worst = std::min(worst, f->deviation);
       n.outlier_lines.push_back("node " + n.name + ": all " + std::to_string(all.size()) + " GPUs low on " + key +
                                 " (down to " + format_double("%+.1f", 100 * worst) + "% against their peers); " +
-                                figure_text(*low.front()) + " on GPU " + n.gpus.front().index);
+                                figure_text(*low.front()) + " on GPU " + first_low->index);
       continue;
     }
     for (const FleetGpu& g : n.gpus)

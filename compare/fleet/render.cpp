@@ -115,7 +115,8 @@ std::string heat_header(const FleetReport& r) {
 std::string flagged_rows(const FleetReport& r, const FleetNode& n) {
   std::map<std::string, bool> node_out;
   for (const Figure& f : n.node_figures) node_out[f.key] = f.outlier;
-  std::string s = heat_row(r, n, n.name + " (" + n.host + ") " + verdict_of(n), worst_deviation(r, n), node_out);
+  const std::string host = n.host != n.name && n.host != "unknown" ? " (host " + n.host + ")" : "";
+  std::string s = heat_row(r, n, n.name + host + " " + verdict_of(n), worst_deviation(r, n), node_out);
   for (const FleetGpu& g : n.gpus) {
     FleetNode one;
     one.name = n.name;
