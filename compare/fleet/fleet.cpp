@@ -274,6 +274,7 @@ Expected<FleetReport> judge_fleet(std::vector<NodeInput> nodes, const SpecDb& sp
   rep.k = options.k > 0 ? options.k : gaps.k;
   rep.allow_missing = options.allow_missing;
   rep.figure_keys = figure_keys();
+  for (const std::string& k : rep.figure_keys) rep.min_gap[k] = gaps.gap(k).min_gap;
   for (const std::string& e : options.expect)
     if (std::none_of(nodes.begin(), nodes.end(), [&](const NodeInput& n) { return n.name == e; }))
       nodes.push_back(NodeInput{e, {}, "missing: no folder, expected by --expect"});

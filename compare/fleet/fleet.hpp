@@ -77,6 +77,7 @@ struct FleetReport {
   std::vector<std::string> warnings;  // version differences, above the figures
   std::vector<std::string> figure_keys;  // columns, in table order
   std::map<std::string, std::map<std::string, double>> fleet_median;  // model -> figure -> median
+  std::map<std::string, double> min_gap;  // figure -> its gap (the heat map's full colour)
   bool allow_missing = false;
   std::optional<std::string> recheck_source;
 

@@ -79,17 +79,18 @@ std::map<std::string, double> worst_deviation(const FleetReport& r, const FleetN
   return out;
 }
 
-// Red below the median, blue above, white at it; full colour at 5% off.
-std::string heat_colour(double d) {
-  const double t = std::clamp(std::fabs(d) / 0.05, 0.0, 1.0);
+// Red below the median, blue above, white at it; full colour at the figure's gap, so a cell
+// says how near the GPU is to being named (h2d's 2% is pale, HBM's 1% is not).
+std::string heat_colour(double d, double gap) {
+  const double t = std::clamp(std::fabs(d) / (gap > 0 ? gap : 0.05), 0.0, 1.0);
   const int fade = static_cast<int>(std::lround(255 - 155 * t));
   return d < 0 ? format_double("rgb(255,%.0f,", fade) + std::to_string(fade) + ")"
                : "rgb(" + std::to_string(fade) + "," + std::to_string(fade) + ",255)";
 }
 
-std::string heat_cell(std::optional<double> d, bool outlier, const std::string& title) {
+std::string heat_cell(std::optional<double> d, double gap, bool outlier, const std::string& title) {
   if (!d) return "<td class=\"note\">-</td>";
-  std::string s = "<td style=\"background:" + heat_colour(*d) + (outlier ? ";font-weight:bold;outline:2px solid #b00020" : "") +
+  std::string s = "<td style=\"background:" + heat_colour(*d, gap) + (outlier ? ";font-weight:bold;outline:2px solid #b00020" : "") +
                   "\" title=\"" + escape_xml(title) + "\">" + format_double("%+.1f", 100 * *d) + "</td>";
   return s;
 }
@@ -100,15 +101,19 @@ std::string heat_row(const FleetReport& r, const FleetNode& n, const std::string
   for (const std::string& k : r.figure_keys) {
     const auto it = dev.find(k);
     const auto o = outliers.find(k);
-    s += heat_cell(it == dev.end() ? std::nullopt : std::optional<double>(it->second), o != outliers.end() && o->second,
-                   n.name + " " + k);
+    const auto gap = r.min_gap.find(k);
+    s += heat_cell(it == dev.end() ? std::nullopt : std::optional<double>(it->second), gap == r.min_gap.end() ? 0 : gap->second,
+                   o != outliers.end() && o->second, n.name + " " + k);
   }
   return s + "</tr>\n";
 }
 
 std::string heat_header(const FleetReport& r) {
   std::string s = "<tr><th>node</th>";
-  for (const std::string& k : r.figure_keys) s += "<th>" + escape_xml(k) + "</th>";
+  for (const std::string& k : r.figure_keys) {
+    const auto gap = r.min_gap.find(k);
+    s += "<th>" + escape_xml(k) + (gap == r.min_gap.end() ? "" : "<br><small>gap " + format_double("%g", 100 * gap->second) + "%</small>") + "</th>";
+  }
   return s + "</tr>\n";
 }
 
@@ -226,7 +231,7 @@ std::string render_fleet_html(const FleetReport& r) {
                   chart_style_block() + "\n</head><body>\n<h1>gpucheck fleet</h1>\n<p class=\"" +
                   std::string(r.failed() ? "worse" : "better") + "\"><b>" + escape_xml(summary_line(r)) + "</b></p>\n";
   s += "<p>Each cell: the node's lowest GPU on that figure, in % from the fleet's median for its model (red below, blue "
-       "above, full colour at 5%); outlined: an outlier against its peers (" + escape_xml(format_double("%g", r.k)) +
+       "above, full colour at the figure's gap); outlined: an outlier against its peers (" + escape_xml(format_double("%g", r.k)) +
        " robust deviations and the figure's gap, " + escape_xml(r.gaps_source) + ").</p>\n";
   if (!r.warnings.empty()) {
     s += "<h2>Versions that differ from the fleet</h2><ul>\n";
