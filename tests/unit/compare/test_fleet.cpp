@@ -722,3 +722,60 @@ TEST(FleetCli, RecheckClearsANodeWhoseSecondRunPasses) {
   EXPECT_EQ(bad.io.err, "gpucheck: nowhere: no such folder\n");
   EXPECT_FALSE(fs.files.count("three/fleet.json"));
 }
+
+TEST(FleetPeers, NonFiniteErroredAndMissingFiguresAreLeftOutNotJudged) {
+  auto nodes = made_fleet(8, 1, [](int n, int, json& doc) {
+    for (auto& e : doc["benchmarks"]) {
+      const std::string name = e["name"];
+      if (n == 3 && name.starts_with("matmul/cublaslt/fp16/")) e["error_occurred"] = true, e["error_message"] = "cuBLAS failed";
+      if (n == 4 && name.starts_with("pcie/h2d/")) e["GBps"] = 0.0;
+    }
+    if (n == 5) {  // the d2h case lost entirely
+      auto& b = doc["benchmarks"];
+      b.erase(std::remove_if(b.begin(), b.end(), [](const json& e) { return e["name"].get<std::string>().starts_with("pcie/d2h/"); }),
+              b.end());
+    }
+  });
+  // Google Benchmark writes a bare NaN; the reader takes it, the figure is left out.
+  std::mt19937 rng(4);
+  json nan_doc = made_gpu("n002", 0, rng);
+  for (auto& e : nan_doc["benchmarks"])
+    if (e["name"].get<std::string>().starts_with("matmul/cublaslt/bf16/")) e["TFLOPS"] = 12345.678;
+  std::string text = nan_doc.dump();
+  text.replace(text.find("12345.678"), 9, "NaN");
+  auto nan_file = gc::parse_results(text, "n002/gpu0.json");
+  ASSERT_TRUE(nan_file.ok()) << nan_file.error().str();
+  nodes[1].files[0] = std::move(*nan_file);
+  const auto r = judged(std::move(nodes));
+  auto keys = [&](const char* n) {
+    std::vector<std::string> k;
+    for (const auto& f : node(r, n)->gpus[0].figures) k.push_back(f.key);
+    return k;
+  };
+  auto has = [&](const char* n, const char* key) {
+    const auto k = keys(n);
+    return std::find(k.begin(), k.end(), key) != k.end();
+  };
+  EXPECT_FALSE(has("n002", "gemm/bf16"));
+  EXPECT_FALSE(has("n003", "gemm/fp16"));
+  EXPECT_FALSE(has("n004", "pcie/h2d"));
+  EXPECT_FALSE(has("n005", "pcie/d2h"));
+  EXPECT_TRUE(has("n001", "gemm/bf16"));
+  EXPECT_TRUE(outliers(r).empty());
+  // accept's own judge still sees what is missing or errored: those nodes fail as accept says.
+  EXPECT_TRUE(node(r, "n003")->accept_failed);
+  EXPECT_FALSE(node(r, "n001")->flagged());
+}
+
+TEST(FleetLoad, FilesTheJudgeRefusesMakeTheNodeHalfWritten) {
+  std::mt19937 rng(2);
+  json a = made_gpu("n1", 0, rng), b = made_gpu("n1", 1, rng);
+  b["context"]["gpu_uuid"] = a["context"]["gpu_uuid"];  // one GPU's case twice
+  std::vector<gf::NodeInput> nodes = healthy_fleet(4, 1);
+  nodes.push_back({"n1", {parsed(a, "n1/a.json"), parsed(b, "n1/b.json")}, std::nullopt});
+  const auto r = judged(std::move(nodes));
+  ASSERT_NE(node(r, "n1"), nullptr);
+  ASSERT_TRUE(node(r, "n1")->problem.has_value());
+  EXPECT_EQ(node(r, "n1")->problem->rfind("half-written: n1/b.json: benchmark ", 0), 0u) << *node(r, "n1")->problem;
+  EXPECT_TRUE(r.failed());
+}
