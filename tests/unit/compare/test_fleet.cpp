@@ -779,3 +779,24 @@ TEST(FleetLoad, FilesTheJudgeRefusesMakeTheNodeHalfWritten) {
   EXPECT_EQ(node(r, "n1")->problem->rfind("half-written: n1/b.json: benchmark ", 0), 0u) << *node(r, "n1")->problem;
   EXPECT_TRUE(r.failed());
 }
+
+TEST(FleetCli, ExpectTakesAFileOfHostListsAndAllowMissingPasses) {
+  FakeFileSystem fs;
+  add_baselines(fs);
+  std::mt19937 rng(11);
+  for (int n = 1; n <= 4; ++n) add_node(fs, "runs/" + node_name(n), node_name(n), 2, rng);
+  fs.add("nodes.txt", "# rack 1\nn[001-004]\nn005 n006  # two more\n");
+  auto r = fleet_cli({"runs", "--expect", "nodes.txt", "--out", "out"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::Regression) << r.io.err;
+  const json j = json::parse(fs.files["out/fleet.json"]);
+  EXPECT_EQ(j["not_judged"], 2);
+  EXPECT_EQ(j["flagged"], 0);
+  EXPECT_NE(fs.files["out/drain.txt"].find("# n005\tnot judged: missing"), std::string::npos);
+  EXPECT_EQ(fs.files["out/drain.sh"].find("NodeName=n005"), std::string::npos);  // missing: named, not drained
+  r = fleet_cli({"runs", "--expect", "nodes.txt", "--allow-missing"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::Ok) << r.io.err;
+  fs.add("empty.txt", "# nothing\n");
+  r = fleet_cli({"runs", "--expect", "empty.txt"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(r.io.err, "gpucheck: empty.txt: names no node\n");
+}
