@@ -11,9 +11,10 @@ namespace {
 
 constexpr int kMaxDepth = 6;
 
+// One walk of a node folder: its results files (as accept's loader walks: hidden entries, logs/
+// and the verdict accept.json skipped) and any temporary a killed writer left.
 struct Scan {
-  int json = 0;
-  std::vector<std::string> temps;
+  std::vector<std::string> files, temps;
 };
 
 void scan(const FileSystem& fs, const std::string& dir, int depth, Scan& s) {
@@ -26,7 +27,7 @@ void scan(const FileSystem& fs, const std::string& dir, int depth, Scan& s) {
     if (n.starts_with(".") || n == "logs") continue;
     const auto kind = fs.kind(full);
     if (kind == FileSystem::Kind::Directory) scan(fs, full, depth + 1, s);
-    else if (kind == FileSystem::Kind::File && n.ends_with(".json")) ++s.json;
+    else if (kind == FileSystem::Kind::File && n.ends_with(".json") && n != "accept.json") s.files.push_back(full);
   }
 }
 
@@ -54,11 +55,11 @@ NodeInput read_node(const FileSystem& fs, const std::string& dir) {
   scan(fs, dir, 0, s);
   if (!s.temps.empty()) {
     in.problem = "half-written: " + s.temps.front() + " is a temporary left by a writer that did not finish";
-  } else if (s.json == 0) {
+  } else if (s.files.empty()) {
     in.problem = "empty: " + dir + " holds no results";
   } else if (fs.kind(join_path(dir, "accept.json")) != FileSystem::Kind::File) {
     in.problem = "half-written: " + dir + " has no accept.json (gpucheck accept did not finish)";
-  } else if (auto files = load_accept_results(fs, {dir}); !files) {
+  } else if (auto files = load_accept_results(fs, s.files); !files) {  // the files found, not a second walk
     in.problem = "half-written: " + files.error().str();
   } else {
     in.files = std::move(*files);
