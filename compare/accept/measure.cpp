@@ -127,6 +127,10 @@ class LockedFileSystem final : public FileSystem {
     const std::lock_guard<std::mutex> l(m_);
     return fs_.is_executable(p);
   }
+  [[nodiscard]] bool is_link(const std::string& p) const override {
+    const std::lock_guard<std::mutex> l(m_);
+    return fs_.is_link(p);
+  }
   Expected<std::unique_ptr<FileLock>> lock(const std::string& p, double wait_s) override {
     const std::lock_guard<std::mutex> l(m_);
     return fs_.lock(p, wait_s);

@@ -100,7 +100,7 @@ Expected<std::vector<std::string>> RealFileSystem::list(const std::string& dir) 
 }
 
 Status RealFileSystem::write(const std::string& path, std::string_view data) {
-  Fd f(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  Fd f(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644));
   if (f.fd < 0) return sys_error(path, "cannot create");
   if (Status st = write_all(f.fd, path, data); !st) return st;
   // The rename that follows must never expose a file whose bytes are not on the disk yet.
@@ -158,6 +158,11 @@ Status RealFileSystem::make_dirs(const std::string& path) {
 bool RealFileSystem::is_executable(const std::string& path) const {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+bool RealFileSystem::is_link(const std::string& path) const {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
 }
 
 Expected<std::unique_ptr<FileLock>> RealFileSystem::lock(const std::string& path, double wait_s) {

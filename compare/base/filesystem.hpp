@@ -42,7 +42,8 @@ class FileSystem {
   // Entry names (not paths) of a folder, sorted.
   [[nodiscard]] virtual Expected<std::vector<std::string>> list(const std::string& dir) const = 0;
   // Creates or truncates `path`, writes all of `data` and flushes it to the disk (the runner's
-  // logs and its own temps; an output of a command goes through write_output).
+  // logs and its own temps; an output of a command goes through write_output). A symbolic
+  // link at `path` is refused, never followed (a child process may have made it).
   virtual Status write(const std::string& path, std::string_view data) = 0;
   // Appends to `path`, creating it if needed (GitHub's step summary file): a FIFO with no
   // reader is an error (skipped, never waited on), a folder or socket refused.
@@ -61,6 +62,8 @@ class FileSystem {
   virtual Status make_dirs(const std::string& path) = 0;
   // A regular file (symbolic links followed) that this user may execute.
   [[nodiscard]] virtual bool is_executable(const std::string& path) const = 0;
+  // A symbolic link itself (lstat): what a child process left is never followed.
+  [[nodiscard]] virtual bool is_link(const std::string& path) const = 0;
   // Takes an exclusive lock on `path` (created if missing), waiting up to `wait_s` seconds
   // for another holder; an error naming the holder when it does not come free.
   virtual Expected<std::unique_ptr<FileLock>> lock(const std::string& path, double wait_s) = 0;
@@ -81,6 +84,7 @@ class RealFileSystem final : public FileSystem {
   Status remove(const std::string& path) override;
   Status make_dirs(const std::string& path) override;
   [[nodiscard]] bool is_executable(const std::string& path) const override;
+  [[nodiscard]] bool is_link(const std::string& path) const override;
   Expected<std::unique_ptr<FileLock>> lock(const std::string& path, double wait_s) override;
 };
 

@@ -38,10 +38,29 @@ std::string format_pct(double pct) {
   return s + "%";
 }
 
+namespace {
+
+// The Unicode line breaks past ASCII (U+0085 NEL, U+2028, U+2029) as UTF-8: a renderer may end
+// a table row or a line at one.
+std::size_t unicode_break_at(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  if (i + 1 < s.size() && b(i) == 0xC2 && b(i + 1) == 0x85) return 2;
+  if (i + 2 < s.size() && b(i) == 0xE2 && b(i + 1) == 0x80 && (b(i + 2) == 0xA8 || b(i + 2) == 0xA9)) return 3;
+  return 0;
+}
+
+}  // namespace
+
 std::string escape_xml(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (const char ch : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (const std::size_t n = unicode_break_at(s, i)) {  // a line break some readers honour
+      out += ' ';
+      i += n - 1;
+      continue;
+    }
+    const char ch = s[i];
     switch (ch) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -56,13 +75,50 @@ std::string escape_xml(std::string_view s) {
   return out;
 }
 
+
 std::string escape_markdown_cell(std::string_view s) {
   std::string out;
-  for (const char ch : s) {
-    if (ch == '|' || ch == '\\' || ch == '*' || ch == '_' || ch == '`' || ch == '<' || ch == '>') out += '\\';
-    out += (ch == '\n' || ch == '\r') ? ' ' : ch;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (const std::size_t n = unicode_break_at(s, i)) {
+      out += ' ';
+      i += n - 1;
+      continue;
+    }
+    const char ch = s[i];
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u == 0x7f) {
+      out += ' ';  // a line break or control character would end the row or the line
+      continue;
+    }
+    // Markdown's own punctuation: a table cell, emphasis, code, inline HTML, a link or image.
+    if (std::string_view("|\\*_`<>[]!&~#").find(ch) != std::string_view::npos) out += '\\';
+    out += ch;
   }
   return out;
 }
+
+std::string markdown_code(std::string_view s) {
+  std::string out(1, '`');
+  for (const char ch : escape_html_breaks(s)) out += ch == '`' ? '\'' : ch;
+  return out + '`';
+}
+
+std::string escape_html_breaks(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (const std::size_t n = unicode_break_at(s, i)) {
+      out += ' ';
+      i += n - 1;
+      continue;
+    }
+    const auto u = static_cast<unsigned char>(s[i]);
+    out += (u < 0x20 || u == 0x7f) ? ' ' : s[i];
+  }
+  return out;
+}
+
+std::string escape_html(std::string_view s) { return escape_xml(escape_html_breaks(s)); }
 
 }  // namespace gpucheck::compare

@@ -20,7 +20,18 @@ std::string format_change(std::optional<double> fraction);
 // "12.5%" without trailing zeros.
 std::string format_pct(double pct);
 
-std::string escape_xml(std::string_view s);  // also fine for HTML text and attributes
+// XML/HTML text and attributes: & < > " ' as entities, control characters but \n and \t as
+// '?', Unicode line breaks (U+0085, U+2028, U+2029) as spaces.
+std::string escape_xml(std::string_view s);
+// Text from a file (a label such as gpu_name, a benchmark name) in Markdown: the table bar,
+// emphasis, code, inline HTML, links and images escaped, line breaks (U+0085, U+2028 and
+// U+2029 too) and control characters as spaces. Every Markdown renderer writes labels so.
 std::string escape_markdown_cell(std::string_view s);
+// A path or command in a Markdown code span: on one line, its backticks as quotes.
+std::string markdown_code(std::string_view s);
+// Line breaks (ASCII and Unicode) and control characters as spaces.
+std::string escape_html_breaks(std::string_view s);
+// A label in HTML text or an attribute: escape_xml of the text on one line.
+std::string escape_html(std::string_view s);
 
 }  // namespace gpucheck::compare

@@ -2,12 +2,65 @@
 #include "base/output.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace gpucheck::compare {
 
 bool is_standard_output(const FileSystem& fs, const std::string& path) {
   if (path == "-") return true;
   return fs.output_facts(path).std_stream == 1;
+}
+
+namespace {
+
+constexpr int kMaxInputDepth = 16;
+constexpr std::size_t kMaxInputFiles = 1'000'000;
+
+void add_folder_files(const FileSystem& fs, const NamedPath& in, const std::string& dir, int depth,
+                      std::vector<NamedPath>& files) {
+  if (depth > kMaxInputDepth || files.size() >= kMaxInputFiles) return;
+  auto names = fs.list(dir);
+  if (!names) return;
+  for (const std::string& n : *names) {
+    const std::string full = join_path(dir, n);
+    const FileSystem::Kind k = fs.kind(full);
+    if (k == FileSystem::Kind::Directory) add_folder_files(fs, in, full, depth + 1, files);
+    else if (k == FileSystem::Kind::File) files.push_back({in.option + " (in " + in.path + ")", full});
+  }
+}
+
+// An output must not be an input's file (links resolved: the same device and inode).
+std::optional<Error> overlap(const FileSystem& fs, const NamedPath& o, const std::vector<NamedPath>& files) {
+  for (const NamedPath& in : files)
+    if (fs.same_file(o.path, in.path))
+      return Error{o.path, o.option + " names an input, " + in.path + " (" + in.option +
+                               "): it would be overwritten; write elsewhere"};
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<NamedPath> input_files(const FileSystem& fs, const std::vector<NamedPath>& inputs) {
+  std::vector<NamedPath> files;
+  for (const NamedPath& in : inputs) {
+    if (in.path.empty() || in.path == "-") continue;
+    if (fs.kind(in.path) == FileSystem::Kind::Directory) add_folder_files(fs, in, in.path, 0, files);
+    else files.push_back(in);
+  }
+  return files;
+}
+
+Status check_output_folder(const FileSystem& fs, const NamedPath& folder, const std::vector<NamedPath>& inputs) {
+  if (fs.kind(folder.path) != FileSystem::Kind::Directory) return Done{};
+  std::vector<NamedPath> written;
+  add_folder_files(fs, folder, folder.path, 0, written);
+  const std::vector<NamedPath> files = input_files(fs, inputs);
+  for (const NamedPath& w : written)
+    for (const NamedPath& in : files)
+      if (fs.same_file(w.path, in.path))
+        return Error{in.path, in.option + " is " + w.path + ", inside " + folder.path + ", which " + folder.option +
+                                  " writes into: it would be overwritten; keep it elsewhere"};
+  return Done{};
 }
 
 Status check_outputs(const FileSystem& fs, const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
@@ -18,10 +71,10 @@ Status check_outputs(const FileSystem& fs, const std::vector<NamedPath>& outputs
     if (classify_output(o.path, f) == OutputKind::refuse)
       return Error{o.path, "cannot be an output (" + o.option + "): " + refusal_reason(f)};
   }
+  const std::vector<NamedPath> files = input_files(fs, inputs);
   for (const NamedPath& o : outputs)
-    for (const NamedPath& in : inputs)
-      if (o.path != "-" && !in.path.empty() && fs.same_file(o.path, in.path))
-        return Error{o.path, o.option + " names an input (" + in.option + "): it would be overwritten; write elsewhere"};
+    if (o.path != "-")
+      if (auto e = overlap(fs, o, files)) return *e;
   for (std::size_t i = 0; i < outputs.size(); ++i)
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
       const NamedPath& a = outputs[i];
@@ -40,9 +93,7 @@ Status check_command_outputs(const FileSystem& fs, const CliEnvironment& env, co
   if (auto c = check_outputs(fs, outputs, inputs); !c) return c;
   if (!env.step_summary_path || env.step_summary_path->empty()) return Done{};
   const std::string& s = *env.step_summary_path;
-  for (const NamedPath& in : inputs)
-    if (!in.path.empty() && fs.same_file(s, in.path))
-      return Error{s, "GITHUB_STEP_SUMMARY names an input (" + in.option + "): it would be appended to; write elsewhere"};
+  if (auto e = overlap(fs, {"GITHUB_STEP_SUMMARY", s}, input_files(fs, inputs))) return *e;
   for (const NamedPath& o : outputs)
     if (o.path != "-" && fs.same_file(s, o.path))
       return Error{s, "GITHUB_STEP_SUMMARY and " + o.option + " name one file: one would overwrite the other"};

@@ -25,8 +25,17 @@ struct NamedPath {
 // "-", or a path whose target is the file descriptor 1 is open on (/dev/stdout, `> f`'s f).
 bool is_standard_output(const FileSystem& fs, const std::string& path);
 
+// An input's files: a file itself, a folder's files at any depth (bounded). Outputs are checked
+// against these by identity.
+std::vector<NamedPath> input_files(const FileSystem& fs, const std::vector<NamedPath>& inputs);
+
+// A folder a command writes files into (the gate's runs/, logs/, confirm/): exit 2 when one
+// of its files is an input file (by identity, links resolved).
+Status check_output_folder(const FileSystem& fs, const NamedPath& folder, const std::vector<NamedPath>& inputs);
+
 // Exit-2 checks, in order: an output that cannot be one (a folder, a block device, a socket, a
-// link to nothing: named with its option), an output that names an input, two outputs that
+// link to nothing: named with its option), an output that names an input's file (input folders
+// expanded, by identity) or a new file inside an input folder, two outputs that
 // name one file (two standard outputs included).
 Status check_outputs(const FileSystem& fs, const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 

@@ -1,8 +1,19 @@
 #include "synthetic.hpp"
 
 #include <cstdio>
+#include <string>
 
 namespace gpucheck::compare::bench {
+
+namespace {
+// What Google Benchmark would write for the aggregate: the repetitions' own mean and median.
+double aggregate_time(const std::string& agg, const double (&reps)[3], double median) {
+  if (agg == "mean") return (reps[0] + reps[1] + reps[2]) / 3.0;
+  if (agg == "cv") return 0.001;
+  if (agg == "stddev") return 0.0015 * median;
+  return median;
+}
+}  // namespace
 
 std::string synthetic_results(int n, double scale, bool repetitions) {
   std::string s = R"({"context": {"gpu_name": "NVIDIA H200", "driver_version": "560.35.03"}, "benchmarks": [)";
@@ -23,7 +34,7 @@ std::string synthetic_results(int n, double scale, bool repetitions) {
     for (const char* agg : {"mean", "median", "stddev", "cv"}) {
       std::snprintf(buf, sizeof buf,
                     R"(,{"name": "%s_%s", "family_index": %d, "per_family_instance_index": 0, "run_name": "%s", "run_type": "aggregate", "repetitions": 3, "threads": 1, "aggregate_name": "%s", "iterations": 3, "real_time": %.17g, "cpu_time": 0.01, "time_unit": "ms", "TFLOPS": %.6f})",
-                    name.c_str(), agg, i, name.c_str(), agg, std::string(agg) == "cv" ? 0.001 : base, 700.0 / base);
+                    name.c_str(), agg, i, name.c_str(), agg, aggregate_time(agg, reps, base), 700.0 / base);
       s += buf;
     }
   }

@@ -4,7 +4,11 @@
 // fresh process for every case past its limit before anything fails.
 #include "gate/commands.hpp"
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
 
 #include <algorithm>
 #include <map>
@@ -59,14 +63,35 @@ namespace {
 // against its inputs before anything runs: --out may not hold the baseline or the thresholds.
 const char* const kGateOutputs[] = {"results.json", "compare.md", "compare.json", "junit.xml"};
 
+// A gate killed by SIGKILL leaves its binaries' temporaries (".X.json.tmp-PID",
+// ".X.json.tmp-PID.partial-PID2"): the next run into the folder removes those of dead gates.
+void remove_killed_runs_temporaries(FileSystem& fs, const std::string& dir) {
+  auto names = fs.list(dir);
+  if (!names) return;
+  for (const std::string& n : *names) {
+    const std::size_t partial = n.rfind(".partial-");
+    const std::string temp = partial == std::string::npos ? n : n.substr(0, partial);
+    const std::size_t t = temp.rfind(".tmp-");
+    if (t == std::string::npos || !is_stale_temporary(temp)) continue;
+    const long pid = std::strtol(temp.c_str() + t + 5, nullptr, 10);
+    if (pid <= 0 || pid == static_cast<long>(::getpid()) || (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH))
+      continue;  // its gate may still be at work
+    (void)fs.remove(join_path(dir, n));
+  }
+}
+
 Status make_out_dirs(FileSystem& fs, const CliEnvironment& env, const std::string& out, bool confirm_dir,
                      const std::vector<NamedPath>& inputs) {
   std::vector<NamedPath> outputs;
   for (const char* name : kGateOutputs) outputs.push_back({"--out", join_path(out, name)});
   if (auto c = check_command_outputs(fs, env, outputs, inputs); !c) return c.error();
+  // What a run writes into these folders replaces what is there: an input inside is refused.
+  for (const char* sub : {"logs", "runs", "confirm"})
+    if (auto c = check_output_folder(fs, {"--out", join_path(out, sub)}, inputs); !c) return c.error();
   for (const char* sub : {"logs", "runs", "confirm"}) {
     if (!confirm_dir && std::string(sub) == "confirm") continue;
     if (auto m = fs.make_dirs(join_path(out, sub)); !m) return m.error();
+    remove_killed_runs_temporaries(fs, join_path(out, sub));
   }
   return Done{};
 }

@@ -280,8 +280,8 @@ std::string render_markdown(const CompareReport& rep) {
   std::string out;
   out += "### gpucheck compare: " + std::string(rep.failed() ? ":x: " : ":white_check_mark: ") + result_text(rep) + "\n\n";
   for (const auto& w : rep.all_warnings()) out += "> **WARNING**: " + escape_markdown_cell(w) + "\n\n";
-  out += "Baseline `" + c.baseline_source + "` (" + escape_markdown_cell(c.gpu_base) + ") against current `" +
-         c.current_source + "` (" + escape_markdown_cell(c.gpu_cur) + "); metric `" + c.metric + "` (" +
+  out += "Baseline " + markdown_code(c.baseline_source) + " (" + escape_markdown_cell(c.gpu_base) + ") against current " +
+         markdown_code(c.current_source) + " (" + escape_markdown_cell(c.gpu_cur) + "); metric " + markdown_code(c.metric) + " (" +
          direction_text(c.direction) + "), " + threshold_text(c) + ", alpha " + format_double("%g", c.alpha) + ".\n\n";
   out += summary_text(rep) + ".\n\n";
   if (!rep.activity.empty()) {

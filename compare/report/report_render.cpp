@@ -134,9 +134,9 @@ std::string cell_markdown(const ReportRow& row, const ReportCell& c, std::size_t
 std::string render_report_markdown(const Report& r) {
   const std::size_t ncol = r.labels.size();
   std::string out = "# gpucheck hardware comparison\n\n## Summary\n\n";
-  for (std::size_t c = 1; c < ncol; ++c) out += "**" + escape_markdown_cell(r.labels[c]) + "** is " + headline_tail(r, c) + ".\n\n";
+  for (std::size_t c = 1; c < ncol; ++c) out += "**" + escape_markdown_cell(r.labels[c]) + "** is " + escape_markdown_cell(headline_tail(r, c)) + ".\n\n";
   for (std::size_t i = 0; i < ncol; ++i) {
-    out += "- **" + escape_markdown_cell(r.labels[i]) + "**: `" + r.sources[i] + "`";
+    out += "- **" + escape_markdown_cell(r.labels[i]) + "**: " + markdown_code(r.sources[i]);
     if (r.files[i] > 1) out += " (" + std::to_string(r.files[i]) + " files of one run)";
     if (!r.skus[i].empty()) out += " · " + r.skus[i];
     out += "\n";
@@ -234,7 +234,7 @@ std::string legend_swatch(std::size_t i) {
 std::string html_head_row(const Report& r, const std::string& first_cols, const std::string& last_cols = "") {
   std::string s = "<tr>" + first_cols;
   for (std::size_t i = 0; i < r.labels.size(); ++i)
-    s += "<th><span class=\"legend\">" + legend_swatch(i) + "</span>" + escape_xml(r.labels[i]) + "</th>";
+    s += "<th><span class=\"legend\">" + legend_swatch(i) + "</span>" + escape_html(r.labels[i]) + "</th>";
   return s + last_cols + "</tr>\n";
 }
 
@@ -319,10 +319,10 @@ std::string render_report_html(const Report& r) {
   for (const auto& f : r.families) h += "<a href=\"#" + anchor(f.family) + "\">" + escape_xml(f.family) + "</a>";
   h += "</nav>\n";
   for (std::size_t c = 1; c < ncol; ++c)
-    h += "<p class=\"headline\"><b>" + escape_xml(r.labels[c]) + "</b> is " + escape_xml(headline_tail(r, c)) + ".</p>\n";
+    h += "<p class=\"headline\"><b>" + escape_html(r.labels[c]) + "</b> is " + escape_html(headline_tail(r, c)) + ".</p>\n";
   h += "<div class=\"legend\">";
   for (std::size_t i = 0; i < ncol; ++i) {
-    h += "<span>" + legend_swatch(i) + escape_xml(r.labels[i]) + " <span class=\"muted\">(" + escape_xml(r.sources[i]) +
+    h += "<span>" + legend_swatch(i) + escape_html(r.labels[i]) + " <span class=\"muted\">(" + escape_html(r.sources[i]) +
          (r.files[i] > 1 ? ", " + std::to_string(r.files[i]) + " files of one run" : "") + ")" +
          (r.skus[i].empty() ? "" : " · " + escape_xml(r.skus[i])) + "</span></span>";
   }
@@ -347,7 +347,7 @@ std::string render_report_html(const Report& r) {
            rows(same) + "</details>\n";
   }
   if (ncol > 1) {
-    h += "<h3>Per family: geomean of the ratios to " + escape_xml(r.labels.front()) + "</h3>\n<table>\n" +
+    h += "<h3>Per family: geomean of the ratios to " + escape_html(r.labels.front()) + "</h3>\n<table>\n" +
          html_head_row(r, "<th class=\"text\">family</th><th>cases</th>");
     for (const auto& f : r.summary.families) {
       h += "<tr><td class=\"text\"><a href=\"#" + anchor(f.family) + "\">" + escape_xml(f.family) + "</a></td><td>" +
@@ -357,8 +357,8 @@ std::string render_report_html(const Report& r) {
     }
     h += "</table>\n";
     for_each_change_list(r, [&](std::size_t c, bool losses, const std::vector<CaseChange>& list) {
-      h += std::string("<h3>Largest ") + (losses ? "losses" : "wins") + ": " + escape_xml(r.labels[c]) + " against " +
-           escape_xml(r.labels.front()) +
+      h += std::string("<h3>Largest ") + (losses ? "losses" : "wins") + ": " + escape_html(r.labels[c]) + " against " +
+           escape_html(r.labels.front()) +
            "</h3>\n<table>\n<tr><th class=\"name\">case</th><th>ratio</th><th>noise band</th><th class=\"text\"></th></tr>\n";
       for (const auto& ch : list) {
         const Tone t = ch.report_only ? Tone::Muted : ratio_tone(ch.ratio, ch.band);
@@ -380,7 +380,7 @@ std::string render_report_html(const Report& r) {
     for (std::size_t c = 1; c < ncol; ++c) {
       const std::string chart = family_ratio_chart(r, fam, c);
       if (chart.empty()) continue;
-      h += "<div class=\"muted\">speed ratio, " + escape_xml(r.labels[c]) + " against " + escape_xml(r.labels.front()) +
+      h += "<div class=\"muted\">speed ratio, " + escape_html(r.labels[c]) + " against " + escape_html(r.labels.front()) +
            " (log axis)</div>\n<div class=\"chart\">" + chart + "</div>\n";
     }
     const std::string bars = family_bar_charts(r, fam);

@@ -3,6 +3,8 @@
 // any point leaves either the old baseline or the new one, never half of one.
 #include "results/baseline.hpp"
 
+#include "base/output.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -104,9 +106,11 @@ Expected<BaselineUpdate> update_baseline(FileSystem& fs, const Results& results,
   u.path = join_path(dir, o.suite + ".json");
   // The stored baseline given as the results would store itself again: nothing measured, and
   // a sign that the wrong file was named (--force does not change that).
-  if (fs.same_file(results.source, u.path))
-    return Error{results.source, "is the baseline this update would replace (" + u.path +
-                                     "): give the results of a new run"};
+  // A folder of results is checked file by file: the stored file may sit inside it.
+  for (const NamedPath& in : input_files(fs, {{"RESULTS", results.source}}))
+    if (fs.same_file(in.path, u.path))
+      return Error{in.path, "is the baseline this update would replace (" + u.path +
+                                "): give the results of a new run"};
   u.benchmarks = results.benchmarks.size();
   for (const auto& b : results.benchmarks)
     if (b.state != RunState::Ok) ++u.not_ok;

@@ -3,12 +3,15 @@
 // entry; nothing here throws past its boundary.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <numeric>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
 #include "base/filesystem.hpp"
+#include "base/format.hpp"
 #include "gpucheck/core/stats.hpp"
 #include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/json_load.hpp"
@@ -178,11 +181,16 @@ std::map<std::string, double> read_counters(const json& e) {
 }
 
 // The context's scalars as strings; JSON numbers printed the way the file had them.
-void read_context(const json& ctx, Results& r, bool keep_raw) {
+// A NUL in a field (a label such as gpu_name) is refused: text is taken whole.
+std::optional<Error> read_context(const json& ctx, Results& r, bool keep_raw, const std::string& src) {
   for (const auto& [k, v] : ctx.items()) {
     if (keep_raw) r.raw_context.emplace_back(k, v.dump());
+    if (k.find('\0') != std::string::npos)
+      return Error{src, "context key \"" + printable(k) + "\" holds a NUL (\\u0000): text is taken whole, never cut"};
     if (v.is_string()) {
       const auto& s = v.get_ref<const std::string&>();
+      if (s.find('\0') != std::string::npos)
+        return Error{src, "context \"" + printable(k) + "\" holds a NUL (\\u0000): text is taken whole, never cut"};
       if (s == kNaNMark || s == kPosInfMark || s == kNegInfMark) continue;
       r.context[k] = visible_text(s);
     } else if (v.is_boolean()) {
@@ -191,6 +199,7 @@ void read_context(const json& ctx, Results& r, bool keep_raw) {
       r.context[k] = v.dump();
     }
   }
+  return std::nullopt;
 }
 
 // A user counter is a number (or the NaN / Infinity gbench writes, which is no value). A
@@ -238,6 +247,40 @@ std::string raw_entry_text(const json& e) {
 // Both sides of a comparison are read alike, so names still match.
 std::string visible_name(std::string_view s) { return visible_text(s); }
 
+// Half a unit in the last decimal the file printed `v` with (the shortest fixed text that
+// reads back as v): "100" gives 0.5, "130.25" gives 0.005.
+double printed_half_unit(double v) {
+  char buf[512];
+  const auto r = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::fixed);
+  if (r.ec != std::errc()) return 0.0;
+  const std::string_view t(buf, static_cast<std::size_t>(r.ptr - buf));
+  const std::size_t dot = t.find('.');
+  const std::size_t decimals = dot == std::string_view::npos ? 0 : t.size() - dot - 1;
+  return 0.5 * std::pow(10.0, -static_cast<double>(decimals));
+}
+
+// A median or mean aggregate that disagrees with the repetitions it summarises (beyond a
+// relative 1e-6 plus the precision it was printed with): one of them is not what was measured.
+std::optional<Error> disagreeing_aggregate(const std::string& src, const Group& g, const std::vector<double>& samples_ns) {
+  for (const char* which : {"median", "mean"}) {
+    const auto a = g.aggregates.find(which);
+    if (a == g.aggregates.end()) continue;
+    auto t = read_time_ns(src, a->second.index, *a->second.j);
+    if (!t) return t.error();
+    const double own = std::string_view(which) == "median"
+                           ? gpucheck::median(samples_ns).value_or(0.0)
+                           : std::accumulate(samples_ns.begin(), samples_ns.end(), 0.0) / static_cast<double>(samples_ns.size());
+    const double raw = as_double(*a->second.j->find("real_time")).value_or(0.0);
+    const double ns_per = raw != 0.0 ? *t / raw : 1.0;
+    const double tolerance = 1e-6 * std::max(std::fabs(*t), std::fabs(own)) + printed_half_unit(raw) * ns_per;
+    if (std::fabs(*t - own) > tolerance)
+      return Error{src, "benchmark \"" + printable(g.key) + "\": its " + which + " aggregate (" + format_time_ns(*t) +
+                            ") disagrees with the " + which + " of its " + std::to_string(samples_ns.size()) +
+                            " repetitions (" + format_time_ns(own) + "): which one was measured?"};
+  }
+  return std::nullopt;
+}
+
 Expected<Benchmark> fold(const std::string& src, Group& g) {
   Benchmark b;
   b.name = visible_name(g.key);
@@ -247,26 +290,36 @@ Expected<Benchmark> fold(const std::string& src, Group& g) {
     b.message = printable(g.message, 200);
     return b;
   }
+  std::map<std::string, double> first_counters;  // a single run's counters are the figure's
   for (const Entry& it : g.iterations) {
     auto t = read_time_ns(src, it.index, *it.j);
     if (!t) return t.error();
     b.samples_ns.push_back(*t);
-    for (const auto& [k, v] : read_counters(*it.j)) b.counter_samples[k].push_back(v);
+    std::map<std::string, double> c = read_counters(*it.j);
+    // Both maps are in key order: each insertion is at the hint (linear in the counters).
+    auto at = b.counter_samples.begin();
+    for (const auto& [k, v] : c) {
+      at = b.counter_samples.try_emplace(at, k);
+      (at++)->second.push_back(v);
+    }
+    if (b.samples_ns.size() == 1) first_counters = std::move(c);
   }
   const Entry* chosen = nullptr;
-  if (auto m = g.aggregates.find("median"); m != g.aggregates.end()) chosen = &m->second;
-  if (chosen != nullptr) {
+  if (!b.samples_ns.empty()) {
+    // The figure is the repetitions' own; a stored median or mean must agree with them.
+    b.real_time_ns = gpucheck::median(b.samples_ns).value_or(std::numeric_limits<double>::quiet_NaN());
+    if (auto bad = disagreeing_aggregate(src, g, b.samples_ns)) return *bad;
+    if (b.samples_ns.size() == 1) {
+      b.counters = std::move(first_counters);
+    } else {
+      for (const auto& [k, v] : b.counter_samples) b.counters[k] = gpucheck::median(v).value_or(std::numeric_limits<double>::quiet_NaN());
+    }
+  } else if (auto m = g.aggregates.find("median"); m != g.aggregates.end()) {
+    chosen = &m->second;
     auto t = read_time_ns(src, chosen->index, *chosen->j);
     if (!t) return t.error();
     b.real_time_ns = *t;
     b.counters = read_counters(*chosen->j);
-  } else if (!b.samples_ns.empty()) {
-    b.real_time_ns = gpucheck::median(b.samples_ns).value_or(std::numeric_limits<double>::quiet_NaN());
-    if (b.samples_ns.size() == 1) {
-      b.counters = read_counters(*g.iterations.front().j);
-    } else {
-      for (const auto& [k, v] : b.counter_samples) b.counters[k] = gpucheck::median(v).value_or(std::numeric_limits<double>::quiet_NaN());
-    }
   } else if (auto m2 = g.aggregates.find("mean"); m2 != g.aggregates.end()) {
     auto t = read_time_ns(src, m2->second.index, *m2->second.j);
     if (!t) return t.error();
@@ -302,7 +355,7 @@ Expected<const json*> read_envelope(const json& doc, const std::string& src, Res
   if (const auto ctx = doc.find("context"); ctx != doc.end()) {
     if (!ctx->is_object())
       return Error{src, "not Google Benchmark output: \"context\" is " + type_name(*ctx) + ", expected an object"};
-    read_context(*ctx, r, keep_raw);
+    if (auto bad = read_context(*ctx, r, keep_raw, src)) return *bad;
   }
   const auto bl = doc.find("benchmarks");
   if (bl == doc.end()) return Error{src, "not Google Benchmark output: no \"benchmarks\" list"};
@@ -319,6 +372,15 @@ struct EntryId {
   std::string aggregate_name;
 };
 
+// A name is taken whole: a NUL would cut it wherever C strings reach (a glob, a file name),
+// and a blank one names nothing.
+std::optional<std::string> bad_name_text(std::string_view name) {
+  if (name.find('\0') != std::string_view::npos)
+    return "holds a NUL (\\u0000) at byte " + std::to_string(name.find('\0')) + ": a name is taken whole, never cut";
+  if (name.find_first_not_of(" \t\r\n\v\f") == std::string_view::npos) return "is only whitespace";
+  return std::nullopt;
+}
+
 Expected<EntryId> read_entry_id(const json& e, std::size_t i, const std::string& src) {
   const std::string ref = "benchmark #" + std::to_string(i + 1);
   if (!e.is_object()) return Error{src, ref + " is " + type_name(e) + ", expected an object"};
@@ -327,6 +389,7 @@ Expected<EntryId> read_entry_id(const json& e, std::size_t i, const std::string&
   if (!nm->is_string()) return Error{src, ref + ": name is " + type_name(*nm) + ", expected a string"};
   const auto& name = nm->get_ref<const std::string&>();
   if (name.empty() || name[0] == '\x01') return Error{src, ref + ": name is empty"};
+  if (auto bad = bad_name_text(name)) return Error{src, ref + ": name " + *bad};
 
   EntryId id;
   if (const auto rt = e.find("run_type"); rt != e.end()) {
@@ -347,6 +410,7 @@ Expected<EntryId> read_entry_id(const json& e, std::size_t i, const std::string&
     if (!rn->is_string() || rn->get_ref<const std::string&>().empty())
       return Error{src, entry_ref(i, e) + ": run_name is " + type_name(*rn) + ", expected a name"};
     base = rn->get<std::string>();
+    if (auto bad = bad_name_text(base)) return Error{src, entry_ref(i, e) + ": run_name " + *bad};
   } else if (id.aggregate) {
     const std::string suffix = "_" + id.aggregate_name;
     if (base.size() > suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0)
@@ -500,7 +564,12 @@ Sanitized sanitize_nonfinite(std::string_view in) {
   return Sanitized{s.text, s.replaced, s.max_depth};
 }
 
-Expected<Results> parse_results(std::string_view text, const std::string& source, const ReadOptions& options) {
+namespace {
+
+// The loader's checks and the document; `owned`, when given, is the text, released once the
+// document holds it (a large file's text and its document are not kept at once).
+Expected<Results> parse_text(std::string_view text, std::string* owned, const std::string& source,
+                             const ReadOptions& options) {
   const bool blank = std::all_of(text.begin(), text.end(),
                                  [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; });
   if (blank) return Error{source, "empty file"};
@@ -515,11 +584,18 @@ Expected<Results> parse_results(std::string_view text, const std::string& source
   lo.non_finite = &kMarks;
   lo.max_depth = kMaxJsonDepth;
   if (!load_json(text, source, &doc, &err, lo)) return Error{source, err.substr(source.size() + 2)};
+  if (owned != nullptr) std::string().swap(*owned);
   try {
     return parse_document(doc, source, options);
   } catch (const json::exception& e) {  // a type we did not expect somewhere: still one line
     return Error{source, "unexpected JSON content: " + printable(e.what(), 200)};
   }
+}
+
+}  // namespace
+
+Expected<Results> parse_results(std::string_view text, const std::string& source, const ReadOptions& options) {
+  return parse_text(text, nullptr, source, options);
 }
 
 std::optional<std::string> gate_folder_results(const FileSystem& fs, const std::string& dir) {
@@ -537,7 +613,7 @@ Expected<Results> load_results(const FileSystem& fs, const std::string& path, co
   if (kind == FileSystem::Kind::File) {
     auto text = fs.read(path, kMaxFileBytes);
     if (!text) return text.error();
-    return parse_results(*text, path, options);
+    return parse_text(*text, &*text, path, options);
   }
   if (const auto gate = gate_folder_results(fs, path)) return load_results(fs, *gate, options);
   auto names = fs.list(path);
@@ -546,11 +622,17 @@ Expected<Results> load_results(const FileSystem& fs, const std::string& path, co
   for (const std::string& n : *names) {
     if (n.starts_with(".")) continue;
     const std::string full = join_path(path, n);
-    if (!n.ends_with(".json") || fs.kind(full) != FileSystem::Kind::File)
+    const FileSystem::Kind k = fs.kind(full);
+    if (k == FileSystem::Kind::Loop) return Error{full, "a symbolic link loop, inside the results folder " + path};
+    if (k == FileSystem::Kind::Other) {  // the reader says what it is (a FIFO, a device, a socket)
+      auto what = fs.read(full, kMaxFileBytes);
+      return Error{full, (what ? std::string("not a regular file") : what.error().message) + ", inside the results folder " + path};
+    }
+    if (!n.ends_with(".json") || k != FileSystem::Kind::File)
       return Error{path, "folder holds \"" + printable(n) + "\", which is not a .json results file"};
     auto text = fs.read(full, kMaxFileBytes);
     if (!text) return text.error();
-    auto r = parse_results(*text, full, options);
+    auto r = parse_text(*text, &*text, full, options);
     if (!r) return r.error();
     parts.push_back(std::move(*r));
   }

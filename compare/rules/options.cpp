@@ -57,7 +57,7 @@ Expected<Thresholds> read_thresholds(const FileSystem& fs, const Args& a, const 
     Thresholds only{};
     only.default_pct = *pct;
     if (check_gated_limits(only, "--threshold"))
-      return Error{"--threshold", format_pct(*pct) + " is above the ceiling: no case is gated at a limit above " +
+      return Error{"--threshold", *th + (th->ends_with('%') ? "" : "%") + " is above the ceiling: no case is gated at a limit above " +
                                       format_pct(kMaxGatedPct) + " (a case that noisy belongs on report_only in thresholds.json)"};
   }
   return t;

@@ -143,6 +143,11 @@ Expected<Thresholds> read_thresholds_json(std::string_view text, const std::stri
       if (!o.is_object()) return Error{source, ref + " must be an object"};
       if (auto e = unknown_key(o, allowed, source, ref + ": ")) return *e;
       if (glob.empty()) return Error{source, ref + " needs a \"glob\" string"};
+      if (glob.find('\0') != std::string::npos)
+        return Error{source, ref + ": the glob holds a NUL (\\u0000) at byte " + std::to_string(glob.find('\0')) +
+                                 ": a glob is taken whole, never cut"};
+      if (glob.find_first_not_of(" \t\r\n\v\f") == std::string::npos)
+        return Error{source, ref + ": the glob is only whitespace"};
       const auto nv = o.find(spec.number);
       if (nv == o.end()) return Error{source, ref + " needs \"" + std::string(spec.number) + "\""};
       auto num = pct_of(*nv, ref + " " + spec.number);
@@ -165,10 +170,19 @@ Expected<Thresholds> read_thresholds_json(std::string_view text, const std::stri
   return t;
 }
 
+namespace {
+// A percentage as the file gave it (the shortest text that reads back as the same number).
+std::string shortest_text(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ec == std::errc() ? static_cast<std::size_t>(r.ptr - buf) : 0);
+}
+}  // namespace
+
 std::optional<Error> check_gated_limits(const Thresholds& t, const std::string& source) {
   auto gated = [&](double pct, const std::string& what) -> std::optional<Error> {
     if (pct <= kMaxGatedPct) return std::nullopt;
-    return Error{source, what + " is gated at " + std::to_string(static_cast<int>(std::lround(pct))) +
+    return Error{source, what + " is gated at " + shortest_text(pct) +
                              "%: no case is gated at a limit above 25%: move it to report_only (with its measured cv_pct)"};
   };
   if (auto e = gated(t.default_pct, "default_pct")) return e;

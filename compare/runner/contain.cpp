@@ -2,7 +2,10 @@
 // between clone and _exit it makes only async-signal-safe calls (gpucheck may have threads).
 // It reports to the parent over a pipe (PID 1 cannot die of a signal it sends itself, so the
 // program's wait status travels as data): {0, errno} exec failed, {1, pid} started, {2,
-// status} ended. Default signal dispositions make PID 1 deaf to signals from outside its
+// status} ended, {3, errno} the namespace's own /proc could not be mounted (the runner then
+// falls back to a cgroup). The namespace has its own mount namespace and /proc: CUDA's
+// driver refuses to start (cuInit: "OS call failed or operation not supported on this OS")
+// in a PID namespace that sees the host's /proc, where its getpid() names another process. Default signal dispositions make PID 1 deaf to signals from outside its
 // namespace, so the runner's SIGTERM to the group reaches the program and leaves the init
 // waiting for it; watch asks the init to pass signals sent to it on to the program.
 #include "runner/contain.hpp"
@@ -12,6 +15,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -35,7 +39,7 @@ namespace gpucheck::compare {
 namespace {
 
 struct Msg {
-  int tag;  // 0 exec failed, 1 started, 2 ended
+  int tag;  // 0 exec failed, 1 started, 2 ended, 3 no /proc of its own
   int value;
 };
 
@@ -78,6 +82,13 @@ extern "C" void init_forward(int sig, siginfo_t* info, void*) {
 // as soon as the program does, or when gpucheck dies (parent-death signal).
 [[noreturn]] void init_main(const ExecPlan& p, int msg_fd, int alive_fd) {
   reset_signals_for_exec();
+  // The namespace's own /proc, in a mount namespace of its own (so the host's stays as it is):
+  // the program's getpid() and /proc/self then agree.
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+      ::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+    send(msg_fd, {3, errno});
+    ::_exit(0);
+  }
   if (p.spec->own_group) ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   pollfd alive{alive_fd, POLLIN, 0};
@@ -197,6 +208,20 @@ const char* containment_name(Containment c) {
 }
 
 std::optional<ContainedChild> ContainedChild::start(const ContainSpec& spec, std::string* error) {
+  // GPUCHECK_CONTAINMENT names one mechanism (and no fallback), for a machine where the
+  // default order misbehaves: pid-namespace, cgroup or subreaper.
+  if (const char* e = std::getenv("GPUCHECK_CONTAINMENT"); !spec.force && e != nullptr && *e != '\0') {
+    ContainSpec forced = spec;
+    const std::string_view v = e;
+    if (v == "pid-namespace") forced.force = Containment::PidNamespace;
+    else if (v == "cgroup") forced.force = Containment::Cgroup;
+    else if (v == "subreaper") forced.force = Containment::Subreaper;
+    else {
+      *error = "GPUCHECK_CONTAINMENT=" + std::string(v) + " is none of pid-namespace, cgroup, subreaper";
+      return std::nullopt;
+    }
+    return start(forced, error);
+  }
   ExecPlan plan;
   plan.spec = &spec;
   plan.storage = spec.argv;
@@ -224,7 +249,8 @@ std::optional<ContainedChild> ContainedChild::start(const ContainSpec& spec, std
       ::close(msg[1]);
       return std::nullopt;
     }
-    const long r = ::syscall(SYS_clone, SIGCHLD | CLONE_NEWPID, nullptr, nullptr, nullptr, nullptr);
+    const long r = ::syscall(SYS_clone, SIGCHLD | CLONE_NEWPID | CLONE_NEWNS, nullptr, nullptr, nullptr, nullptr);
+    int why = errno;  // clone's, when it failed
     if (r == 0) {
       ::close(msg[0]);
       ::close(alive[1]);
@@ -242,20 +268,33 @@ std::optional<ContainedChild> ContainedChild::start(const ContainSpec& spec, std
       ssize_t got = 0;
       while ((got = ::read(c.msg_fd_, &m, sizeof m)) < 0 && errno == EINTR) {
       }
-      if (got != static_cast<ssize_t>(sizeof m) || m.tag != 1) {
-        *error = got == static_cast<ssize_t>(sizeof m) && m.tag == 0 ? std::strerror(m.value)
-                                                                   : "its init ended before the program started";
+      const bool full = got == static_cast<ssize_t>(sizeof m);
+      if (full && m.tag == 1) {
+        c.own_pid_ = m.value;
+        c.host_pid_ = host_pid_of(c.pid_, c.own_pid_);
+        return c;
+      }
+      if (!(full && m.tag == 3) || spec.force) {
+        *error = !full ? "its init ended before the program started"
+                 : m.tag == 3 ? std::string("no /proc of its own: ") + std::strerror(m.value)
+                              : std::string(std::strerror(m.value));
         c.kill_all();
         return std::nullopt;
       }
-      c.own_pid_ = m.value;
-      c.host_pid_ = host_pid_of(c.pid_, c.own_pid_);
-      return c;
+      // Its init could not mount the namespace's own /proc: on to a cgroup (below).
+      int st = 0;
+      reap(c.pid_, &st);
+      ::close(c.msg_fd_);
+      ::close(c.alive_fd_);
+      c.pid_ = -1;
+      c.msg_fd_ = c.alive_fd_ = -1;
+      why = EPERM;
+    } else {
+      ::close(msg[0]);
+      ::close(alive[1]);
     }
-    ::close(msg[0]);
-    ::close(alive[1]);
-    if (errno != EPERM && errno != EINVAL && errno != ENOSYS && errno != EUSERS && errno != ENOSPC) {
-      *error = std::string("clone: ") + std::strerror(errno);
+    if (why != EPERM && why != EINVAL && why != ENOSYS && why != EUSERS && why != ENOSPC) {
+      *error = std::string("clone: ") + std::strerror(why);
       return std::nullopt;
     }
   }

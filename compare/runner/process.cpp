@@ -184,11 +184,22 @@ std::string signal_name(int sig) {
   return "signal " + std::to_string(sig);
 }
 
+namespace {
+// A log under --out: created or truncated, never through a symbolic link an earlier binary left.
+std::FILE* open_log(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return nullptr;
+  std::FILE* f = ::fdopen(fd, "wb");
+  if (f == nullptr) ::close(fd);
+  return f;
+}
+}  // namespace
+
 ProcessResult PosixProcessRunner::run(const ProcessSpec& spec) {
   ProcessResult res;
   Stream out(spec.log_cap_bytes), err(spec.log_cap_bytes);
-  out.file = std::fopen(spec.stdout_path.c_str(), "wb");
-  err.file = std::fopen(spec.stderr_path.c_str(), "wb");
+  out.file = open_log(spec.stdout_path);
+  err.file = open_log(spec.stderr_path);
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   Fd null_in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (out.file == nullptr || err.file == nullptr || null_in.get() < 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 ||

@@ -23,7 +23,11 @@ std::vector<ErroredFamily> errored_families(const std::vector<BinaryRun>& runs) 
 }
 
 const OptionSet& run_options() {
-  static const OptionSet o{{"--bin-dir", "--out", "--suite", "--device", "--timeout", "--filter"}, {}};
+  static const OptionSet o = [] {
+    OptionSet s{{"--bin-dir", "--out", "--suite", "--device", "--timeout", "--filter"}, {}};
+    s.aliases = {{"-d", "--device"}};  // as the benchmark binaries take it
+    return s;
+  }();
   return o;
 }
 
@@ -119,7 +123,11 @@ Outcome SuiteRunner::run(const std::string& bin, const std::string& progress, co
       errored("crashed: " + signal_name(pr.signal) + (last.empty() ? "" : "; last stderr line: " + last));
       break;
     case ProcessResult::End::Exited:
-      if (pr.exit_code == 2) {
+      if (pr.exit_code == 2 && allow_empty && contract::says_no_match(last)) {
+        // The filter the gate passes to every binary left this one no case: nothing of this
+        // family was asked for, which is no error (binaries say so and exit 2, writing nothing).
+        o.matched_nothing = true;
+      } else if (pr.exit_code == 2) {
         errored(std::string(kCouldNotRun) + (last.empty() ? std::string("no message on stderr") : last));
         o.no_device = says_no_device(last);
       } else if (pr.exit_code != 0 && pr.exit_code != 1) {
@@ -145,7 +153,8 @@ Outcome SuiteRunner::run(const std::string& bin, const std::string& progress, co
     if (o.run.cases_skipped) line += ", " + std::to_string(o.run.cases_skipped) + " skipped";
   }
   line += "\n";
-  if (o.run.status != BinaryRun::Status::Ok)
+  // A binary that found no device said so in its one line, already in the reason.
+  if (o.run.status != BinaryRun::Status::Ok && !o.no_device)
     for (const auto& l : last_lines(err_text, 5)) line += "    | " + l + "\n";
   ctx_.io.emit(line);
   return o;
@@ -197,6 +206,13 @@ void SuiteRunner::read_json(Outcome& o, const std::string& tmp, const std::strin
     o.run.reason = after + "it wrote no results JSON" + tail;
     return;
   }
+  // A link is never followed nor kept: it could name any file this user may read.
+  if (ctx_.fs.is_link(tmp)) {
+    (void)ctx_.fs.remove(tmp);
+    o.run.status = BinaryRun::Status::Errored;
+    o.run.reason = after + "its results JSON is a symbolic link (removed, not followed)" + tail;
+    return;
+  }
   ReadOptions keep;
   keep.keep_raw = true;
   auto text = ctx_.fs.read(tmp, kMaxFileBytes);
@@ -211,8 +227,11 @@ void SuiteRunner::read_json(Outcome& o, const std::string& tmp, const std::strin
       return;
     }
     // Kept for a look, out of the way of any reader of runs/.
+    // A copy of the bytes read (a regular file's), never the entry itself.
     const std::string kept = join_path(join_path(plan_.out, "logs"), base_name(final_json) + ".unreadable");
-    (void)ctx_.fs.rename(tmp, kept);
+    (void)ctx_.fs.remove(kept);
+    if (text) (void)ctx_.fs.write(kept, *text);
+    (void)ctx_.fs.remove(tmp);
     o.run.status = BinaryRun::Status::Errored;
     o.run.reason = after + "its results JSON does not read (" + parsed.error().message + ")" + tail;
     return;

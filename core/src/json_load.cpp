@@ -1,62 +1,126 @@
 #include "gpucheck/core/json_load.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <unordered_set>
+#include <utility>
 #include <vector>
+
+#include "gpucheck/core/stop.hpp"
 
 namespace gpucheck {
 namespace {
 
 using json = nlohmann::ordered_json;
 
-// Tracks the open objects and arrays while the parser reads, to see every key of an object
-// and to say where a duplicate sits ("benchmarks[3]", "defaults").
-class DuplicateKeys {
+// Builds the document from nlohmann's SAX events in linear time: a value is appended to its
+// object without a search (the key was checked already), a key is checked against the
+// object's keys by a scan while the object is small and by a hash set once it is large, and
+// nothing is revisited when an object closes (nlohmann's callback parser scans the parent at
+// every close, which made a 200,000-entry list quadratic). The stop flag is polled, so a
+// stop signal ends a long load.
+class DomBuilder {
  public:
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start: push(false); break;
-      case json::parse_event_t::array_start: push(true); break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        if (open_ > 0) --open_;
-        next_element();
-        break;
-      case json::parse_event_t::key: {
-        if (open_ == 0 || !parsed.is_string()) break;
-        Frame& f = frames_[open_ - 1];
-        const auto& k = parsed.get_ref<const std::string&>();
-        if (duplicate_.empty() && std::find(f.keys.begin(), f.keys.end(), k) != f.keys.end()) {
-          duplicate_ = k;
-          where_ = path();
-        }
-        f.keys.push_back(k);
-        f.key = k;
-        break;
-      }
-      case json::parse_event_t::value: next_element(); break;
+  explicit DomBuilder(json* root) : root_(root) {}
+
+  bool null() { return put(json(nullptr)); }
+  bool boolean(bool v) { return put(json(v)); }
+  bool number_integer(json::number_integer_t v) { return put(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return put(json(v)); }
+  bool number_float(json::number_float_t v, const json::string_t& /*text*/) { return put(json(v)); }
+  bool string(json::string_t& v) { return put(json(std::move(v))); }
+  bool binary(json::binary_t& v) { return put(json::binary(std::move(static_cast<json::binary_t::container_type&>(v)))); }
+  bool start_object(std::size_t /*n*/) { return open(json::object(), false); }
+  bool start_array(std::size_t /*n*/) { return open(json::array(), true); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(json::string_t& k) {
+    Frame& f = frames_[open_ - 1];
+    if (duplicate_.empty() && seen(f, k)) {
+      duplicate_ = k;
+      where_ = path();
     }
-    return true;
+    f.key = std::move(k);
+    return duplicate_.empty() && poll();
   }
+  bool parse_error(std::size_t /*pos*/, const std::string& /*token*/, const nlohmann::detail::exception& e) {
+    error_ = e.what();
+    return false;
+  }
+
   const std::string& duplicate() const { return duplicate_; }
   const std::string& where() const { return where_; }
+  const std::string& error() const { return error_; }
+  bool stopped() const { return stopped_; }
 
  private:
+  // An object of more keys than this keeps a hash set of them; a smaller one is scanned.
+  static constexpr std::size_t kScanKeys = 16;
   struct Frame {
+    json* value = nullptr;
     bool array = false;
     std::size_t index = 0;
     std::string key;
-    std::vector<std::string> keys;
+    std::unordered_set<std::string> keys;
   };
-  void push(bool array) {
+
+  bool seen(Frame& f, const std::string& k) {
+    const auto& members = f.value->get_ref<const json::object_t&>();
+    if (members.size() < kScanKeys)
+      return std::any_of(members.begin(), members.end(), [&](const auto& m) { return m.first == k; });
+    if (f.keys.empty())
+      for (const auto& m : members) f.keys.insert(m.first);
+    return !f.keys.insert(k).second;
+  }
+  // Where a new value goes: the root, the end of the open array, or the open object's key.
+  json* slot(json&& v) {
+    if (open_ == 0) {
+      *root_ = std::move(v);
+      return root_;
+    }
+    Frame& f = frames_[open_ - 1];
+    if (f.array) {
+      auto& items = f.value->get_ref<json::array_t&>();
+      items.push_back(std::move(v));
+      ++f.index;
+      return &items.back();
+    }
+    // The key is new (checked in key()): appended without ordered_map's linear search.
+    auto& members = static_cast<json::object_t::Container&>(f.value->get_ref<json::object_t&>());
+    members.emplace_back(std::move(f.key), std::move(v));
+    f.key.clear();
+    return &members.back().second;
+  }
+  bool put(json&& v) {
+    (void)slot(std::move(v));
+    return poll();
+  }
+  bool open(json&& v, bool array) {
+    json* at = slot(std::move(v));
     if (open_ == frames_.size()) frames_.emplace_back();
     Frame& f = frames_[open_++];
+    f.value = at;
     f.array = array;
     f.index = 0;
     f.key.clear();
     f.keys.clear();
+    return poll();
   }
-  void next_element() {
-    if (open_ > 0 && frames_[open_ - 1].array) ++frames_[open_ - 1].index;
+  bool close() {
+    if (open_ > 0) {
+      Frame& f = frames_[--open_];
+      if (!f.keys.empty()) std::unordered_set<std::string>().swap(f.keys);
+      // A million entries of 20 members each: the doubling's slack would be a third of the document.
+      if (!f.array) static_cast<json::object_t::Container&>(f.value->get_ref<json::object_t&>()).shrink_to_fit();
+    }
+    return true;
+  }
+  bool poll() {
+    if ((++events_ & 0xffff) == 0 && stop_signal() != 0) {
+      stopped_ = true;
+      return false;
+    }
+    return true;
   }
   // The object now open, as a path from the top: "defaults", "benchmarks[3]", "the top level".
   std::string path() const {
@@ -65,17 +129,26 @@ class DuplicateKeys {
       const Frame& f = frames_[i];
       // Appended piece by piece: g++ 12 warns (-Wrestrict, a false positive) on "." + string.
       if (f.array) {
-        p.append(1, '[').append(std::to_string(f.index)).append(1, ']');
+        p.append(1, '[').append(std::to_string(f.index - 1)).append(1, ']');
       } else {
         if (!p.empty()) p.append(1, '.');
-        p.append(f.key);
+        p.append(frames_[i].key.empty() ? last_key(f) : frames_[i].key);
       }
     }
     return p.empty() ? "the top level" : p;
   }
+  // The key of an object's last member (its key was moved into the member when it opened).
+  static std::string last_key(const Frame& f) {
+    const auto& members = f.value->get_ref<const json::object_t&>();
+    return members.empty() ? std::string() : members.back().first;
+  }
+
+  json* root_;
   std::vector<Frame> frames_;
   std::size_t open_ = 0;
-  std::string duplicate_, where_;
+  std::uint64_t events_ = 0;
+  std::string duplicate_, where_, error_;
+  bool stopped_ = false;
 };
 
 constexpr NonFiniteMarks kNamed{"\"NaN\"", "\"Infinity\"", "\"-Infinity\""};
@@ -112,16 +185,19 @@ bool load_json(std::string_view text, const std::string& source, json* out, std:
     return false;
   }
   const std::string_view clean = s.replaced ? std::string_view(s.text) : text;
-  DuplicateKeys dup;
-  try {
-    *out = json::parse(clean.begin(), clean.end(), std::ref(dup), true);
-  } catch (const json::exception& e) {
-    *err = source + ": not valid JSON: " + parse_message(e.what());
+  DomBuilder dom(out);
+  const bool ok = json::sax_parse(clean.begin(), clean.end(), &dom, json::input_format_t::json, true);
+  if (dom.stopped()) {
+    *err = source + ": reading stopped by signal " + std::to_string(stop_signal());
     return false;
   }
-  if (!dup.duplicate().empty()) {
-    *err = source + ": key \"" + parse_message(dup.duplicate()) + "\" given twice in " + dup.where() +
+  if (!dom.duplicate().empty()) {
+    *err = source + ": key \"" + parse_message(dom.duplicate()) + "\" given twice in " + dom.where() +
            " (a parser keeps only the last: which one was meant?)";
+    return false;
+  }
+  if (!ok) {
+    *err = source + ": not valid JSON: " + parse_message(dom.error());
     return false;
   }
   return true;

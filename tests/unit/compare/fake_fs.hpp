@@ -20,6 +20,7 @@ class FakeFileSystem final : public FileSystem {
   bool fail_append = false;
   int writes = 0, renames = 0;
   std::set<std::string> executables;  // paths is_executable() says yes to
+  std::set<std::string> links;        // paths is_link() says yes to (symbolic links)
   std::set<std::string> locked;       // lock files another "process" holds
   // Nodes that are written in place, never replaced: character devices and FIFOs (a FIFO in
   // `no_reader` has nobody reading it). What was written to them is in `written_in_place`.
@@ -153,6 +154,7 @@ class FakeFileSystem final : public FileSystem {
   [[nodiscard]] bool is_executable(const std::string& path) const override {
     return files.count(path) != 0 && executables.count(path) != 0;
   }
+  [[nodiscard]] bool is_link(const std::string& path) const override { return links.count(path) != 0; }
   Expected<std::unique_ptr<FileLock>> lock(const std::string& path, double wait_s) override {
     if (locked.count(path) != 0)
       return Error{path, "locked by another process (pid 4242) for more than " + std::to_string(static_cast<int>(wait_s)) + " s"};

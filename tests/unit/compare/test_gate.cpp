@@ -375,6 +375,43 @@ TEST(Gate, EveryBinaryRefusingForOneReasonIsExitTwoNamingIt) {
   EXPECT_EQ(g.runner.calls.size(), 3u);
 }
 
+// Binaries say "no case matches --benchmark_filter=..." and exit 2 (issue 35): under the
+// gate's --filter that is another family's binary with nothing asked of it, not an error.
+TEST(Gate, ABinaryTheFilterLeavesNoCaseIsNotErrored) {
+  GateFixture g;
+  g.binary("bench_a", writes({{"x/a/fp32/1", 100, ""}}));
+  g.binary("bench_b", [](const gc::ProcessSpec& spec, FakeFileSystem& fs, int) {
+    fs.files[spec.stderr_path] = "gpucheck: no case matches --benchmark_filter=" + arg_value(spec, "--benchmark_filter") + "\n";
+    return exited(2);
+  });
+  g.baseline({{"x/a/fp32/1", 100, ""}, {"y/b/fp32/1", 100, ""}});
+  EXPECT_EQ(g.gate({"--filter", "^x/"}), gc::ExitStatus::Ok) << g.io.out << g.io.err;
+  EXPECT_EQ(g.io.out.find("ERRORED"), std::string::npos) << g.io.out;
+  EXPECT_NE(g.io.out.find("bench_b ... 0.5 s, no case matches the filter"), std::string::npos) << g.io.out;
+  // Without a filter the same answer is an error: the binary was asked for every case.
+  GateFixture h;
+  h.binary("bench_b", [](const gc::ProcessSpec& spec, FakeFileSystem& fs, int) {
+    fs.files[spec.stderr_path] = "gpucheck: no case matches --benchmark_filter=x\n";
+    return exited(2);
+  });
+  h.baseline({{"y/b/fp32/1", 100, ""}});
+  EXPECT_NE(h.gate(), gc::ExitStatus::Ok);
+  EXPECT_NE(h.io.out.find("ERRORED"), std::string::npos) << h.io.out;
+}
+
+TEST(Gate, DashDIsDevice) {
+  GateFixture g;
+  g.binary("bench_x", writes({{"x/a/fp32/1", 100, ""}}));
+  g.baseline({{"x/a/fp32/1", 100, ""}});
+  EXPECT_EQ(g.gate({"-d", "3"}), gc::ExitStatus::Ok) << g.io.err;
+  ASSERT_FALSE(g.runner.calls.empty());
+  const auto& args = g.runner.calls.front().args;
+  const auto d = std::find(args.begin(), args.end(), "--device");
+  ASSERT_NE(d, args.end());
+  ASSERT_NE(d + 1, args.end());
+  EXPECT_EQ(*(d + 1), "3");
+}
+
 TEST(Gate, UsageErrorsBeforeAnyBinaryRuns) {
   GateFixture g;
   g.binary("bench_x", writes({{"x/a/fp32/1", 100, ""}}));

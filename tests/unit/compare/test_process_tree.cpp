@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -183,6 +184,51 @@ TEST(ProcessTreeNamespace, TheProgramsHostPidMapsToItsOwn) {
   const pid_t host = child->program_host_pid();
   child->kill_all();
   EXPECT_FALSE(std::filesystem::exists("/proc/" + std::to_string(host)));
+}
+
+// CUDA's driver refuses to start (cuInit: "OS call failed or operation not supported on this
+// OS", seen on an H200 machine) in a PID namespace that sees the host's /proc: the program's
+// /proc/self must be itself, as its getpid() says.
+TEST(ProcessTreeNamespace, TheProgramsProcSelfIsItself) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gpucheck-procself-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string out = (dir / "pids").string();
+  ContainSpec s;
+  s.argv = {"sh", "-c", "read pid rest < /proc/self/stat; echo \"$$ $pid\" > " + out};
+  s.search_path = true;
+  std::string err;
+  auto child = ContainedChild::start(s, &err);
+  ASSERT_TRUE(child.has_value()) << err;
+  const auto how = child->how();
+  const auto st = child->wait(true);
+  ASSERT_TRUE(st.has_value());
+  EXPECT_TRUE(WIFEXITED(*st) && WEXITSTATUS(*st) == 0);
+  std::istringstream pids(testutil::slurp(out));
+  std::filesystem::remove_all(dir);
+  if (how != Containment::PidNamespace) GTEST_SKIP() << "no PID namespace here";
+  int own = 0, proc_self = 0;
+  pids >> own >> proc_self;
+  EXPECT_EQ(own, 2);
+  EXPECT_EQ(proc_self, own);
+}
+
+// GPUCHECK_CONTAINMENT picks one mechanism; a word it does not know is an error, not a guess.
+TEST(ProcessTreeNamespace, TheEnvironmentPicksTheMechanism) {
+  ContainSpec s;
+  s.argv = {"true"};
+  s.search_path = true;
+  std::string err;
+  ::setenv("GPUCHECK_CONTAINMENT", "subreaper", 1);
+  auto a = ContainedChild::start(s, &err);
+  ::setenv("GPUCHECK_CONTAINMENT", "namespaces", 1);
+  std::string err2;
+  auto b = ContainedChild::start(s, &err2);
+  ::unsetenv("GPUCHECK_CONTAINMENT");
+  ASSERT_TRUE(a.has_value()) << err;
+  EXPECT_EQ(a->how(), Containment::Subreaper);
+  (void)a->wait(true);
+  EXPECT_FALSE(b.has_value());
+  EXPECT_NE(err2.find("GPUCHECK_CONTAINMENT=namespaces"), std::string::npos) << err2;
 }
 
 TEST(ProcessTreePure, NspidLines) {
