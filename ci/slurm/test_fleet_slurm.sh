@@ -138,7 +138,7 @@ echo "$reasons"
 grep -q '^n3|gpucheck: outlier: n3 GPU 1' <<<"$reasons" || fail "sinfo -R: $reasons"
 # resume.sh from those reasons: n3 still flagged, nothing to resume.
 sinfo -R > "$work/reasons.txt"
-"$gpucheck" fleet "$work/accept" --specs "$src/baselines/specs.json" --gaps "$src/baselines/fleet_gaps.json" \
+"$gpucheck" fleet "$work/accept/nodes" --specs "$src/baselines/specs.json" --gaps "$src/baselines/fleet_gaps.json" \
   --config "$src/baselines/accept.json" --recheck "$work/accept/recheck" --reasons "$work/reasons.txt" --out "$work/fleet2" > /dev/null
 grep -q '^# n3 stays drained: still flagged' "$work/fleet2/resume.sh" || fail "resume.sh: $(cat "$work/fleet2/resume.sh")"
 echo "PASS: 4-node Slurm: n3 flagged by both runs, drained, sinfo -R says gpucheck"
