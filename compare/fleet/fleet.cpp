@@ -117,7 +117,6 @@ void read_node(NodeInput& in, FleetNode& node, const SpecDb& specs, const Accept
   if (const auto n = nccl_of(*gpus)) node.node_figures.push_back(Figure{"nccl", n->second, {}, {}, 0, 0, 0, false});
 }
 
-
 // Judges every figure of one peer group (one model, one figure key).
 void judge_group(std::vector<Figure*>& group, const FigureGap& gap, double k) {
   if (static_cast<int>(group.size()) < kMinPeers + 1) {
