@@ -45,6 +45,11 @@ if ((!build_only)); then
   # Google Benchmark's compare.py and what it imports (the interop test).
   [[ -f /usr/share/benchmark/compare.py ]] || optional+=(libbenchmark-tools)
   /usr/bin/python3 -c 'import numpy, scipy' >/dev/null 2>&1 || optional+=(python3 python3-numpy python3-scipy)
+  # Slurm and munge (the fleet's Slurm test, a long suite: a 4-node cluster on localhost).
+  if ((long)); then
+    command -v slurmctld >/dev/null 2>&1 && command -v slurmd >/dev/null 2>&1 && command -v sbatch >/dev/null 2>&1 &&
+      command -v munged >/dev/null 2>&1 || optional+=(slurmctld slurmd slurm-client munge)
+  fi
   # libFuzzer (the results reader's fuzz test, a long suite): clang and its runtime.
   if ((long)); then
     if command -v clang >/dev/null 2>&1; then

@@ -2,7 +2,7 @@
 # The include graph runs downward only, and never into another folder's internals
 # (docs/ARCHITECTURE.md, "Layers"):
 #   core (pure C++) < kernels < benchmarks/harness < benchmarks (the families)
-#   core < compare: base < results < rules < report < runner < {gate, accept, watch} < cli < bench
+#   core < compare: base < results < rules < report < runner < {gate, accept, watch} < fleet (above accept) < cli < bench
 #   (history sits beside runner: above report, below gate and cli)
 # A folder's public headers are core/include, kernels/include, benchmarks/harness/include; a
 # quoted include that resolves to another folder's src/ is an include into its internals.
@@ -10,7 +10,7 @@
 # a summary line. Usage: check_layers.sh SOURCE_DIR
 set -uo pipefail
 cd "$1" || exit 2
-declare -A part_rank=([base]=0 [results]=1 [rules]=2 [report]=3 [runner]=4 [history]=4 [gate]=5 [accept]=5 [watch]=5 [cli]=6 [bench]=7)
+declare -A part_rank=([base]=0 [results]=1 [rules]=2 [report]=3 [runner]=4 [history]=4 [gate]=5 [accept]=5 [watch]=5 [fleet]=6 [cli]=7 [bench]=8)
 # layer of a path: core 0, kernels 1, harness 2, benchmarks 3; compare parts sit beside the
 # CUDA side at 10+ (they may include core only).
 layer_of() {  # sets `layer`

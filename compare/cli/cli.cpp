@@ -10,6 +10,7 @@
 #include <set>
 
 #include "accept/command.hpp"
+#include "fleet/command.hpp"
 #include "base/args.hpp"
 #include "base/output.hpp"
 #include "gpucheck/core/suggest.hpp"
@@ -81,6 +82,12 @@ const char* const kAcceptUsage = R"(  gpucheck accept [--devices 0,3|all] [--bin
       exit 0 every check passed, 1 a check failed, 2 bad input or no GPU
 )";
 
+const char* const kFleetUsage = R"(  gpucheck fleet [--out DIR] [--expect NODES] [--allow-missing] [--recheck DIR] [--reasons FILE] NODE_DIR...|PARENT
+      many nodes' accept folders: each node's verdict, every GPU against its peers, drain/resume scripts
+  gpucheck fleet pairs [--results FILE] NODES...
+      node pairs for a two-node all-reduce round, and the round that isolates a bad node
+)";
+
 ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx);
 ExitStatus cmd_baseline(const std::vector<std::string>& args, Context& ctx);
 ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx);
@@ -98,6 +105,7 @@ const std::vector<Command>& commands() {
       {"accept", kAcceptUsage, [](const std::vector<std::string>& args, Context& ctx) { return cmd_accept(args, ctx.fs, ctx.env, ctx.io); }},
       {"watch", kWatchUsage, cmd_watch},
       {"history", kHistoryUsage, cmd_history},
+      {"fleet", kFleetUsage, [](const std::vector<std::string>& args, Context& ctx) { return cmd_fleet(args, ctx.fs, ctx.env, ctx.io); }},
   };
   return table;
 }
@@ -130,6 +138,7 @@ std::optional<std::string> command_help(const std::vector<std::string>& args) {
   };
   static const Sub kSubs[] = {{"baseline", "update", kBaselineUpdateUsage}, {"baseline", "show", kBaselineShowUsage}};
   if (args.size() >= 2 && args[1] == "accept") return accept_usage_text();
+  if (args.size() >= 2 && args[1] == "fleet") return fleet_usage_text();
   if (args.size() < 3) return std::nullopt;
   for (const Sub& s : kSubs)
     if (args[1] == s.command && args[2] == s.sub) return std::string("usage:\n") + s.usage;

@@ -1,0 +1,23 @@
+// Node folders on disk into the judge's NodeInput: what `gpucheck accept --out DIR` wrote on each
+// node (DIR/accept.json beside DIR/gpuN/runs/*.json and DIR/node/runs/*.json). A folder given is a
+// node folder when it holds results, else a parent whose subfolders are the nodes. A node folder
+// that is empty, half-written (a temp left by a killed writer, a file that does not parse, no
+// accept.json: accept did not finish) is named, not an error; the paths given that are not
+// folders, or a parent with no node inside, are.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/expected.hpp"
+#include "base/filesystem.hpp"
+#include "fleet/fleet.hpp"
+
+namespace gpucheck::compare::fleet {
+
+// Subfolders of a parent that are never nodes: the recheck runs, and a fleet's own --out.
+inline constexpr const char* kRecheckFolder = "recheck";
+
+Expected<std::vector<NodeInput>> load_nodes(const FileSystem& fs, const std::vector<std::string>& paths);
+
+}  // namespace gpucheck::compare::fleet
