@@ -75,7 +75,10 @@ struct Fleet {
   }
   ~Fleet() {
     std::error_code ec;
-    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    if (!dir.empty()) {
+      std::filesystem::remove_all(dir, ec);
+      std::filesystem::remove_all(dir + "-verdict", ec);
+    }
   }
   Fleet(const Fleet&) = delete;
   Fleet& operator=(const Fleet&) = delete;
@@ -106,7 +109,9 @@ void judge(benchmark::State& state) {
 void cli(benchmark::State& state) {
   if (!fleet().why.empty()) state.SkipWithError(fleet().why.c_str());
   RealFileSystem fs;
-  const std::string out = fleet().dir + "/.out";
+  // Beside the fleet, not in it: a verdict under the nodes' folder is an input the next run
+  // refuses to overwrite (and a node folder it would read).
+  const std::string out = fleet().dir + "-verdict";
   time_each(state, [&] {
     CliOutput io;
     const ExitStatus status = run_cli({"gpucheck", "fleet", fleet().dir, "--out", out}, fs, {}, io);

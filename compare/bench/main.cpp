@@ -12,7 +12,10 @@
 namespace gpucheck::compare::bench {
 
 bool register_tool_cases(std::initializer_list<ToolCase> cases) {
-  for (const ToolCase& c : cases) benchmark::RegisterBenchmark(c.name, c.run)->UseManualTime()->Unit(benchmark::kMillisecond);
+  for (const ToolCase& c : cases) {
+    auto* b = benchmark::RegisterBenchmark(c.name, c.run)->UseManualTime()->Unit(benchmark::kMillisecond);
+    if (c.repetitions > 0) b->Repetitions(c.repetitions);
+  }
   return true;
 }
 

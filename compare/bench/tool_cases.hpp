@@ -15,6 +15,8 @@ namespace gpucheck::compare::bench {
 struct ToolCase {
   const char* name;
   void (*run)(benchmark::State&);
+  // Repetitions of its own, for a case of tens of seconds (0: --benchmark_repetitions decides).
+  int repetitions = 0;
 };
 
 // Registers every row (manual time, in milliseconds); returns true so that a file registers its
