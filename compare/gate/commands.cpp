@@ -42,7 +42,7 @@ const char* const kGateUsage =
                            exists (this host's), else DIR/<gpu-slug>/SUITE.json; thresholds DIR/thresholds.json
       --out DIR            results.json, compare.md, compare.json, junit.xml, logs/ (and runs/, confirm/)
       --suite S            quick (default) or full
-      --device N           CUDA device (default 0)
+      -d, --device N       CUDA device (default 0)
       --timeout S          limit per binary and repetition (default: quick 300, full 3600)
       --confirm-repetitions N   repetitions of the re-run of cases past their limit (default 5)
       --filter REGEX       only the cases it matches (--benchmark_filter); matching none is exit 2
@@ -53,7 +53,7 @@ const char* const kGateUsage =
 )";
 
 const char* const kRunUsage =
-    R"(  gpucheck run --bin-dir DIR --out DIR [--suite S] [--device N] [--repetitions N [--fresh-processes]] [--timeout S] [--filter REGEX]
+    R"(  gpucheck run --bin-dir DIR --out DIR [--suite S] [-d|--device N] [--repetitions N [--fresh-processes]] [--timeout S] [--filter REGEX]
       the gate's runner alone: every binary into DIR/results.json (exit 0 all ran, 1 a binary or case
       failed, 2 bad input or no GPU); --fresh-processes runs each repetition in a process of its own
       (a host-bound figure moves with the process). A baseline with repetitions, for the U test:
