@@ -273,6 +273,33 @@ std::string changes_json(const Reading& r, const std::vector<history::CaseChange
   return j.dump(2) + "\n";
 }
 
+// What `changes` and `report` both read: one GPU model's case series and their change-points
+// against the gate's limits. Filled in place: `found` points into `series`.
+struct Analysis {
+  std::optional<Store> store;
+  Reading reading;
+  Thresholds thresholds;
+  std::vector<history::Series> series;
+  std::vector<history::CaseChanges> found;
+};
+
+std::optional<Error> analyse(const FileSystem& fs, const Args& a, const history::ChangeOptions& o, Analysis& an) {
+  auto t = thresholds_of(fs, a);
+  if (!t) return t.error();
+  an.thresholds = std::move(*t);
+  auto store = open_db(a, false);
+  if (!store) return store.error();
+  an.store.emplace(std::move(*store));
+  auto r = reading_of(*an.store, a);
+  if (!r) return r.error();
+  an.reading = std::move(*r);
+  auto points = an.store->points(an.reading.filter, an.reading.metric);
+  if (!points) return points.error();
+  an.series = history::series_of(std::move(*points));
+  an.found = history::find_changes(an.series, an.thresholds, o);
+  return std::nullopt;
+}
+
 ExitStatus history_changes(const std::vector<std::string>& args, Context& ctx) {
   auto a = parse_args(args, 3, {{"--db", "--gpu", "--branch", "--metric", "--thresholds", "--format"}, {}}, "history");
   if (!a) return fail(ctx.io, a.error());
@@ -280,17 +307,13 @@ ExitStatus history_changes(const std::vector<std::string>& args, Context& ctx) {
   const std::string format = value(*a, "--format").value_or("terminal");
   if (format != "terminal" && format != "json")
     return fail(ctx.io, Error{"--format", "unknown format \"" + format + "\" (terminal, json)"});
-  auto t = thresholds_of(ctx.fs, *a);
-  if (!t) return fail(ctx.io, t.error());
-  auto store = open_db(*a, false);
-  if (!store) return fail(ctx.io, store.error());
-  auto r = reading_of(*store, *a);
-  if (!r) return fail(ctx.io, r.error());
-  auto points = store->points(r->filter, r->metric);
-  if (!points) return fail(ctx.io, points.error());
-  const auto series = history::series_of(std::move(*points));
   const history::ChangeOptions o;
-  const auto found = history::find_changes(series, *t, o);
+  Analysis an;
+  if (auto e = analyse(ctx.fs, *a, o, an)) return fail(ctx.io, *e);
+  Store* store = &*an.store;
+  const Reading* r = &an.reading;
+  const auto& series = an.series;
+  const auto& found = an.found;
   bool regression = false;
   for (const auto& c : found) regression = regression || c.changes.back().regression;
   if (format == "json") {
@@ -347,16 +370,13 @@ ExitStatus history_report(const std::vector<std::string>& args, Context& ctx) {
   if (const auto b = value(*a, "--baseline")) inputs.push_back({"--baseline", *b});
   if (const auto t = value(*a, "--thresholds")) inputs.push_back({"--thresholds", *t});
   if (auto c = check_command_outputs(ctx.fs, ctx.env, outputs, inputs); !c) return fail(ctx.io, c.error());
-  auto t = thresholds_of(ctx.fs, *a);
-  if (!t) return fail(ctx.io, t.error());
-  auto store = open_db(*a, false);
-  if (!store) return fail(ctx.io, store.error());
-  auto r = reading_of(*store, *a);
-  if (!r) return fail(ctx.io, r.error());
-  auto points = store->points(r->filter, r->metric);
-  if (!points) return fail(ctx.io, points.error());
-  const auto series = history::series_of(std::move(*points));
-  const auto found = history::find_changes(series, *t, history::ChangeOptions{});
+  Analysis an;
+  if (auto e = analyse(ctx.fs, *a, history::ChangeOptions{}, an)) return fail(ctx.io, *e);
+  Store* store = &*an.store;
+  const Reading* r = &an.reading;
+  const Thresholds* t = &an.thresholds;
+  const auto& series = an.series;
+  const auto& found = an.found;
   std::string baseline_source;
   auto baseline = report_baseline(ctx.fs, *a, *store, *r, &baseline_source);
   if (!baseline) return fail(ctx.io, baseline.error());

@@ -5,37 +5,29 @@
 #include <cstdlib>
 #include <utility>
 
+#include "gpucheck/core/dl.hpp"
+
 namespace gpucheck::compare::history {
 namespace sqlite {
-namespace {
-
-template <typename F>
-bool bind(void* lib, const char* name, F* fn) {
-  *fn = reinterpret_cast<F>(dlsym(lib, name));
-  return *fn != nullptr;
-}
-
-}  // namespace
-
 const Api* load(std::string* err) {
   static const Api api = [] {
     Api a;
     void* lib = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
     if (lib == nullptr) return a;
-    const bool ok = bind(lib, "sqlite3_open_v2", &a.open_v2) && bind(lib, "sqlite3_close_v2", &a.close_v2) &&
-                    bind(lib, "sqlite3_errmsg", &a.errmsg) && bind(lib, "sqlite3_exec", &a.exec) &&
-                    bind(lib, "sqlite3_free", &a.free) && bind(lib, "sqlite3_busy_timeout", &a.busy_timeout) &&
-                    bind(lib, "sqlite3_prepare_v2", &a.prepare_v2) && bind(lib, "sqlite3_step", &a.step) &&
-                    bind(lib, "sqlite3_reset", &a.reset) && bind(lib, "sqlite3_finalize", &a.finalize) &&
-                    bind(lib, "sqlite3_bind_int64", &a.bind_int64) && bind(lib, "sqlite3_bind_double", &a.bind_double) &&
-                    bind(lib, "sqlite3_bind_text", &a.bind_text) && bind(lib, "sqlite3_bind_null", &a.bind_null) &&
-                    bind(lib, "sqlite3_column_type", &a.column_type) &&
-                    bind(lib, "sqlite3_column_int64", &a.column_int64) &&
-                    bind(lib, "sqlite3_column_double", &a.column_double) &&
-                    bind(lib, "sqlite3_column_text", &a.column_text) && bind(lib, "sqlite3_changes", &a.changes) &&
-                    bind(lib, "sqlite3_last_insert_rowid", &a.last_insert_rowid) &&
-                    bind(lib, "sqlite3_wal_checkpoint_v2", &a.wal_checkpoint_v2) &&
-                    bind(lib, "sqlite3_libversion", &a.libversion);
+    const bool ok = dl_bind(lib, "sqlite3_open_v2", &a.open_v2) && dl_bind(lib, "sqlite3_close_v2", &a.close_v2) &&
+                    dl_bind(lib, "sqlite3_errmsg", &a.errmsg) && dl_bind(lib, "sqlite3_exec", &a.exec) &&
+                    dl_bind(lib, "sqlite3_free", &a.free) && dl_bind(lib, "sqlite3_busy_timeout", &a.busy_timeout) &&
+                    dl_bind(lib, "sqlite3_prepare_v2", &a.prepare_v2) && dl_bind(lib, "sqlite3_step", &a.step) &&
+                    dl_bind(lib, "sqlite3_reset", &a.reset) && dl_bind(lib, "sqlite3_finalize", &a.finalize) &&
+                    dl_bind(lib, "sqlite3_bind_int64", &a.bind_int64) && dl_bind(lib, "sqlite3_bind_double", &a.bind_double) &&
+                    dl_bind(lib, "sqlite3_bind_text", &a.bind_text) && dl_bind(lib, "sqlite3_bind_null", &a.bind_null) &&
+                    dl_bind(lib, "sqlite3_column_type", &a.column_type) &&
+                    dl_bind(lib, "sqlite3_column_int64", &a.column_int64) &&
+                    dl_bind(lib, "sqlite3_column_double", &a.column_double) &&
+                    dl_bind(lib, "sqlite3_column_text", &a.column_text) && dl_bind(lib, "sqlite3_changes", &a.changes) &&
+                    dl_bind(lib, "sqlite3_last_insert_rowid", &a.last_insert_rowid) &&
+                    dl_bind(lib, "sqlite3_wal_checkpoint_v2", &a.wal_checkpoint_v2) &&
+                    dl_bind(lib, "sqlite3_libversion", &a.libversion);
     if (!ok) a.open_v2 = nullptr;
     return a;
   }();

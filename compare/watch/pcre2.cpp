@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include "gpucheck/core/dl.hpp"
+
 namespace gpucheck::compare::watch {
 namespace pcre2 {
 namespace {
@@ -12,12 +14,6 @@ constexpr std::uint32_t kMatchLimit = 1'000'000;
 constexpr std::uint32_t kDepthLimit = 10'000;
 constexpr std::uint32_t kHeapLimitKiB = 64 * 1024;
 
-template <typename F>
-bool bind(void* lib, const char* name, F* fn) {
-  *fn = reinterpret_cast<F>(dlsym(lib, name));
-  return *fn != nullptr;
-}
-
 }  // namespace
 
 const Api* load(std::string* err) {
@@ -25,16 +21,16 @@ const Api* load(std::string* err) {
     Api a;
     void* lib = dlopen("libpcre2-8.so.0", RTLD_NOW | RTLD_LOCAL);
     if (lib == nullptr) return a;
-    const bool ok = bind(lib, "pcre2_compile_8", &a.compile) && bind(lib, "pcre2_code_free_8", &a.code_free) &&
-                    bind(lib, "pcre2_match_data_create_from_pattern_8", &a.match_data_create_from_pattern) &&
-                    bind(lib, "pcre2_match_data_free_8", &a.match_data_free) && bind(lib, "pcre2_match_8", &a.match) &&
-                    bind(lib, "pcre2_get_ovector_pointer_8", &a.ovector) &&
-                    bind(lib, "pcre2_get_error_message_8", &a.error_message) &&
-                    bind(lib, "pcre2_match_context_create_8", &a.match_context_create) &&
-                    bind(lib, "pcre2_match_context_free_8", &a.match_context_free) &&
-                    bind(lib, "pcre2_set_match_limit_8", &a.set_match_limit) &&
-                    bind(lib, "pcre2_set_depth_limit_8", &a.set_depth_limit);
-    bind(lib, "pcre2_set_heap_limit_8", &a.set_heap_limit);
+    const bool ok = dl_bind(lib, "pcre2_compile_8", &a.compile) && dl_bind(lib, "pcre2_code_free_8", &a.code_free) &&
+                    dl_bind(lib, "pcre2_match_data_create_from_pattern_8", &a.match_data_create_from_pattern) &&
+                    dl_bind(lib, "pcre2_match_data_free_8", &a.match_data_free) && dl_bind(lib, "pcre2_match_8", &a.match) &&
+                    dl_bind(lib, "pcre2_get_ovector_pointer_8", &a.ovector) &&
+                    dl_bind(lib, "pcre2_get_error_message_8", &a.error_message) &&
+                    dl_bind(lib, "pcre2_match_context_create_8", &a.match_context_create) &&
+                    dl_bind(lib, "pcre2_match_context_free_8", &a.match_context_free) &&
+                    dl_bind(lib, "pcre2_set_match_limit_8", &a.set_match_limit) &&
+                    dl_bind(lib, "pcre2_set_depth_limit_8", &a.set_depth_limit);
+    dl_bind(lib, "pcre2_set_heap_limit_8", &a.set_heap_limit);
     if (!ok) a.compile = nullptr;
     return a;
   }();

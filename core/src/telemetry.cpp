@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "gpucheck/core/contract.hpp"
+#include "gpucheck/core/dl.hpp"
 #include "gpucheck/core/pcie.hpp"
 
 namespace gpucheck {
@@ -120,11 +121,6 @@ struct NvmlFns {
   nvmlReturn_t (*gpm_get)(nvmlDevice_t, nvmlGpmSample_t) = nullptr;
   nvmlReturn_t (*gpm_metrics)(NvmlGpmMetricsGet*) = nullptr;
 };
-
-template <typename F>
-void bind(void* lib, const char* name, F* fn) {
-  *fn = reinterpret_cast<F>(dlsym(lib, name));
-}
 
 class DlNvml final : public NvmlApi {
  public:
@@ -368,41 +364,41 @@ std::unique_ptr<NvmlApi> load_nvml(std::string* err) {
     return nullptr;
   }
   NvmlFns f;
-  bind(lib, "nvmlInit_v2", &f.init);
-  bind(lib, "nvmlShutdown", &f.shutdown);
-  bind(lib, "nvmlDeviceGetHandleByPciBusId_v2", &f.by_bus_id);
-  bind(lib, "nvmlSystemGetDriverVersion", &f.driver_version);
-  bind(lib, "nvmlDeviceGetUUID", &f.uuid);
-  bind(lib, "nvmlDeviceGetClockInfo", &f.clock);
-  bind(lib, "nvmlDeviceGetMaxClockInfo", &f.max_clock);
-  bind(lib, "nvmlDeviceGetEnforcedPowerLimit", &f.power_limit);
-  bind(lib, "nvmlDeviceGetTemperature", &f.temperature);
-  bind(lib, "nvmlDeviceGetCurrPcieLinkGeneration", &f.gen_cur);
-  bind(lib, "nvmlDeviceGetMaxPcieLinkGeneration", &f.gen_max);
-  bind(lib, "nvmlDeviceGetCurrPcieLinkWidth", &f.width_cur);
-  bind(lib, "nvmlDeviceGetMaxPcieLinkWidth", &f.width_max);
-  bind(lib, "nvmlDeviceGetEccMode", &f.ecc);
-  bind(lib, "nvmlDeviceGetCurrentClocksEventReasons", &f.reasons);
-  if (!f.reasons) bind(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &f.reasons);
-  bind(lib, "nvmlDeviceGetGpuMaxPcieLinkGeneration", &f.gen_gpu_max);
-  bind(lib, "nvmlDeviceGetPowerUsage", &f.power);
-  bind(lib, "nvmlDeviceGetTotalEnergyConsumption", &f.energy);
-  bind(lib, "nvmlDeviceGetTotalEccErrors", &f.ecc_errors);
-  bind(lib, "nvmlDeviceGetRemappedRows", &f.remapped);
-  bind(lib, "nvmlDeviceGetRetiredPagesPendingStatus", &f.retired_pending);
-  bind(lib, "nvmlDeviceGetCount_v2", &f.count);
-  bind(lib, "nvmlDeviceGetHandleByIndex_v2", &f.by_index);
-  bind(lib, "nvmlDeviceGetName", &f.name);
-  bind(lib, "nvmlDeviceGetUtilizationRates", &f.utilization);
-  bind(lib, "nvmlDeviceGetComputeRunningProcesses_v2", &f.processes);
-  bind(lib, "nvmlSystemGetProcessName", &f.process_name);
-  bind(lib, "nvmlDeviceGetMemoryInfo", &f.memory);
-  bind(lib, "nvmlDeviceGetPcieThroughput", &f.pcie_throughput);
-  bind(lib, "nvmlGpmQueryDeviceSupport", &f.gpm_support);
-  bind(lib, "nvmlGpmSampleAlloc", &f.gpm_alloc);
-  bind(lib, "nvmlGpmSampleFree", &f.gpm_free);
-  bind(lib, "nvmlGpmSampleGet", &f.gpm_get);
-  bind(lib, "nvmlGpmMetricsGet", &f.gpm_metrics);
+  dl_bind(lib, "nvmlInit_v2", &f.init);
+  dl_bind(lib, "nvmlShutdown", &f.shutdown);
+  dl_bind(lib, "nvmlDeviceGetHandleByPciBusId_v2", &f.by_bus_id);
+  dl_bind(lib, "nvmlSystemGetDriverVersion", &f.driver_version);
+  dl_bind(lib, "nvmlDeviceGetUUID", &f.uuid);
+  dl_bind(lib, "nvmlDeviceGetClockInfo", &f.clock);
+  dl_bind(lib, "nvmlDeviceGetMaxClockInfo", &f.max_clock);
+  dl_bind(lib, "nvmlDeviceGetEnforcedPowerLimit", &f.power_limit);
+  dl_bind(lib, "nvmlDeviceGetTemperature", &f.temperature);
+  dl_bind(lib, "nvmlDeviceGetCurrPcieLinkGeneration", &f.gen_cur);
+  dl_bind(lib, "nvmlDeviceGetMaxPcieLinkGeneration", &f.gen_max);
+  dl_bind(lib, "nvmlDeviceGetCurrPcieLinkWidth", &f.width_cur);
+  dl_bind(lib, "nvmlDeviceGetMaxPcieLinkWidth", &f.width_max);
+  dl_bind(lib, "nvmlDeviceGetEccMode", &f.ecc);
+  dl_bind(lib, "nvmlDeviceGetCurrentClocksEventReasons", &f.reasons);
+  if (!f.reasons) dl_bind(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &f.reasons);
+  dl_bind(lib, "nvmlDeviceGetGpuMaxPcieLinkGeneration", &f.gen_gpu_max);
+  dl_bind(lib, "nvmlDeviceGetPowerUsage", &f.power);
+  dl_bind(lib, "nvmlDeviceGetTotalEnergyConsumption", &f.energy);
+  dl_bind(lib, "nvmlDeviceGetTotalEccErrors", &f.ecc_errors);
+  dl_bind(lib, "nvmlDeviceGetRemappedRows", &f.remapped);
+  dl_bind(lib, "nvmlDeviceGetRetiredPagesPendingStatus", &f.retired_pending);
+  dl_bind(lib, "nvmlDeviceGetCount_v2", &f.count);
+  dl_bind(lib, "nvmlDeviceGetHandleByIndex_v2", &f.by_index);
+  dl_bind(lib, "nvmlDeviceGetName", &f.name);
+  dl_bind(lib, "nvmlDeviceGetUtilizationRates", &f.utilization);
+  dl_bind(lib, "nvmlDeviceGetComputeRunningProcesses_v2", &f.processes);
+  dl_bind(lib, "nvmlSystemGetProcessName", &f.process_name);
+  dl_bind(lib, "nvmlDeviceGetMemoryInfo", &f.memory);
+  dl_bind(lib, "nvmlDeviceGetPcieThroughput", &f.pcie_throughput);
+  dl_bind(lib, "nvmlGpmQueryDeviceSupport", &f.gpm_support);
+  dl_bind(lib, "nvmlGpmSampleAlloc", &f.gpm_alloc);
+  dl_bind(lib, "nvmlGpmSampleFree", &f.gpm_free);
+  dl_bind(lib, "nvmlGpmSampleGet", &f.gpm_get);
+  dl_bind(lib, "nvmlGpmMetricsGet", &f.gpm_metrics);
   if (!f.init || f.init() != kNvmlSuccess) {
     dlclose(lib);
     *err = "NVML is present but nvmlInit_v2 failed";
