@@ -1,7 +1,9 @@
 #include "gpucheck/core/json_load.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -18,10 +20,12 @@ using json = nlohmann::ordered_json;
 // object's keys by a scan while the object is small and by a hash set once it is large, and
 // nothing is revisited when an object closes (nlohmann's callback parser scans the parent at
 // every close, which made a 200,000-entry list quadratic). The stop flag is polled, so a
-// stop signal ends a long load.
+// stop signal ends a long load. With a JsonStream, the elements of the top-level list it
+// names are handed over as they close (objects flat) and never enter the document.
 class DomBuilder {
  public:
-  explicit DomBuilder(json* root) : root_(root) {}
+  DomBuilder(json* root, JsonStream* stream)
+      : root_(root), stream_(stream), flat_keys_(0, FlatHash{&flat_.members}, FlatEq{&flat_.members}) {}
 
   bool null() { return put(json(nullptr)); }
   bool boolean(bool v) { return put(json(v)); }
@@ -30,17 +34,26 @@ class DomBuilder {
   bool number_float(json::number_float_t v, const json::string_t& /*text*/) { return put(json(v)); }
   bool string(json::string_t& v) { return put(json(std::move(v))); }
   bool binary(json::binary_t& v) { return put(json::binary(std::move(static_cast<json::binary_t::container_type&>(v)))); }
-  bool start_object(std::size_t /*n*/) { return open(json::object(), false); }
-  bool start_array(std::size_t /*n*/) { return open(json::array(), true); }
+  bool start_object(std::size_t /*n*/) {
+    if (open_ > 0 && frames_[open_ - 1].kind == Kind::Stream) return open_flat();
+    return open(json::object(), Kind::Object);
+  }
+  bool start_array(std::size_t /*n*/) {
+    const bool streamed = stream_ != nullptr && !stream_->seen && open_ == 1 && frames_[0].kind == Kind::Object &&
+                          frames_[0].key == stream_->list_key;
+    if (streamed) stream_->seen = true;
+    return open(json::array(), streamed ? Kind::Stream : Kind::Array);
+  }
   bool end_object() { return close(); }
   bool end_array() { return close(); }
   bool key(json::string_t& k) {
     Frame& f = frames_[open_ - 1];
-    if (duplicate_.empty() && seen(f, k)) {
+    const bool dup = f.kind == Kind::Flat ? flat_seen(k) : seen(f, k);
+    if (duplicate_.empty() && dup) {
       duplicate_ = k;
       where_ = path();
     }
-    f.key = std::move(k);
+    if (f.kind != Kind::Flat) f.key = std::move(k);
     return duplicate_.empty() && poll();
   }
   bool parse_error(std::size_t /*pos*/, const std::string& /*token*/, const nlohmann::detail::exception& e) {
@@ -56,15 +69,30 @@ class DomBuilder {
  private:
   // An object of more keys than this keeps a hash set of them; a smaller one is scanned.
   static constexpr std::size_t kScanKeys = 16;
+  // A streamed element's keys are scanned up to this many (a Google Benchmark entry has 20 to
+  // 30: a hash set per entry cost more than the scans it saved); a wider one is hashed.
+  static constexpr std::size_t kFlatScanKeys = 64;
+  // Stream: the streamed list; Flat: one of its objects, its members in flat_.
+  enum class Kind { Object, Array, Stream, Flat };
   struct Frame {
     json* value = nullptr;
-    bool array = false;
+    Kind kind = Kind::Object;
     std::size_t index = 0;
     std::string key;
     std::unordered_set<std::string> keys;
   };
+  // The flat object's keys by their index in its members (the text is stored once).
+  struct FlatHash {
+    const std::vector<JsonMember>* m;
+    std::size_t operator()(std::size_t i) const { return std::hash<std::string>()((*m)[i].key); }
+  };
+  struct FlatEq {
+    const std::vector<JsonMember>* m;
+    bool operator()(std::size_t a, std::size_t b) const { return (*m)[a].key == (*m)[b].key; }
+  };
 
   bool seen(Frame& f, const std::string& k) {
+    if (f.kind != Kind::Object) return false;
     const auto& members = f.value->get_ref<const json::object_t&>();
     if (members.size() < kScanKeys)
       return std::any_of(members.begin(), members.end(), [&](const auto& m) { return m.first == k; });
@@ -72,18 +100,44 @@ class DomBuilder {
       for (const auto& m : members) f.keys.insert(m.first);
     return !f.keys.insert(k).second;
   }
-  // Where a new value goes: the root, the end of the open array, or the open object's key.
+  // The key becomes the flat object's next member (its value comes with the next event).
+  bool flat_seen(const std::string& k) {
+    auto& members = flat_.members;
+    const std::size_t n = flat_.size;
+    if (n == members.size()) members.emplace_back();
+    members[n].key.assign(k);
+    members[n].value = nullptr;
+    flat_.size = n + 1;
+    if (n < kFlatScanKeys)
+      return std::any_of(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(n),
+                         [&](const JsonMember& m) { return m.key == k; });
+    if (flat_keys_.empty())
+      for (std::size_t i = 0; i < n; ++i) flat_keys_.insert(i);
+    return !flat_keys_.insert(n).second;
+  }
+  // Where a new value goes: the root, the end of the open array, the open object's key, the
+  // flat object's last member, or (in the streamed list) the element being built.
   json* slot(json&& v) {
     if (open_ == 0) {
       *root_ = std::move(v);
       return root_;
     }
     Frame& f = frames_[open_ - 1];
-    if (f.array) {
-      auto& items = f.value->get_ref<json::array_t&>();
-      items.push_back(std::move(v));
-      ++f.index;
-      return &items.back();
+    switch (f.kind) {
+      case Kind::Flat:
+        flat_.members[flat_.size - 1].value = std::move(v);
+        return &flat_.members[flat_.size - 1].value;
+      case Kind::Stream:
+        element_ = std::move(v);
+        return &element_;
+      case Kind::Array: {
+        auto& items = f.value->get_ref<json::array_t&>();
+        items.push_back(std::move(v));
+        ++f.index;
+        return &items.back();
+      }
+      case Kind::Object:
+        break;
     }
     // The key is new (checked in key()): appended without ordered_map's linear search.
     auto& members = static_cast<json::object_t::Container&>(f.value->get_ref<json::object_t&>());
@@ -93,27 +147,44 @@ class DomBuilder {
   }
   bool put(json&& v) {
     (void)slot(std::move(v));
+    if (open_ > 0 && frames_[open_ - 1].kind == Kind::Stream) emit(nullptr);
     return poll();
   }
-  bool open(json&& v, bool array) {
+  bool open(json&& v, Kind kind) {
     json* at = slot(std::move(v));
+    return push(at, kind);
+  }
+  bool open_flat() {
+    flat_.size = 0;
+    if (!flat_keys_.empty()) decltype(flat_keys_)(0, FlatHash{&flat_.members}, FlatEq{&flat_.members}).swap(flat_keys_);
+    return push(nullptr, Kind::Flat);
+  }
+  bool push(json* at, Kind kind) {
     if (open_ == frames_.size()) frames_.emplace_back();
     Frame& f = frames_[open_++];
     f.value = at;
-    f.array = array;
+    f.kind = kind;
     f.index = 0;
     f.key.clear();
     f.keys.clear();
     return poll();
   }
   bool close() {
-    if (open_ > 0) {
-      Frame& f = frames_[--open_];
-      if (!f.keys.empty()) std::unordered_set<std::string>().swap(f.keys);
-      // A million entries of 20 members each: the doubling's slack would be a third of the document.
-      if (!f.array) static_cast<json::object_t::Container&>(f.value->get_ref<json::object_t&>()).shrink_to_fit();
-    }
+    if (open_ == 0) return true;
+    Frame& f = frames_[--open_];
+    if (!f.keys.empty()) std::unordered_set<std::string>().swap(f.keys);
+    // A million entries of 20 members each: the doubling's slack would be a third of the document.
+    if (f.kind == Kind::Object) static_cast<json::object_t::Container&>(f.value->get_ref<json::object_t&>()).shrink_to_fit();
+    if (f.kind == Kind::Stream) stream_->count = f.index;
+    if (open_ > 0 && frames_[open_ - 1].kind == Kind::Stream) emit(f.kind == Kind::Flat ? &flat_ : nullptr);
     return true;
+  }
+  // Hands the element just completed to the stream (the flat object, or element_).
+  void emit(const JsonFlatObject* object) {
+    Frame& list = frames_[open_ - 1];
+    if (duplicate_.empty()) stream_->element(list.index, object, element_);
+    ++list.index;
+    element_ = nullptr;
   }
   bool poll() {
     if ((++events_ & 0xffff) == 0 && stop_signal() != 0) {
@@ -128,11 +199,11 @@ class DomBuilder {
     for (std::size_t i = 0; i + 1 < open_; ++i) {
       const Frame& f = frames_[i];
       // Appended piece by piece: g++ 12 warns (-Wrestrict, a false positive) on "." + string.
-      if (f.array) {
-        p.append(1, '[').append(std::to_string(f.index - 1)).append(1, ']');
+      if (f.kind == Kind::Array || f.kind == Kind::Stream) {
+        p.append(1, '[').append(std::to_string(f.kind == Kind::Stream ? f.index : f.index - 1)).append(1, ']');
       } else {
         if (!p.empty()) p.append(1, '.');
-        p.append(frames_[i].key.empty() ? last_key(f) : frames_[i].key);
+        p.append(f.kind == Kind::Flat ? flat_.members[flat_.size - 1].key : f.key.empty() ? last_key(f) : f.key);
       }
     }
     return p.empty() ? "the top level" : p;
@@ -144,6 +215,10 @@ class DomBuilder {
   }
 
   json* root_;
+  JsonStream* stream_;
+  JsonFlatObject flat_;
+  std::unordered_set<std::size_t, FlatHash, FlatEq> flat_keys_;
+  json element_;
   std::vector<Frame> frames_;
   std::size_t open_ = 0;
   std::uint64_t events_ = 0;
@@ -185,7 +260,7 @@ bool load_json(std::string_view text, const std::string& source, json* out, std:
     return false;
   }
   const std::string_view clean = s.replaced ? std::string_view(s.text) : text;
-  DomBuilder dom(out);
+  DomBuilder dom(out, options.stream);
   const bool ok = json::sax_parse(clean.begin(), clean.end(), &dom, json::input_format_t::json, true);
   if (dom.stopped()) {
     *err = source + ": reading stopped by signal " + std::to_string(stop_signal());
@@ -201,6 +276,20 @@ bool load_json(std::string_view text, const std::string& source, json* out, std:
     return false;
   }
   return true;
+}
+
+const json* JsonFlatObject::find(std::string_view key) const {
+  for (std::size_t i = 0; i < size; ++i)
+    if (members[i].key == key) return &members[i].value;
+  return nullptr;
+}
+
+json JsonFlatObject::to_json() const {
+  json out = json::object();
+  auto& m = static_cast<json::object_t::Container&>(out.get_ref<json::object_t&>());
+  m.reserve(size);
+  for (std::size_t i = 0; i < size; ++i) m.emplace_back(members[i].key, members[i].value);
+  return out;
 }
 
 std::string json_type_name(const json& v) {
