@@ -32,7 +32,10 @@ class DomBuilder {
   bool number_integer(json::number_integer_t v) { return put(json(v)); }
   bool number_unsigned(json::number_unsigned_t v) { return put(json(v)); }
   bool number_float(json::number_float_t v, const json::string_t& /*text*/) { return put(json(v)); }
-  bool string(json::string_t& v) { return put(json(std::move(v))); }
+  bool string(json::string_t& v) {
+    if (open_ > 0 && frames_[open_ - 1].kind == Kind::Flat) return flat_string(v);
+    return put(json(std::move(v)));
+  }
   bool binary(json::binary_t& v) { return put(json::binary(std::move(static_cast<json::binary_t::container_type&>(v)))); }
   bool start_object(std::size_t /*n*/) {
     if (open_ > 0 && frames_[open_ - 1].kind == Kind::Stream) return open_flat();
@@ -105,8 +108,7 @@ class DomBuilder {
     auto& members = flat_.members;
     const std::size_t n = flat_.size;
     if (n == members.size()) members.emplace_back();
-    members[n].key.assign(k);
-    members[n].value = nullptr;
+    members[n].key.assign(k);  // its value is set by the next event (a key is always followed by one)
     flat_.size = n + 1;
     if (n < kFlatScanKeys)
       return std::any_of(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(n),
@@ -144,6 +146,15 @@ class DomBuilder {
     members.emplace_back(std::move(f.key), std::move(v));
     f.key.clear();
     return &members.back().second;
+  }
+  // A string into the flat object: copied into the member's string where it has one (the
+  // previous element's), and never moved out of the lexer's buffer: a million entries of five
+  // strings each reuse their storage rather than allocate and free it.
+  bool flat_string(const std::string& v) {
+    json& at = flat_.members[flat_.size - 1].value;
+    if (at.is_string()) at.get_ref<std::string&>().assign(v);
+    else at = v;
+    return poll();
   }
   bool put(json&& v) {
     (void)slot(std::move(v));
@@ -280,7 +291,7 @@ bool load_json(std::string_view text, const std::string& source, json* out, std:
 
 const json* JsonFlatObject::find(std::string_view key) const {
   for (std::size_t i = 0; i < size; ++i)
-    if (members[i].key == key) return &members[i].value;
+    if (members[i].key.size() == key.size() && members[i].key == key) return &members[i].value;
   return nullptr;
 }
 
