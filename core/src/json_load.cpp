@@ -15,6 +15,52 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+// The keys of a wide streamed element, for the duplicate check: open addressing over the
+// members' indices with each key's hash beside it (a node-based set of a million keys was a
+// third of the load of one wide entry: an allocation and a cache miss per key).
+class KeyIndex {
+ public:
+  void clear() {
+    slots_.clear();
+    used_ = 0;
+  }
+  [[nodiscard]] bool empty() const { return used_ == 0; }
+  // Adds members[i]'s key; false when an earlier member has the same one.
+  bool insert(const std::vector<JsonMember>& members, std::size_t i) {
+    if ((used_ + 1) * 2 > slots_.size()) grow();
+    const auto hash = static_cast<std::uint32_t>(std::hash<std::string>()(members[i].key));
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
+      Slot& s = slots_[at];
+      if (s.index == 0) {
+        s = Slot{static_cast<std::uint32_t>(i + 1), hash};
+        ++used_;
+        return true;
+      }
+      if (s.hash == hash && members[s.index - 1].key == members[i].key) return false;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t index = 0;  // the member's index + 1; 0 is empty
+    std::uint32_t hash = 0;
+  };
+  void grow() {
+    std::vector<Slot> old(std::max<std::size_t>(64, slots_.size() * 2));
+    old.swap(slots_);
+    const std::size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.index == 0) continue;
+      std::size_t at = s.hash & mask;
+      while (slots_[at].index != 0) at = (at + 1) & mask;
+      slots_[at] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  std::size_t used_ = 0;
+};
+
 // Builds the document from nlohmann's SAX events in linear time: a value is appended to its
 // object without a search (the key was checked already), a key is checked against the
 // object's keys by a scan while the object is small and by a hash set once it is large, and
@@ -25,7 +71,7 @@ using json = nlohmann::ordered_json;
 class DomBuilder {
  public:
   DomBuilder(json* root, JsonStream* stream)
-      : root_(root), stream_(stream), flat_keys_(0, FlatHash{&flat_.members}, FlatEq{&flat_.members}) {}
+      : root_(root), stream_(stream) {}
 
   bool null() { return put(json(nullptr)); }
   bool boolean(bool v) { return put(json(v)); }
@@ -84,15 +130,6 @@ class DomBuilder {
     std::string key;
     std::unordered_set<std::string> keys;
   };
-  // The flat object's keys by their index in its members (the text is stored once).
-  struct FlatHash {
-    const std::vector<JsonMember>* m;
-    std::size_t operator()(std::size_t i) const { return std::hash<std::string>()((*m)[i].key); }
-  };
-  struct FlatEq {
-    const std::vector<JsonMember>* m;
-    bool operator()(std::size_t a, std::size_t b) const { return (*m)[a].key == (*m)[b].key; }
-  };
 
   bool seen(Frame& f, const std::string& k) {
     if (f.kind != Kind::Object) return false;
@@ -114,8 +151,8 @@ class DomBuilder {
       return std::any_of(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(n),
                          [&](const JsonMember& m) { return m.key == k; });
     if (flat_keys_.empty())
-      for (std::size_t i = 0; i < n; ++i) flat_keys_.insert(i);
-    return !flat_keys_.insert(n).second;
+      for (std::size_t i = 0; i < n; ++i) (void)flat_keys_.insert(members, i);
+    return !flat_keys_.insert(members, n);
   }
   // Where a new value goes: the root, the end of the open array, the open object's key, the
   // flat object's last member, or (in the streamed list) the element being built.
@@ -167,7 +204,7 @@ class DomBuilder {
   }
   bool open_flat() {
     flat_.size = 0;
-    if (!flat_keys_.empty()) decltype(flat_keys_)(0, FlatHash{&flat_.members}, FlatEq{&flat_.members}).swap(flat_keys_);
+    if (!flat_keys_.empty()) flat_keys_.clear();
     return push(nullptr, Kind::Flat);
   }
   bool push(json* at, Kind kind) {
@@ -228,7 +265,7 @@ class DomBuilder {
   json* root_;
   JsonStream* stream_;
   JsonFlatObject flat_;
-  std::unordered_set<std::size_t, FlatHash, FlatEq> flat_keys_;
+  KeyIndex flat_keys_;
   json element_;
   std::vector<Frame> frames_;
   std::size_t open_ = 0;
