@@ -4,6 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iterator>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -274,6 +277,55 @@ class DomBuilder {
   bool stopped_ = false;
 };
 
+// The text as nlohmann's lexer reads it (forward, once), handing the pages it has passed back
+// to the system every kStep bytes (a little is kept behind, never needed again).
+class ReleasingIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  ReleasingIterator(const char* p, const char* end, bool release)
+      : p_(p), end_(end), next_(release ? step_from(p) : nullptr), from_(page_up(p)) {}
+  reference operator*() const { return *p_; }
+  ReleasingIterator& operator++() {
+    if (++p_ == next_) release();
+    return *this;
+  }
+  ReleasingIterator operator++(int) {
+    ReleasingIterator old = *this;
+    ++*this;
+    return old;
+  }
+  bool operator==(const ReleasingIterator& o) const { return p_ == o.p_; }
+  bool operator!=(const ReleasingIterator& o) const { return p_ != o.p_; }
+
+ private:
+  static constexpr std::ptrdiff_t kStep = std::ptrdiff_t{64} << 20;
+  static std::uintptr_t page() { return static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE)); }
+  static std::uintptr_t page_up(const char* p) {
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+    return (a + page() - 1) & ~(page() - 1);
+  }
+  void release() {
+    // Whole pages inside the text only, ending a page short of where the lexer reads.
+    const std::uintptr_t to = (reinterpret_cast<std::uintptr_t>(p_) & ~(page() - 1)) - page();
+    if (to > from_) {
+      (void)madvise(reinterpret_cast<void*>(from_), to - from_, MADV_DONTNEED);  // a refusal only keeps the pages
+      from_ = to;
+    }
+    next_ = step_from(p_);
+  }
+  // kStep bytes on, or null where the text ends before (no pointer past its end is formed).
+  const char* step_from(const char* p) const { return end_ - p > kStep ? p + kStep : nullptr; }
+  const char* p_;
+  const char* end_;
+  const char* next_;
+  std::uintptr_t from_;
+};
+
 constexpr NonFiniteMarks kNamed{"\"NaN\"", "\"Infinity\"", "\"-Infinity\""};
 
 // nlohmann's message without its prefix and without the bytes it last read (noise at best,
@@ -309,7 +361,11 @@ bool load_json(std::string_view text, const std::string& source, json* out, std:
   }
   const std::string_view clean = s.replaced ? std::string_view(s.text) : text;
   DomBuilder dom(out, options.stream);
-  const bool ok = json::sax_parse(clean.begin(), clean.end(), &dom, json::input_format_t::json, true);
+  // The sanitized copy is this function's own; the caller's text only with its say-so.
+  const bool release = clean.size() > 0 && (s.replaced || options.release_behind);
+  const char* const end = clean.data() + clean.size();
+  const bool ok = json::sax_parse(ReleasingIterator(clean.data(), end, release), ReleasingIterator(end, end, false),
+                                  &dom, json::input_format_t::json, true);
   if (dom.stopped()) {
     *err = source + ": reading stopped by signal " + std::to_string(stop_signal());
     return false;

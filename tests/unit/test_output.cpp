@@ -386,5 +386,47 @@ TEST(JsonLoad, WideStreamedElementKeepsEveryMember) {
   EXPECT_EQ(second_c5, 1);
 }
 
+// A text past the release step (64 MB) reads the same with its passed pages handed back, the
+// sanitized copy (a bare NaN) included, and an error at its very end is the same line.
+TEST(JsonLoad, ReleasingThePassedTextChangesNothingRead) {
+  std::string big = R"({"benchmarks":[)";
+  big.reserve(std::size_t{72} << 20);
+  std::size_t entries = 0;
+  while (big.size() < (std::size_t{70} << 20)) {
+    big.append(entries ? "," : "").append(R"({"name":"case/)").append(std::to_string(entries)).append(R"(","real_time":1.5,"pad":")");
+    big.append(200, 'x').append("\"}");
+    ++entries;
+  }
+  const std::string good = big + R"(,{"name":"last","v":NaN}]})";
+  const std::string bad = big + R"(,{"name":"last","v":1,]})";
+  static constexpr NonFiniteMarks kMarks{"\"nan\"", "\"inf\"", "\"-inf\""};
+  {  // with release_behind false this is every other load's path
+    const bool release = true;
+    std::size_t seen = 0;
+    std::string last;
+    JsonStream stream;
+    stream.list_key = "benchmarks";
+    stream.element = [&](std::size_t, const JsonFlatObject* o, const nlohmann::ordered_json&) {
+      ++seen;
+      last = o->find("name")->get<std::string>() + "=" + o->find(seen == entries + 1 ? "v" : "real_time")->dump();
+    };
+    JsonLoadOptions lo;
+    lo.stream = &stream;
+    lo.non_finite = &kMarks;
+    lo.release_behind = release;
+    std::string text = good;
+    nlohmann::ordered_json j;
+    std::string err;
+    ASSERT_TRUE(load_json(text, "big.json", &j, &err, lo)) << err;
+    EXPECT_EQ(seen, entries + 1) << release;
+    EXPECT_EQ(last, "last=\"nan\"") << release;
+    text = bad;
+    EXPECT_FALSE(load_json(text, "big.json", &j, &err, lo));
+    EXPECT_EQ(err, "big.json: not valid JSON: parse error at line 1, column " + std::to_string(bad.size() - 1) +
+                       ": syntax error while parsing object key - unexpected ']'; expected string literal")
+        << release;
+  }
+}
+
 }  // namespace
 }  // namespace gpucheck

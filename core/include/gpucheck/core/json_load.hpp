@@ -49,6 +49,10 @@ struct JsonLoadOptions {
   const NonFiniteMarks* non_finite = nullptr;
   int max_depth = 64;
   JsonStream* stream = nullptr;
+  // The caller owns the text and discards it after the load: the pages the parser has passed
+  // are handed back to the system as it goes (a 650 MB file is not held whole to the end).
+  // The text's bytes behind the parser read as zeros afterwards.
+  bool release_behind = false;
 };
 
 // False with "SOURCE: reason" in *err: "not valid JSON: ...", "JSON nested deeper than 64
