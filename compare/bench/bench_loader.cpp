@@ -3,7 +3,7 @@
 // repetitions, ~650 MB a file), and of two files of one entry with 1,000,000 counters. The
 // files are written to a temporary folder the first time a case runs (never stored) and
 // removed at exit. Read a figure as CPU time per compare; peak memory is /usr/bin/time's
-// question (docs/PERFORMANCE.md gives both).
+// question (docs/COMPARE.md gives both).
 #include <stdlib.h>
 
 #include <cstdio>

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <numeric>
 #include <limits>
@@ -23,6 +24,8 @@ namespace gpucheck::compare {
 namespace {
 
 using json = nlohmann::ordered_json;
+// An entry of "benchmarks", flat as the loader streams it (gpucheck/core/json_load.hpp).
+using Flat = JsonFlatObject;
 
 // No timer resolves a picosecond: a time under it is a broken file, and a ratio against it
 // overflows (1e-320 ns printed as "0.000 ns, +inf%"). The raw value is checked first, so a
@@ -54,7 +57,7 @@ std::string type_name(const json& j) {
   return "a number";
 }
 
-std::string entry_ref_of(std::size_t index, const json& e);
+std::string entry_ref_of(std::size_t index, const Flat& e);
 
 // A JSON number or one of the non-finite markers.
 std::optional<double> as_double(const json& j) {
@@ -70,9 +73,9 @@ std::optional<double> as_double(const json& j) {
 
 // A field that decides whether a case ran (error_occurred, skipped): true or false, nothing
 // else ("yes" read as false would pass an errored case).
-Expected<bool> strict_bool(const std::string& src, std::size_t index, const json& e, const char* key) {
-  const auto it = e.find(key);
-  if (it == e.end()) return false;
+Expected<bool> strict_bool(const std::string& src, std::size_t index, const Flat& e, const char* key) {
+  const json* it = e.find(key);
+  if (it == nullptr) return false;
   if (!it->is_boolean())
     return Error{src, entry_ref_of(index, e) + ": " + key + " is " + type_name(*it) + " (" + printable(it->dump(), 40) +
                           "), expected true or false"};
@@ -94,62 +97,46 @@ bool is_reserved(std::string_view k) {
   return false;
 }
 
-struct Entry {
-  std::size_t index;  // position in "benchmarks", for messages
-  const json* j;
-};
-
-struct Group {
-  std::string key;
-  std::vector<Entry> iterations;
-  std::vector<long long> repetition_indices;
-  std::map<std::string, Entry> aggregates;
-  bool errored = false;
-  bool skipped = false;
-  std::string message;
-  std::string first_unit;
-};
-
-std::string entry_ref(std::size_t index, const json& e) {
+std::string entry_ref(std::size_t index, const Flat& e) {
   std::string ref = "benchmark #" + std::to_string(index + 1);
-  if (const auto it = e.find("name"); it != e.end() && it->is_string())
+  if (const json* it = e.find("name"); it != nullptr && it->is_string())
     ref += " \"" + printable(it->get_ref<const std::string&>()) + "\"";
   return ref;
 }
 
-std::string entry_ref_of(std::size_t index, const json& e) { return entry_ref(index, e); }
+std::string entry_ref_of(std::size_t index, const Flat& e) { return entry_ref(index, e); }
 
 // Google Benchmark's own numeric fields: numbers (cpu_time like real_time may be a marker),
 // counts whole and not negative; repetition_index below repetitions. A string "1000" where
 // iterations belongs is a file something else wrote, and it is refused rather than guessed.
-std::optional<Error> bad_reserved_field(const std::string& src, std::size_t index, const json& e) {
+std::optional<Error> bad_reserved_field(const std::string& src, std::size_t index, const Flat& e) {
   const auto fail = [&](const std::string& what) { return Error{src, entry_ref(index, e) + ": " + what}; };
-  if (const auto ct = e.find("cpu_time"); ct != e.end()) {
+  if (const json* ct = e.find("cpu_time"); ct != nullptr) {
     const auto v = as_double(*ct);
     if (!v) return fail("cpu_time is " + type_name(*ct) + ", expected a number");
     if (std::isfinite(*v) && *v < 0) return fail("cpu_time is negative");
   }
   for (const char* key : {"iterations", "repetitions", "threads"}) {
-    const auto it = e.find(key);
-    if (it == e.end()) continue;
+    const json* it = e.find(key);
+    if (it == nullptr) continue;
     if (!it->is_number_integer() || (it->is_number_integer() && !it->is_number_unsigned() && it->get<long long>() < 0))
       return fail(std::string(key) + " is " + (it->is_number() ? "not a whole number ≥ 0 (" + it->dump() + ")" : type_name(*it)) +
                   ", expected a count");
   }
-  const auto ri = e.find("repetition_index");
-  const auto reps = e.find("repetitions");
-  if (ri != e.end() && reps != e.end() && ri->is_number_integer() && reps->is_number_integer() &&
+  const json* ri = e.find("repetition_index");
+  const json* reps = e.find("repetitions");
+  if (ri != nullptr && reps != nullptr && ri->is_number_integer() && reps->is_number_integer() &&
       ri->get<long long>() >= reps->get<long long>())
     return fail("repetition_index " + ri->dump() + " is not below repetitions " + reps->dump());
   return std::nullopt;
 }
 
 // Time in ns from an entry that must hold a measured time.
-Expected<double> read_time_ns(const std::string& src, std::size_t index, const json& e) {
+Expected<double> read_time_ns(const std::string& src, std::size_t index, const Flat& e) {
   // The entry's reference is built only for an error (this runs for every entry).
   const auto fail = [&](const std::string& what) { return Error{src, entry_ref(index, e) + ": " + what}; };
-  const auto rt = e.find("real_time");
-  if (rt == e.end()) return fail("no real_time");
+  const json* rt = e.find("real_time");
+  if (rt == nullptr) return fail("no real_time");
   const auto v = as_double(*rt);
   if (!v) return fail("real_time is " + type_name(*rt) + ", expected a number");
   if (std::isnan(*v)) return fail("real_time is NaN");
@@ -158,8 +145,8 @@ Expected<double> read_time_ns(const std::string& src, std::size_t index, const j
   if (*v == 0) return fail("real_time is zero (and the run is not marked as errored)");
   if (*v < kMinTimeValue)
     return fail("real_time is " + rt->dump() + ", too small to be a measured time (every change against it would be infinite)");
-  const auto tu = e.find("time_unit");
-  if (tu == e.end()) return fail("no time_unit");
+  const json* tu = e.find("time_unit");
+  if (tu == nullptr) return fail("no time_unit");
   if (!tu->is_string()) return fail("time_unit is " + type_name(*tu) + ", expected a string");
   const auto scale = ns_per_unit(tu->get_ref<const std::string&>());
   if (!scale)
@@ -170,13 +157,39 @@ Expected<double> read_time_ns(const std::string& src, std::size_t index, const j
   return ns;
 }
 
-std::map<std::string, double> read_counters(const json& e) {
-  std::map<std::string, double> out;
-  for (const auto& [k, v] : e.items()) {
-    if (is_reserved(k)) continue;
-    const auto d = as_double(v);
-    if (d && std::isfinite(*d)) out.emplace(k, *d);  // a NaN counter is no value
+// A user counter's value, or nullopt where the member is Google Benchmark's own or no value
+// (a NaN counter).
+std::optional<double> counter_value(const JsonMember& m) {
+  if (is_reserved(m.key)) return std::nullopt;
+  const auto d = as_double(m.value);
+  return d && std::isfinite(*d) ? d : std::nullopt;
+}
+
+// A counter's name with its first 8 bytes as a number (big-endian, zero-padded), so most
+// comparisons of a sort are one integer compare; a tie falls to the whole name.
+struct SortName {
+  std::uint64_t prefix;
+  const std::string* name;
+  double value;
+  bool operator<(const SortName& o) const { return prefix != o.prefix ? prefix < o.prefix : *name < *o.name; }
+};
+
+// Sorted first, then each inserted at the end: a wide entry's million counters in the order
+// "c1, c10, c2" went into the tree by a search each.
+std::map<std::string, double> read_counters(const Flat& e) {
+  std::vector<SortName> kept;
+  kept.reserve(e.size);
+  for (std::size_t i = 0; i < e.size; ++i) {
+    const auto d = counter_value(e.members[i]);
+    if (!d) continue;
+    const std::string& k = e.members[i].key;
+    std::uint64_t prefix = 0;
+    for (std::size_t b = 0; b < 8; ++b) prefix = (prefix << 8) | (b < k.size() ? static_cast<unsigned char>(k[b]) : 0u);
+    kept.push_back(SortName{prefix, &k, *d});
   }
+  if (!std::is_sorted(kept.begin(), kept.end())) std::sort(kept.begin(), kept.end());
+  std::map<std::string, double> out;
+  for (const SortName& n : kept) out.emplace_hint(out.end(), *n.name, n.value);
   return out;
 }
 
@@ -205,8 +218,10 @@ std::optional<Error> read_context(const json& ctx, Results& r, bool keep_raw, co
 // A user counter is a number (or the NaN / Infinity gbench writes, which is no value). A
 // string, boolean, object, array or null where a counter belongs, or a negative value, is
 // bad input: treating it as absent would let a broken benchmark pass the gate unseen.
-std::optional<Error> bad_counter(const std::string& src, std::size_t index, const json& e) {
-  for (const auto& [k, v] : e.items()) {
+std::optional<Error> bad_counter(const std::string& src, std::size_t index, const Flat& e) {
+  for (std::size_t i = 0; i < e.size; ++i) {
+    const std::string& k = e.members[i].key;
+    const json& v = e.members[i].value;
     if (is_reserved(k)) continue;
     const auto d = as_double(v);
     if (!d)
@@ -219,13 +234,14 @@ std::optional<Error> bad_counter(const std::string& src, std::size_t index, cons
   return std::nullopt;
 }
 
-std::string label_of(const json& e) {
-  const auto l = e.find("label");
-  return l != e.end() && l->is_string() ? printable(l->get_ref<const std::string&>(), 200) : std::string();
+std::string label_of(const Flat& e) {
+  const json* l = e.find("label");
+  return l != nullptr && l->is_string() ? printable(l->get_ref<const std::string&>(), 200) : std::string();
 }
 
 // Drops non-finite counters so a stored baseline is strict JSON any reader accepts.
-std::string raw_entry_text(const json& e) {
+std::string raw_entry_text(const Flat& flat) {
+  const json e = flat.to_json();
   bool marked = false;
   for (const auto& [k, v] : e.items())
     if (v.is_string() && !v.get_ref<const std::string&>().empty() &&
@@ -259,25 +275,125 @@ double printed_half_unit(double v) {
   return 0.5 * std::pow(10.0, -static_cast<double>(decimals));
 }
 
+// What the fold reads of an aggregate entry (median, mean, cv), taken as it streams past: the
+// entry itself is gone by then.
+struct Taken {
+  std::size_t index = 0;
+  std::optional<Error> time_error;  // read_time_ns's refusal, reported only if the time is used
+  double time_ns = 0.0;
+  std::optional<double> real_time;  // the value as written (a marker read as NaN / infinite)
+  std::map<std::string, double> counters;
+  std::optional<std::string> time_unit;
+  std::string label;
+  std::optional<long long> repetitions;
+};
+
+// A benchmark's entries as they arrive: the iterations folded in at once (samples, counters
+// by name, the first one's label and unit), the aggregates kept as Taken.
+struct Group {
+  std::string key;
+  std::size_t iterations = 0;
+  std::vector<long long> repetition_indices;
+  std::map<std::string, Taken> aggregates;
+  bool errored = false;
+  bool skipped = false;
+  std::string message;
+  std::optional<Error> time_error;  // the first iteration whose time is refused
+  std::vector<double> samples_ns;
+  std::map<std::string, std::vector<double>> counter_samples;
+  std::map<std::string, double> first_counters;
+  std::optional<std::string> first_unit;
+  std::string first_label;
+};
+
+Taken take(const std::string& src, std::size_t index, const Flat& e, bool counters) {
+  Taken t;
+  t.index = index;
+  auto ns = read_time_ns(src, index, e);
+  if (ns) t.time_ns = *ns;
+  else t.time_error = ns.error();
+  if (const json* rt = e.find("real_time")) t.real_time = as_double(*rt);
+  if (counters) t.counters = read_counters(e);
+  if (const json* tu = e.find("time_unit"); tu != nullptr && tu->is_string()) t.time_unit = tu->get<std::string>();
+  t.label = label_of(e);
+  if (const json* reps = e.find("repetitions"); reps != nullptr && reps->is_number_integer())
+    t.repetitions = reps->get<long long>();
+  return t;
+}
+
+// One run into its group: its time (or the first refusal) and its counters, by name.
+void fold_iteration(const std::string& src, std::size_t index, const Flat& e, Group& g) {
+  if (g.time_error) return;  // the fold stops at the first refused time
+  auto t = read_time_ns(src, index, e);
+  if (!t) {
+    g.time_error = t.error();
+    return;
+  }
+  if (g.samples_ns.empty()) {
+    // Room for the repetitions the entry announces, so 200,000 cases of 5 carry no doubling slack.
+    std::size_t reps = 1;
+    if (const json* r = e.find("repetitions"); r != nullptr && r->is_number_unsigned())
+      reps = static_cast<std::size_t>(std::clamp<std::uint64_t>(r->get<std::uint64_t>(), 1, 1024));
+    g.samples_ns.reserve(reps);
+    g.samples_ns.push_back(*t);
+    g.first_counters = read_counters(e);
+    // In key order: each insertion is at the hint (linear in the counters).
+    auto at = g.counter_samples.begin();
+    for (const auto& [k, v] : g.first_counters) {
+      at = g.counter_samples.try_emplace(at, k);
+      at->second.reserve(reps);
+      (at++)->second.push_back(v);
+    }
+    return;
+  }
+  g.samples_ns.push_back(*t);
+  for (std::size_t i = 0; i < e.size; ++i)
+    if (const auto d = counter_value(e.members[i])) g.counter_samples[e.members[i].key].push_back(*d);
+}
+
 // A median or mean aggregate that disagrees with the repetitions it summarises (beyond a
 // relative 1e-6 plus the precision it was printed with): one of them is not what was measured.
 std::optional<Error> disagreeing_aggregate(const std::string& src, const Group& g, const std::vector<double>& samples_ns) {
   for (const char* which : {"median", "mean"}) {
     const auto a = g.aggregates.find(which);
     if (a == g.aggregates.end()) continue;
-    auto t = read_time_ns(src, a->second.index, *a->second.j);
-    if (!t) return t.error();
+    if (a->second.time_error) return a->second.time_error;
+    const double t = a->second.time_ns;
     const double own = std::string_view(which) == "median"
                            ? gpucheck::median(samples_ns).value_or(0.0)
                            : std::accumulate(samples_ns.begin(), samples_ns.end(), 0.0) / static_cast<double>(samples_ns.size());
-    const double raw = as_double(*a->second.j->find("real_time")).value_or(0.0);
-    const double ns_per = raw != 0.0 ? *t / raw : 1.0;
-    const double tolerance = 1e-6 * std::max(std::fabs(*t), std::fabs(own)) + printed_half_unit(raw) * ns_per;
-    if (std::fabs(*t - own) > tolerance)
-      return Error{src, "benchmark \"" + printable(g.key) + "\": its " + which + " aggregate (" + format_time_ns(*t) +
+    const double raw = a->second.real_time.value_or(0.0);
+    const double ns_per = raw != 0.0 ? t / raw : 1.0;
+    const double tolerance = 1e-6 * std::max(std::fabs(t), std::fabs(own)) + printed_half_unit(raw) * ns_per;
+    if (std::fabs(t - own) > tolerance)
+      return Error{src, "benchmark \"" + printable(g.key) + "\": its " + which + " aggregate (" + format_time_ns(t) +
                             ") disagrees with the " + which + " of its " + std::to_string(samples_ns.size()) +
                             " repetitions (" + format_time_ns(own) + "): which one was measured?"};
   }
+  return std::nullopt;
+}
+
+// The figure and counters from the repetitions, or from a median / mean aggregate without them.
+std::optional<Error> fold_figure(const std::string& src, Group& g, Benchmark& b, const Taken*& chosen) {
+  if (!b.samples_ns.empty()) {
+    // The figure is the repetitions' own; a stored median or mean must agree with them.
+    b.real_time_ns = gpucheck::median(b.samples_ns).value_or(std::numeric_limits<double>::quiet_NaN());
+    if (auto bad = disagreeing_aggregate(src, g, b.samples_ns)) return bad;
+    if (b.samples_ns.size() == 1) {
+      b.counters = std::move(g.first_counters);
+    } else {
+      for (const auto& [k, v] : b.counter_samples) b.counters[k] = gpucheck::median(v).value_or(std::numeric_limits<double>::quiet_NaN());
+    }
+    return std::nullopt;
+  }
+  auto m = g.aggregates.find("median");
+  if (m == g.aggregates.end()) m = g.aggregates.find("mean");
+  if (m == g.aggregates.end())
+    return Error{src, "benchmark \"" + printable(g.key) + "\": only spread aggregates, no run, median or mean to compare"};
+  chosen = &m->second;
+  if (chosen->time_error) return chosen->time_error;
+  b.real_time_ns = chosen->time_ns;
+  b.counters = chosen->counters;
   return std::nullopt;
 }
 
@@ -290,65 +406,32 @@ Expected<Benchmark> fold(const std::string& src, Group& g) {
     b.message = printable(g.message, 200);
     return b;
   }
-  std::map<std::string, double> first_counters;  // a single run's counters are the figure's
-  for (const Entry& it : g.iterations) {
-    auto t = read_time_ns(src, it.index, *it.j);
-    if (!t) return t.error();
-    b.samples_ns.push_back(*t);
-    std::map<std::string, double> c = read_counters(*it.j);
-    // Both maps are in key order: each insertion is at the hint (linear in the counters).
-    auto at = b.counter_samples.begin();
-    for (const auto& [k, v] : c) {
-      at = b.counter_samples.try_emplace(at, k);
-      (at++)->second.push_back(v);
-    }
-    if (b.samples_ns.size() == 1) first_counters = std::move(c);
-  }
-  const Entry* chosen = nullptr;
-  if (!b.samples_ns.empty()) {
-    // The figure is the repetitions' own; a stored median or mean must agree with them.
-    b.real_time_ns = gpucheck::median(b.samples_ns).value_or(std::numeric_limits<double>::quiet_NaN());
-    if (auto bad = disagreeing_aggregate(src, g, b.samples_ns)) return *bad;
-    if (b.samples_ns.size() == 1) {
-      b.counters = std::move(first_counters);
-    } else {
-      for (const auto& [k, v] : b.counter_samples) b.counters[k] = gpucheck::median(v).value_or(std::numeric_limits<double>::quiet_NaN());
-    }
-  } else if (auto m = g.aggregates.find("median"); m != g.aggregates.end()) {
-    chosen = &m->second;
-    auto t = read_time_ns(src, chosen->index, *chosen->j);
-    if (!t) return t.error();
-    b.real_time_ns = *t;
-    b.counters = read_counters(*chosen->j);
-  } else if (auto m2 = g.aggregates.find("mean"); m2 != g.aggregates.end()) {
-    auto t = read_time_ns(src, m2->second.index, *m2->second.j);
-    if (!t) return t.error();
-    b.real_time_ns = *t;
-    b.counters = read_counters(*m2->second.j);
+  if (g.time_error) return *g.time_error;
+  b.samples_ns = std::move(g.samples_ns);
+  b.counter_samples = std::move(g.counter_samples);
+  const Taken* chosen = nullptr;
+  if (auto bad = fold_figure(src, g, b, chosen)) return *bad;
+  if (g.iterations > 0) {
+    b.label = g.first_label;
+    if (g.first_unit) b.time_unit = *g.first_unit;
   } else {
-    return Error{src, "benchmark \"" + printable(g.key) +
-                          "\": only spread aggregates, no run, median or mean to compare"};
+    b.label = chosen->label;
+    if (chosen->time_unit) b.time_unit = *chosen->time_unit;
   }
-  const Entry& unit_from = chosen != nullptr ? *chosen : (g.iterations.empty() ? g.aggregates.begin()->second : g.iterations.front());
-  b.label = label_of(g.iterations.empty() ? *unit_from.j : *g.iterations.front().j);
-  if (const auto tu = unit_from.j->find("time_unit"); tu != unit_from.j->end() && tu->is_string())
-    b.time_unit = tu->get<std::string>();
-  b.repetitions = static_cast<int>(std::max<std::size_t>(1, g.iterations.size()));
+  b.repetitions = static_cast<int>(std::max<std::size_t>(1, g.iterations));
   if (auto c = g.aggregates.find("cv"); c != g.aggregates.end()) {
-    if (const auto rt = c->second.j->find("real_time"); rt != c->second.j->end()) {
-      const auto v = as_double(*rt);
-      if (v && std::isfinite(*v) && *v >= 0) b.cv = *v;
-    }
-    b.counter_cv = read_counters(*c->second.j);
-    if (const auto reps = c->second.j->find("repetitions"); reps != c->second.j->end() && reps->is_number_integer())
-      b.repetitions = std::max(b.repetitions, static_cast<int>(std::clamp<long long>(reps->get<long long>(), 1, 1 << 20)));
+    if (const auto& v = c->second.real_time; v && std::isfinite(*v) && *v >= 0) b.cv = *v;
+    b.counter_cv = c->second.counters;
+    if (const auto& reps = c->second.repetitions)
+      b.repetitions = std::max(b.repetitions, static_cast<int>(std::clamp<long long>(*reps, 1, 1 << 20)));
   }
   if (!b.cv) b.cv = gpucheck::coefficient_of_variation(b.samples_ns);
   return b;
 }
 
 // The envelope: an object with an optional "context" object and a non-empty "benchmarks" list.
-Expected<const json*> read_envelope(const json& doc, const std::string& src, Results& r, bool keep_raw) {
+// The list's entries were streamed: `count` says how many it held.
+Status read_envelope(const json& doc, std::size_t count, const std::string& src, Results& r, bool keep_raw) {
   if (!doc.is_object())
     return Error{src, "not Google Benchmark output: the top level is " + type_name(doc) +
                           ", expected an object with \"context\" and \"benchmarks\""};
@@ -361,8 +444,8 @@ Expected<const json*> read_envelope(const json& doc, const std::string& src, Res
   if (bl == doc.end()) return Error{src, "not Google Benchmark output: no \"benchmarks\" list"};
   if (!bl->is_array())
     return Error{src, "not Google Benchmark output: \"benchmarks\" is " + type_name(*bl) + ", expected a list"};
-  if (bl->empty()) return Error{src, "the \"benchmarks\" list is empty"};
-  return &*bl;
+  if (count == 0) return Error{src, "the \"benchmarks\" list is empty"};
+  return Done{};
 }
 
 // Which benchmark an entry belongs to, and what kind of entry it is.
@@ -381,18 +464,17 @@ std::optional<std::string> bad_name_text(std::string_view name) {
   return std::nullopt;
 }
 
-Expected<EntryId> read_entry_id(const json& e, std::size_t i, const std::string& src) {
+Expected<EntryId> read_entry_id(const Flat& e, std::size_t i, const std::string& src) {
   const std::string ref = "benchmark #" + std::to_string(i + 1);
-  if (!e.is_object()) return Error{src, ref + " is " + type_name(e) + ", expected an object"};
-  const auto nm = e.find("name");
-  if (nm == e.end()) return Error{src, ref + " has no name"};
+  const json* nm = e.find("name");
+  if (nm == nullptr) return Error{src, ref + " has no name"};
   if (!nm->is_string()) return Error{src, ref + ": name is " + type_name(*nm) + ", expected a string"};
   const auto& name = nm->get_ref<const std::string&>();
   if (name.empty() || name[0] == '\x01') return Error{src, ref + ": name is empty"};
   if (auto bad = bad_name_text(name)) return Error{src, ref + ": name " + *bad};
 
   EntryId id;
-  if (const auto rt = e.find("run_type"); rt != e.end()) {
+  if (const json* rt = e.find("run_type"); rt != nullptr) {
     if (!rt->is_string()) return Error{src, entry_ref(i, e) + ": run_type is " + type_name(*rt) + ", expected a string"};
     const std::string run_type = rt->get<std::string>();
     if (run_type != "iteration" && run_type != "aggregate")
@@ -400,13 +482,13 @@ Expected<EntryId> read_entry_id(const json& e, std::size_t i, const std::string&
     id.aggregate = run_type == "aggregate";
   }
   if (id.aggregate) {
-    const auto an = e.find("aggregate_name");
-    if (an == e.end() || !an->is_string() || an->get_ref<const std::string&>().empty())
+    const json* an = e.find("aggregate_name");
+    if (an == nullptr || !an->is_string() || an->get_ref<const std::string&>().empty())
       return Error{src, entry_ref(i, e) + ": aggregate without an aggregate_name"};
     id.aggregate_name = an->get<std::string>();
   }
   std::string base = name;
-  if (const auto rn = e.find("run_name"); rn != e.end()) {
+  if (const json* rn = e.find("run_name"); rn != nullptr) {
     if (!rn->is_string() || rn->get_ref<const std::string&>().empty())
       return Error{src, entry_ref(i, e) + ": run_name is " + type_name(*rn) + ", expected a name"};
     base = rn->get<std::string>();
@@ -428,7 +510,7 @@ struct NotRun {
   std::string message;
 };
 
-Expected<std::optional<NotRun>> read_not_run(const std::string& src, std::size_t index, const json& e) {
+Expected<std::optional<NotRun>> read_not_run(const std::string& src, std::size_t index, const Flat& e) {
   NotRun n;
   auto errored = strict_bool(src, index, e, "error_occurred");
   if (!errored) return errored.error();
@@ -438,7 +520,7 @@ Expected<std::optional<NotRun>> read_not_run(const std::string& src, std::size_t
   n.skipped = *skipped;
   if (!n.errored && !n.skipped) return std::optional<NotRun>();
   const char* msg_key = n.errored ? "error_message" : "skip_message";
-  if (const auto m = e.find(msg_key); m != e.end() && m->is_string()) n.message = m->get<std::string>();
+  if (const json* m = e.find(msg_key); m != nullptr && m->is_string()) n.message = m->get<std::string>();
   if (constexpr std::string_view kUnsupported = contract::kUnsupportedPrefix; n.errored && n.message.starts_with(kUnsupported)) {
     n.errored = false;
     n.skipped = true;
@@ -449,9 +531,9 @@ Expected<std::optional<NotRun>> read_not_run(const std::string& src, std::size_t
 
 // One repetition of an iteration entry into its group: repetition indices are counts, and the
 // same one twice (or an unindexed entry beside others) is the same benchmark twice.
-Status add_iteration(Group& g, const json& e, std::size_t i, const std::string& src) {
+Status add_iteration(Group& g, const Flat& e, std::size_t i, const std::string& src) {
   long long rep = -1;
-  if (const auto ri = e.find("repetition_index"); ri != e.end()) {
+  if (const json* ri = e.find("repetition_index"); ri != nullptr) {
     if (!ri->is_number_integer() || ri->get<long long>() < 0)
       return Error{src, entry_ref(i, e) + ": repetition_index is " + type_name(*ri) + ", expected a count"};
     rep = ri->get<long long>();
@@ -462,61 +544,96 @@ Status add_iteration(Group& g, const json& e, std::size_t i, const std::string& 
                                  std::find(reps.begin(), reps.end(), -1LL) != reps.end();
   if (dup) return Error{src, "duplicate benchmark \"" + printable(g.key) + "\" (entry #" + std::to_string(i + 1) + ")"};
   g.repetition_indices.push_back(rep);
-  g.iterations.push_back(Entry{i, &e});
+  if (g.iterations++ == 0) {
+    g.first_label = label_of(e);
+    if (const json* tu = e.find("time_unit"); tu != nullptr && tu->is_string()) g.first_unit = tu->get<std::string>();
+  }
+  fold_iteration(src, i, e, g);
   return Done{};
 }
 
-Expected<Results> parse_document(const json& doc, const std::string& src, const ReadOptions& opt) {
-  Results r;
-  r.source = src;
-  const auto envelope = read_envelope(doc, src, r, opt.keep_raw);
-  if (!envelope) return envelope.error();
-  const json& bl = **envelope;
+// The entries of "benchmarks" as the loader streams them: each checked and folded into its
+// group at once. The first refusal is kept and the rest of the file still read, so an error
+// the whole text decides (invalid JSON, a key given twice) and the envelope's come first, as
+// they would from a whole document.
+class EntryReader {
+ public:
+  EntryReader(const std::string& src, const ReadOptions& opt) : src_(src), opt_(opt) {}
 
-  std::vector<Group> groups;
-  std::unordered_map<std::string, std::size_t> by_key;
-  std::vector<std::string> keys;
-  if (opt.keep_raw) keys.reserve(bl.size());
-  for (std::size_t i = 0; i < bl.size(); ++i) {
-    const json& e = bl[i];
-    auto id = read_entry_id(e, i, src);
+  void entry(std::size_t i, const Flat* e, const json& other) {
+    if (error_) return;
+    try {
+      if (e == nullptr) {
+        error_ = Error{src_, "benchmark #" + std::to_string(i + 1) + " is " + type_name(other) + ", expected an object"};
+        return;
+      }
+      if (auto st = add(i, *e); !st) error_ = st.error();
+    } catch (const json::exception& x) {  // a type we did not expect somewhere: still one line
+      error_ = Error{src_, "unexpected JSON content: " + printable(x.what(), 200)};
+    }
+  }
+
+  Expected<Results> finish(const json& doc, std::size_t count) {
+    Results r;
+    r.source = src_;
+    if (auto env = read_envelope(doc, count, src_, r, opt_.keep_raw); !env) return env.error();
+    if (error_) return *error_;
+    r.benchmarks.reserve(groups_.size());
+    for (Group& g : groups_) {
+      auto b = fold(src_, g);
+      if (!b) return b.error();
+      r.benchmarks.push_back(std::move(*b));
+      g = Group{};  // its samples moved; the rest released as the list is walked
+    }
+    if (opt_.keep_raw) {
+      r.raw_entries = std::move(raw_entries_);
+      r.raw_keys = std::move(raw_keys_);
+    }
+    r.reindex();
+    return r;
+  }
+
+ private:
+  Status add(std::size_t i, const Flat& e) {
+    auto id = read_entry_id(e, i, src_);
     if (!id) return id.error();
-    if (auto bad = bad_counter(src, i, e)) return *bad;
-    if (auto bad = bad_reserved_field(src, i, e)) return *bad;
-    if (opt.keep_raw) keys.push_back(id->key);
-    auto [slot, fresh] = by_key.try_emplace(id->key, groups.size());
-    if (fresh) groups.push_back(Group{id->key, {}, {}, {}, false, false, {}, {}});
-    Group& g = groups[slot->second];
-
-    auto not_run_read = read_not_run(src, i, e);
+    if (auto bad = bad_counter(src_, i, e)) return *bad;
+    if (auto bad = bad_reserved_field(src_, i, e)) return *bad;
+    if (opt_.keep_raw) {
+      raw_keys_.push_back(id->key);
+      raw_entries_.push_back(raw_entry_text(e));
+    }
+    auto [slot, fresh] = by_key_.try_emplace(id->key, groups_.size());
+    if (fresh) {
+      groups_.emplace_back();
+      groups_.back().key = id->key;
+    }
+    Group& g = groups_[slot->second];
+    auto not_run_read = read_not_run(src_, i, e);
     if (!not_run_read) return not_run_read.error();
     if (const auto& not_run = *not_run_read) {
       if (!g.errored && !g.skipped) g.message = not_run->message;
       g.errored = g.errored || not_run->errored;
       g.skipped = g.skipped || not_run->skipped;
-    } else if (id->aggregate) {
-      if (!g.aggregates.emplace(id->aggregate_name, Entry{i, &e}).second)
-        return Error{src, "duplicate benchmark \"" + printable(id->key) + "\" (aggregate " +
-                              printable(id->aggregate_name) + " twice)"};
-    } else if (auto added = add_iteration(g, e, i, src); !added) {
-      return added.error();
+      return Done{};
     }
+    if (!id->aggregate) return add_iteration(g, e, i, src_);
+    const std::string& an = id->aggregate_name;
+    if (g.aggregates.contains(an))
+      return Error{src_, "duplicate benchmark \"" + printable(id->key) + "\" (aggregate " + printable(an) + " twice)"};
+    // Only these three are read by the fold; any other (stddev, min, ...) is only counted.
+    const bool read = an == "median" || an == "mean" || an == "cv";
+    g.aggregates.emplace(an, read ? take(src_, i, e, true) : Taken{i, {}, 0.0, {}, {}, {}, {}, {}});
+    return Done{};
   }
 
-  r.benchmarks.reserve(groups.size());
-  for (Group& g : groups) {
-    auto b = fold(src, g);
-    if (!b) return b.error();
-    r.benchmarks.push_back(std::move(*b));
-  }
-  if (opt.keep_raw) {
-    r.raw_entries.reserve(bl.size());
-    for (const json& e : bl) r.raw_entries.push_back(raw_entry_text(e));
-    r.raw_keys = std::move(keys);
-  }
-  r.reindex();
-  return r;
-}
+  const std::string& src_;
+  const ReadOptions& opt_;
+  std::optional<Error> error_;
+  std::vector<Group> groups_;
+  std::unordered_map<std::string, std::size_t> by_key_;
+  std::vector<std::string> raw_keys_, raw_entries_;
+};
 
 }  // namespace
 
@@ -580,13 +697,19 @@ Expected<Results> parse_text(std::string_view text, std::string* owned, const st
   static constexpr NonFiniteMarks kMarks{kNaNJson, kPosInfJson, kNegInfJson};
   json doc;
   std::string err;
+  EntryReader entries(source, options);
+  JsonStream stream;
+  stream.list_key = "benchmarks";
+  stream.element = [&entries](std::size_t i, const Flat* e, const json& other) { entries.entry(i, e, other); };
   JsonLoadOptions lo;
   lo.non_finite = &kMarks;
   lo.max_depth = kMaxJsonDepth;
+  lo.stream = &stream;
+  lo.release_behind = owned != nullptr;  // the file's text, dropped after the load
   if (!load_json(text, source, &doc, &err, lo)) return Error{source, err.substr(source.size() + 2)};
   if (owned != nullptr) std::string().swap(*owned);
   try {
-    return parse_document(doc, source, options);
+    return entries.finish(doc, stream.count);
   } catch (const json::exception& e) {  // a type we did not expect somewhere: still one line
     return Error{source, "unexpected JSON content: " + printable(e.what(), 200)};
   }

@@ -1,7 +1,12 @@
 #include "gpucheck/core/json_load.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <iterator>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -13,34 +18,94 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+// The keys of a wide streamed element, for the duplicate check: open addressing over the
+// members' indices with each key's hash beside it (a node-based set of a million keys was a
+// third of the load of one wide entry: an allocation and a cache miss per key).
+class KeyIndex {
+ public:
+  void clear() {
+    slots_.clear();
+    used_ = 0;
+  }
+  [[nodiscard]] bool empty() const { return used_ == 0; }
+  // Adds members[i]'s key; false when an earlier member has the same one.
+  bool insert(const std::vector<JsonMember>& members, std::size_t i) {
+    if ((used_ + 1) * 2 > slots_.size()) grow();
+    const auto hash = static_cast<std::uint32_t>(std::hash<std::string>()(members[i].key));
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
+      Slot& s = slots_[at];
+      if (s.index == 0) {
+        s = Slot{static_cast<std::uint32_t>(i + 1), hash};
+        ++used_;
+        return true;
+      }
+      if (s.hash == hash && members[s.index - 1].key == members[i].key) return false;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t index = 0;  // the member's index + 1; 0 is empty
+    std::uint32_t hash = 0;
+  };
+  void grow() {
+    std::vector<Slot> old(std::max<std::size_t>(64, slots_.size() * 2));
+    old.swap(slots_);
+    const std::size_t mask = slots_.size() - 1;
+    for (const Slot& s : old) {
+      if (s.index == 0) continue;
+      std::size_t at = s.hash & mask;
+      while (slots_[at].index != 0) at = (at + 1) & mask;
+      slots_[at] = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  std::size_t used_ = 0;
+};
+
 // Builds the document from nlohmann's SAX events in linear time: a value is appended to its
 // object without a search (the key was checked already), a key is checked against the
 // object's keys by a scan while the object is small and by a hash set once it is large, and
 // nothing is revisited when an object closes (nlohmann's callback parser scans the parent at
 // every close, which made a 200,000-entry list quadratic). The stop flag is polled, so a
-// stop signal ends a long load.
+// stop signal ends a long load. With a JsonStream, the elements of the top-level list it
+// names are handed over as they close (objects flat) and never enter the document.
 class DomBuilder {
  public:
-  explicit DomBuilder(json* root) : root_(root) {}
+  DomBuilder(json* root, JsonStream* stream)
+      : root_(root), stream_(stream) {}
 
   bool null() { return put(json(nullptr)); }
   bool boolean(bool v) { return put(json(v)); }
   bool number_integer(json::number_integer_t v) { return put(json(v)); }
   bool number_unsigned(json::number_unsigned_t v) { return put(json(v)); }
   bool number_float(json::number_float_t v, const json::string_t& /*text*/) { return put(json(v)); }
-  bool string(json::string_t& v) { return put(json(std::move(v))); }
+  bool string(json::string_t& v) {
+    if (open_ > 0 && frames_[open_ - 1].kind == Kind::Flat) return flat_string(v);
+    return put(json(std::move(v)));
+  }
   bool binary(json::binary_t& v) { return put(json::binary(std::move(static_cast<json::binary_t::container_type&>(v)))); }
-  bool start_object(std::size_t /*n*/) { return open(json::object(), false); }
-  bool start_array(std::size_t /*n*/) { return open(json::array(), true); }
+  bool start_object(std::size_t /*n*/) {
+    if (open_ > 0 && frames_[open_ - 1].kind == Kind::Stream) return open_flat();
+    return open(json::object(), Kind::Object);
+  }
+  bool start_array(std::size_t /*n*/) {
+    const bool streamed = stream_ != nullptr && !stream_->seen && open_ == 1 && frames_[0].kind == Kind::Object &&
+                          frames_[0].key == stream_->list_key;
+    if (streamed) stream_->seen = true;
+    return open(json::array(), streamed ? Kind::Stream : Kind::Array);
+  }
   bool end_object() { return close(); }
   bool end_array() { return close(); }
   bool key(json::string_t& k) {
     Frame& f = frames_[open_ - 1];
-    if (duplicate_.empty() && seen(f, k)) {
+    const bool dup = f.kind == Kind::Flat ? flat_seen(k) : seen(f, k);
+    if (duplicate_.empty() && dup) {
       duplicate_ = k;
       where_ = path();
     }
-    f.key = std::move(k);
+    if (f.kind != Kind::Flat) f.key = std::move(k);
     return duplicate_.empty() && poll();
   }
   bool parse_error(std::size_t /*pos*/, const std::string& /*token*/, const nlohmann::detail::exception& e) {
@@ -56,15 +121,21 @@ class DomBuilder {
  private:
   // An object of more keys than this keeps a hash set of them; a smaller one is scanned.
   static constexpr std::size_t kScanKeys = 16;
+  // A streamed element's keys are scanned up to this many (a Google Benchmark entry has 20 to
+  // 30: a hash set per entry cost more than the scans it saved); a wider one is hashed.
+  static constexpr std::size_t kFlatScanKeys = 64;
+  // Stream: the streamed list; Flat: one of its objects, its members in flat_.
+  enum class Kind { Object, Array, Stream, Flat };
   struct Frame {
     json* value = nullptr;
-    bool array = false;
+    Kind kind = Kind::Object;
     std::size_t index = 0;
     std::string key;
     std::unordered_set<std::string> keys;
   };
 
   bool seen(Frame& f, const std::string& k) {
+    if (f.kind != Kind::Object) return false;
     const auto& members = f.value->get_ref<const json::object_t&>();
     if (members.size() < kScanKeys)
       return std::any_of(members.begin(), members.end(), [&](const auto& m) { return m.first == k; });
@@ -72,18 +143,43 @@ class DomBuilder {
       for (const auto& m : members) f.keys.insert(m.first);
     return !f.keys.insert(k).second;
   }
-  // Where a new value goes: the root, the end of the open array, or the open object's key.
+  // The key becomes the flat object's next member (its value comes with the next event).
+  bool flat_seen(const std::string& k) {
+    auto& members = flat_.members;
+    const std::size_t n = flat_.size;
+    if (n == members.size()) members.emplace_back();
+    members[n].key.assign(k);  // its value is set by the next event (a key is always followed by one)
+    flat_.size = n + 1;
+    if (n < kFlatScanKeys)
+      return std::any_of(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(n),
+                         [&](const JsonMember& m) { return m.key == k; });
+    if (flat_keys_.empty())
+      for (std::size_t i = 0; i < n; ++i) (void)flat_keys_.insert(members, i);
+    return !flat_keys_.insert(members, n);
+  }
+  // Where a new value goes: the root, the end of the open array, the open object's key, the
+  // flat object's last member, or (in the streamed list) the element being built.
   json* slot(json&& v) {
     if (open_ == 0) {
       *root_ = std::move(v);
       return root_;
     }
     Frame& f = frames_[open_ - 1];
-    if (f.array) {
-      auto& items = f.value->get_ref<json::array_t&>();
-      items.push_back(std::move(v));
-      ++f.index;
-      return &items.back();
+    switch (f.kind) {
+      case Kind::Flat:
+        flat_.members[flat_.size - 1].value = std::move(v);
+        return &flat_.members[flat_.size - 1].value;
+      case Kind::Stream:
+        element_ = std::move(v);
+        return &element_;
+      case Kind::Array: {
+        auto& items = f.value->get_ref<json::array_t&>();
+        items.push_back(std::move(v));
+        ++f.index;
+        return &items.back();
+      }
+      case Kind::Object:
+        break;
     }
     // The key is new (checked in key()): appended without ordered_map's linear search.
     auto& members = static_cast<json::object_t::Container&>(f.value->get_ref<json::object_t&>());
@@ -91,29 +187,55 @@ class DomBuilder {
     f.key.clear();
     return &members.back().second;
   }
-  bool put(json&& v) {
-    (void)slot(std::move(v));
+  // A string into the flat object: copied into the member's string where it has one (the
+  // previous element's), and never moved out of the lexer's buffer: a million entries of five
+  // strings each reuse their storage rather than allocate and free it.
+  bool flat_string(const std::string& v) {
+    json& at = flat_.members[flat_.size - 1].value;
+    if (at.is_string()) at.get_ref<std::string&>().assign(v);
+    else at = v;
     return poll();
   }
-  bool open(json&& v, bool array) {
+  bool put(json&& v) {
+    (void)slot(std::move(v));
+    if (open_ > 0 && frames_[open_ - 1].kind == Kind::Stream) emit(nullptr);
+    return poll();
+  }
+  bool open(json&& v, Kind kind) {
     json* at = slot(std::move(v));
+    return push(at, kind);
+  }
+  bool open_flat() {
+    flat_.size = 0;
+    if (!flat_keys_.empty()) flat_keys_.clear();
+    return push(nullptr, Kind::Flat);
+  }
+  bool push(json* at, Kind kind) {
     if (open_ == frames_.size()) frames_.emplace_back();
     Frame& f = frames_[open_++];
     f.value = at;
-    f.array = array;
+    f.kind = kind;
     f.index = 0;
     f.key.clear();
     f.keys.clear();
     return poll();
   }
   bool close() {
-    if (open_ > 0) {
-      Frame& f = frames_[--open_];
-      if (!f.keys.empty()) std::unordered_set<std::string>().swap(f.keys);
-      // A million entries of 20 members each: the doubling's slack would be a third of the document.
-      if (!f.array) static_cast<json::object_t::Container&>(f.value->get_ref<json::object_t&>()).shrink_to_fit();
-    }
+    if (open_ == 0) return true;
+    Frame& f = frames_[--open_];
+    if (!f.keys.empty()) std::unordered_set<std::string>().swap(f.keys);
+    // A million entries of 20 members each: the doubling's slack would be a third of the document.
+    if (f.kind == Kind::Object) static_cast<json::object_t::Container&>(f.value->get_ref<json::object_t&>()).shrink_to_fit();
+    if (f.kind == Kind::Stream) stream_->count = f.index;
+    if (open_ > 0 && frames_[open_ - 1].kind == Kind::Stream) emit(f.kind == Kind::Flat ? &flat_ : nullptr);
     return true;
+  }
+  // Hands the element just completed to the stream (the flat object, or element_).
+  void emit(const JsonFlatObject* object) {
+    Frame& list = frames_[open_ - 1];
+    if (duplicate_.empty()) stream_->element(list.index, object, element_);
+    ++list.index;
+    element_ = nullptr;
   }
   bool poll() {
     if ((++events_ & 0xffff) == 0 && stop_signal() != 0) {
@@ -128,11 +250,11 @@ class DomBuilder {
     for (std::size_t i = 0; i + 1 < open_; ++i) {
       const Frame& f = frames_[i];
       // Appended piece by piece: g++ 12 warns (-Wrestrict, a false positive) on "." + string.
-      if (f.array) {
-        p.append(1, '[').append(std::to_string(f.index - 1)).append(1, ']');
+      if (f.kind == Kind::Array || f.kind == Kind::Stream) {
+        p.append(1, '[').append(std::to_string(f.kind == Kind::Stream ? f.index : f.index - 1)).append(1, ']');
       } else {
         if (!p.empty()) p.append(1, '.');
-        p.append(frames_[i].key.empty() ? last_key(f) : frames_[i].key);
+        p.append(f.kind == Kind::Flat ? flat_.members[flat_.size - 1].key : f.key.empty() ? last_key(f) : f.key);
       }
     }
     return p.empty() ? "the top level" : p;
@@ -144,11 +266,64 @@ class DomBuilder {
   }
 
   json* root_;
+  JsonStream* stream_;
+  JsonFlatObject flat_;
+  KeyIndex flat_keys_;
+  json element_;
   std::vector<Frame> frames_;
   std::size_t open_ = 0;
   std::uint64_t events_ = 0;
   std::string duplicate_, where_, error_;
   bool stopped_ = false;
+};
+
+// The text as nlohmann's lexer reads it (forward, once), handing the pages it has passed back
+// to the system every kStep bytes (a little is kept behind, never needed again).
+class ReleasingIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  ReleasingIterator(const char* p, const char* end, bool release)
+      : p_(p), end_(end), next_(release ? step_from(p) : nullptr), from_(page_up(p)) {}
+  reference operator*() const { return *p_; }
+  ReleasingIterator& operator++() {
+    if (++p_ == next_) release();
+    return *this;
+  }
+  ReleasingIterator operator++(int) {
+    ReleasingIterator old = *this;
+    ++*this;
+    return old;
+  }
+  bool operator==(const ReleasingIterator& o) const { return p_ == o.p_; }
+  bool operator!=(const ReleasingIterator& o) const { return p_ != o.p_; }
+
+ private:
+  static constexpr std::ptrdiff_t kStep = std::ptrdiff_t{64} << 20;
+  static std::uintptr_t page() { return static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE)); }
+  static std::uintptr_t page_up(const char* p) {
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+    return (a + page() - 1) & ~(page() - 1);
+  }
+  void release() {
+    // Whole pages inside the text only, ending a page short of where the lexer reads.
+    const std::uintptr_t to = (reinterpret_cast<std::uintptr_t>(p_) & ~(page() - 1)) - page();
+    if (to > from_) {
+      (void)madvise(reinterpret_cast<void*>(from_), to - from_, MADV_DONTNEED);  // a refusal only keeps the pages
+      from_ = to;
+    }
+    next_ = step_from(p_);
+  }
+  // kStep bytes on, or null where the text ends before (no pointer past its end is formed).
+  const char* step_from(const char* p) const { return end_ - p > kStep ? p + kStep : nullptr; }
+  const char* p_;
+  const char* end_;
+  const char* next_;
+  std::uintptr_t from_;
 };
 
 constexpr NonFiniteMarks kNamed{"\"NaN\"", "\"Infinity\"", "\"-Infinity\""};
@@ -185,8 +360,12 @@ bool load_json(std::string_view text, const std::string& source, json* out, std:
     return false;
   }
   const std::string_view clean = s.replaced ? std::string_view(s.text) : text;
-  DomBuilder dom(out);
-  const bool ok = json::sax_parse(clean.begin(), clean.end(), &dom, json::input_format_t::json, true);
+  DomBuilder dom(out, options.stream);
+  // The sanitized copy is this function's own; the caller's text only with its say-so.
+  const bool release = clean.size() > 0 && (s.replaced || options.release_behind);
+  const char* const end = clean.data() + clean.size();
+  const bool ok = json::sax_parse(ReleasingIterator(clean.data(), end, release), ReleasingIterator(end, end, false),
+                                  &dom, json::input_format_t::json, true);
   if (dom.stopped()) {
     *err = source + ": reading stopped by signal " + std::to_string(stop_signal());
     return false;
@@ -201,6 +380,20 @@ bool load_json(std::string_view text, const std::string& source, json* out, std:
     return false;
   }
   return true;
+}
+
+const json* JsonFlatObject::find(std::string_view key) const {
+  for (std::size_t i = 0; i < size; ++i)
+    if (members[i].key.size() == key.size() && members[i].key == key) return &members[i].value;
+  return nullptr;
+}
+
+json JsonFlatObject::to_json() const {
+  json out = json::object();
+  auto& m = static_cast<json::object_t::Container&>(out.get_ref<json::object_t&>());
+  m.reserve(size);
+  for (std::size_t i = 0; i < size; ++i) m.emplace_back(members[i].key, members[i].value);
+  return out;
 }
 
 std::string json_type_name(const json& v) {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -283,6 +284,148 @@ TEST(JsonLoad, DuplicateKeysAreAnErrorNamingFileObjectAndKey) {
   EXPECT_EQ(err.rfind("bad.json: not valid JSON: ", 0), 0u) << err;
   EXPECT_FALSE(load_json(std::string(100, '[') + std::string(100, ']'), "deep.json", &j, &err));
   EXPECT_NE(err.find("nested deeper"), std::string::npos);
+}
+
+// Issue 36: the streamed list's elements arrive in order, objects flat, and never enter the document.
+TEST(JsonLoad, StreamedListHandsElementsOverAndLeavesTheListEmpty) {
+  struct Seen {
+    std::size_t index;
+    std::size_t members;  // flat members, or npos for a non-object
+    nlohmann::ordered_json value;
+  };
+  std::vector<Seen> seen;
+  JsonStream stream;
+  stream.list_key = "benchmarks";
+  stream.element = [&](std::size_t i, const JsonFlatObject* o, const nlohmann::ordered_json& other) {
+    seen.push_back(o != nullptr ? Seen{i, o->size, o->to_json()} : Seen{i, std::string::npos, other});
+  };
+  JsonLoadOptions lo;
+  lo.stream = &stream;
+  nlohmann::ordered_json j;
+  std::string err;
+  ASSERT_TRUE(load_json(R"({"a":1,"benchmarks":[{"x":1,"y":[1,{"q":2}]},3,[4,5],{"z":{"w":"s"}},{"x":2}],"c":{"benchmarks":[7]}})",
+                        "s.json", &j, &err, lo))
+      << err;
+  EXPECT_TRUE(stream.seen);
+  EXPECT_EQ(stream.count, 5u);
+  ASSERT_EQ(seen.size(), 5u);
+  for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i].index, i);
+  EXPECT_EQ(seen[0].members, 2u);
+  EXPECT_EQ(seen[0].value.dump(), R"({"x":1,"y":[1,{"q":2}]})");
+  EXPECT_EQ(seen[1].members, std::string::npos);
+  EXPECT_EQ(seen[1].value, 3);
+  EXPECT_EQ(seen[2].value.dump(), "[4,5]");
+  EXPECT_EQ(seen[3].value.dump(), R"({"z":{"w":"s"}})");
+  // The storage is reused: the last element does not see the earlier ones' members.
+  EXPECT_EQ(seen[4].members, 1u);
+  EXPECT_EQ(seen[4].value.dump(), R"({"x":2})");
+  // Only the top level's list is streamed: a nested one of the same name stays in the document.
+  EXPECT_EQ(j.dump(), R"({"a":1,"benchmarks":[],"c":{"benchmarks":[7]}})");
+}
+
+TEST(JsonLoad, StreamedElementsRefuseDuplicateKeysAtEveryLevel) {
+  const auto load = [](const std::string& text, std::size_t* calls) {
+    JsonStream stream;
+    stream.list_key = "benchmarks";
+    stream.element = [calls](std::size_t, const JsonFlatObject*, const nlohmann::ordered_json&) { ++*calls; };
+    JsonLoadOptions lo;
+    lo.stream = &stream;
+    nlohmann::ordered_json j;
+    std::string err;
+    EXPECT_FALSE(load_json(text, "d.json", &j, &err, lo)) << text;
+    return err;
+  };
+  std::size_t calls = 0;
+  EXPECT_EQ(load(R"({"benchmarks":[{"a":1},{"a":1,"b":2,"a":3}]})", &calls),
+            "d.json: key \"a\" given twice in benchmarks[1] (a parser keeps only the last: which one was meant?)");
+  EXPECT_EQ(calls, 1u);  // the element with the duplicate is never handed over
+  calls = 0;
+  EXPECT_NE(load(R"({"benchmarks":[{"n":{"w":1,"w":2}}]})", &calls).find("given twice in benchmarks[0].n "), std::string::npos);
+  EXPECT_EQ(calls, 0u);
+  // Past the scan's bound the keys are hashed: the duplicate is found all the same, at either end.
+  for (const std::string& dup : {std::string("k0"), std::string("k199")}) {
+    std::string wide = R"({"benchmarks":[{"x":0},{)";
+    // Appended piece by piece: g++ 12 warns (-Wrestrict, a false positive) on "\"k" + string.
+    for (int i = 0; i < 200; ++i) wide.append("\"k").append(std::to_string(i)).append("\":").append(std::to_string(i)).append(",");
+    wide.append("\"").append(dup).append("\":1}]}");
+    calls = 0;
+    std::string want = "d.json: key \"";
+    want.append(dup).append("\" given twice in benchmarks[1] (a parser keeps only the last: which one was meant?)");
+    EXPECT_EQ(load(wide, &calls), want);
+    EXPECT_EQ(calls, 1u);
+  }
+  // A list named twice at the top level is a duplicate too.
+  calls = 0;
+  EXPECT_NE(load(R"({"benchmarks":[{"a":1}],"benchmarks":[]})", &calls).find("given twice in the top level"), std::string::npos);
+}
+
+TEST(JsonLoad, WideStreamedElementKeepsEveryMember) {
+  std::string wide = R"({"benchmarks":[{)";
+  for (int i = 0; i < 1000; ++i) wide.append(i ? ",\"c" : "\"c").append(std::to_string(i)).append("\":").append(std::to_string(i));
+  wide += "},{\"c5\":1}]}";
+  std::vector<std::size_t> sizes;
+  double c999 = -1, second_c5 = -1;
+  JsonStream stream;
+  stream.list_key = "benchmarks";
+  stream.element = [&](std::size_t i, const JsonFlatObject* o, const nlohmann::ordered_json&) {
+    ASSERT_NE(o, nullptr);
+    sizes.push_back(o->size);
+    if (i == 0) c999 = o->find("c999")->get<double>();
+    if (i == 1) {
+      second_c5 = o->find("c5")->get<double>();
+      EXPECT_EQ(o->find("c999"), nullptr);
+    }
+  };
+  JsonLoadOptions lo;
+  lo.stream = &stream;
+  nlohmann::ordered_json j;
+  std::string err;
+  ASSERT_TRUE(load_json(wide, "w.json", &j, &err, lo)) << err;
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{1000, 1}));
+  EXPECT_EQ(c999, 999);
+  EXPECT_EQ(second_c5, 1);
+}
+
+// A text past the release step (64 MB) reads the same with its passed pages handed back, the
+// sanitized copy (a bare NaN) included, and an error at its very end is the same line.
+TEST(JsonLoad, ReleasingThePassedTextChangesNothingRead) {
+  std::string big = R"({"benchmarks":[)";
+  big.reserve(std::size_t{72} << 20);
+  std::size_t entries = 0;
+  while (big.size() < (std::size_t{70} << 20)) {
+    big.append(entries ? "," : "").append(R"({"name":"case/)").append(std::to_string(entries)).append(R"(","real_time":1.5,"pad":")");
+    big.append(200, 'x').append("\"}");
+    ++entries;
+  }
+  const std::string good = big + R"(,{"name":"last","v":NaN}]})";
+  const std::string bad = big + R"(,{"name":"last","v":1,]})";
+  static constexpr NonFiniteMarks kMarks{"\"nan\"", "\"inf\"", "\"-inf\""};
+  {  // with release_behind false this is every other load's path
+    const bool release = true;
+    std::size_t seen = 0;
+    std::string last;
+    JsonStream stream;
+    stream.list_key = "benchmarks";
+    stream.element = [&](std::size_t, const JsonFlatObject* o, const nlohmann::ordered_json&) {
+      ++seen;
+      last = o->find("name")->get<std::string>() + "=" + o->find(seen == entries + 1 ? "v" : "real_time")->dump();
+    };
+    JsonLoadOptions lo;
+    lo.stream = &stream;
+    lo.non_finite = &kMarks;
+    lo.release_behind = release;
+    std::string text = good;
+    nlohmann::ordered_json j;
+    std::string err;
+    ASSERT_TRUE(load_json(text, "big.json", &j, &err, lo)) << err;
+    EXPECT_EQ(seen, entries + 1) << release;
+    EXPECT_EQ(last, "last=\"nan\"") << release;
+    text = bad;
+    EXPECT_FALSE(load_json(text, "big.json", &j, &err, lo));
+    EXPECT_EQ(err, "big.json: not valid JSON: parse error at line 1, column " + std::to_string(bad.size() - 1) +
+                       ": syntax error while parsing object key - unexpected ']'; expected string literal")
+        << release;
+  }
 }
 
 }  // namespace

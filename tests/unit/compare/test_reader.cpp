@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "../test_util.hpp"
 #include "fake_fs.hpp"
@@ -260,4 +261,105 @@ TEST(Reader, ReplaceBenchmarksTakesTheRerunsEntries) {
   EXPECT_EQ(back->benchmarks[0].name, "a/x");
   EXPECT_EQ(back->benchmarks[1].samples_ns.size(), 2u);
   EXPECT_DOUBLE_EQ(back->find("b/x")->real_time_ns, 2.15e6);
+}
+
+// Issue 36: entries are read as they stream past, but a refusal is reported in the order a
+// whole document gave: the text's own errors, then the envelope's, then the first entry's.
+TEST(Reader, StreamedEntriesKeepTheOrderOfRefusals) {
+  const std::string no_name = R"({"real_time": 1, "time_unit": "ns"})";
+  auto syntax = gc::parse_results(R"({"benchmarks": [)" + no_name + R"(, {"name": "a", "real_time": 1,]})", "s.json");
+  ASSERT_FALSE(syntax);
+  EXPECT_EQ(syntax.error().message.rfind("not valid JSON: ", 0), 0u) << syntax.error().message;
+  auto dup = gc::parse_results(R"({"benchmarks": [)" + no_name + R"(, {"name": "a", "name": "b"}]})", "d.json");
+  ASSERT_FALSE(dup);
+  EXPECT_EQ(dup.error().message.rfind("key \"name\" given twice in benchmarks[1]", 0), 0u) << dup.error().message;
+  auto ctx = gc::parse_results(R"({"benchmarks": [)" + no_name + R"(], "context": {"gpu_name": "a\u0000b"}})", "c.json");
+  ASSERT_FALSE(ctx);
+  EXPECT_EQ(ctx.error().message, "context \"gpu_name\" holds a NUL (\\u0000): text is taken whole, never cut");
+  auto entry = gc::parse_results(R"({"benchmarks": [{"name": "ok", "real_time": 1, "time_unit": "ns"}, )" + no_name +
+                                     R"(, 7], "context": {}})",
+                                 "e.json");
+  ASSERT_FALSE(entry);
+  EXPECT_EQ(entry.error().message, "benchmark #2 has no name");
+  auto scalar = gc::parse_results(R"({"benchmarks": [{"name": "ok", "real_time": 1, "time_unit": "ns"}, NaN]})", "n.json");
+  ASSERT_FALSE(scalar);
+  EXPECT_EQ(scalar.error().message, "benchmark #2 is NaN, expected an object");
+  auto empty = gc::parse_results(R"({"benchmarks": [], "context": {}})", "m.json");
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().message, "the \"benchmarks\" list is empty");
+}
+
+// Repetitions of several benchmarks interleaved, as a --benchmark_enable_random_interleaving run
+// writes them: each folds into its own benchmark, in first-seen order.
+TEST(Reader, InterleavedRepetitionsFoldIntoTheirBenchmarks) {
+  std::string list;
+  const double a[] = {10, 30, 20}, b[] = {5, 7, 6};
+  for (int r = 0; r < 3; ++r) {
+    list += (r ? ", " : "") + std::string(R"({"name": "a", "run_type": "iteration", "repetition_index": )") + std::to_string(r) +
+            R"(, "real_time": )" + std::to_string(a[r]) + R"(, "time_unit": "ns", "GBps": )" + std::to_string(a[r] * 2) + "}";
+    list += std::string(R"(, {"name": "b", "run_type": "iteration", "repetition_index": )") + std::to_string(r) +
+            R"(, "real_time": )" + std::to_string(b[r]) + R"(, "time_unit": "us", "label": "L)" + std::to_string(r) + "\"" +
+            (r == 1 ? "" : R"(, "x": 1)") + "}";
+  }
+  auto res = gc::parse_results(R"({"benchmarks": [)" + list + "]}", "i.json");
+  ASSERT_TRUE(res) << res.error().str();
+  ASSERT_EQ(res->benchmarks.size(), 2u);
+  const gc::Benchmark& A = res->benchmarks[0];
+  const gc::Benchmark& B = res->benchmarks[1];
+  EXPECT_EQ(A.name, "a");
+  EXPECT_EQ(A.samples_ns, (std::vector<double>{10, 30, 20}));
+  EXPECT_DOUBLE_EQ(A.real_time_ns, 20);
+  EXPECT_EQ(A.repetitions, 3);
+  EXPECT_DOUBLE_EQ(A.counters.at("GBps"), 40);
+  EXPECT_EQ(A.counter_samples.at("GBps"), (std::vector<double>{20, 60, 40}));
+  EXPECT_EQ(B.samples_ns, (std::vector<double>{5000, 7000, 6000}));
+  EXPECT_EQ(B.time_unit, "us");
+  EXPECT_EQ(B.label, "L0");
+  EXPECT_EQ(B.counter_samples.at("x").size(), 2u);  // the second repetition has no x
+}
+
+// A refused time in a repetition is reported only when the benchmark is read as run; an entry
+// later marking it errored wins, as it did when the fold came after the whole list.
+TEST(Reader, ARefusedTimeYieldsToALaterErrorMark) {
+  const std::string bad_time = R"({"name": "a", "repetition_index": 0, "real_time": -1, "time_unit": "ns"})";
+  auto refused = gc::parse_results(R"({"benchmarks": [)" + bad_time + "]}", "t.json");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "benchmark #1 \"a\": real_time is negative");
+  auto errored = gc::parse_results(R"({"benchmarks": [)" + bad_time +
+                                       R"(, {"name": "a", "repetition_index": 1, "error_occurred": true, "error_message": "boom"}]})",
+                                   "t.json");
+  ASSERT_TRUE(errored) << errored.error().str();
+  ASSERT_EQ(errored->benchmarks.size(), 1u);
+  EXPECT_EQ(errored->benchmarks[0].state, gc::RunState::Errored);
+  EXPECT_EQ(errored->benchmarks[0].message, "boom");
+}
+
+// Aggregates only: the figure, counters, label and unit come from the median; the cv aggregate
+// gives the spread and the repetition count; keep_raw keeps every entry as written.
+TEST(Reader, AggregatesOnlyAndRawEntriesStreamed) {
+  const std::string text = R"({"benchmarks": [
+      {"name": "k_mean", "run_name": "k", "run_type": "aggregate", "aggregate_name": "mean", "real_time": 11, "time_unit": "ms", "c": 3},
+      {"name": "k_median", "run_name": "k", "run_type": "aggregate", "aggregate_name": "median", "real_time": 10, "time_unit": "ms", "c": 2, "label": "lm"},
+      {"name": "k_stddev", "run_name": "k", "run_type": "aggregate", "aggregate_name": "stddev", "real_time": 1, "time_unit": "ms"},
+      {"name": "k_cv", "run_name": "k", "run_type": "aggregate", "aggregate_name": "cv", "repetitions": 9, "real_time": 0.05, "time_unit": "ms", "c": 0.5, "n": NaN}]})";
+  gc::ReadOptions keep;
+  keep.keep_raw = true;
+  auto r = gc::parse_results(text, "agg.json", keep);
+  ASSERT_TRUE(r) << r.error().str();
+  ASSERT_EQ(r->benchmarks.size(), 1u);
+  const gc::Benchmark& k = r->benchmarks[0];
+  EXPECT_DOUBLE_EQ(k.real_time_ns, 10e6);
+  EXPECT_DOUBLE_EQ(k.counters.at("c"), 2);
+  EXPECT_EQ(k.label, "lm");
+  EXPECT_EQ(k.time_unit, "ms");
+  EXPECT_EQ(k.repetitions, 9);
+  ASSERT_TRUE(k.cv.has_value());
+  EXPECT_DOUBLE_EQ(*k.cv, 0.05);
+  EXPECT_DOUBLE_EQ(k.counter_cv.at("c"), 0.5);
+  ASSERT_EQ(r->raw_entries.size(), 4u);
+  EXPECT_EQ(r->raw_keys, (std::vector<std::string>{"k", "k", "k", "k"}));
+  EXPECT_EQ(r->raw_entries[2],
+            R"({"name":"k_stddev","run_name":"k","run_type":"aggregate","aggregate_name":"stddev","real_time":1,"time_unit":"ms"})");
+  EXPECT_EQ(r->raw_entries[3].find("NaN"), std::string::npos) << r->raw_entries[3];  // a NaN counter is dropped
+  EXPECT_NE(r->raw_entries[3].find("\"c\":0.5"), std::string::npos) << r->raw_entries[3];
 }

@@ -5,13 +5,42 @@
 // or a user counter named `real_time` after Google Benchmark's own would silently change a
 // verdict; here it is an error naming the file, the object and the key.
 #pragma once
+#include <cstddef>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpucheck/core/json_text.hpp"
 
 namespace gpucheck {
+
+// One element of a streamed list, as it closes. An object arrives flat: its members in file
+// order, each value a scalar or a nested document (no document per element, and the storage
+// is reused by the next one). Keys are checked for duplicates as in any object.
+struct JsonMember {
+  std::string key;
+  nlohmann::ordered_json value;
+};
+struct JsonFlatObject {
+  std::vector<JsonMember> members;  // the first `size` are this element's; the rest is reused storage
+  std::size_t size = 0;
+  // The value of `key`, or nullptr: a scan (an element's fields are few; a large one is walked once).
+  [[nodiscard]] const nlohmann::ordered_json* find(std::string_view key) const;
+  // The element as a document again (for a caller that keeps what was written).
+  [[nodiscard]] nlohmann::ordered_json to_json() const;
+};
+// The elements of the top-level object's array `list_key` go to `element` as they close, in
+// order, never into the document, which holds an empty array in their place: a file of a
+// million entries is read in the memory of one. `element` gets the element's index and either
+// the object (flat) or, for an element that is not an object, `object` null and the value.
+struct JsonStream {
+  std::string list_key;
+  std::function<void(std::size_t index, const JsonFlatObject* object, const nlohmann::ordered_json& other)> element;
+  std::size_t count = 0;  // set by the load: how many elements the list held
+  bool seen = false;      // set by the load: the list was streamed
+};
 
 struct JsonLoadOptions {
   // Google Benchmark writes bare NaN / Infinity / -Infinity: they become these string
@@ -19,6 +48,11 @@ struct JsonLoadOptions {
   // "-Infinity", strings, which a field that wants a number then refuses by its type.
   const NonFiniteMarks* non_finite = nullptr;
   int max_depth = 64;
+  JsonStream* stream = nullptr;
+  // The caller owns the text and discards it after the load: the pages the parser has passed
+  // are handed back to the system as it goes (a 650 MB file is not held whole to the end).
+  // The text's bytes behind the parser read as zeros afterwards.
+  bool release_behind = false;
 };
 
 // False with "SOURCE: reason" in *err: "not valid JSON: ...", "JSON nested deeper than 64
