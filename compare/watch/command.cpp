@@ -12,6 +12,8 @@
 #include <thread>
 
 #include "base/filesystem.hpp"
+#include "base/output.hpp"
+#include "results/results.hpp"
 #include "watch/child.hpp"
 #include "watch/html.hpp"
 #include "watch/record.hpp"
@@ -31,6 +33,9 @@ const char* const kWatchUsage = R"(  gpucheck watch [--devices L] [--interval MS
                        (or the match), unit ns/us/ms/s/s/it after it, none = ms; it/s is a rate
                        and left out; results.json then holds each step after warm-up
       exit status: the command's; 128+N when signal N ended it; 127 when it cannot start; 2 bad options
+  gpucheck watch --judge watch.json [--out DIR]
+      judges a recorded run again with today's rules; writes DIR (default watch-judged, never
+      the record's own folder); exit 0, 2 when the record cannot be read
 )";
 
 namespace {
@@ -105,6 +110,45 @@ void sample_loop(Shared& sh, const WatchDeps& deps, const std::vector<unsigned>&
   }
 }
 
+// Writes the run's three files into out_dir; the summary names them. False (the error said) when one fails.
+bool write_record(const watch::WatchRun& run, const std::string& out_dir, cli::Context& ctx) {
+  std::vector<std::string> written;
+  const std::pair<const char*, std::string> files[] = {{"watch.json", watch::watch_json(run)},
+                                                       {"results.json", watch::results_json(run)},
+                                                       {"watch.html", watch::watch_html(run)}};
+  for (const auto& [file, text] : files) {
+    const std::string path = join_path(out_dir, file);
+    if (auto w = ctx.fs.write_output(path, text); !w) {
+      ctx.io.out += watch::summary_text(run, written);
+      (void)cli::fail(ctx.io, w.error());
+      return false;
+    }
+    written.push_back(path);
+  }
+  ctx.io.out += watch::summary_text(run, written);
+  return true;
+}
+
+// --judge: a recorded run judged again, written into a folder of its own.
+ExitStatus judge_record(const std::string& path, const std::string& out_dir, cli::Context& ctx) {
+  CliOutput& io = ctx.io;
+  const std::vector<NamedPath> inputs{{"--judge", path}};
+  std::vector<NamedPath> outputs;
+  for (const char* f : {"watch.json", "results.json", "watch.html"}) outputs.push_back({"--out", join_path(out_dir, f)});
+  if (auto k = ctx.fs.kind(out_dir); k != FileSystem::Kind::Missing && k != FileSystem::Kind::Directory)
+    return cli::fail(io, Error{"--out", out_dir + " exists and is not a folder"});
+  if (auto c = check_output_folder(ctx.fs, {"--out", out_dir}, inputs); !c) return cli::fail(io, c.error());
+  if (auto c = check_outputs(ctx.fs, outputs, inputs); !c) return cli::fail(io, c.error());
+  auto text = ctx.fs.read(path, kMaxFileBytes);
+  if (!text) return cli::fail(io, text.error());
+  auto run = watch::read_watch_json(*text, path);
+  if (!run) return cli::fail(io, run.error());
+  run->verdict = gw::judge(run->timeline);
+  if (auto made = ctx.fs.make_dirs(out_dir); !made)
+    return cli::fail(io, Error{"--out", "cannot create " + out_dir + ": " + made.error().str()});
+  return write_record(*run, out_dir, ctx) ? ExitStatus::Ok : ExitStatus::BadInput;
+}
+
 }  // namespace
 
 ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, const WatchDeps& deps) {
@@ -112,8 +156,15 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
   const auto dash = std::find(args.begin() + std::min<std::ptrdiff_t>(2, static_cast<std::ptrdiff_t>(args.size())), args.end(), "--");
   const std::vector<std::string> own(args.begin(), dash);
   std::vector<std::string> command(dash == args.end() ? args.end() : dash + 1, args.end());
-  auto a = cli::parse_args(own, 2, {{"--devices", "--interval", "--out", "--name", "--step"}, {}}, "watch");
+  auto a = cli::parse_args(own, 2, {{"--devices", "--interval", "--out", "--name", "--step", "--judge"}, {}}, "watch");
   if (!a) return cli::fail(io, a.error());
+  if (const auto judged = cli::value(*a, "--judge")) {
+    for (const char* o : {"--devices", "--interval", "--name", "--step"})
+      if (cli::value(*a, o)) return cli::fail(io, Error{"--judge", std::string("takes no ") + o + ": the record has its own"});
+    if (!command.empty() || !a->positional.empty())
+      return cli::fail(io, Error{"--judge", "takes no command: it judges a recorded run again"});
+    return judge_record(*judged, cli::value(*a, "--out").value_or("watch-judged"), ctx);
+  }
   if (!a->positional.empty() && command.empty()) command = a->positional;  // "gpucheck watch cmd" without --
   else if (!a->positional.empty())
     return cli::fail(io, Error{"watch", "unexpected \"" + a->positional[0] + "\" before -- (the command goes after --)"});
@@ -199,7 +250,9 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
   cio.out_fd = deps.out_fd;
   cio.err_fd = deps.err_fd;
   cio.tick_s = 0.5;
-  cio.on_line = [&](std::string_view line, bool) {
+  std::string last_stderr_line;
+  cio.on_line = [&](std::string_view line, bool is_stderr) {
+    if (is_stderr && line.find_first_not_of(" \t") != std::string_view::npos) last_stderr_line = std::string(line.substr(0, 300));
     if (!step) return;
     const auto s = step->parse(line);
     if (s.kind == watch::StepLine::Kind::Time) {
@@ -263,6 +316,9 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
   // The record: which GPUs were the job's, the steps, the verdict.
   run.timeline = std::move(sh.timeline);
   run.timeline.duration_s = run.end.seconds;
+  run.timeline.exit_status = run.end.status();
+  run.timeline.last_stderr_line = last_stderr_line;
+  for (auto& g : run.timeline.gpus) g.job_process = sh.gpus_with_job_process.count(g.index) > 0;
   if (wanted.empty()) {
     bool any_holder = !sh.gpus_with_job_process.empty();
     bool any_active = false;
@@ -287,23 +343,8 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
   run.timeline.steps = watch::steps_window(step_at_s, step_ms, run.steps.warmup);
   run.verdict = gw::judge(run.timeline);
 
-  std::vector<std::string> written;
-  bool record_failed = false;
-  const std::pair<const char*, std::string> files[] = {{"watch.json", watch::watch_json(run)},
-                                                       {"results.json", watch::results_json(run)},
-                                                       {"watch.html", watch::watch_html(run)}};
-  for (const auto& [file, text] : files) {
-    const std::string path = join_path(out_dir, file);
-    if (auto w = ctx.fs.write_output(path, text); !w) {
-      (void)cli::fail(io, w.error());
-      record_failed = true;
-      break;
-    }
-    written.push_back(path);
-  }
-  io.out += watch::summary_text(run, written);
   // No record is a failure of watch's own, whatever the command's status.
-  if (record_failed) return ExitStatus::BadInput;
+  if (!write_record(run, out_dir, ctx)) return ExitStatus::BadInput;
   return static_cast<ExitStatus>(run.end.status());
 }
 

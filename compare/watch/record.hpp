@@ -6,8 +6,10 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/expected.hpp"
 #include "watch/rules.hpp"
 #include "watch/child.hpp"
 #include "watch/steps.hpp"
@@ -34,6 +36,9 @@ struct WatchRun {
 std::string default_case_name(const std::vector<std::string>& command);
 
 std::string watch_json(const WatchRun& run);
+// A watch.json read back (the timeline, steps and end as recorded; the verdict left to judge
+// again); `where` names the file in the error.
+Expected<WatchRun> read_watch_json(std::string_view text, const std::string& where);
 std::string results_json(const WatchRun& run);
 std::string summary_text(const WatchRun& run, const std::vector<std::string>& written);
 // The line on a terminal while it runs: elapsed, last step, the first job GPU's util and power.
