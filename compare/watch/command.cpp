@@ -77,6 +77,27 @@ struct Shared {
   std::optional<double> last_step_ms;
 };
 
+// The step lines of a run, parsed as they come (the command's output, or a followed log).
+struct StepLines {
+  std::vector<double> ms, at_s;  // each step's time, and when its line came
+  int rate_lines = 0, unparsed = 0, limited = 0;
+  void take(const watch::StepParser& step, std::string_view line, double t_s, Shared& sh) {
+    const auto s = step.parse(line);
+    if (s.kind == watch::StepLine::Kind::Time) {
+      ms.push_back(s.ms);
+      at_s.push_back(t_s);
+      std::lock_guard lock(sh.m);
+      sh.last_step_ms = s.ms;
+    } else if (s.kind == watch::StepLine::Kind::Rate) {
+      ++rate_lines;
+    } else if (s.kind == watch::StepLine::Kind::NoNumber) {
+      ++unparsed;
+    } else if (s.kind == watch::StepLine::Kind::Limit) {
+      ++limited;
+    }
+  }
+};
+
 void sample_loop(Shared& sh, const WatchDeps& deps, const std::vector<unsigned>& gpus, int pid, double interval_s,
                  Clock::time_point t0) {
   gpucheck::HostSampler host(*deps.proc, pid, static_cast<double>(::sysconf(_SC_CLK_TCK)),
@@ -108,6 +129,34 @@ void sample_loop(Shared& sh, const WatchDeps& deps, const std::vector<unsigned>&
     }
     ++round;
   }
+}
+
+// The record once the job is over: which GPUs were the job's, the notes, the steps, the verdict.
+void complete_record(watch::WatchRun& run, const Shared& sh, const std::vector<unsigned>& wanted, const StepLines& sl, int cut_lines) {
+  for (auto& g : run.timeline.gpus) g.job_process = sh.gpus_with_job_process.count(g.index) > 0;
+  if (wanted.empty()) {
+    bool any_holder = !sh.gpus_with_job_process.empty();
+    bool any_active = false;
+    for (const auto& g : run.timeline.gpus)
+      for (const auto& p : g.points) any_active = any_active || p.s.util_gpu_pct.value_or(0) > 0;
+    for (auto& g : run.timeline.gpus) {
+      if (any_holder) g.in_job = sh.gpus_with_job_process.count(g.index) > 0;
+      else if (any_active)
+        g.in_job = std::any_of(g.points.begin(), g.points.end(), [](const gw::GpuPoint& p) { return p.s.util_gpu_pct.value_or(0) > 0; });
+    }
+    if (!any_holder && any_active && run.timeline.gpus.size() > 1)
+      run.notes.push_back("NVML listed none of the command's processes (a container's pid namespace?): the job's GPUs are those that ran kernels");
+  }
+  if (cut_lines > 0)
+    run.notes.push_back(std::to_string(cut_lines) + " output line" + (cut_lines == 1 ? " was" : "s were") +
+                        " longer than 64 KiB: cut there for --step");
+  if (sl.limited > 0)
+    run.notes.push_back(std::to_string(sl.limited) + " line" + (sl.limited == 1 ? "" : "s") +
+                        " hit the --step pattern's match limit (PCRE2): left out");
+  run.steps = watch::step_stats(sl.ms, sl.rate_lines, sl.unparsed);
+  run.timeline.step_ms = run.steps.ms;
+  run.timeline.steps = watch::steps_window(sl.at_s, sl.ms, run.steps.warmup);
+  run.verdict = gw::judge(run.timeline);
 }
 
 // Writes the run's three files into out_dir; the summary names them. False (the error said) when one fails.
@@ -241,8 +290,7 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
   }
 
   // Run it. Steps are parsed as lines come; the samplers start with the command.
-  std::vector<double> step_ms, step_at_s;  // each step's time, and when its line came
-  int rate_lines = 0, unparsed = 0, limited = 0;
+  StepLines steps;
   const auto t0 = Clock::now();
   std::thread sampler;
   bool progress_drawn = false;
@@ -253,20 +301,7 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
   std::string last_stderr_line;
   cio.on_line = [&](std::string_view line, bool is_stderr) {
     if (is_stderr && line.find_first_not_of(" \t") != std::string_view::npos) last_stderr_line = std::string(line.substr(0, 300));
-    if (!step) return;
-    const auto s = step->parse(line);
-    if (s.kind == watch::StepLine::Kind::Time) {
-      step_ms.push_back(s.ms);
-      step_at_s.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
-      std::lock_guard lock(sh.m);
-      sh.last_step_ms = s.ms;
-    } else if (s.kind == watch::StepLine::Kind::Rate) {
-      ++rate_lines;
-    } else if (s.kind == watch::StepLine::Kind::NoNumber) {
-      ++unparsed;
-    } else if (s.kind == watch::StepLine::Kind::Limit) {
-      ++limited;
-    }
+    if (step) steps.take(*step, line, std::chrono::duration<double>(Clock::now() - t0).count(), sh);
   };
   cio.on_relay_stopped = [&] {
     const char* said = "gpucheck watch: our output is closed: the command's output is no longer shown (it runs on)\n";
@@ -313,35 +348,11 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
     return static_cast<ExitStatus>(127);
   }
 
-  // The record: which GPUs were the job's, the steps, the verdict.
   run.timeline = std::move(sh.timeline);
   run.timeline.duration_s = run.end.seconds;
   run.timeline.exit_status = run.end.status();
   run.timeline.last_stderr_line = last_stderr_line;
-  for (auto& g : run.timeline.gpus) g.job_process = sh.gpus_with_job_process.count(g.index) > 0;
-  if (wanted.empty()) {
-    bool any_holder = !sh.gpus_with_job_process.empty();
-    bool any_active = false;
-    for (const auto& g : run.timeline.gpus)
-      for (const auto& p : g.points) any_active = any_active || p.s.util_gpu_pct.value_or(0) > 0;
-    for (auto& g : run.timeline.gpus) {
-      if (any_holder) g.in_job = sh.gpus_with_job_process.count(g.index) > 0;
-      else if (any_active)
-        g.in_job = std::any_of(g.points.begin(), g.points.end(), [](const gw::GpuPoint& p) { return p.s.util_gpu_pct.value_or(0) > 0; });
-    }
-    if (!any_holder && any_active && run.timeline.gpus.size() > 1)
-      run.notes.push_back("NVML listed none of the command's processes (a container's pid namespace?): the job's GPUs are those that ran kernels");
-  }
-  if (run.end.cut_lines > 0)
-    run.notes.push_back(std::to_string(run.end.cut_lines) + " output line" + (run.end.cut_lines == 1 ? " was" : "s were") +
-                        " longer than 64 KiB: cut there for --step");
-  if (limited > 0)
-    run.notes.push_back(std::to_string(limited) + " line" + (limited == 1 ? "" : "s") +
-                        " hit the --step pattern's match limit (PCRE2): left out");
-  run.steps = watch::step_stats(step_ms, rate_lines, unparsed);
-  run.timeline.step_ms = run.steps.ms;
-  run.timeline.steps = watch::steps_window(step_at_s, step_ms, run.steps.warmup);
-  run.verdict = gw::judge(run.timeline);
+  complete_record(run, sh, wanted, steps, run.end.cut_lines);
 
   // No record is a failure of watch's own, whatever the command's status.
   if (!write_record(run, out_dir, ctx)) return ExitStatus::BadInput;
