@@ -14,7 +14,9 @@
 #include "base/filesystem.hpp"
 #include "base/output.hpp"
 #include "results/results.hpp"
+#include "gpucheck/core/stop.hpp"
 #include "watch/child.hpp"
+#include "watch/follow.hpp"
 #include "watch/html.hpp"
 #include "watch/record.hpp"
 #include "watch/steps.hpp"
@@ -33,6 +35,11 @@ const char* const kWatchUsage = R"(  gpucheck watch [--devices L] [--interval MS
                        (or the match), unit ns/us/ms/s/s/it after it, none = ms; it/s is a rate
                        and left out; results.json then holds each step after warm-up
       exit status: the command's; 128+N when signal N ended it; 127 when it cannot start; 2 bad options
+  gpucheck watch --pid PID [--log FILE] [--duration S] [--devices L] [--interval MS] [--out DIR] [--name N] [--step REGEX]
+      watches a job already running (its process tree, the GPUs NVML lists it on) until it ends,
+      S seconds pass or Ctrl-C; step times from FILE, followed as tail -F (new lines only)
+      exit status: 0 (the job is not watch's child: it has no status to pass on); 2 for a PID
+      that does not exist or cannot be read
   gpucheck watch --judge watch.json [--out DIR]
       judges a recorded run again with today's rules; writes DIR (default watch-judged, never
       the record's own folder); exit 0, 2 when the record cannot be read
@@ -178,6 +185,86 @@ bool write_record(const watch::WatchRun& run, const std::string& out_dir, cli::C
   return true;
 }
 
+// A process's state from /proc/PID/stat: 0 when it cannot be read (gone), else its letter.
+char process_state(const ProcReader& proc, int pid) {
+  const auto text = proc.read(std::to_string(pid) + "/stat");
+  if (!text) return 0;
+  const auto close = text->rfind(')');
+  if (close == std::string::npos || close + 2 >= text->size()) return 0;
+  return (*text)[close + 2];
+}
+
+std::vector<std::string> command_of(const ProcReader& proc, int pid) {
+  std::vector<std::string> argv;
+  if (const auto text = proc.read(std::to_string(pid) + "/cmdline")) {
+    std::size_t pos = 0;
+    while (pos < text->size()) {
+      const std::size_t nul = std::min(text->find('\0', pos), text->size());
+      if (nul > pos) argv.push_back(text->substr(pos, nul - pos));
+      pos = nul + 1;
+    }
+  }
+  if (argv.empty()) argv.push_back("pid " + std::to_string(pid));
+  return argv;
+}
+
+struct Attach {
+  int pid = 0;
+  std::optional<std::string> log;
+  std::optional<double> duration_s;
+};
+
+// --pid: samples a running job's tree and GPUs, and follows its log, until it ends (gone or a
+// zombie), the duration passes or a stop signal comes; then the record as for a launched one.
+void attach_pid(const Attach& at, const std::optional<watch::StepParser>& step, watch::WatchRun& run, Shared& sh,
+                const std::vector<unsigned>& gpus, const std::vector<unsigned>& wanted, const WatchDeps& deps) {
+  StepLines steps;
+  const auto t0 = Clock::now();
+  auto since = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+  std::optional<watch::FileFollower> follow;
+  if (at.log)
+    follow.emplace(*at.log, [&](std::string_view line) {
+      if (step) steps.take(*step, line, since(), sh);
+    });
+  const gpucheck::StopPolled polled;  // a stop signal now only sets the flag: the record is still written
+  std::thread sampler([&sh, &deps, gpus, pid = at.pid, interval_s = run.interval_s, t0] {
+    sample_loop(sh, deps, gpus, pid, interval_s, t0);
+  });
+  const double tick_s = std::min(run.interval_s, 0.1);
+  for (;;) {
+    if (follow) follow->poll();
+    const char state = process_state(*deps.proc, at.pid);
+    if (state == 0 || state == 'Z' || state == 'X') {
+      run.attach_end = "the job ended";
+      break;
+    }
+    if (at.duration_s && since() >= *at.duration_s) {
+      run.attach_end = "the duration passed";
+      break;
+    }
+    if (deps.stop && deps.stop->load() != 0) {
+      run.attach_end = "stopped (signal " + std::to_string(deps.stop->load()) + ")";
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(tick_s));
+  }
+  if (follow) {
+    follow->poll();
+    follow->finish();
+  }
+  {
+    std::lock_guard lock(sh.m);
+    sh.stop = true;
+  }
+  sh.cv.notify_all();
+  sampler.join();
+  run.end.seconds = since();
+  run.timeline = std::move(sh.timeline);
+  run.timeline.duration_s = run.end.seconds;
+  if (follow && !follow->is_open()) run.notes.push_back("the log " + *at.log + " never appeared: no step lines");
+  complete_record(run, sh, wanted, steps, follow ? follow->cut_lines() : 0);
+}
+
 // --judge: a recorded run judged again, written into a folder of its own.
 ExitStatus judge_record(const std::string& path, const std::string& out_dir, cli::Context& ctx) {
   CliOutput& io = ctx.io;
@@ -205,10 +292,10 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
   const auto dash = std::find(args.begin() + std::min<std::ptrdiff_t>(2, static_cast<std::ptrdiff_t>(args.size())), args.end(), "--");
   const std::vector<std::string> own(args.begin(), dash);
   std::vector<std::string> command(dash == args.end() ? args.end() : dash + 1, args.end());
-  auto a = cli::parse_args(own, 2, {{"--devices", "--interval", "--out", "--name", "--step", "--judge"}, {}}, "watch");
+  auto a = cli::parse_args(own, 2, {{"--devices", "--interval", "--out", "--name", "--step", "--judge", "--pid", "--log", "--duration"}, {}}, "watch");
   if (!a) return cli::fail(io, a.error());
   if (const auto judged = cli::value(*a, "--judge")) {
-    for (const char* o : {"--devices", "--interval", "--name", "--step"})
+    for (const char* o : {"--devices", "--interval", "--name", "--step", "--pid", "--log", "--duration"})
       if (cli::value(*a, o)) return cli::fail(io, Error{"--judge", std::string("takes no ") + o + ": the record has its own"});
     if (!command.empty() || !a->positional.empty())
       return cli::fail(io, Error{"--judge", "takes no command: it judges a recorded run again"});
@@ -217,6 +304,25 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
   if (!a->positional.empty() && command.empty()) command = a->positional;  // "gpucheck watch cmd" without --
   else if (!a->positional.empty())
     return cli::fail(io, Error{"watch", "unexpected \"" + a->positional[0] + "\" before -- (the command goes after --)"});
+  Attach at;
+  if (const auto v = cli::value(*a, "--pid")) {
+    auto n = cli::parse_count("--pid", *v, 1, 1 << 22);
+    if (!n) return cli::fail(io, n.error());
+    at.pid = static_cast<int>(*n);
+    if (!command.empty()) return cli::fail(io, Error{"--pid", "takes no command: it watches a job already running"});
+    if (process_state(*deps.proc, at.pid) == 0)
+      return cli::fail(io, Error{"--pid", "no process " + *v + " (or its /proc/" + *v + "/stat cannot be read)"});
+    at.log = cli::value(*a, "--log");
+    if (const auto d = cli::value(*a, "--duration")) {
+      auto secs = cli::parse_count("--duration", *d, 1, 30 * 86400);
+      if (!secs) return cli::fail(io, secs.error());
+      at.duration_s = static_cast<double>(*secs);
+    }
+    command = command_of(*deps.proc, at.pid);
+  } else {
+    for (const char* o : {"--log", "--duration"})
+      if (cli::value(*a, o)) return cli::fail(io, Error{o, "goes with --pid (a launched command's output is read directly)"});
+  }
   if (command.empty()) return cli::fail(io, Error{"watch", "needs a command: gpucheck watch [options] -- COMMAND [ARGS...]"});
   double interval_s = 0.1;
   if (auto v = cli::value(*a, "--interval")) {
@@ -287,6 +393,12 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
     if (gpus.empty()) run.no_gpu_reason = "NVML sees no GPU";
   } else {
     run.no_gpu_reason = deps.nvml_error.empty() ? "NVML not available" : deps.nvml_error;
+  }
+
+  if (at.pid > 0) {
+    run.attached_pid = at.pid;
+    attach_pid(at, step, run, sh, gpus, wanted, deps);
+    return write_record(run, out_dir, ctx) ? ExitStatus::Ok : ExitStatus::BadInput;
   }
 
   // Run it. Steps are parsed as lines come; the samplers start with the command.
@@ -368,6 +480,7 @@ ExitStatus cmd_watch(const std::vector<std::string>& args, cli::Context& ctx) {
   gpucheck::DirProcReader proc("/proc");
   deps.proc = &proc;
   deps.progress = ::isatty(STDERR_FILENO) != 0;
+  deps.stop = &gpucheck::stop_flag();
   return run_watch(args, ctx, deps);
 }
 

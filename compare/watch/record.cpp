@@ -211,7 +211,8 @@ std::string watch_json(const WatchRun& r) {
   j["driver_version"] = r.driver_version ? json(*r.driver_version) : json(nullptr);
   j["interval_ms"] = std::round(r.interval_s * 1000);
   j["duration_s"] = r.timeline.duration_s;
-  j["exit_status"] = r.end.status();
+  j["exit_status"] = r.attached_pid ? json(nullptr) : json(r.end.status());
+  if (r.attached_pid) j["attached"] = {{"pid", *r.attached_pid}, {"end", r.attach_end}};
   j["last_stderr_line"] = r.timeline.last_stderr_line;
   j["gpu_sampled"] = r.no_gpu_reason.empty();
   j["no_gpu_reason"] = r.no_gpu_reason.empty() ? json(nullptr) : json(r.no_gpu_reason);
@@ -389,6 +390,9 @@ std::string summary_text(const WatchRun& r, const std::vector<std::string>& writ
     }
   }
   for (const auto& n : r.notes) o += "  note: " + n + "\n";
+  if (r.attached_pid)
+    o += "  the job (pid " + std::to_string(*r.attached_pid) + ", attached): " + r.attach_end + " after " + fmt("%.1f s", r.end.seconds) + "\n";
+  else
   o += "  the command: " + [&] {
     switch (r.end.kind) {
       case ChildEnd::Kind::Exited: return "exit status " + std::to_string(r.end.code);

@@ -26,6 +26,8 @@ struct WatchRun {
   std::string no_gpu_reason;  // why no GPU was sampled ("" when one was)
   std::vector<std::string> notes;  // e.g. GPUs without GPM
   ChildEnd end;
+  std::optional<int> attached_pid;  // --pid: a job watch did not start (no exit status)
+  std::string attach_end;           // --pid: why watching stopped
   std::optional<std::string> step_regex;
   StepStats steps;
   gpucheck::watch::Timeline timeline;

@@ -60,7 +60,7 @@ gw::GpuTimeline read_gpu(const json& g) {
   return gt;
 }
 
-std::vector<gw::HostPoint> read_host(const json& h) {
+std::vector<gw::HostPoint> read_host(const json& h, int cores) {
   std::vector<gw::HostPoint> out;
   const json& t = h.at("t_s");
   for (std::size_t i = 0; i < t.size(); ++i) {
@@ -74,6 +74,7 @@ std::vector<gw::HostPoint> read_host(const json& h) {
     p.h.tree_rss_MiB = cell<double>(h, "tree_rss_MiB", i);
     p.h.tree_read_MBps = cell<double>(h, "tree_read_MBps", i);
     p.h.tree_processes = cell<int>(h, "tree_processes", i).value_or(0);
+    p.h.cores = cores;  // recorded once, in the verdict's host figures
     out.push_back(p);
   }
   return out;
@@ -133,14 +134,23 @@ Expected<WatchRun> read_watch_json(std::string_view text, const std::string& whe
     r.no_gpu_reason = text_or_null(d, "no_gpu_reason").value_or("");
     r.notes = d.value("notes", std::vector<std::string>());
     const double duration = d.at("duration_s").get<double>();
-    const int status = d.at("exit_status").get<int>();
-    r.end = end_of(status, duration);
     r.timeline.duration_s = duration;
-    r.timeline.exit_status = status;
+    if (d.contains("attached") && d["attached"].is_object()) {  // --pid: no exit status
+      r.attached_pid = d["attached"].at("pid").get<int>();
+      r.attach_end = d["attached"].value("end", std::string());
+      r.end.seconds = duration;
+    } else {
+      const int status = d.at("exit_status").get<int>();
+      r.end = end_of(status, duration);
+      r.timeline.exit_status = status;
+    }
     r.timeline.last_stderr_line = d.value("last_stderr_line", std::string());
     if (d.contains("steps")) read_steps(d["steps"], r);
     for (const json& g : d.at("gpus")) r.timeline.gpus.push_back(read_gpu(g));
-    r.timeline.host = read_host(d.at("host"));
+    int cores = 0;
+    if (const auto v = d.find("verdict"); v != d.end() && v->is_object() && v->contains("host") && (*v)["host"].is_object())
+      cores = (*v)["host"].value("cores", 0);
+    r.timeline.host = read_host(d.at("host"), cores);
     return r;
   } catch (const json::exception& e) {
     return Error{where, std::string("not a readable watch record: ") + e.what()};

@@ -64,6 +64,7 @@ TEST_P(WatchJudgeRecorded, KeepsItsVerdict) {
   EXPECT_EQ(after["gpus"][0]["timeline"]["util_pct"], before["gpus"][0]["timeline"]["util_pct"]);
   EXPECT_EQ(after["host"]["t_s"], before["host"]["t_s"]);
   EXPECT_EQ(after["exit_status"], before["exit_status"]);
+  EXPECT_EQ(after["verdict"]["host"]["cores"], before["verdict"]["host"]["cores"]);
   EXPECT_TRUE(std::filesystem::exists(out / "results.json"));
   EXPECT_TRUE(std::filesystem::exists(out / "watch.html"));
   EXPECT_EQ(j.out.rfind("gpucheck watch: ", 0), 0u);
