@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <ctime>
 #include <mutex>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -81,6 +82,7 @@ struct Shared {
   bool stop = false;
   gw::Timeline timeline;
   std::set<unsigned> gpus_with_job_process;
+  std::map<unsigned, std::set<std::string>> others;  // processes not the job's, per GPU ("4242 python3")
   std::optional<double> last_step_ms;
 };
 
@@ -118,11 +120,14 @@ void sample_loop(Shared& sh, const WatchDeps& deps, const std::vector<unsigned>&
     const HostSample h = host.read(t);
     // Every second: which GPUs the command's processes hold a context on.
     std::set<unsigned> holders;
+    std::map<unsigned, std::set<std::string>> others;
     if (deps.nvml && round % std::max(1, static_cast<int>(1.0 / interval_s)) == 0) {
       const std::vector<int>& tree = host.tree();
       for (const auto& a : deps.nvml->activity())
-        for (const auto& p : a.processes)
+        for (const auto& p : a.processes) {
           if (std::binary_search(tree.begin(), tree.end(), static_cast<int>(p.pid))) holders.insert(a.nvml_index);
+          else others[a.nvml_index].insert(std::to_string(p.pid) + (p.name.empty() ? "" : " " + p.name));
+        }
     }
     {
       std::unique_lock lock(sh.m);
@@ -130,6 +135,7 @@ void sample_loop(Shared& sh, const WatchDeps& deps, const std::vector<unsigned>&
         if (readings[k]) sh.timeline.gpus[k].points.push_back({t, *readings[k]});
       sh.timeline.host.push_back({t, h});
       sh.gpus_with_job_process.insert(holders.begin(), holders.end());
+      for (const auto& [i, who] : others) sh.others[i].insert(who.begin(), who.end());
       next += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_s));
       if (next < Clock::now()) next = Clock::now();  // a slow NVML read: no burst to catch up
       if (sh.cv.wait_until(lock, next, [&] { return sh.stop; })) return;
@@ -140,7 +146,12 @@ void sample_loop(Shared& sh, const WatchDeps& deps, const std::vector<unsigned>&
 
 // The record once the job is over: which GPUs were the job's, the notes, the steps, the verdict.
 void complete_record(watch::WatchRun& run, const Shared& sh, const std::vector<unsigned>& wanted, const StepLines& sl, int cut_lines) {
-  for (auto& g : run.timeline.gpus) g.job_process = sh.gpus_with_job_process.count(g.index) > 0;
+  for (auto& g : run.timeline.gpus) {
+    g.job_process = sh.gpus_with_job_process.count(g.index) > 0;
+    if (g.job_process && sh.others.count(g.index))  // a GPU the job shares (up to 8 named)
+      for (const auto& o : sh.others.at(g.index))
+        if (g.other_processes.size() < 8) g.other_processes.push_back(o);
+  }
   if (wanted.empty()) {
     bool any_holder = !sh.gpus_with_job_process.empty();
     bool any_active = false;

@@ -231,6 +231,7 @@ std::string watch_json(const WatchRun& r) {
                          {"gpm", g.gpm ? json(*g.gpm) : json(nullptr)},
                          {"in_job", g.in_job},
                          {"job_process", g.job_process},
+                         {"other_processes", g.other_processes},
                          {"timeline", gpu_columns(g)}});
   j["host"] = host_columns(r.timeline.host);
   return j.dump(1) + "\n";

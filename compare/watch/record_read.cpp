@@ -34,6 +34,7 @@ gw::GpuTimeline read_gpu(const json& g) {
   if (g.contains("gpm") && g["gpm"].is_boolean()) gt.gpm = g["gpm"].get<bool>();
   gt.in_job = g.value("in_job", true);
   gt.job_process = g.value("job_process", false);
+  gt.other_processes = g.value("other_processes", std::vector<std::string>());
   const json& c = g.at("timeline");
   const json& t = c.at("t_s");
   for (std::size_t i = 0; i < t.size(); ++i) {

@@ -221,6 +221,12 @@ GpuVerdict judge_gpu(const GpuTimeline& g, const std::optional<Window>& steps) {
   const GpuFigures& f = v.f;
   v.stalls = find_stalls(g, f.active_from_s, f.active_to_s);
   auto& ev = v.evidence;
+  if (!g.other_processes.empty()) {
+    std::string who;
+    for (const auto& o : g.other_processes) who += (who.empty() ? "" : ", ") + o;
+    ev.push_back("shared with " + std::to_string(g.other_processes.size()) + " other process" +
+                 (g.other_processes.size() == 1 ? "" : "es") + " (" + who + "): the figures are the whole GPU's");
+  }
   if (f.over_steps)
     ev.push_back("over the steps after warm-up (" + fmt("%.1f", f.active_from_s) + "-" + fmt("%.1f s", f.active_to_s) + ")");
   if (f.util_pct) ev.push_back("util " + fmt("%.1f%%", *f.util_pct));
@@ -334,9 +340,18 @@ Verdict judge(const Timeline& t) {
   double from = 0.0, to = t.duration_s;
   bool window = false;
   std::map<Bound, int> votes;
+  bool one_works = false;
   for (const auto& g : t.gpus) {
     v.gpus.push_back(judge_gpu(g, t.steps));
-    const GpuVerdict& gv = v.gpus.back();
+    one_works = one_works || (g.in_job && v.gpus.back().f.active_samples > 0);
+  }
+  for (auto& gv : v.gpus) {
+    // A context alone, on a GPU that ran nothing while another of the job's works, is a GPU the
+    // job left idle (a rank mapping), not one that waits on the host.
+    if (one_works && gv.bound == Bound::Starved && gv.f.active_samples == 0 && !gv.f.faint) {
+      gv.bound = Bound::Idle;
+      gv.evidence.emplace_back("idle while another of the job's GPUs works");
+    }
     if (!gv.in_job) continue;
     ++votes[gv.bound];
     if (gv.f.active_samples > 0 || gv.f.faint) {
@@ -379,12 +394,15 @@ Verdict judge(const Timeline& t) {
     };
     const auto [is, iu] = list(idle);
     const auto [bs, bu] = list(busy);
-    std::string text = idle.size() == 1 ? "GPU " : "GPUs ";
+    const auto cards = std::count_if(v.gpus.begin(), v.gpus.end(), [](const GpuVerdict& g) { return g.in_job; });
+    std::string text = std::to_string(cards) + " cards, " + std::to_string(idle.size()) + " idle: ";
+    text += idle.size() == 1 ? "GPU " : "GPUs ";
     text += is;
-    text += " idle (util " + fmt("%.0f%%", iu) + ") while ";
+    text += " (util " + fmt("%.0f%%", iu) + ") while ";
     text += busy.size() == 1 ? "GPU " : "GPUs ";
     text += bs;
-    text += " work (util " + fmt("%.0f%%", bu) + ")";
+    text += busy.size() == 1 ? " works" : " work";
+    text += " (util " + fmt("%.0f%%", bu) + ")";
     v.imbalance = text;
   }
   if (const auto med = gpucheck::median(t.step_ms)) v.step_median_ms = *med;
@@ -409,7 +427,16 @@ Verdict judge(const Timeline& t) {
         break;
       }
     if (lead && v.bound == Bound::Stalled) v.headline = stalled_headline(*lead);
-    if (lead && lead->throttled) v.headline += ", throttled";
+    std::string throttled;  // which of the job's GPUs, where it has several
+    int job_gpus = 0, slowed = 0;
+    for (const auto& g : v.gpus) {
+      if (!g.in_job) continue;
+      ++job_gpus;
+      if (!g.throttled) continue;
+      throttled += (slowed++ ? "," : "") + std::to_string(g.index);
+    }
+    if (job_gpus == 1 && slowed == 1) v.headline += ", throttled";
+    else if (slowed > 0) v.headline += (slowed == 1 ? ", GPU " : ", GPUs ") + throttled + " throttled";
     if (lead && lead->power_capped && v.bound == Bound::Compute) v.headline += ", at its power limit";
     if (lead && v.bound == Bound::Starved) {
       if (v.step_median_ms)
@@ -424,6 +451,10 @@ Verdict judge(const Timeline& t) {
   if (host_matters)
     for (const auto h : v.host_symptoms) v.headline += std::string("; with ") + kind_of(h).title;
   if (v.imbalance) v.headline += "; " + *v.imbalance;
+  for (const auto& g : t.gpus)
+    if (g.in_job && !g.other_processes.empty())
+      v.headline += "; GPU " + std::to_string(g.index) + " shared with another job (" + g.other_processes.front() +
+                    (g.other_processes.size() > 1 ? " and more" : "") + ")";
   if (v.gpu_sampled) v.next_steps.push_back(kind_of(v.bound).next_step);
   if (host_matters)
     for (const auto h : v.host_symptoms) v.next_steps.emplace_back(kind_of(h).next_step);

@@ -108,6 +108,7 @@ struct GpuTimeline {
   std::optional<bool> gpm;  // nvmlGpmQueryDeviceSupport
   bool in_job = true;       // used by the command (its processes, or --devices)
   bool job_process = false; // NVML listed one of the command's processes on it
+  std::vector<std::string> other_processes;  // others NVML listed on it ("4242 python3"): a shared GPU
   std::vector<GpuPoint> points;
 };
 // A span of the run, in seconds since the command started.
