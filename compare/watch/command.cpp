@@ -86,6 +86,19 @@ struct Shared {
   std::optional<double> last_step_ms;
 };
 
+// The progress line's text now, with the terminal codes that redraw it in place.
+std::string progress_now(Shared& sh, Clock::time_point t0) {
+  std::lock_guard lock(sh.m);
+  const GpuSample* g = nullptr;
+  for (const auto& tl : sh.timeline.gpus)
+    if (!tl.points.empty()) {
+      g = &tl.points.back().s;
+      break;
+    }
+  const auto cpu = sh.timeline.host.empty() ? std::nullopt : sh.timeline.host.back().h.cpu_pct;
+  return "\r\033[K" + watch::progress_line(std::chrono::duration<double>(Clock::now() - t0).count(), sh.last_step_ms, g, cpu);
+}
+
 // The step lines of a run, parsed as they come (the command's output, or a followed log).
 struct StepLines {
   std::vector<double> ms, at_s;  // each step's time, and when its line came
@@ -242,8 +255,16 @@ void attach_pid(const Attach& at, const std::optional<watch::StepParser>& step, 
     sample_loop(sh, deps, gpus, pid, interval_s, t0);
   });
   const double tick_s = std::min(run.interval_s, 0.1);
+  auto drawn = Clock::now();
+  bool progress_drawn = false;
   for (;;) {
     if (follow) follow->poll();
+    if (deps.progress && Clock::now() - drawn >= std::chrono::milliseconds(500)) {
+      const std::string line = progress_now(sh, t0);
+      (void)!::write(deps.err_fd, line.data(), line.size());
+      drawn = Clock::now();
+      progress_drawn = true;
+    }
     const char state = process_state(*deps.proc, at.pid);
     if (state == 0 || state == 'Z' || state == 'X') {
       run.attach_end = "the job ended";
@@ -259,6 +280,7 @@ void attach_pid(const Attach& at, const std::optional<watch::StepParser>& step, 
     }
     std::this_thread::sleep_for(std::chrono::duration<double>(tick_s));
   }
+  if (progress_drawn) (void)!::write(deps.err_fd, "\r\033[K", 4);
   if (follow) {
     follow->poll();
     follow->finish();
@@ -442,19 +464,7 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
   cio.before_output = clear_progress;
   if (deps.progress)
     cio.on_tick = [&] {
-      std::string line;
-      {
-        std::lock_guard lock(sh.m);
-        const GpuSample* g = nullptr;
-        for (const auto& tl : sh.timeline.gpus)
-          if (!tl.points.empty()) {
-            g = &tl.points.back().s;
-            break;
-          }
-        const auto cpu = sh.timeline.host.empty() ? std::nullopt : sh.timeline.host.back().h.cpu_pct;
-        line = watch::progress_line(std::chrono::duration<double>(Clock::now() - t0).count(), sh.last_step_ms, g, cpu);
-      }
-      line = "\r\033[K" + line;
+      const std::string line = progress_now(sh, t0);
       (void)!::write(deps.err_fd, line.data(), line.size());
       progress_drawn = true;
     };

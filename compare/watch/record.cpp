@@ -342,6 +342,8 @@ std::string summary_text(const WatchRun& r, const std::vector<std::string>& writ
   if (const std::string said = "no GPU was sampled"; !r.no_gpu_reason.empty() && headline.rfind(said, 0) == 0)
     headline.insert(said.size(), " (" + r.no_gpu_reason + ")");
   std::string o = "gpucheck watch: " + headline + "\n";
+  if (!r.no_gpu_reason.empty() && headline.rfind("no GPU was sampled", 0) != 0)  // a headline of its own (no verdict)
+    o += "  note: no GPU was sampled (" + r.no_gpu_reason + ")\n";
   for (const auto& n : v.next_steps) o += "  next: " + n + "\n";
   if (!v.gpus.empty()) {
     char line[256];

@@ -100,6 +100,7 @@ TEST(WatchJudge, AFailedCommandHasNoVerdictLaunchedAndJudged) {
   EXPECT_EQ(launched.status, 2);  // the command's status, passed through
   EXPECT_EQ(launched.out.rfind("gpucheck watch: no verdict: the command exited 2 after ", 0), 0u) << launched.out;
   EXPECT_NE(launched.out.find("s: ModuleNotFoundError: No module named 'torch'\n"), std::string::npos) << launched.out;
+  EXPECT_NE(launched.out.find("\n  note: no GPU was sampled (cannot load NVML"), std::string::npos) << launched.out;
   const auto w = read_json(rec / "watch.json");
   EXPECT_EQ(w["verdict"]["bound"], "no_verdict");
   EXPECT_EQ(w["last_stderr_line"], "ModuleNotFoundError: No module named 'torch'");
