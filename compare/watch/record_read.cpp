@@ -2,6 +2,8 @@
 // command's end as recorded, so today's rules can judge an old record again. Columns a record
 // does not have (older versions) read as not sampled.
 #include <cstdint>
+#include <stdexcept>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 
 #include "watch/record.hpp"
@@ -18,6 +20,9 @@ std::optional<T> cell(const json& cols, const char* key, std::size_t i) {
   if (!cols.contains(key)) return std::nullopt;
   const json& col = cols[key];
   if (!col.is_array() || i >= col.size() || col[i].is_null()) return std::nullopt;
+  // A count or a percentage below zero is not a reading (get<unsigned> would wrap it).
+  if (std::is_unsigned_v<T> && col[i].is_number() && !col[i].is_number_unsigned())
+    throw std::invalid_argument(std::string(key) + " holds " + col[i].dump() + ", not a whole number from 0");
   return col[i].get<T>();
 }
 
@@ -154,6 +159,8 @@ Expected<WatchRun> read_watch_json(std::string_view text, const std::string& whe
     r.timeline.host = read_host(d.at("host"), cores);
     return r;
   } catch (const json::exception& e) {
+    return Error{where, std::string("not a readable watch record: ") + e.what()};
+  } catch (const std::invalid_argument& e) {
     return Error{where, std::string("not a readable watch record: ") + e.what()};
   }
 }

@@ -144,6 +144,12 @@ TEST(WatchJudge, AnUnreadableRecordIsExit2AndOneLine) {
       write("column.json", "{\"gpucheck_watch_version\": 1, \"command\": [\"x\"], \"name\": \"w\", \"duration_s\": 1, "
                            "\"exit_status\": 0, \"gpus\": [{\"index\": 0, \"timeline\": {\"t_s\": [0.1], \"util_pct\": [\"busy\"]}}], "
                            "\"host\": {\"t_s\": []}}"),
+      write("negative.json", "{\"gpucheck_watch_version\": 1, \"command\": [\"x\"], \"name\": \"w\", \"duration_s\": 1, "
+                             "\"exit_status\": 0, \"gpus\": [{\"index\": 0, \"timeline\": {\"t_s\": [0.1], \"util_pct\": [-5]}}], "
+                             "\"host\": {\"t_s\": []}}"),
+      write("fraction.json", "{\"gpucheck_watch_version\": 1, \"command\": [\"x\"], \"name\": \"w\", \"duration_s\": 1, "
+                             "\"exit_status\": 0, \"gpus\": [{\"index\": 0, \"timeline\": {\"t_s\": [0.1], \"util_pct\": [9.5]}}], "
+                             "\"host\": {\"t_s\": []}}"),
   };
   for (const auto& in : bad) {
     const auto out = tmp.path() / ("out-" + std::filesystem::path(in).stem().string());
