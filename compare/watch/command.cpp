@@ -346,6 +346,8 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
     if (process_state(*deps.proc, at.pid) == 0)
       return cli::fail(io, Error{"--pid", "no process " + *v + " (or its /proc/" + *v + "/stat cannot be read)"});
     at.log = cli::value(*a, "--log");
+    if (at.log && !cli::value(*a, "--step"))
+      return cli::fail(io, Error{"--log", "needs --step (the pattern of the log's step lines)"});
     if (const auto d = cli::value(*a, "--duration")) {
       auto secs = cli::parse_count("--duration", *d, 1, 30 * 86400);
       if (!secs) return cli::fail(io, secs.error());

@@ -255,6 +255,7 @@ TEST(WatchAttach, OptionsThatDoNotGoTogether) {
   EXPECT_EQ(attach({"--duration", "5", "--", "true"}, tmp.path() / "o").status, 2);
   EXPECT_EQ(attach({"--pid", self, "--duration", "0"}, tmp.path() / "o").status, 2);
   EXPECT_EQ(attach({"--pid", self, "--step", "("}, tmp.path() / "o").status, 2);
+  EXPECT_EQ(attach({"--pid", self, "--log", "x.log"}, tmp.path() / "o").status, 2);  // no --step: nothing to read it for
 }
 
 }  // namespace
