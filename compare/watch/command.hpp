@@ -3,6 +3,7 @@
 // the command's (128+N for signal N, 127 when it cannot start); bad watch options are 2.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct WatchDeps {
   const gpucheck::ProcReader* proc = nullptr;
   int out_fd = 1, err_fd = 2;  // where the command's output goes
   bool progress = false;       // a progress line on err_fd (a terminal)
+  const std::atomic<int>* stop = nullptr;  // --pid: a stop signal's number once one came (core/stop.hpp)
 };
 
 ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, const WatchDeps& deps);

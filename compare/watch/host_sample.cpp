@@ -170,6 +170,16 @@ std::optional<std::uint64_t> parse_status_rss_bytes(std::string_view text) {
   return out;
 }
 
+std::optional<std::uint64_t> parse_io_read_bytes(std::string_view text) {
+  std::optional<std::uint64_t> out;
+  for_each_line(text, [&](std::string_view line) {
+    if (line.substr(0, 11) != "read_bytes:") return;
+    const auto w = words(line.substr(11));
+    if (w.size() == 1) out = number(w[0]);
+  });
+  return out;
+}
+
 std::vector<int> process_tree(int root, const std::map<int, int>& parent_of) {
   std::map<int, std::vector<int>> children;
   for (const auto& [pid, ppid] : parent_of) children[ppid].push_back(pid);
@@ -235,7 +245,9 @@ HostSample HostSampler::read(double t_s) {
   if (root_ > 0 && stats.count(root_)) {
     tree_ = process_tree(root_, parent_of);
     std::map<int, std::uint64_t> ticks;
-    std::uint64_t rss = 0, dticks = 0;
+    std::map<int, std::uint64_t> read;
+    std::uint64_t rss = 0, dticks = 0, dread = 0;
+    bool any_io = false;
     for (int pid : tree_) {
       const PidStat& s = stats[pid];
       ticks[pid] = s.ticks;
@@ -244,11 +256,19 @@ HostSample HostSampler::read(double t_s) {
       rss += vm ? *vm : s.rss_pages * page_;
       // A process new since the last read counts from now on: its past is not this interval's.
       if (auto it = prev_ticks_.find(pid); it != prev_ticks_.end() && s.ticks >= it->second) dticks += s.ticks - it->second;
+      auto io = proc_.read(std::to_string(pid) + "/io");
+      if (const auto rb = io ? parse_io_read_bytes(*io) : std::nullopt) {
+        any_io = true;
+        read[pid] = *rb;
+        if (auto it = prev_read_.find(pid); it != prev_read_.end() && *rb >= it->second) dread += *rb - it->second;
+      }
     }
     h.tree_processes = static_cast<int>(tree_.size());
     h.tree_rss_MiB = static_cast<double>(rss) / (1024.0 * 1024.0);
     if (!prev_ticks_.empty() && dt > 0) h.tree_cpu_pct = 100.0 * static_cast<double>(dticks) / hz_ / dt;
+    if (any_io && !prev_read_.empty() && dt > 0) h.tree_read_MBps = static_cast<double>(dread) / (1024.0 * 1024.0) / dt;
     prev_ticks_ = std::move(ticks);
+    prev_read_ = std::move(read);
   } else {
     tree_.clear();
   }

@@ -56,6 +56,9 @@ struct PidStat {
 std::optional<PidStat> parse_pid_stat(std::string_view text);
 // VmRSS of /proc/PID/status in bytes (kernel threads have none).
 std::optional<std::uint64_t> parse_status_rss_bytes(std::string_view text);
+// read_bytes of /proc/PID/io (what the process made the storage layer fetch); nullopt when
+// absent or unreadable (another user's process).
+std::optional<std::uint64_t> parse_io_read_bytes(std::string_view text);
 
 // `root` and every process below it, from (pid, ppid) pairs.
 std::vector<int> process_tree(int root, const std::map<int, int>& parent_of);
@@ -67,6 +70,7 @@ struct HostSample {
   std::optional<double> disk_read_MBps;    // MiB/s over whole disks
   std::optional<double> tree_cpu_pct;      // the command's processes, 100 = one core
   std::optional<double> tree_rss_MiB;
+  std::optional<double> tree_read_MBps;    // MiB/s the tree read from storage (/proc/PID/io read_bytes)
   int tree_processes = 0;
   int cores = 0;
 };
@@ -88,6 +92,7 @@ class HostSampler {
   std::optional<ProcStat> prev_stat_;
   std::optional<std::uint64_t> prev_sectors_;
   std::map<int, std::uint64_t> prev_ticks_;
+  std::map<int, std::uint64_t> prev_read_;
   double prev_t_ = 0.0;
   std::vector<int> tree_;
 };

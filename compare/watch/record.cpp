@@ -45,6 +45,7 @@ json verdict_json(const gw::Verdict& v) {
                {"disk_read_MBps", opt(v.host.disk_read_MBps)},
                {"tree_cpu_pct", opt(v.host.tree_cpu_pct)},
                {"tree_rss_max_MiB", opt(v.host.tree_rss_max_MiB)},
+               {"tree_read_MBps", opt(v.host.tree_read_MBps)},
                {"cores", v.host.cores}};
   j["gpus"] = json::array();
   for (const auto& g : v.gpus) {
@@ -78,6 +79,8 @@ json verdict_json(const gw::Verdict& v) {
                            {"mean_s", g.stalls.mean_s},
                            {"longest_s", g.stalls.longest_s},
                            {"period_s", opt(g.stalls.period_s)},
+                           {"share", g.stalls.share},
+                           {"util_between_pct", opt(g.stalls.util_between_pct)},
                            {"starts_s", g.stalls.starts_s}}}});
   }
   return j;
@@ -128,6 +131,7 @@ json host_columns(const std::vector<gw::HostPoint>& host) {
   col("disk_read_MBps", [](const HostSample& h) { return opt(h.disk_read_MBps); });
   col("tree_cpu_pct", [](const HostSample& h) { return opt(h.tree_cpu_pct); });
   col("tree_rss_MiB", [](const HostSample& h) { return opt(h.tree_rss_MiB); });
+  col("tree_read_MBps", [](const HostSample& h) { return opt(h.tree_read_MBps); });
   col("tree_processes", [](const HostSample& h) { return json(h.tree_processes); });
   return c;
 }
@@ -207,7 +211,9 @@ std::string watch_json(const WatchRun& r) {
   j["driver_version"] = r.driver_version ? json(*r.driver_version) : json(nullptr);
   j["interval_ms"] = std::round(r.interval_s * 1000);
   j["duration_s"] = r.timeline.duration_s;
-  j["exit_status"] = r.end.status();
+  j["exit_status"] = r.attached_pid ? json(nullptr) : json(r.end.status());
+  if (r.attached_pid) j["attached"] = {{"pid", *r.attached_pid}, {"end", r.attach_end}};
+  j["last_stderr_line"] = r.timeline.last_stderr_line;
   j["gpu_sampled"] = r.no_gpu_reason.empty();
   j["no_gpu_reason"] = r.no_gpu_reason.empty() ? json(nullptr) : json(r.no_gpu_reason);
   j["notes"] = r.notes;
@@ -224,6 +230,8 @@ std::string watch_json(const WatchRun& r) {
                          {"uuid", g.uuid},
                          {"gpm", g.gpm ? json(*g.gpm) : json(nullptr)},
                          {"in_job", g.in_job},
+                         {"job_process", g.job_process},
+                         {"other_processes", g.other_processes},
                          {"timeline", gpu_columns(g)}});
   j["host"] = host_columns(r.timeline.host);
   return j.dump(1) + "\n";
@@ -334,6 +342,8 @@ std::string summary_text(const WatchRun& r, const std::vector<std::string>& writ
   if (const std::string said = "no GPU was sampled"; !r.no_gpu_reason.empty() && headline.rfind(said, 0) == 0)
     headline.insert(said.size(), " (" + r.no_gpu_reason + ")");
   std::string o = "gpucheck watch: " + headline + "\n";
+  if (!r.no_gpu_reason.empty() && headline.rfind("no GPU was sampled", 0) != 0)  // a headline of its own (no verdict)
+    o += "  note: no GPU was sampled (" + r.no_gpu_reason + ")\n";
   for (const auto& n : v.next_steps) o += "  next: " + n + "\n";
   if (!v.gpus.empty()) {
     char line[256];
@@ -367,7 +377,7 @@ std::string summary_text(const WatchRun& r, const std::vector<std::string>& writ
   o += "  host: CPU " + fmt_or("%.0f%%", h.cpu_pct) + " of " + std::to_string(h.cores) + " cores (busiest core " +
        fmt_or("%.0f%%", h.busiest_core_pct) + "), iowait " + fmt_or("%.1f%%", h.iowait_pct) + ", disk reads " +
        fmt_or("%.1f MiB/s", h.disk_read_MBps) + "; the command: " + fmt_or("%.0f%% of a core", h.tree_cpu_pct) + ", " +
-       fmt_or("%.0f MiB", h.tree_rss_max_MiB) + "\n";
+       fmt_or("%.0f MiB", h.tree_rss_max_MiB) + (h.tree_read_MBps ? ", reads " + fmt("%.1f MiB/s", *h.tree_read_MBps) : "") + "\n";
   for (const auto sym : v.host_symptoms) o += std::string("  host symptom: ") + gw::kind_of(sym).title + "\n";
   if (r.step_regex) {
     const StepStats& s = r.steps;
@@ -383,6 +393,9 @@ std::string summary_text(const WatchRun& r, const std::vector<std::string>& writ
     }
   }
   for (const auto& n : r.notes) o += "  note: " + n + "\n";
+  if (r.attached_pid)
+    o += "  the job (pid " + std::to_string(*r.attached_pid) + ", attached): " + r.attach_end + " after " + fmt("%.1f s", r.end.seconds) + "\n";
+  else
   o += "  the command: " + [&] {
     switch (r.end.kind) {
       case ChildEnd::Kind::Exited: return "exit status " + std::to_string(r.end.code);

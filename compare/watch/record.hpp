@@ -6,8 +6,10 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "base/expected.hpp"
 #include "watch/rules.hpp"
 #include "watch/child.hpp"
 #include "watch/steps.hpp"
@@ -24,6 +26,8 @@ struct WatchRun {
   std::string no_gpu_reason;  // why no GPU was sampled ("" when one was)
   std::vector<std::string> notes;  // e.g. GPUs without GPM
   ChildEnd end;
+  std::optional<int> attached_pid;  // --pid: a job watch did not start (no exit status)
+  std::string attach_end;           // --pid: why watching stopped
   std::optional<std::string> step_regex;
   StepStats steps;
   gpucheck::watch::Timeline timeline;
@@ -34,6 +38,9 @@ struct WatchRun {
 std::string default_case_name(const std::vector<std::string>& command);
 
 std::string watch_json(const WatchRun& run);
+// A watch.json read back (the timeline, steps and end as recorded; the verdict left to judge
+// again); `where` names the file in the error.
+Expected<WatchRun> read_watch_json(std::string_view text, const std::string& where);
 std::string results_json(const WatchRun& run);
 std::string summary_text(const WatchRun& run, const std::vector<std::string>& written);
 // The line on a terminal while it runs: elapsed, last step, the first job GPU's util and power.

@@ -25,8 +25,12 @@ const std::vector<BoundKind>& bound_kinds() {
        "small kernels and host launch gaps: CUDA Graphs (torch.compile mode=\"reduce-overhead\"), fuse small kernels, larger batches"},
       {Bound::Starved, "starved", "starved (idle between steps)",
        "the GPU waits for input: more DataLoader workers, pin_memory=True and prefetching, a faster disk or a cache, overlap host work"},
+      {Bound::Stalled, "stalled", "stalls (the GPU busy between pauses)",
+       "the GPU waits in pauses, not every step: asynchronous checkpointing (torch.distributed.checkpoint async_save), "
+       "evaluation in a separate job or less often, a loader that prefetches its next shard before the current one runs out"},
       {Bound::Busy, "busy", "busy, no single limit",
        "profile one step (torch.profiler or Nsight Systems) to see which kernels dominate"},
+      {Bound::NoVerdict, "no_verdict", "no verdict", "the command failed before it ran: its own error says why"},
   };
   return k;
 }
@@ -49,6 +53,9 @@ const std::vector<HostSymptomKind>& host_symptom_kinds() {
       {HostSymptom::AllCores, "all_cores_busy", "all CPU cores busy",
        "the host is the limit: lighter or GPU-side transforms (DALI), fewer workers per GPU, a larger host"},
       {HostSymptom::IoWait, "iowait", "iowait (the disk)", "reads wait on the disk: a faster disk, a local NVMe copy or an in-memory cache"},
+      {HostSymptom::DiskReads, "disk_reads", "disk reads",
+       "the job reads its input from disk as the GPU waits: a local NVMe copy, a page-cache-sized or in-memory dataset, "
+       "more loader workers reading ahead, a packed format (WebDataset, FFCV) with larger reads"},
   };
   return k;
 }
@@ -95,6 +102,13 @@ GpuFigures gpu_figures(const GpuTimeline& g, const std::optional<Window>& steps)
       f.active_to_s = p.t_s;
       any = true;
     }
+  if (!any)  // never 1% util: the samples whose SMs were active at all, if any
+    for (const auto& p : g.points)
+      if (p.s.sm_active_pct && *p.s.sm_active_pct > th::kFaintSmActivePct) {
+        if (!f.faint) f.active_from_s = p.t_s;
+        f.active_to_s = p.t_s;
+        f.faint = any = true;
+      }
   if (!any) {  // figures over the whole run, so an idle GPU still shows its power and memory
     if (!g.points.empty()) {
       f.active_from_s = g.points.front().t_s;
@@ -152,6 +166,7 @@ Stalls find_stalls(const GpuTimeline& g, double from_s, double to_s) {
   auto close = [&](double end) {
     if (in_stall && end - start >= th::kStallMinSeconds) {
       s.starts_s.push_back(start);
+      s.ends_s.push_back(end);
       const double d = end - start;
       s.mean_s += d;
       s.longest_s = std::max(s.longest_s, d);
@@ -170,7 +185,22 @@ Stalls find_stalls(const GpuTimeline& g, double from_s, double to_s) {
   }
   close(last_t);
   s.count = static_cast<int>(s.starts_s.size());
-  if (s.count > 0) s.mean_s /= s.count;
+  if (s.count > 0) {
+    if (to_s > from_s) s.share = s.mean_s / (to_s - from_s);
+    s.mean_s /= s.count;
+  }
+  // The GPU between the stalls: util of the readings not inside one.
+  double sum = 0.0;
+  int n = 0;
+  for (const auto& p : g.points) {
+    if (p.t_s < from_s || p.t_s > to_s || !p.s.util_gpu_pct) continue;
+    bool inside = false;
+    for (std::size_t i = 0; i < s.starts_s.size() && !inside; ++i) inside = p.t_s > s.starts_s[i] && p.t_s < s.ends_s[i];
+    if (inside) continue;
+    sum += *p.s.util_gpu_pct;
+    ++n;
+  }
+  if (n > 0) s.util_between_pct = sum / n;
   if (s.count >= th::kPeriodicMinStalls) {
     std::vector<double> gaps;
     for (std::size_t i = 1; i < s.starts_s.size(); ++i) gaps.push_back(s.starts_s[i] - s.starts_s[i - 1]);
@@ -191,6 +221,12 @@ GpuVerdict judge_gpu(const GpuTimeline& g, const std::optional<Window>& steps) {
   const GpuFigures& f = v.f;
   v.stalls = find_stalls(g, f.active_from_s, f.active_to_s);
   auto& ev = v.evidence;
+  if (!g.other_processes.empty()) {
+    std::string who;
+    for (const auto& o : g.other_processes) who += (who.empty() ? "" : ", ") + o;
+    ev.push_back("shared with " + std::to_string(g.other_processes.size()) + " other process" +
+                 (g.other_processes.size() == 1 ? "" : "es") + " (" + who + "): the figures are the whole GPU's");
+  }
   if (f.over_steps)
     ev.push_back("over the steps after warm-up (" + fmt("%.1f", f.active_from_s) + "-" + fmt("%.1f s", f.active_to_s) + ")");
   if (f.util_pct) ev.push_back("util " + fmt("%.1f%%", *f.util_pct));
@@ -207,12 +243,19 @@ GpuVerdict judge_gpu(const GpuTimeline& g, const std::optional<Window>& steps) {
   v.throttled = f.slowed_share >= th::kThrottledSampleShare;
   v.power_capped = (power_share && *power_share >= th::kPowerCappedShare) || f.power_capped_share >= 0.5;
   if (f.active_samples == 0) {
-    v.bound = Bound::Idle;
+    // A job that holds the GPU, or whose kernels ran at all, waits on the host: not idle.
+    v.bound = f.faint || (g.in_job && g.job_process) ? Bound::Starved : Bound::Idle;
+    if (f.faint) ev.emplace_back("SM active above zero while util stays under 1%: kernels ran, the GPU waited");
+    if (g.job_process) ev.emplace_back("NVML lists the job's process on this GPU");
     return v;
   }
   const double util = f.util_pct.value_or(0.0);
   const double pcie = f.pcie_MBps.value_or(0.0);
-  if (f.sm_active_pct) {  // GPM: what the SMs did
+  const bool stalled = v.stalls.share >= th::kStalledShare && v.stalls.util_between_pct &&
+                       *v.stalls.util_between_pct >= th::kStalledBusyBetweenPct;
+  if (stalled) {
+    v.bound = Bound::Stalled;
+  } else if (f.sm_active_pct) {  // GPM: what the SMs did
     const double sm = *f.sm_active_pct;
     if (pcie >= th::kPcieBoundMBps && sm < th::kSmIdlePct) v.bound = Bound::Pcie;
     else if (f.dram_bw_pct && *f.dram_bw_pct >= th::kMemoryBoundDramPct) v.bound = Bound::Memory;
@@ -235,6 +278,8 @@ GpuVerdict judge_gpu(const GpuTimeline& g, const std::optional<Window>& steps) {
   if (v.stalls.count > 0) {
     std::string s = std::to_string(v.stalls.count) + " stalls of " + fmt("%.1f s", v.stalls.mean_s) + " on average";
     if (v.stalls.period_s) s += ", every " + fmt("%.1f s", *v.stalls.period_s);
+    s += ", " + fmt("%.0f%%", 100 * v.stalls.share) + " of the window";
+    if (v.stalls.util_between_pct) s += ", util " + fmt("%.0f%%", *v.stalls.util_between_pct) + " between them";
     ev.push_back(s);
   }
   return v;
@@ -248,6 +293,7 @@ HostFigures host_figures(const std::vector<HostPoint>& host, double from_s, doub
   h.iowait_pct = mean_of(host, from_s, to_s, [](const P& p) { return p.h.iowait_pct; });
   h.disk_read_MBps = mean_of(host, from_s, to_s, [](const P& p) { return p.h.disk_read_MBps; });
   h.tree_cpu_pct = mean_of(host, from_s, to_s, [](const P& p) { return p.h.tree_cpu_pct; });
+  h.tree_read_MBps = mean_of(host, from_s, to_s, [](const P& p) { return p.h.tree_read_MBps; });
   for (const auto& p : host) {
     h.cores = std::max(h.cores, p.h.cores);
     if (p.t_s >= from_s && p.t_s <= to_s && p.h.tree_rss_MiB)
@@ -262,8 +308,31 @@ std::vector<HostSymptom> host_symptoms(const HostFigures& h) {
   else if (h.busiest_core_pct && *h.busiest_core_pct >= th::kCoreSaturatedPct && h.cpu_pct && *h.cpu_pct < th::kHostMostlyFreePct)
     out.push_back(HostSymptom::OneCore);
   if (h.iowait_pct && *h.iowait_pct >= th::kIoWaitPct) out.push_back(HostSymptom::IoWait);
+  // The tree's own reads where recorded, else the disks' (an older record, or another user's job).
+  if (const auto& r = h.tree_read_MBps ? h.tree_read_MBps : h.disk_read_MBps; r && *r >= th::kDiskReadsMBps)
+    out.push_back(HostSymptom::DiskReads);
   return out;
 }
+
+std::optional<std::string> no_verdict(const Timeline& t) {
+  if (!t.exit_status || *t.exit_status < th::kFailureStatusMin || *t.exit_status > th::kFailureStatusMax) return std::nullopt;
+  bool gpu_ran = false;
+  for (const auto& g : t.gpus)
+    for (const auto& p : g.points) gpu_ran = gpu_ran || is_active(p.s);
+  if (t.duration_s >= th::kFailedEarlySeconds && gpu_ran) return std::nullopt;
+  std::string line = "no verdict: the command exited " + std::to_string(*t.exit_status) + " after " + fmt("%.1f s", t.duration_s);
+  if (!t.last_stderr_line.empty()) line += ": " + t.last_stderr_line;
+  return line;
+}
+
+namespace {
+std::string stalled_headline(const GpuVerdict& g) {
+  const Stalls& st = g.stalls;
+  const std::string share = fmt("%.0f%%", 100 * st.share) + " of the run";
+  if (st.period_s) return "periodic stalls: " + fmt("%.1f s", st.mean_s) + " every " + fmt("%.1f s", *st.period_s) + ", " + share;
+  return "stalls: " + std::to_string(st.count) + " of " + fmt("%.1f s", st.mean_s) + " on average, " + share;
+}
+}  // namespace
 
 Verdict judge(const Timeline& t) {
   Verdict v;
@@ -271,12 +340,21 @@ Verdict judge(const Timeline& t) {
   double from = 0.0, to = t.duration_s;
   bool window = false;
   std::map<Bound, int> votes;
+  bool one_works = false;
   for (const auto& g : t.gpus) {
     v.gpus.push_back(judge_gpu(g, t.steps));
-    const GpuVerdict& gv = v.gpus.back();
+    one_works = one_works || (g.in_job && v.gpus.back().f.active_samples > 0);
+  }
+  for (auto& gv : v.gpus) {
+    // A context alone, on a GPU that ran nothing while another of the job's works, is a GPU the
+    // job left idle (a rank mapping), not one that waits on the host.
+    if (one_works && gv.bound == Bound::Starved && gv.f.active_samples == 0 && !gv.f.faint) {
+      gv.bound = Bound::Idle;
+      gv.evidence.emplace_back("idle while another of the job's GPUs works");
+    }
     if (!gv.in_job) continue;
     ++votes[gv.bound];
-    if (gv.f.active_samples > 0) {
+    if (gv.f.active_samples > 0 || gv.f.faint) {
       from = window ? std::min(from, gv.f.active_from_s) : gv.f.active_from_s;
       to = window ? std::max(to, gv.f.active_to_s) : gv.f.active_to_s;
       window = true;
@@ -316,17 +394,28 @@ Verdict judge(const Timeline& t) {
     };
     const auto [is, iu] = list(idle);
     const auto [bs, bu] = list(busy);
-    std::string text = idle.size() == 1 ? "GPU " : "GPUs ";
+    const auto cards = std::count_if(v.gpus.begin(), v.gpus.end(), [](const GpuVerdict& g) { return g.in_job; });
+    std::string text = std::to_string(cards) + " cards, " + std::to_string(idle.size()) + " idle: ";
+    text += idle.size() == 1 ? "GPU " : "GPUs ";
     text += is;
-    text += " idle (util " + fmt("%.0f%%", iu) + ") while ";
+    text += " (util " + fmt("%.0f%%", iu) + ") while ";
     text += busy.size() == 1 ? "GPU " : "GPUs ";
     text += bs;
-    text += " work (util " + fmt("%.0f%%", bu) + ")";
+    text += busy.size() == 1 ? " works" : " work";
+    text += " (util " + fmt("%.0f%%", bu) + ")";
     v.imbalance = text;
   }
   if (const auto med = gpucheck::median(t.step_ms)) v.step_median_ms = *med;
 
   // The headline: the limit, what goes with it, the step.
+  if (auto none = no_verdict(t)) {  // a command that did not run: no advice about the GPU or the host
+    v.bound = Bound::NoVerdict;
+    v.host_symptoms.clear();
+    v.imbalance.reset();
+    v.headline = *none;
+    v.next_steps.emplace_back(kind_of(Bound::NoVerdict).next_step);
+    return v;
+  }
   if (!v.gpu_sampled) {
     v.headline = "no GPU was sampled: host side only";
   } else {
@@ -337,7 +426,17 @@ Verdict judge(const Timeline& t) {
         lead = &g;
         break;
       }
-    if (lead && lead->throttled) v.headline += ", throttled";
+    if (lead && v.bound == Bound::Stalled) v.headline = stalled_headline(*lead);
+    std::string throttled;  // which of the job's GPUs, where it has several
+    int job_gpus = 0, slowed = 0;
+    for (const auto& g : v.gpus) {
+      if (!g.in_job) continue;
+      ++job_gpus;
+      if (!g.throttled) continue;
+      throttled += (slowed++ ? "," : "") + std::to_string(g.index);
+    }
+    if (job_gpus == 1 && slowed == 1) v.headline += ", throttled";
+    else if (slowed > 0) v.headline += (slowed == 1 ? ", GPU " : ", GPUs ") + throttled + " throttled";
     if (lead && lead->power_capped && v.bound == Bound::Compute) v.headline += ", at its power limit";
     if (lead && v.bound == Bound::Starved) {
       if (v.step_median_ms)
@@ -347,10 +446,15 @@ Verdict judge(const Timeline& t) {
         v.headline += ": stalls of " + fmt("%.1f s", lead->stalls.mean_s) + " every " + fmt("%.1f s", *lead->stalls.period_s);
     }
   }
-  const bool host_matters = v.bound != Bound::Compute && v.bound != Bound::Memory;
+  // A pause's advice is not the loader's: the host's symptoms go with a GPU that waits every step.
+  const bool host_matters = v.bound != Bound::Compute && v.bound != Bound::Memory && v.bound != Bound::Stalled;
   if (host_matters)
     for (const auto h : v.host_symptoms) v.headline += std::string("; with ") + kind_of(h).title;
   if (v.imbalance) v.headline += "; " + *v.imbalance;
+  for (const auto& g : t.gpus)
+    if (g.in_job && !g.other_processes.empty())
+      v.headline += "; GPU " + std::to_string(g.index) + " shared with another job (" + g.other_processes.front() +
+                    (g.other_processes.size() > 1 ? " and more" : "") + ")";
   if (v.gpu_sampled) v.next_steps.push_back(kind_of(v.bound).next_step);
   if (host_matters)
     for (const auto h : v.host_symptoms) v.next_steps.emplace_back(kind_of(h).next_step);

@@ -73,6 +73,25 @@ inline constexpr double kIoWaitPct = 10.0;
 // GPUs of one job differ: one under 10% while another is over 50%.
 inline constexpr double kImbalanceIdlePct = 10.0;
 inline constexpr double kImbalanceBusyPct = 50.0;
+// Starved, not idle: a GPU that never reaches 1% util but whose SMs were active at all, or on
+// which NVML lists the job's process, waits on the host (the H200's disk-fed loop, 2026-12-02:
+// util 0%, SM active 0.03%, NVML listing the job, a tiny GEMM per 64 MiB read).
+inline constexpr double kFaintSmActivePct = 0.0;
+// Disk reads: the command tree's read rate (or the disks', in a record without it) at 50 MiB/s
+// while the GPU waits; the disk-fed loop read 95 MiB/s over its whole run and 931 over its steps,
+// an idle host and a GPU-resident loop read under 1.
+inline constexpr double kDiskReadsMBps = 50.0;
+// Stalled: pauses (kStallMinSeconds and longer) hold 20% of the window while the GPU is busy
+// (80% util, as kStarvedUtilPct) between them: the H200's checkpointing GEMM loop paused 2.5 s
+// every 5.1 s (49%) at util 97 between; the numpy-fed ResNet step, busy 20% between its stalls,
+// is a loader slow every step (starved), not a pause.
+inline constexpr double kStalledShare = 0.20;
+inline constexpr double kStalledBusyBetweenPct = 80.0;
+// No verdict: a failure status (1-125) in under 5 s, or before any GPU activity, is a command
+// that did not run (the H200's: exit 2 after 0.2 s, PyTorch missing); 128+N is an interruption.
+inline constexpr double kFailedEarlySeconds = 5.0;
+inline constexpr int kFailureStatusMin = 1;
+inline constexpr int kFailureStatusMax = 125;
 }  // namespace thresholds
 
 struct GpuPoint {
@@ -88,6 +107,8 @@ struct GpuTimeline {
   std::string name, uuid;
   std::optional<bool> gpm;  // nvmlGpmQueryDeviceSupport
   bool in_job = true;       // used by the command (its processes, or --devices)
+  bool job_process = false; // NVML listed one of the command's processes on it
+  std::vector<std::string> other_processes;  // others NVML listed on it ("4242 python3"): a shared GPU
   std::vector<GpuPoint> points;
 };
 // A span of the run, in seconds since the command started.
@@ -101,6 +122,8 @@ struct Timeline {
   std::vector<HostPoint> host;
   std::vector<double> step_ms;  // after warm-up
   std::optional<Window> steps;  // when those steps ran (from the times their lines came)
+  std::optional<int> exit_status;  // the shell's: the code, 128+N for signal N (absent: still running)
+  std::string last_stderr_line;    // the command's, for a "no verdict" line
 };
 
 // A kind (a GPU's limit, a host symptom) is one row: its key (watch.json), its words, the next
@@ -113,12 +136,12 @@ struct KindRow {
   const char* next_step;
 };
 
-enum class Bound { Idle, Compute, Memory, Pcie, Launch, Starved, Busy };
+enum class Bound { Idle, Compute, Memory, Pcie, Launch, Starved, Stalled, Busy, NoVerdict };
 using BoundKind = KindRow<Bound>;
 const std::vector<BoundKind>& bound_kinds();
 const BoundKind& kind_of(Bound b);
 
-enum class HostSymptom { OneCore, AllCores, IoWait };
+enum class HostSymptom { OneCore, AllCores, IoWait, DiskReads };
 using HostSymptomKind = KindRow<HostSymptom>;
 const std::vector<HostSymptomKind>& host_symptom_kinds();
 const HostSymptomKind& kind_of(HostSymptom h);
@@ -130,6 +153,7 @@ struct GpuFigures {
   int samples = 0, active_samples = 0;
   double active_from_s = 0.0, active_to_s = 0.0;  // the window the figures are over
   bool over_steps = false;                          // that window is the steps'
+  bool faint = false;  // never 1% util, but SM active above zero: the window is those samples'
   std::optional<double> util_pct, power_W, power_limit_W, sm_clock_MHz, sm_clock_max_MHz, temperature_max_C;
   std::optional<double> sm_active_pct, sm_occupancy_pct, tensor_active_pct, dram_bw_pct, pcie_MBps;
   std::optional<double> mem_used_max_MiB;
@@ -143,6 +167,9 @@ struct Stalls {
   double mean_s = 0.0, longest_s = 0.0;
   std::optional<double> period_s;  // when periodic
   std::vector<double> starts_s;
+  std::vector<double> ends_s;            // each stall's end (the first busy reading after it)
+  double share = 0.0;                    // of the window searched
+  std::optional<double> util_between_pct;  // mean util outside the stalls
 };
 Stalls find_stalls(const GpuTimeline& g, double from_s, double to_s);
 
@@ -159,6 +186,7 @@ GpuVerdict judge_gpu(const GpuTimeline& g, const std::optional<Window>& steps = 
 
 struct HostFigures {
   std::optional<double> cpu_pct, busiest_core_pct, iowait_pct, disk_read_MBps, tree_cpu_pct, tree_rss_max_MiB;
+  std::optional<double> tree_read_MBps;  // the command tree's (/proc/PID/io), absent in older records
   int cores = 0;
 };
 HostFigures host_figures(const std::vector<HostPoint>& host, double from_s, double to_s);
@@ -176,5 +204,9 @@ struct Verdict {
   std::vector<std::string> next_steps;
 };
 Verdict judge(const Timeline& t);
+
+// "no verdict: the command exited 2 after 0.2 s: <its last stderr line>" for a command that failed
+// (1-125) in under kFailedEarlySeconds or before any GPU activity; empty otherwise.
+std::optional<std::string> no_verdict(const Timeline& t);
 
 }  // namespace gpucheck::watch

@@ -38,6 +38,21 @@ TEST(WatchHost, RatesBetweenTwoSnapshots) {
   EXPECT_EQ(h.cores, 2);
 }
 
+TEST(WatchHost, TheTreesReadsFromProcPidIo) {
+  SwitchedProc proc;
+  HostSampler s(proc, 100, 100.0, 4096);
+  EXPECT_FALSE(s.read(0.0).tree_read_MBps.has_value());  // a rate needs two readings
+  proc.root = kProc + "/t1";
+  const HostSample h = s.read(0.5);
+  ASSERT_TRUE(h.tree_read_MBps.has_value());
+  // 100 read 60 MiB, 101 40 MiB in 0.5 s; 102 is new (its past is not this interval's), 200 not the tree's.
+  EXPECT_DOUBLE_EQ(*h.tree_read_MBps, 200.0);
+  EXPECT_EQ(parse_io_read_bytes("rchar: 5\nread_bytes: 4096\nwrite_bytes: 0\n"), 4096u);
+  EXPECT_FALSE(parse_io_read_bytes("rchar: 5\n").has_value());
+  EXPECT_FALSE(parse_io_read_bytes("read_bytes: x\n").has_value());
+  EXPECT_FALSE(parse_io_read_bytes("").has_value());
+}
+
 TEST(WatchHost, Parsers) {
   EXPECT_FALSE(parse_proc_stat("intr 1\n").has_value());
   EXPECT_FALSE(parse_proc_stat("cpu  1 2 x 4\n").has_value());

@@ -1,0 +1,173 @@
+// gpucheck watch over several GPUs, with a fake NVML of 8 (real 8-GPU runs wait for hardware):
+// a job on 8 cards of which 7 idle, one card throttled among 8 working, a GPU the job shares
+// with another process. The command is a real child; the fake NVML finds its pid (as the host
+// sees it: the command runs in a pid namespace where it may be contained) by a marker in its
+// command line, and lists it as the GPUs' compute process, as NVML lists a job's ranks.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../test_util.hpp"
+#include "base/filesystem.hpp"
+#include "watch/command.hpp"
+
+namespace gpucheck::compare {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Card {
+  unsigned util = 0;
+  double sm_active = 0.0;
+  std::uint64_t reasons = 0;
+  bool job = true;            // NVML lists the job's process on it
+  unsigned other_pid = 0;     // another process on it, 0 for none
+};
+
+// The host's pid of the process whose command line holds `marker`, 0 if none.
+unsigned pid_with(const std::string& marker) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    try {
+      if (testutil::slurp((e.path() / "cmdline").string()).find(marker) != std::string::npos)
+        return static_cast<unsigned>(std::stoul(name));
+    } catch (const std::exception&) {  // gone meanwhile
+    }
+  }
+  return 0;
+}
+
+// N GPUs; the job's pid is found by the marker in its command line.
+class FakeCards final : public NvmlApi {
+ public:
+  FakeCards(std::vector<Card> cards, std::string marker) : cards_(std::move(cards)), marker_(std::move(marker)) {}
+  void query(const std::string&, Telemetry*) const override {}
+  std::vector<GpuActivity> activity() const override {
+    const unsigned pid = pid_with(marker_);
+    std::vector<GpuActivity> out;
+    for (unsigned i = 0; i < cards_.size(); ++i) {
+      GpuActivity a;
+      a.nvml_index = i;
+      a.name = "NVIDIA H200";
+      a.uuid = "GPU-fake-" + std::to_string(i);
+      if (pid != 0 && cards_[i].job) a.processes.push_back(GpuProcess{pid, "sh", 1u << 30});
+      if (cards_[i].other_pid != 0) a.processes.push_back(GpuProcess{cards_[i].other_pid, "python3", 2u << 30});
+      out.push_back(a);
+    }
+    return out;
+  }
+  unsigned device_count() const override { return static_cast<unsigned>(cards_.size()); }
+  std::optional<bool> gpm_supported(unsigned) const override { return true; }
+  std::optional<GpuSample> sample(unsigned i) const override {
+    const Card& c = cards_.at(i);
+    GpuSample s;
+    s.util_gpu_pct = c.util;
+    s.sm_active_pct = c.sm_active;
+    s.tensor_active_pct = c.sm_active;
+    s.dram_bw_pct = 17.1;
+    s.power_W = c.util > 0 ? 650.0 : 75.0;
+    s.power_limit_W = 700;
+    s.sm_clock_MHz = 1700;
+    s.sm_clock_max_MHz = 1980;
+    s.clock_event_reasons = c.reasons;
+    return s;
+  }
+
+ private:
+  std::vector<Card> cards_;
+  std::string marker_;
+};
+
+constexpr Card kGemm{97, 93.7, 0, true, 0};
+constexpr Card kIdle{0, 0.0, 0, true, 0};
+
+nlohmann::json watch_cards(const std::vector<Card>& cards, std::string* out) {
+  testutil::TempDir tmp("gpucheck-watch-gpus");
+  const std::string marker = "gpucheck-watch-gpus-" + tmp.path().filename().string();
+  // NVML's process list is read once a second: the command outlives the second reading.
+  const std::vector<std::string> args{"gpucheck", "watch", "--out", (tmp.path() / "out").string(), "--interval", "100", "--",
+                                      "sh", "-c", "sleep 1.5; : " + marker};
+  RealFileSystem rfs;
+  CliEnvironment env;
+  CliOutput io;
+  cli::Context ctx{rfs, env, io};
+  const FakeCards nvml(cards, marker);
+  DirProcReader proc("/proc");
+  WatchDeps deps;
+  deps.nvml = &nvml;
+  deps.proc = &proc;
+  const int fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  deps.out_fd = deps.err_fd = fd;
+  const int status = static_cast<int>(run_watch(args, ctx, deps));
+  ::close(fd);
+  EXPECT_EQ(status, 0) << io.err;
+  *out = io.out;
+  return nlohmann::json::parse(testutil::slurp((tmp.path() / "out" / "watch.json").string()));
+}
+
+TEST(WatchGpus, EightCardsSevenIdle) {
+  std::vector<Card> cards(8, kIdle);
+  cards[0] = kGemm;  // every rank on cuda:0, each holding a context on its own card
+  std::string out;
+  const auto w = watch_cards(cards, &out);
+  EXPECT_EQ(w["verdict"]["bound"], "compute_bound");
+  EXPECT_EQ(w["verdict"]["imbalance"], "8 cards, 7 idle: GPUs 1,2,3,4,5,6,7 (util 0%) while GPU 0 works (util 97%)");
+  for (int i = 1; i < 8; ++i) {
+    EXPECT_EQ(w["gpus"][i]["in_job"], true) << i;
+    EXPECT_EQ(w["verdict"]["gpus"][i]["bound"], "idle") << i;  // not "starved": another card of the job works
+  }
+  EXPECT_EQ(out.rfind("gpucheck watch: compute-bound", 0), 0u) << out;
+  EXPECT_NE(out.find("rank-to-GPU mapping"), std::string::npos) << out;
+}
+
+TEST(WatchGpus, OneCardOfEightThrottled) {
+  std::vector<Card> cards(8, kGemm);
+  cards[3].reasons = 0x8;  // hardware slowdown
+  std::string out;
+  const auto w = watch_cards(cards, &out);
+  EXPECT_EQ(w["verdict"]["bound"], "compute_bound");
+  EXPECT_EQ(w["verdict"]["gpus"][3]["throttled"], true);
+  EXPECT_EQ(w["verdict"]["gpus"][2]["throttled"], false);
+  EXPECT_NE(w["verdict"]["headline"].get<std::string>().find("compute-bound, GPU 3 throttled"), std::string::npos)
+      << w["verdict"]["headline"];
+  EXPECT_TRUE(w["verdict"]["imbalance"].is_null());
+  EXPECT_NE(out.find("check cooling and power delivery"), std::string::npos) << out;
+}
+
+TEST(WatchGpus, ThreeCardsOfEightAreTheJobs) {
+  std::vector<Card> cards(8, kIdle);
+  for (auto& c : cards) c.job = false;
+  for (unsigned i : {2u, 3u, 4u}) cards[i] = kGemm;
+  std::string out;
+  const auto w = watch_cards(cards, &out);
+  EXPECT_EQ(w["verdict"]["bound"], "compute_bound");
+  EXPECT_TRUE(w["verdict"]["imbalance"].is_null());  // the five others are not the job's
+  EXPECT_EQ(w["gpus"][0]["in_job"], false);
+  EXPECT_EQ(w["gpus"][3]["in_job"], true);
+}
+
+TEST(WatchGpus, TwoJobsShareAGpu) {
+  Card shared = kGemm;
+  shared.other_pid = 4242;
+  std::string out;
+  const auto w = watch_cards({shared}, &out);
+  EXPECT_EQ(w["gpus"][0]["other_processes"], nlohmann::json::array({"4242 python3"}));
+  const std::string headline = w["verdict"]["headline"];
+  EXPECT_NE(headline.find("GPU 0 shared with another job (4242 python3)"), std::string::npos) << headline;
+  bool said = false;
+  for (const auto& e : w["verdict"]["gpus"][0]["evidence"]) said = said || e.get<std::string>().find("the whole GPU's") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+}  // namespace
+}  // namespace gpucheck::compare

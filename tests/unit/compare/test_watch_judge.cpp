@@ -1,0 +1,172 @@
+// gpucheck watch --judge: a recorded watch.json judged again with today's rules. The H200's
+// recorded timelines (fixtures/watch/h200) keep their verdicts: none of them is a disk-fed
+// loop, a checkpointing loop or a failed command, so no rule of issue 41 applies to them. A
+// record this machine makes (no NVML: host only) of a command that fails at once has no verdict.
+// The output folder is never the record's own, and a record that cannot be read is exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "../test_util.hpp"
+#include "base/filesystem.hpp"
+#include "watch/command.hpp"
+#include "watch/record.hpp"
+
+namespace gpucheck::compare {
+namespace {
+
+struct Judged {
+  int status = 0;
+  std::string out, err;
+};
+
+Judged run(const std::vector<std::string>& tail) {
+  std::vector<std::string> args{"gpucheck", "watch"};
+  args.insert(args.end(), tail.begin(), tail.end());
+  RealFileSystem fs;
+  CliEnvironment env;
+  CliOutput io;
+  cli::Context ctx{fs, env, io};
+  DirProcReader proc("/proc");
+  WatchDeps deps;
+  deps.nvml_error = "cannot load NVML: libnvidia-ml.so.1: cannot open shared object file";
+  deps.proc = &proc;
+  Judged j;
+  j.status = static_cast<int>(run_watch(args, ctx, deps));
+  j.out = io.out;
+  j.err = io.err;
+  return j;
+}
+
+nlohmann::json read_json(const std::filesystem::path& p) { return nlohmann::json::parse(testutil::slurp(p.string())); }
+
+struct Recorded {
+  const char* name;
+  const char* bound;
+};
+
+class WatchJudgeRecorded : public ::testing::TestWithParam<Recorded> {};
+
+TEST_P(WatchJudgeRecorded, KeepsItsVerdict) {
+  const std::string in = testutil::fixture(std::string("watch/h200/") + GetParam().name + ".json");
+  testutil::TempDir tmp("gpucheck-watch-judge");
+  const auto out = tmp.path() / "judged";
+  const Judged j = run({"--judge", in, "--out", out.string()});
+  ASSERT_EQ(j.status, 0) << j.err;
+  const auto before = read_json(in), after = read_json(out / "watch.json");
+  EXPECT_EQ(after["verdict"]["bound"], GetParam().bound);
+  EXPECT_EQ(after["verdict"]["bound"], before["verdict"]["bound"]);
+  EXPECT_EQ(after["verdict"]["headline"], before["verdict"]["headline"]);
+  // The timeline comes through whole.
+  EXPECT_EQ(after["gpus"][0]["timeline"]["util_pct"], before["gpus"][0]["timeline"]["util_pct"]);
+  EXPECT_EQ(after["host"]["t_s"], before["host"]["t_s"]);
+  EXPECT_EQ(after["exit_status"], before["exit_status"]);
+  EXPECT_EQ(after["verdict"]["host"]["cores"], before["verdict"]["host"]["cores"]);
+  EXPECT_TRUE(std::filesystem::exists(out / "results.json"));
+  EXPECT_TRUE(std::filesystem::exists(out / "watch.html"));
+  EXPECT_EQ(j.out.rfind("gpucheck watch: ", 0), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(H200, WatchJudgeRecorded,
+                         ::testing::Values(Recorded{"gemm", "compute_bound"}, Recorded{"tiny_kernels", "launch_bound"},
+                                           Recorded{"starved", "starved"}, Recorded{"h2d", "pcie_bound"},
+                                           Recorded{"hbm_copy", "memory_bound"}, Recorded{"train_starved", "starved"},
+                                           Recorded{"train_step", "compute_bound"},
+                                           Recorded{"train_starved_steps", "starved"}),
+                         [](const ::testing::TestParamInfo<Recorded>& i) { return std::string(i.param.name); });
+
+TEST(WatchJudge, AStepsRecordKeepsItsCaseForCompare) {
+  testutil::TempDir tmp("gpucheck-watch-judge");
+  const Judged j = run({"--judge", testutil::fixture("watch/h200/train_step.json"), "--out", (tmp.path() / "j").string()});
+  ASSERT_EQ(j.status, 0) << j.err;
+  const auto before = read_json(testutil::fixture("watch/h200/train_step.json"));
+  const auto after = read_json(tmp.path() / "j" / "watch.json");
+  EXPECT_EQ(after["steps"]["ms"], before["steps"]["ms"]);  // not split into warm-up again
+  EXPECT_EQ(after["steps"]["warmup"], before["steps"]["warmup"]);
+  EXPECT_EQ(after["verdict"]["gpus"][0]["window"], "steps");
+  const auto res = read_json(tmp.path() / "j" / "results.json");
+  EXPECT_EQ(res["benchmarks"].back()["run_type"], "aggregate");
+}
+
+// A record made here (no NVML) of a command that fails at once: watch's own verdict, then again.
+TEST(WatchJudge, AFailedCommandHasNoVerdictLaunchedAndJudged) {
+  testutil::TempDir tmp("gpucheck-watch-judge");
+  const auto rec = tmp.path() / "rec";
+  const Judged launched = run({"--out", rec.string(), "--interval", "20", "--", "sh", "-c",
+                               "echo \"ModuleNotFoundError: No module named 'torch'\" >&2; exit 2"});
+  EXPECT_EQ(launched.status, 2);  // the command's status, passed through
+  EXPECT_EQ(launched.out.rfind("gpucheck watch: no verdict: the command exited 2 after ", 0), 0u) << launched.out;
+  EXPECT_NE(launched.out.find("s: ModuleNotFoundError: No module named 'torch'\n"), std::string::npos) << launched.out;
+  EXPECT_NE(launched.out.find("\n  note: no GPU was sampled (cannot load NVML"), std::string::npos) << launched.out;
+  const auto w = read_json(rec / "watch.json");
+  EXPECT_EQ(w["verdict"]["bound"], "no_verdict");
+  EXPECT_EQ(w["last_stderr_line"], "ModuleNotFoundError: No module named 'torch'");
+  EXPECT_TRUE(w["verdict"]["host_symptoms"].empty());
+  const Judged again = run({"--judge", (rec / "watch.json").string(), "--out", (tmp.path() / "again").string()});
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(read_json(tmp.path() / "again" / "watch.json")["verdict"]["headline"], w["verdict"]["headline"]);
+}
+
+TEST(WatchJudge, NeverWritesIntoTheRecordsFolder) {
+  testutil::TempDir tmp("gpucheck-watch-judge");
+  const auto rec = tmp.path() / "rec";
+  std::filesystem::create_directories(rec);
+  std::filesystem::copy_file(testutil::fixture("watch/h200/gemm.json"), rec / "watch.json");
+  const std::string before = testutil::slurp((rec / "watch.json").string());
+  const Judged j = run({"--judge", (rec / "watch.json").string(), "--out", rec.string()});
+  EXPECT_EQ(j.status, 2);
+  EXPECT_EQ(std::count(j.err.begin(), j.err.end(), '\n'), 1) << j.err;  // one line
+  EXPECT_NE(j.err.find("watch.json"), std::string::npos) << j.err;
+  EXPECT_EQ(testutil::slurp((rec / "watch.json").string()), before);  // untouched
+  EXPECT_FALSE(std::filesystem::exists(rec / "results.json"));
+}
+
+TEST(WatchJudge, AnUnreadableRecordIsExit2AndOneLine) {
+  testutil::TempDir tmp("gpucheck-watch-judge");
+  const auto write = [&](const char* name, const std::string& text) {
+    const auto p = tmp.path() / name;
+    std::FILE* f = std::fopen(p.c_str(), "w");
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+    return p.string();
+  };
+  const std::vector<std::string> bad{
+      (tmp.path() / "missing.json").string(),
+      write("empty.json", ""),
+      write("truncated.json", "{\"gpucheck_watch_version\": 1, \"command\": [\"x\""),
+      write("other.json", "{\"benchmarks\": []}"),
+      write("nan.json", "{\"gpucheck_watch_version\": 1, \"duration_s\": NaN}"),
+      write("types.json", "{\"gpucheck_watch_version\": 1, \"command\": \"x\", \"name\": \"w\", \"duration_s\": 1, "
+                          "\"exit_status\": 0, \"gpus\": [], \"host\": {\"t_s\": []}}"),
+      write("column.json", "{\"gpucheck_watch_version\": 1, \"command\": [\"x\"], \"name\": \"w\", \"duration_s\": 1, "
+                           "\"exit_status\": 0, \"gpus\": [{\"index\": 0, \"timeline\": {\"t_s\": [0.1], \"util_pct\": [\"busy\"]}}], "
+                           "\"host\": {\"t_s\": []}}"),
+      write("negative.json", "{\"gpucheck_watch_version\": 1, \"command\": [\"x\"], \"name\": \"w\", \"duration_s\": 1, "
+                             "\"exit_status\": 0, \"gpus\": [{\"index\": 0, \"timeline\": {\"t_s\": [0.1], \"util_pct\": [-5]}}], "
+                             "\"host\": {\"t_s\": []}}"),
+      write("fraction.json", "{\"gpucheck_watch_version\": 1, \"command\": [\"x\"], \"name\": \"w\", \"duration_s\": 1, "
+                             "\"exit_status\": 0, \"gpus\": [{\"index\": 0, \"timeline\": {\"t_s\": [0.1], \"util_pct\": [9.5]}}], "
+                             "\"host\": {\"t_s\": []}}"),
+  };
+  for (const auto& in : bad) {
+    const auto out = tmp.path() / ("out-" + std::filesystem::path(in).stem().string());
+    const Judged j = run({"--judge", in, "--out", out.string()});
+    EXPECT_EQ(j.status, 2) << in;
+    EXPECT_EQ(std::count(j.err.begin(), j.err.end(), '\n'), 1) << in << ": " << j.err;
+    EXPECT_EQ(j.err.find("gpucheck: " + in), 0u) << j.err;  // the line names the file
+    EXPECT_FALSE(std::filesystem::exists(out / "watch.json")) << in;
+  }
+}
+
+TEST(WatchJudge, TakesNoCommandAndNoSamplingOptions) {
+  const std::string in = testutil::fixture("watch/h200/gemm.json");
+  EXPECT_EQ(run({"--judge", in, "--", "true"}).status, 2);
+  EXPECT_EQ(run({"--judge", in, "--step", "step ([0-9]+)"}).status, 2);
+  EXPECT_EQ(run({"--judge", in, "--interval", "50"}).status, 2);
+}
+
+}  // namespace
+}  // namespace gpucheck::compare
