@@ -6,8 +6,10 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "base/filesystem.hpp"
+#include "cli/cli.hpp"
 
 namespace gpucheck::compare::testing {
 
@@ -162,5 +164,17 @@ class FakeFileSystem final : public FileSystem {
     return std::unique_ptr<FileLock>(std::make_unique<Lock>(locked, path));
   }
 };
+
+// `gpucheck COMMAND ARGS...` run in this process over the fake disk.
+struct InProcessRun {
+  ExitStatus status = ExitStatus::Ok;
+  CliOutput io;
+};
+inline InProcessRun run_command(const std::string& command, std::vector<std::string> args, FakeFileSystem& fs) {
+  args.insert(args.begin(), {"gpucheck", command});
+  InProcessRun r;
+  r.status = run_cli(args, fs, {}, r.io);
+  return r;
+}
 
 }  // namespace gpucheck::compare::testing

@@ -824,16 +824,8 @@ TEST(AcceptConfig, OverridesAndStrictness) {
 
 namespace {
 
-struct Run {
-  gc::ExitStatus status;
-  gc::CliOutput io;
-};
-
-Run accept_cli(std::vector<std::string> args, FakeFileSystem& fs) {
-  args.insert(args.begin(), {"gpucheck", "accept"});
-  Run r{gc::ExitStatus::Ok, {}};
-  r.status = gc::run_cli(args, fs, {}, r.io);
-  return r;
+gpucheck::compare::testing::InProcessRun accept_cli(std::vector<std::string> args, FakeFileSystem& fs) {
+  return gpucheck::compare::testing::run_command("accept", std::move(args), fs);
 }
 
 // A fake disk with the shipped specs and config where `gpucheck accept` looks first.

@@ -594,15 +594,8 @@ TEST(FleetPairs, NoGoodNodeLeavesSuspectsAndBadResultsAreErrors) {
 // ---- the command -----------------------------------------------------------------------------
 
 namespace {
-struct Run {
-  gc::ExitStatus status;
-  gc::CliOutput io;
-};
-Run fleet_cli(std::vector<std::string> args, FakeFileSystem& fs) {
-  args.insert(args.begin(), {"gpucheck", "fleet"});
-  Run r{gc::ExitStatus::Ok, {}};
-  r.status = gc::run_cli(args, fs, {}, r.io);
-  return r;
+gpucheck::compare::testing::InProcessRun fleet_cli(std::vector<std::string> args, FakeFileSystem& fs) {
+  return gpucheck::compare::testing::run_command("fleet", std::move(args), fs);
 }
 void add_baselines(FakeFileSystem& fs) {
   for (const char* f : {"specs.json", "accept.json", "fleet_gaps.json"}) fs.add(std::string("baselines/") + f, source(std::string("baselines/") + f));
