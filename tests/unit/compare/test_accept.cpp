@@ -15,6 +15,7 @@
 
 #include "../test_util.hpp"
 #include "fake_fs.hpp"
+#include "shipped.hpp"
 #include "accept/command.hpp"
 #include "accept/measure.hpp"
 #include "cli/cli.hpp"
@@ -42,24 +43,8 @@ std::string source(const std::string& rel) {
 json quick() { return json::parse(source("tests/unit/compare/fixtures/h200_quick_06ccf6c.json")); }
 json accept_fixture() { return json::parse(source("tests/unit/compare/fixtures/accept/h200_gpu0.json")); }
 
-const gpucheck::SpecDb& specs() {
-  static const gpucheck::SpecDb db = [] {
-    gpucheck::SpecDb d;
-    std::string err;
-    EXPECT_TRUE(gpucheck::SpecDb::parse(source("baselines/specs.json"), "specs.json", &d, &err)) << err;
-    return d;
-  }();
-  return db;
-}
-
-const gc::AcceptConfig& config() {
-  static const gc::AcceptConfig c = [] {
-    auto parsed = gc::parse_accept_config(source("baselines/accept.json"), "baselines/accept.json");
-    EXPECT_TRUE(parsed.ok()) << parsed.error().str();
-    return parsed.ok() ? *parsed : gc::AcceptConfig{};
-  }();
-  return c;
-}
+const gpucheck::SpecDb& specs() { return gpucheck::compare::testing::shipped_specs(); }
+const gc::AcceptConfig& config() { return gpucheck::compare::testing::shipped_accept_config(); }
 
 // The same results as if another GPU of the node had written them.
 json as_gpu(json doc, int index) {

@@ -14,6 +14,7 @@
 #include "../test_util.hpp"
 #include "cli/cli.hpp"
 #include "fake_fs.hpp"
+#include "shipped.hpp"
 #include "fleet/fleet.hpp"
 #include "fleet/hostlist.hpp"
 #include "fleet/load.hpp"
@@ -35,19 +36,8 @@ json accept_fixture() {
   return j;
 }
 
-const gpucheck::SpecDb& specs() {
-  static const gpucheck::SpecDb db = [] {
-    gpucheck::SpecDb d;
-    std::string err;
-    EXPECT_TRUE(gpucheck::SpecDb::parse(source("baselines/specs.json"), "specs.json", &d, &err)) << err;
-    return d;
-  }();
-  return db;
-}
-const gc::AcceptConfig& config() {
-  static const gc::AcceptConfig c = *gc::parse_accept_config(source("baselines/accept.json"), "baselines/accept.json");
-  return c;
-}
+const gpucheck::SpecDb& specs() { return gpucheck::compare::testing::shipped_specs(); }
+const gc::AcceptConfig& config() { return gpucheck::compare::testing::shipped_accept_config(); }
 const gf::FleetGaps& gaps() {
   static const gf::FleetGaps g = [] {
     auto p = gf::parse_fleet_gaps(source("baselines/fleet_gaps.json"), "baselines/fleet_gaps.json");
