@@ -14,6 +14,7 @@
 # rebuilds only the binary it changes, and gates a bin folder where that binary replaces the
 # built one. The card's settings are never touched.
 # Usage: ci/gate_drills.sh BUILD_DIR BASELINE_STORE OUT_DIR [DRILL...]   (default: all)
+# Environment: UNCHANGED_RUNS, DRILL_RUNS (runs of each, default 1), DRILL_GATE_ARGS (more gate options).
 set -uo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -22,7 +23,9 @@ gate() {
   local name=$1 bin=$2
   shift 2
   local t0=$SECONDS
-  env "$@" "$gpucheck" gate --bin-dir "$bin" --baseline "$store" --out "$out/$name" --color never \
+  # DRILL_GATE_ARGS: more gate options, split on spaces (e.g. "--filter ^memory/").
+  # shellcheck disable=SC2086
+  env "$@" "$gpucheck" gate --bin-dir "$bin" --baseline "$store" --out "$out/$name" --color never ${DRILL_GATE_ARGS:-} \
     > "$out/$name.txt" 2> "$out/$name.err"
   local rc=$?
   local failed
@@ -31,6 +34,13 @@ gate() {
     echo "drill $name: exit $rc in $((SECONDS - t0)) s; failing: ${failed:-none}"
     grep -E "^result:|every benchmark binary" "$out/$name.txt" "$out/$name.err" | sed 's/^/    /'
   } | tee -a "$summary"
+}
+
+# repeat NAME BIN_DIR: a changed drill gated DRILL_RUNS times (default 1; NAME, then NAME-2, ...),
+# e.g. to give a results history several runs on each side of a shift.
+repeat() {
+  gate "$1" "$2"
+  for ((i = 2; i <= ${DRILL_RUNS:-1}; i++)); do gate "$1-$i" "$2"; done
 }
 
 # variant NAME BINARY PYTHON_EDIT: the tree with one edit, BINARY rebuilt; prints the bin folder
@@ -142,10 +152,10 @@ for d in "${drills[@]}"; do
     unchanged)
       for ((i = 1; i <= ${UNCHANGED_RUNS:-1}; i++)); do gate "unchanged-$i" "$build/bin"; done ;;
     launch_blocking) gate launch_blocking "$build/bin" CUDA_LAUNCH_BLOCKING=1 ;;
-    launch_1.3x) b=$(variant launch13 bench_launch "$(edit_launch 0.3 spin)") && gate launch_1.3x "$b" ;;
-    launch_1.5x_mem) b=$(variant launch15 bench_launch "$(edit_launch 0.5 memory)") && gate launch_1.5x_mem "$b" ;;
-    copy_6pct) b=$(variant copy6 bench_memory "$(edit_copy_6pct)") && gate copy_6pct "$b" ;;
-    copy_grid) b=$(variant copygrid bench_memory "$(edit_copy_grid)") && gate copy_grid "$b" ;;
+    launch_1.3x) b=$(variant launch13 bench_launch "$(edit_launch 0.3 spin)") && repeat launch_1.3x "$b" ;;
+    launch_1.5x_mem) b=$(variant launch15 bench_launch "$(edit_launch 0.5 memory)") && repeat launch_1.5x_mem "$b" ;;
+    copy_6pct) b=$(variant copy6 bench_memory "$(edit_copy_6pct)") && repeat copy_6pct "$b" ;;
+    copy_grid) b=$(variant copygrid bench_memory "$(edit_copy_grid)") && repeat copy_grid "$b" ;;
     gemm_neighbour)
       if python3 -c "import torch" 2> /dev/null; then
         python3 -c "

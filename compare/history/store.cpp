@@ -105,7 +105,7 @@ std::vector<StoredCase> cases_of(const Benchmark& b, const std::map<std::string,
     const auto v = verdicts.find(b.name);
     return v != verdicts.end() && metric == verdict_metric ? v->second : std::string();
   };
-  StoredCase t{b.name, "real_time", "ns", "lower", "", state_name(b.state), std::nullopt, std::nullopt, verdict_of("real_time"), {}};
+  StoredCase t{b.name, "real_time", "ns", "lower", b.method, state_name(b.state), std::nullopt, std::nullopt, verdict_of("real_time"), {}};
   if (ok) {
     t.median = b.real_time_ns;
     t.cv = b.cv;
@@ -116,7 +116,7 @@ std::vector<StoredCase> cases_of(const Benchmark& b, const std::map<std::string,
   const auto value = b.counters.find(rate);
   if (!ok || rate.empty() || value == b.counters.end()) return out;
   const auto dir = direction_for(rate).value_or(Direction::HigherIsBetter);
-  StoredCase c{b.name, rate, rate, dir == Direction::HigherIsBetter ? "higher" : "lower", "", "ok", value->second,
+  StoredCase c{b.name, rate, rate, dir == Direction::HigherIsBetter ? "higher" : "lower", b.method, "ok", value->second,
                std::nullopt, verdict_of(rate), {}};
   if (const auto s = b.counter_samples.find(rate); s != b.counter_samples.end() && !s->second.empty())
     c.samples = s->second;

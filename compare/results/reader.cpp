@@ -397,6 +397,21 @@ std::optional<Error> fold_figure(const std::string& src, Group& g, Benchmark& b,
   return std::nullopt;
 }
 
+// The counter `method` (a whole number the binary writes per case, changed when the case's way
+// of measuring changes) is not a figure: it becomes the case's method, so no comparison, stored
+// baseline or history series spans two ways of measuring.
+void take_method(Benchmark& b) {
+  const auto m = b.counters.find("method");
+  if (m == b.counters.end()) return;
+  if (std::isfinite(m->second) && m->second >= 0 && m->second < 1e9 && m->second == std::floor(m->second))
+    b.method = std::to_string(static_cast<long long>(m->second));
+  else
+    b.method = "?";
+  b.counters.erase(m);
+  b.counter_samples.erase("method");
+  b.counter_cv.erase("method");
+}
+
 Expected<Benchmark> fold(const std::string& src, Group& g) {
   Benchmark b;
   b.name = visible_name(g.key);
@@ -426,6 +441,7 @@ Expected<Benchmark> fold(const std::string& src, Group& g) {
       b.repetitions = std::max(b.repetitions, static_cast<int>(std::clamp<long long>(*reps, 1, 1 << 20)));
   }
   if (!b.cv) b.cv = gpucheck::coefficient_of_variation(b.samples_ns);
+  take_method(b);
   return b;
 }
 

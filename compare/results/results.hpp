@@ -34,6 +34,7 @@ struct Benchmark {
   std::optional<double> cv;                                    // of real_time, a fraction
   std::map<std::string, double> counter_cv;                    // from the cv aggregate
   std::string label;                                           // first run's label, "" if none
+  std::string method;                                          // the counter "method" as text, "" if none
   std::string source;                                          // file it was read from
 };
 

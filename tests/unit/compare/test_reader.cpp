@@ -363,3 +363,21 @@ TEST(Reader, AggregatesOnlyAndRawEntriesStreamed) {
   EXPECT_EQ(r->raw_entries[3].find("NaN"), std::string::npos) << r->raw_entries[3];  // a NaN counter is dropped
   EXPECT_NE(r->raw_entries[3].find("\"c\":0.5"), std::string::npos) << r->raw_entries[3];
 }
+
+// The counter "method" is the case's way of measuring, not a figure: it leaves the counters
+// (so no comparison gates it) and becomes Benchmark::method; an odd value reads "?".
+TEST(Reader, MethodCounterBecomesTheCasesMethod) {
+  auto r = gc::parse_results(one(R"("real_time": 2.5, "time_unit": "us", "method": 2, "TFLOP/s": 700)"), "m.json");
+  ASSERT_TRUE(r) << r.error().str();
+  const auto& b = r->benchmarks.at(0);
+  EXPECT_EQ(b.method, "2");
+  EXPECT_EQ(b.counters.count("method"), 0u);
+  EXPECT_EQ(b.counters.count("TFLOP/s"), 1u);
+  auto none = gc::parse_results(one(R"("real_time": 2.5, "time_unit": "us")"), "n.json");
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->benchmarks.at(0).method, "");
+  auto odd = gc::parse_results(one(R"("real_time": 2.5, "time_unit": "us", "method": 1.5)"), "o.json");
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->benchmarks.at(0).method, "?");
+  EXPECT_EQ(odd->benchmarks.at(0).counters.count("method"), 0u);
+}
