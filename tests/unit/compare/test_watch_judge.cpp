@@ -1,10 +1,13 @@
 // gpucheck watch --judge: a recorded watch.json judged again with today's rules. The H200's
-// recorded timelines (fixtures/watch/h200) keep their verdicts: none of them is a disk-fed
-// loop, a checkpointing loop or a failed command, so no rule of issue 41 applies to them. A
+// recorded timelines (fixtures/watch/h200) keep their verdicts: the five check-up workloads and
+// the ResNet-50 steps of 2026-12-01, and issue 41's of 2026-12-03 (a disk-fed loop, a loop
+// checkpointing to disk, a command failing at once, the ResNet-50 step launched under watch and
+// the same step attached to with --pid). A
 // record this machine makes (no NVML: host only) of a command that fails at once has no verdict.
 // The output folder is never the record's own, and a record that cannot be read is exit 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -75,7 +78,11 @@ INSTANTIATE_TEST_SUITE_P(H200, WatchJudgeRecorded,
                                            Recorded{"starved", "starved"}, Recorded{"h2d", "pcie_bound"},
                                            Recorded{"hbm_copy", "memory_bound"}, Recorded{"train_starved", "starved"},
                                            Recorded{"train_step", "compute_bound"},
-                                           Recorded{"train_starved_steps", "starved"}),
+                                           Recorded{"train_starved_steps", "starved"},
+                                           // issue 41's recordings (2026-12-03, H200, ci/watch2 workloads)
+                                           Recorded{"disk_fed", "starved"}, Recorded{"checkpoint", "stalled"},
+                                           Recorded{"fail_fast", "no_verdict"}, Recorded{"train_launched", "compute_bound"},
+                                           Recorded{"train_attached", "compute_bound"}),
                          [](const ::testing::TestParamInfo<Recorded>& i) { return std::string(i.param.name); });
 
 TEST(WatchJudge, AStepsRecordKeepsItsCaseForCompare) {
@@ -166,6 +173,64 @@ TEST(WatchJudge, TakesNoCommandAndNoSamplingOptions) {
   EXPECT_EQ(run({"--judge", in, "--", "true"}).status, 2);
   EXPECT_EQ(run({"--judge", in, "--step", "step ([0-9]+)"}).status, 2);
   EXPECT_EQ(run({"--judge", in, "--interval", "50"}).status, 2);
+}
+
+}  // namespace
+}  // namespace gpucheck::compare
+
+namespace gpucheck::compare {
+namespace {
+
+nlohmann::json judged(const std::string& name, const testutil::TempDir& tmp) {
+  const auto out = tmp.path() / name;
+  const Judged j = run({"--judge", testutil::fixture("watch/h200/" + name + ".json"), "--out", out.string()});
+  EXPECT_EQ(j.status, 0) << j.err;
+  return read_json(out / "watch.json");
+}
+
+// The disk-fed loop (64 MiB reads out of the page cache, a small GEMM each: 158 MB/s read, SM
+// active 0%, NVML listing the job): starved, the cause named from the host side, not "idle".
+TEST(WatchJudgeIssue41, TheDiskFedLoopIsStarvedByDiskReads) {
+  testutil::TempDir tmp("gpucheck-watch-judge");
+  const auto v = judged("disk_fed", tmp)["verdict"];
+  EXPECT_EQ(v["bound"], "starved");
+  const auto& s = v["host_symptoms"];
+  EXPECT_NE(std::find(s.begin(), s.end(), "disk_reads"), s.end()) << s.dump();
+  EXPECT_GE(v["host"]["tree_read_MBps"].get<double>(), 50.0);
+}
+
+// The checkpointing loop (2.5 s of GEMMs, 2.5 s of fsynced writes): the stalls are the verdict,
+// with the GPU busy between them; the advice is not the loader's.
+TEST(WatchJudgeIssue41, TheCheckpointingLoopIsStalled) {
+  testutil::TempDir tmp("gpucheck-watch-judge");
+  const auto v = judged("checkpoint", tmp)["verdict"];
+  EXPECT_EQ(v["bound"], "stalled");
+  const auto& st = v["gpus"][0]["stalls"];
+  EXPECT_GE(st["share"].get<double>(), 0.2);
+  EXPECT_GE(st["util_between_pct"].get<double>(), 80.0);
+  EXPECT_TRUE(v["host_symptoms"].empty()) << v["host_symptoms"].dump();
+}
+
+// The same ResNet-50 step (bs 256, bf16, channels-last) launched under watch and attached to
+// with --pid while it ran: the same verdict, step medians within 5%.
+TEST(WatchJudgeIssue41, AttachingGivesTheLaunchedVerdict) {
+  testutil::TempDir tmp("gpucheck-watch-judge");
+  const auto launched = judged("train_launched", tmp), attached = judged("train_attached", tmp);
+  EXPECT_EQ(attached["verdict"]["bound"], launched["verdict"]["bound"]);
+  EXPECT_TRUE(attached["attached"].is_object() || attached["attached"].is_boolean()) << attached["attached"].dump();
+  const double a = attached["verdict"]["step_median_ms"].get<double>(), l = launched["verdict"]["step_median_ms"].get<double>();
+  EXPECT_NEAR(a / l, 1.0, 0.05) << a << " vs " << l;
+}
+
+// A command that failed at once on the H200 (a module missing: exit 1 after 0.1 s): no verdict,
+// its status kept.
+TEST(WatchJudgeIssue41, TheFailedCommandHasNoVerdict) {
+  testutil::TempDir tmp("gpucheck-watch-judge");
+  const auto w = judged("fail_fast", tmp);
+  EXPECT_EQ(w["verdict"]["bound"], "no_verdict");
+  EXPECT_EQ(w["exit_status"], 1);
+  EXPECT_TRUE(w["verdict"]["host_symptoms"].empty());
+  EXPECT_LE(w["verdict"]["next_steps"].size(), 1u);  // its own error, no advice about the host
 }
 
 }  // namespace
