@@ -70,14 +70,16 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-// Mean of what `get` reads over the points in [from, to]; empty when nothing was read.
+// Mean of what `get` reads over the points in [from, to]; empty when nothing was read. A
+// non-finite reading (GPM gave NaN for DRAM bandwidth in one H200 sample) counts as not read:
+// one NaN made the whole figure NaN ("DRAM bandwidth -nan%").
 template <typename P, typename F>
 std::optional<double> mean_of(const std::vector<P>& pts, double from, double to, F get) {
   double sum = 0.0;
   int n = 0;
   for (const auto& p : pts) {
     if (p.t_s < from || p.t_s > to) continue;
-    if (auto v = get(p)) {
+    if (auto v = get(p); v && std::isfinite(static_cast<double>(*v))) {
       sum += static_cast<double>(*v);
       ++n;
     }
@@ -330,7 +332,7 @@ std::string stalled_headline(const GpuVerdict& g) {
   const Stalls& st = g.stalls;
   const std::string share = fmt("%.0f%%", 100 * st.share) + " of the run";
   if (st.period_s) return "periodic stalls: " + fmt("%.1f s", st.mean_s) + " every " + fmt("%.1f s", *st.period_s) + ", " + share;
-  return "stalls: " + std::to_string(st.count) + " of " + fmt("%.1f s", st.mean_s) + " on average, " + share;
+  return std::to_string(st.count) + (st.count == 1 ? " stall" : " stalls") + " of " + fmt("%.1f s", st.mean_s) + " on average, " + share;
 }
 }  // namespace
 

@@ -3,6 +3,7 @@
 // a command that failed at once gets no verdict. Each threshold is tried on both sides.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -203,5 +204,22 @@ TEST(WatchRules2, SuccessInterruptionAndNoStatusAreJudged) {
   EXPECT_FALSE(no_verdict(t).has_value());
 }
 
+}  // namespace
+}  // namespace gpucheck::watch
+
+namespace gpucheck::watch {
+namespace {
+// One GPM reading of NaN (an H200 sample of the disk-fed loop): the figure is the mean of the
+// finite readings, never NaN, and no evidence line prints "nan".
+TEST(WatchRules2, ANonFiniteReadingIsNotRead) {
+  GpuTimeline g = disk_fed(0.0);
+  for (auto& p : g.points) p.s.dram_bw_pct = 2.0;
+  g.points[190].s.dram_bw_pct = std::numeric_limits<double>::quiet_NaN();
+  g.points[191].s.dram_bw_pct = std::numeric_limits<double>::infinity();
+  const GpuVerdict v = judge_gpu(g);
+  ASSERT_TRUE(v.f.dram_bw_pct.has_value());
+  EXPECT_DOUBLE_EQ(*v.f.dram_bw_pct, 2.0);
+  for (const auto& e : v.evidence) EXPECT_EQ(e.find("nan"), std::string::npos) << e;
+}
 }  // namespace
 }  // namespace gpucheck::watch
