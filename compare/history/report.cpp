@@ -18,7 +18,12 @@ namespace {
 
 std::string num(double v) { return format_double("%.1f", v); }
 
-std::string machine_of(const Point& p) { return p.host_name + " (" + p.host_cpu + ")"; }
+// A machine: its host name and GPU (cloud VMs often share one host name: "vm" on every H200
+// lease), the GPU's UUID shortened to its first group as nvidia-smi users know it.
+std::string machine_of(const Point& p) {
+  const std::string gpu = p.gpu_uuid.substr(0, p.gpu_uuid.find('-', p.gpu_uuid.rfind("GPU-", 0) == 0 ? 4 : 0));
+  return p.host_name + (gpu.empty() ? "" : ", " + gpu) + " (" + p.host_cpu + ")";
+}
 
 std::string family_of(const std::string& name) { return name.substr(0, name.find('/')); }
 

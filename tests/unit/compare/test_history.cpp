@@ -370,6 +370,15 @@ TEST(HistoryReport, MarksChangesTheBaselineAndEachMachine) {
   const std::string svg = gh::trend_svg(s, &cc, 1000.0, 10.0);
   EXPECT_NE(svg.find("node-a (Xeon)"), std::string::npos);
   EXPECT_NE(svg.find("node-b (Xeon)"), std::string::npos);
+  // Two leases called "vm" are told apart by their GPUs.
+  gh::Series vms = s;
+  for (std::size_t i = 0; i < vms.points.size(); ++i) {
+    vms.points[i].host_name = "vm";
+    vms.points[i].gpu_uuid = i % 2 ? "GPU-0fcf2a99-efa2-4c32-6639-1d06b75ec750" : "GPU-5d1c2e3f-0000-1111-2222-333344445555";
+  }
+  const std::string vm_svg = gh::trend_svg(vms, nullptr, std::nullopt, 10.0);
+  EXPECT_NE(vm_svg.find("vm, GPU-0fcf2a99 (Xeon)"), std::string::npos);
+  EXPECT_NE(vm_svg.find("vm, GPU-5d1c2e3f (Xeon)"), std::string::npos);
   EXPECT_NE(svg.find("class=\"band\""), std::string::npos);        // the limit band
   EXPECT_NE(svg.find("baseline 1.000 us"), std::string::npos);     // the baseline line
   EXPECT_NE(svg.find("c6 +30.00%"), std::string::npos);            // the change-point, its commit
