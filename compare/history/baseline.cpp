@@ -10,6 +10,7 @@ namespace gpucheck::compare::history {
 namespace {
 
 struct Reps {
+  std::string method;  // as the runs wrote it ("" before binaries wrote one)
   std::vector<double> time_ns;
   std::string rate;
   std::vector<double> rate_values;
@@ -18,7 +19,13 @@ struct Reps {
 // Every ok case of the runs, in the order first seen, with all their repetitions; `take` says
 // whether a run's figure of a case counts (the gate: host-bound cases only from this host CPU).
 using Take = std::function<bool(const StoredRun&, const std::string&)>;
+// Only the newest run's way of measuring of each case is stacked: no stored baseline spans two
+// methods (an older method's repetitions would be compared as if measured the new way).
 std::vector<std::pair<std::string, Reps>> stacked(const std::vector<StoredRun>& runs, const Take& take) {
+  std::map<std::string, std::string> newest_method;
+  for (auto r = runs.rbegin(); r != runs.rend(); ++r)
+    for (const StoredCase& c : r->cases)
+      if (c.metric == "real_time" && c.state == "ok" && take(*r, c.name)) newest_method.emplace(c.name, method_key(c.method));
   std::vector<std::pair<std::string, Reps>> out;
   std::map<std::string, std::size_t> at;
   for (const StoredRun& r : runs) {
@@ -27,9 +34,11 @@ std::vector<std::pair<std::string, Reps>> stacked(const std::vector<StoredRun>& 
       if (c.metric != "real_time" && c.state == "ok") rate_of[c.name] = &c;
     for (const StoredCase& c : r.cases) {
       if (c.metric != "real_time" || c.state != "ok" || c.samples.empty() || !take(r, c.name)) continue;
+      if (method_key(c.method) != newest_method[c.name]) continue;
       auto it = at.find(c.name);
       if (it == at.end()) it = at.emplace(c.name, out.size()).first, out.push_back({c.name, {}});
       Reps& reps = out[it->second].second;
+      if (!c.method.empty()) reps.method = c.method;
       reps.time_ns.insert(reps.time_ns.end(), c.samples.begin(), c.samples.end());
       const auto rate = rate_of.find(c.name);
       // A rate kept only where every run carries it, one value per repetition.
@@ -71,6 +80,9 @@ std::string gbench_json(const std::vector<StoredRun>& runs, const std::string& w
                                {"cpu_time", reps.time_ns[i]},
                                {"time_unit", "ns"}};
       if (!reps.rate.empty()) e[reps.rate] = reps.rate_values[i];
+      // The method goes back into the file as the counter the binaries write (a whole number).
+      if (!reps.method.empty() && reps.method.find_first_not_of("0123456789") == std::string::npos && reps.method.size() < 10)
+        e["method"] = std::stoll(reps.method);
       j["benchmarks"].push_back(std::move(e));
     }
   }

@@ -80,7 +80,7 @@ std::vector<Series> series_of(std::vector<Point> points) {
   std::map<std::tuple<std::string, std::string, std::string>, std::size_t> at;
   std::vector<Series> out;
   for (Point& p : points) {
-    const auto key = std::make_tuple(p.name, p.metric, p.method);
+    const auto key = std::make_tuple(p.name, p.metric, method_key(p.method));
     auto it = at.find(key);
     if (it == at.end()) {
       it = at.emplace(key, out.size()).first;
@@ -89,7 +89,7 @@ std::vector<Series> series_of(std::vector<Point> points) {
     out[it->second].points.push_back(std::move(p));
   }
   std::sort(out.begin(), out.end(), [](const Series& a, const Series& b) {
-    return std::tie(a.name, a.method) < std::tie(b.name, b.method);
+    return std::make_tuple(a.name, method_key(a.method)) < std::make_tuple(b.name, method_key(b.method));
   });
   return out;
 }

@@ -63,6 +63,10 @@ struct Filter {
 };
 
 // One case's figure in one run, for the series readers (changes, report, the gate).
+// A case's way of measuring as the history compares it: a file written before binaries recorded
+// `method` ("") measured as method 1 did.
+inline std::string method_key(const std::string& method) { return method.empty() ? "1" : method; }
+
 struct Point {
   std::int64_t run = 0;
   std::string commit, branch, date, host_cpu, gpu_uuid, host_name;

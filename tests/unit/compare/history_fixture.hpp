@@ -13,6 +13,7 @@ struct RunSpec {
   std::string commit = "aaaa1111", branch = "main", date = "2026-12-01T10:00:00+00:00";
   std::string gpu = "NVIDIA H200", host = "node-1", host_cpu = "Xeon 8480";
   std::vector<std::pair<std::string, std::vector<double>>> cases;  // name, real_time (ns) per repetition
+  int method = 0;  // the counter "method" on every entry; 0: none (a file written before binaries wrote it)
 };
 
 inline std::string results_text(const RunSpec& s) {
@@ -30,6 +31,7 @@ inline std::string results_text(const RunSpec& s) {
                     "\"real_time\": %.17g, \"cpu_time\": %.17g, \"time_unit\": \"ns\", \"TFLOPS\": %.17g}",
                     first ? "" : ",\n", name.c_str(), name.c_str(), reps.size(), i, reps[i], reps[i], 1e6 / reps[i]);
       j += buf;
+      if (s.method > 0) j.insert(j.size() - 1, ", \"method\": " + std::to_string(s.method));
       first = false;
     }
   }

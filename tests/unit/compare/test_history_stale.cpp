@@ -86,3 +86,36 @@ TEST(BaselineFromHistory, TheLastRunsOfTheBranchWithEveryRepetition) {
   EXPECT_EQ(cli({"baseline", "update", "--suite", "quick", "--branch", "main", d / "c1.json"}).status,
             gc::ExitStatus::BadInput);  // --branch without --from-history
 }
+
+// A case whose way of measuring changed (method 2 in the newest runs): the baseline holds only
+// the newest method's repetitions and says which method; a file without the field counts as
+// method 1, so "" and 1 are one series.
+TEST(BaselineFromHistory, NeverSpansTwoMethods) {
+  const TempDir d("gpucheck-history");
+  const std::vector<std::pair<std::string, int>> runs{{"c1", 0}, {"c2", 1}, {"c3", 2}, {"c4", 2}};
+  int day = 1;
+  for (const auto& [commit, method] : runs) {
+    RunSpec s;
+    s.commit = commit;
+    s.method = method;
+    s.date = "2026-12-0" + std::to_string(day++) + "T10:00:00+00:00";
+    s.cases = {{"matmul/x/bf16/1", {method == 2 ? 2000.0 : 1000.0}}};
+    write_file(d / (commit + ".json"), results_text(s));
+    ASSERT_EQ(cli({"history", "add", "--db", d / "h.db", d / (commit + ".json")}).status, gc::ExitStatus::Ok);
+  }
+  const auto u = cli({"baseline", "update", "--suite", "quick", "--from-history", d / "h.db", "--branch", "main",
+                      "--last", "4", "--root", d / "bl"});
+  ASSERT_EQ(u.status, gc::ExitStatus::Ok) << u.io.err;
+  const gc::RealFileSystem fs;
+  auto b = gc::load_results(fs, d / "bl/nvidia-h200/quick.json");
+  ASSERT_TRUE(b.ok()) << b.error().str();
+  const gc::Benchmark* m = b->find("matmul/x/bf16/1");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->repetitions, 2);  // c3 and c4 only
+  EXPECT_DOUBLE_EQ(m->real_time_ns, 2000.0);
+  EXPECT_EQ(m->method, "2");
+  // c1 (no field) and c2 (method 1): one series, restarted at c3.
+  const auto l = cli({"history", "report", "--db", d / "h.db", "--markdown", d / "r.md"});
+  ASSERT_EQ(l.status, gc::ExitStatus::Ok) << l.io.err;
+  EXPECT_NE(slurp(d / "r.md").find("2 case series"), std::string::npos) << slurp(d / "r.md");
+}
