@@ -406,20 +406,20 @@ LLAMA3 = (("Llama-3 8B", 4096, 32, 8, 128, 14336), ("Llama-3 70B", 8192, 64, 8, 
 
 
 def projection_of(name):
-    """What a GEMM row is: "Llama-3 70B gate/up, 8192 tokens", "square", or "" (unknown)."""
+    """What a GEMM row is: "Llama-3 70B gate/up, 8192 tokens" (a linear row with a projection's N
+    and K), "square", or "" (unknown)."""
     p = name.split("/")
     m = re.fullmatch(r"(\d+)x(\d+)x(\d+)", p[3]) if len(p) == 4 else None
     if not m:
         return ""
     tokens, n, k = (int(x) for x in m.groups())
-    if tokens == n == k:
-        return "square"
-    for model, hidden, heads, kv, hd, mlp in LLAMA3:
-        for what, nn, kk in (("QKV", (heads + 2 * kv) * hd, hidden), ("O", hidden, hidden),
-                             ("gate/up", 2 * mlp, hidden), ("down", hidden, mlp)):
-            if (n, k) == (nn, kk):
-                return f"{model} {what}, {tokens} token{'' if tokens == 1 else 's'}"
-    return ""
+    if p[1] == "linear":  # a projection at 4096 tokens may be square too (8B's O): it is the projection
+        for model, hidden, heads, kv, hd, mlp in LLAMA3:
+            for what, nn, kk in (("QKV", (heads + 2 * kv) * hd, hidden), ("O", hidden, hidden),
+                                 ("gate/up", 2 * mlp, hidden), ("down", hidden, mlp)):
+                if (n, k) == (nn, kk):
+                    return f"{model} {what}, {tokens} token{'' if tokens == 1 else 's'}"
+    return "square" if tokens == n == k else ""
 
 
 def spread_pct(values):
@@ -577,7 +577,10 @@ def write_parity(out_dir):
     for d in runs:
         path = os.path.join(out_dir, d)
         merged = {}
-        for fn in sorted(x for x in os.listdir(path) if x.startswith("ours-") and x.endswith(".json")):
+        ours_files = sorted(x for x in os.listdir(path) if x.startswith("ours-") and x.endswith(".json"))
+        if not ours_files:
+            problems.append(f"{d}: no ours-*.json")
+        for fn in ours_files:
             try:
                 ctx, res = read_results(os.path.join(path, fn))
                 octx = octx or ctx

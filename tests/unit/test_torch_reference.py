@@ -288,6 +288,9 @@ class ParityKernels(unittest.TestCase):
         self.assertEqual(tr.projection_of("matmul/linear/fp16/16x8192x28672"), "Llama-3 70B down, 16 tokens")
         self.assertEqual(tr.projection_of("matmul/linear/bf16/128x10240x8192"), "Llama-3 70B QKV, 128 tokens")
         self.assertEqual(tr.projection_of("matmul/cublaslt/bf16/4096x4096x4096"), "square")
+        self.assertEqual(tr.projection_of("matmul/linear/bf16/4096x4096x4096"), "Llama-3 8B O, 4096 tokens")
+        self.assertEqual(tr.projection_of("matmul/linear/bf16/512x512x512"), "square")
+        self.assertEqual(tr.projection_of("matmul/cublaslt/bf16/16x28672x8192"), "")  # not F.linear's order
         self.assertEqual(tr.projection_of("matmul/linear/bf16/3x5x7"), "")
         self.assertEqual(tr.projection_of("attention/flash/fp16/b4h16s4096d128"), "")
 
@@ -372,6 +375,11 @@ class ParityTable(unittest.TestCase):
             self.assertIn("| matmul/cublaslt/bf16/8192x8192x8192 | square | 0.010 | 710.0 | 700.0 | 1.014 | 1800 | "
                           "1790 | 2.8% | 0.6% | nvjet_a | (same) |  |", text)
             self.assertIn("Not read: run2/ours-llm.json", text)
+            os.mkdir(os.path.join(d, "run3"))  # a run that wrote nothing: said, and counted
+            text = tr.write_parity(d)
+            self.assertIn("3 alternations", text)
+            self.assertIn("run3: no ours-*.json", text)
+            self.assertIn("run3/torch.json", text)
             with open(os.path.join(d, "parity.csv")) as f:
                 lines = f.read().splitlines()
             self.assertEqual(lines[0], ",".join(tr.PARITY_COLUMNS))
