@@ -173,6 +173,7 @@ class Gemm : public harness::Op {
     const auto b = kernels::gather_to_host_double(b_.get(), ib, in, s);
     const auto d = kernels::gather_to_host_double(d_.get(), id, types_.out, s);
     SampleChecker check(reduction_tolerance(c_.dtype, types_.out, static_cast<std::size_t>(p.k)));
+    const std::int64_t splits = splits_reduced_in_output_type();
     for (int jj = 0; jj < cols; ++jj)
       for (int rr = 0; rr < rows; ++rr) {
         double ref = 0, scale = 0;
@@ -183,7 +184,7 @@ class Gemm : public harness::Op {
           scale += std::fabs(ar[kk] * bc[kk]);
         }
         check.add(static_cast<std::size_t>(cj[jj] * p.m + ri[rr]), ref, d[static_cast<std::size_t>(jj) * rows + rr],
-                  scale);
+                  scale, matmul::split_k_allowance(ar, bc, p.k, splits, unit_roundoff(types_.out)));
       }
     const CheckReport rep = check.report();
     if (!rep.ok()) throw VerificationError(c_.name() + ": wrong result: " + rep.describe());
@@ -212,6 +213,18 @@ class Gemm : public harness::Op {
   harness::Device& device() const { return dev_; }
 
  private:
+  // The chosen algorithm's split-K when it reduces in the output type (each partial or running
+  // sum rounded there: matmul::split_k_allowance), else 1.
+  std::int64_t splits_reduced_in_output_type() const {
+    int splitk = 1;
+    std::uint32_t scheme = CUBLASLT_REDUCTION_SCHEME_NONE;
+    std::size_t w = 0;
+    cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &w);
+    cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme, &w);
+    const bool in_output = (scheme & (CUBLASLT_REDUCTION_SCHEME_INPLACE | CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE)) != 0;
+    return splitk > 1 && in_output ? splitk : 1;
+  }
+
   // Runs the call once, to completion, under CUPTI: the kernel that ran, or "?" (the reason
   // on stderr once: the label says kernel=? and the case runs on).
   void name_kernel(cudaStream_t s) {

@@ -2,6 +2,7 @@
 // CUDA): the binary registers the cases, tests/unit/test_case_tables.cpp lists them per suite.
 #pragma once
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -66,6 +67,24 @@ inline std::vector<Projection> projections() {
   return out;
 }
 inline constexpr std::string_view kLlmTokens = "1,16,128,1024,4096,8192";
+
+// The error a split-K may add to one output beyond core's tolerance (gpucheck/core/verify.hpp),
+// when cuBLASLt reduces in the output type (reduction scheme INPLACE or OUTPUT_TYPE): each of
+// the `splits` partial sums, or the running sum after each, is rounded there, at most u_out of
+// its magnitude. a and b: the output's K inputs. The allowance is 2 u_out sum_j (|p_j| + |r_j|)
+// over `splits` equal contiguous ranges of K (p_j a range's sum, r_j the running sum after
+// it): the factor 2 covers split points elsewhere (cuBLASLt's fall on tile multiples).
+inline double split_k_allowance(const double* a, const double* b, std::int64_t k, std::int64_t splits, double u_out) {
+  if (splits <= 1 || k <= 0) return 0;
+  double total = 0, running = 0;
+  for (std::int64_t j = 0; j < splits; ++j) {
+    double part = 0;
+    for (std::int64_t i = j * k / splits; i < (j + 1) * k / splits; ++i) part += a[i] * b[i];
+    running += part;
+    total += std::fabs(part) + std::fabs(running);
+  }
+  return 2.0 * u_out * total;
+}
 
 inline constexpr std::array<DType, 5> kDTypes{DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8e4m3};
 
