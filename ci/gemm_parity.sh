@@ -41,7 +41,7 @@ if ! { "$bench" --suite llm --list "${filter[@]}" && "$bench" "${squares[@]}" --
   echo "$0: $bench --list failed" >&2
   exit 2
 fi
-note "$(wc -l < "$out/cases.txt") cases a side, $runs alternations; ours: $bench; PyTorch: $py ci/torch_reference.py"
+note "$(wc -l < "$out/cases.txt") cases a side, alternations: $runs; ours: $bench; PyTorch: $py ci/torch_reference.py"
 
 rc=0
 ours() {  # ours DIR: the llm suite, then the squares
