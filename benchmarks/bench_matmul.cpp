@@ -1,6 +1,7 @@
 // bench_matmul: cuBLASLt GEMM throughput in TFLOP/s (2*m*n*k per call) for fp32 (no TF32),
 // tf32, fp16, bf16 (fp32 accumulate) and fp8 e4m3 (bf16 out) where the device has it.
-// Layout "TN" (A transposed, column-major), the one every dtype including fp8 supports.
+// Layout "TN" (A transposed, column-major), the one every dtype including fp8 supports; the
+// variant `linear` (suite llm) gives cuBLASLt m and n swapped, as PyTorch's F.linear does.
 // Each case is verified on sampled outputs against a double-precision host reference
 // before it is timed; pct_of_peak is against the SKU's dense datasheet figure. FP16 vs FP32
 // is read off the dtype axis.
@@ -15,11 +16,14 @@
 // `burn` (suite burn, `gpucheck accept --burn`): bf16 8192^3 GEMMs for --burn-seconds, every
 // result compared bit for bit with the first verified one (silent corruption under load is
 // an error), the SM clock and temperature tracked.
+// Each row's label names the algorithm (cuBLASLt's heuristic result: its id, tile, stages,
+// split-K) and the kernel it ran, read with CUPTI on the verification call (kernel_name.hpp).
 #include <cublasLt.h>
 
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -28,6 +32,7 @@
 #include <vector>
 
 #include "cases/matmul.hpp"
+#include "kernel_name.hpp"
 #include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/verify.hpp"
@@ -82,34 +87,39 @@ class LtHandle {
 
 constexpr std::size_t kWorkspaceBytes = 64u << 20;
 
+// cuBLASLt's problem: D (m x n, column-major) = A^T B, A stored k x m, B k x n.
+struct LtProblem {
+  std::int64_t m, n, k;
+};
+
 // Owns the descriptors of one GEMM D = A^T B (column-major), its operands and the chosen
-// algorithm.
+// algorithm. For F.linear's order (Operands::linear) A holds W and B holds x.
 class Gemm : public harness::Op {
  public:
   Gemm(const GemmCase& c, harness::Device& dev, cublasLtHandle_t lt)
-      : c_(c), types_(lt_types(c.dtype)), dev_(dev), lt_(lt) {
+      : c_(c), p_{c.lt_mnk()[0], c.lt_mnk()[1], c.lt_mnk()[2]}, types_(lt_types(c.dtype)), dev_(dev), lt_(lt) {
     const std::size_t in_bytes = storage_bytes(c.dtype);
     const std::size_t out_bytes = storage_bytes(types_.out);
-    a_ = harness::DeviceBuffer(in_bytes * c.k * c.m);
-    b_ = harness::DeviceBuffer(in_bytes * c.k * c.n);
-    d_ = harness::DeviceBuffer(out_bytes * c.m * c.n);
+    a_ = harness::DeviceBuffer(in_bytes * p_.k * p_.m);
+    b_ = harness::DeviceBuffer(in_bytes * p_.k * p_.n);
+    d_ = harness::DeviceBuffer(out_bytes * p_.m * p_.n);
     ws_ = harness::DeviceBuffer(kWorkspaceBytes);
     seed_ = std::random_device{}();
     cudaStream_t s = dev_.stream();
-    kernels::fill_uniform(a_.get(), c.k * c.m, c.dtype, seed_, -1.f, 1.f, s);
-    kernels::fill_uniform(b_.get(), c.k * c.n, c.dtype, seed_ + 1, -1.f, 1.f, s);
+    kernels::fill_uniform(a_.get(), p_.k * p_.m, c.dtype, seed_, -1.f, 1.f, s);
+    kernels::fill_uniform(b_.get(), p_.k * p_.n, c.dtype, seed_ + 1, -1.f, 1.f, s);
 
     GPUCHECK_CUBLAS(cublasLtMatmulDescCreate(&op_, types_.compute, CUDA_R_32F));
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     GPUCHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
     GPUCHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
     // A is stored k x m (lda = k), B k x n (ldb = k), D m x n (ldd = m).
-    GPUCHECK_CUBLAS(cublasLtMatrixLayoutCreate(&la_, types_.ab, static_cast<std::uint64_t>(c.k),
-                                               static_cast<std::uint64_t>(c.m), c.k));
-    GPUCHECK_CUBLAS(cublasLtMatrixLayoutCreate(&lb_, types_.ab, static_cast<std::uint64_t>(c.k),
-                                               static_cast<std::uint64_t>(c.n), c.k));
-    GPUCHECK_CUBLAS(cublasLtMatrixLayoutCreate(&ld_, types_.cd, static_cast<std::uint64_t>(c.m),
-                                               static_cast<std::uint64_t>(c.n), c.m));
+    GPUCHECK_CUBLAS(cublasLtMatrixLayoutCreate(&la_, types_.ab, static_cast<std::uint64_t>(p_.k),
+                                               static_cast<std::uint64_t>(p_.m), p_.k));
+    GPUCHECK_CUBLAS(cublasLtMatrixLayoutCreate(&lb_, types_.ab, static_cast<std::uint64_t>(p_.k),
+                                               static_cast<std::uint64_t>(p_.n), p_.k));
+    GPUCHECK_CUBLAS(cublasLtMatrixLayoutCreate(&ld_, types_.cd, static_cast<std::uint64_t>(p_.m),
+                                               static_cast<std::uint64_t>(p_.n), p_.m));
 
     cublasLtMatmulPreference_t pref = nullptr;
     GPUCHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
@@ -136,50 +146,52 @@ class Gemm : public harness::Op {
                                    d_.get(), ld_, &heur_.algo, ws_.get(), kWorkspaceBytes, s));
   }
 
-  // Poisons D, runs once, and checks 16 x 16 sampled outputs against a double reference
-  // computed from the stored inputs.
+  // Poisons D, runs once (traced: the kernel's name), and checks 16 x 16 sampled outputs
+  // against a double reference computed from the stored inputs.
   void verify() override {
     cudaStream_t s = dev_.stream();
     kernels::poison(d_.get(), d_.bytes(), s);
-    run(s);
+    name_kernel(s);
+    const LtProblem& p = p_;
     std::mt19937_64 rng(seed_);
-    const int rows = static_cast<int>(std::min<std::int64_t>(16, c_.m));
-    const int cols = static_cast<int>(std::min<std::int64_t>(16, c_.n));
+    const int rows = static_cast<int>(std::min<std::int64_t>(16, p.m));
+    const int cols = static_cast<int>(std::min<std::int64_t>(16, p.n));
     std::vector<std::int64_t> ri(rows), cj(cols);
-    for (auto& r : ri) r = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(c_.m));
-    for (auto& j : cj) j = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(c_.n));
-    ri[0] = c_.m - 1;  // the last row and column catch edge-tile bugs
-    cj[0] = c_.n - 1;
+    for (auto& r : ri) r = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(p.m));
+    for (auto& j : cj) j = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(p.n));
+    ri[0] = p.m - 1;  // the last row and column catch edge-tile bugs
+    cj[0] = p.n - 1;
     std::vector<std::size_t> ia, ib, id;
     for (auto r : ri)
-      for (std::int64_t kk = 0; kk < c_.k; ++kk) ia.push_back(static_cast<std::size_t>(r * c_.k + kk));
+      for (std::int64_t kk = 0; kk < p.k; ++kk) ia.push_back(static_cast<std::size_t>(r * p.k + kk));
     for (auto j : cj)
-      for (std::int64_t kk = 0; kk < c_.k; ++kk) ib.push_back(static_cast<std::size_t>(j * c_.k + kk));
+      for (std::int64_t kk = 0; kk < p.k; ++kk) ib.push_back(static_cast<std::size_t>(j * p.k + kk));
     for (auto j : cj)
-      for (auto r : ri) id.push_back(static_cast<std::size_t>(j * c_.m + r));
+      for (auto r : ri) id.push_back(static_cast<std::size_t>(j * p.m + r));
     const DType in = storage_dtype(c_.dtype);
     const auto a = kernels::gather_to_host_double(a_.get(), ia, in, s);
     const auto b = kernels::gather_to_host_double(b_.get(), ib, in, s);
     const auto d = kernels::gather_to_host_double(d_.get(), id, types_.out, s);
-    SampleChecker check(reduction_tolerance(c_.dtype, types_.out, static_cast<std::size_t>(c_.k)));
+    SampleChecker check(reduction_tolerance(c_.dtype, types_.out, static_cast<std::size_t>(p.k)));
+    const std::int64_t splits = splits_reduced_in_output_type();
     for (int jj = 0; jj < cols; ++jj)
       for (int rr = 0; rr < rows; ++rr) {
         double ref = 0, scale = 0;
-        const double* ar = &a[static_cast<std::size_t>(rr) * c_.k];
-        const double* bc = &b[static_cast<std::size_t>(jj) * c_.k];
-        for (std::int64_t kk = 0; kk < c_.k; ++kk) {
+        const double* ar = &a[static_cast<std::size_t>(rr) * p.k];
+        const double* bc = &b[static_cast<std::size_t>(jj) * p.k];
+        for (std::int64_t kk = 0; kk < p.k; ++kk) {
           ref += ar[kk] * bc[kk];
           scale += std::fabs(ar[kk] * bc[kk]);
         }
-        check.add(static_cast<std::size_t>(cj[jj] * c_.m + ri[rr]), ref, d[static_cast<std::size_t>(jj) * rows + rr],
-                  scale);
+        check.add(static_cast<std::size_t>(cj[jj] * p.m + ri[rr]), ref, d[static_cast<std::size_t>(jj) * rows + rr],
+                  scale, matmul::split_k_allowance(ar, bc, p.k, splits, unit_roundoff(types_.out)));
       }
     const CheckReport rep = check.report();
     if (!rep.ok()) throw VerificationError(c_.name() + ": wrong result: " + rep.describe());
   }
 
-  // "algo=<id> tile=<id> stages=<id> splitk=<n> ws=<bytes>": traces a regression to an
-  // algorithm change.
+  // "algo=<id> tile=<id> stages=<id> splitk=<n> ws=<bytes> kernel=<name>": traces a
+  // regression to an algorithm change, and names the kernel a PyTorch profile shows.
   std::string label() const override {
     int id = -1, tile = -1, stages = -1, splitk = -1;
     std::size_t w = 0;
@@ -188,7 +200,8 @@ class Gemm : public harness::Op {
     cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, &w);
     cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &w);
     return "algo=" + std::to_string(id) + " tile=" + std::to_string(tile) + " stages=" + std::to_string(stages) +
-           " splitk=" + std::to_string(splitk) + " ws=" + std::to_string(heur_.workspaceSize);
+           " splitk=" + std::to_string(splitk) + " ws=" + std::to_string(heur_.workspaceSize) + " " +
+           kernel_name::label(kernel_);
   }
 
   void add_counters(benchmark::State& state, const harness::Measurement& m) const override {
@@ -200,7 +213,36 @@ class Gemm : public harness::Op {
   harness::Device& device() const { return dev_; }
 
  private:
+  // The chosen algorithm's split-K when it reduces in the output type (each partial or running
+  // sum rounded there: matmul::split_k_allowance), else 1.
+  std::int64_t splits_reduced_in_output_type() const {
+    int splitk = 1;
+    std::uint32_t scheme = CUBLASLT_REDUCTION_SCHEME_NONE;
+    std::size_t w = 0;
+    cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &w);
+    cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme, &w);
+    const bool in_output = (scheme & (CUBLASLT_REDUCTION_SCHEME_INPLACE | CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE)) != 0;
+    return splitk > 1 && in_output ? splitk : 1;
+  }
+
+  // Runs the call once, to completion, under CUPTI: the kernel that ran, or "?" (the reason
+  // on stderr once: the label says kernel=? and the case runs on).
+  void name_kernel(cudaStream_t s) {
+    std::string why;
+    const auto records = kernel_name::trace([&] {
+      run(s);
+      GPUCHECK_CUDA(cudaStreamSynchronize(s));
+    }, &why);
+    kernel_ = records ? kernel_name::pick(*records) : std::nullopt;
+    static bool said = false;
+    if (!records && !said) {
+      said = true;
+      std::fprintf(stderr, "bench_matmul: no kernel names (labels say kernel=?): %s\n", why.c_str());
+    }
+  }
+
   GemmCase c_;
+  LtProblem p_;
   LtTypes types_;
   harness::Device& dev_;
   cublasLtHandle_t lt_;
@@ -209,6 +251,7 @@ class Gemm : public harness::Op {
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t la_ = nullptr, lb_ = nullptr, ld_ = nullptr;
   cublasLtMatmulHeuristicResult_t heur_{};
+  std::optional<kernel_name::Picked> kernel_;
 };
 
 // Burn: every call's result is compared, on the device and without a sync, with the first
@@ -324,7 +367,8 @@ harness::Family harness::family() {
   f.model = matmul::model();
   f.register_cases = register_cases;
   f.summary = "bench_matmul: cuBLASLt GEMM throughput (TFLOP/s, 2*M*N*K per call; layout TN) per dtype, a burst "
-              "(cublaslt) and under sustained load (cublaslt_sustained).";
+              "(cublaslt), under sustained load (cublaslt_sustained), and as PyTorch's F.linear runs it (linear: "
+              "y = x W^T, suite llm: Llama-3 8B and 70B projections).";
   f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) {
     return listed(matmul::cases(s, p));  // fp8 before cc 8.9 is listed: it is reported skipped
   };
@@ -333,7 +377,9 @@ harness::Family harness::family() {
       "M, N, K not multiples of 16, sizes past free memory.\n"
       "Examples:\n"
       "  bench_matmul -a dtype=bf16 -a M=2^[9:14] --list          squares 512..16384 (N, K follow M)\n"
-      "  bench_matmul -a dtype=fp16,bf16 -a M=4096 -a N=14336 -a K=4096 --benchmark_out=mlp.json\n";
+      "  bench_matmul -a dtype=fp16,bf16 -a M=4096 -a N=14336 -a K=4096 --benchmark_out=mlp.json\n"
+      "  bench_matmul --suite llm -a N=6144 -a K=4096 --list     one projection at the llm suite's tokens\n"
+      "Labels: algo=ID tile= stages= splitk= ws= (cuBLASLt's choice) kernel=NAME (CUPTI; ? without libcupti).\n";
   return f;
 }
 

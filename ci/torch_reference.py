@@ -8,6 +8,8 @@ prints them) it times PyTorch's counterpart of each named case instead, at the u
                        (m=M, n=N, k=K, A transposed, fp32 accumulate, bf16/fp16 out); fp8
                        through torch._scaled_mm (bf16 out); plus a reference row
                        matmul/torch_cublaslt/... (the same call with PyTorch's cuBLASLt path)
+  matmul/linear        F.linear(x, w) (y = x w^T, x M x K, w N x K): cuBLAS's (T, N, m=N, n=M,
+                       k=K), bench_matmul's llm suite; fp8 through torch._scaled_mm(x, w.t())
   attention/{naive,flash,cudnn}  any batch, heads, kv_heads (grouped-query: enable_gqa),
                        seq_q, seq_k (a causal mask bottom-right aligned, as bench_attention's),
                        head_dim; plus a reference row attention/torch_efficient/... (SDPA's
@@ -36,9 +38,12 @@ It writes Google Benchmark JSON under gpucheck's names, so `gpucheck compare REF
 bmm and NCHW; every fused attention against the naive one where S fits).
 
 --table OUT.md writes the axes session's table from the JSON of both sides (no torch needed).
+--parity adds, for GEMMs, the kernel one untimed call ran (torch.profiler) and NVML's SM clock
+during the samples; --parity-table OUT writes ci/gemm_parity.sh's table (no torch needed).
 
 Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX] [--cases FILE] [--kernels]
-                                       [--gemm-diagnostics]
+                                       [--gemm-diagnostics] [--parity]
+       python3 ci/torch_reference.py --parity-table OUT
        python3 ci/torch_reference.py --table OUT.md --section TITLE METRIC PREFIX [...] [--band SPEC ...]
 """
 import argparse
@@ -343,6 +348,265 @@ def write_table(path, sections, bands):
         f.write("\n".join(lines))
 
 
+# -- The GEMM parity table (ci/gemm_parity.sh): N alternations of ours and PyTorch --------------
+
+def short_kernel_name(name):
+    """A demangled kernel name as one word: no leading "void ", no argument list, no spaces.
+    benchmarks/kernel_name.cpp's short_name, so that ours (CUPTI's names, demangled) and
+    PyTorch's profiler names compare as strings."""
+    if name.startswith("void "):
+        name = name[5:]
+    if name.endswith(")"):
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            if name[i] == ")":
+                depth += 1
+            elif name[i] == "(":
+                depth -= 1
+                if depth == 0:
+                    if i > 0:
+                        name = name[:i]
+                    break
+    return name.replace(" ", "")
+
+
+def pick_kernel(events):
+    """(name, kernels) of a call from its kernels' (name, duration): the longest-running one
+    (the GEMM, not a split-K reduction), the first of equals; kernel_name.cpp's pick. None when
+    the call ran no named kernel."""
+    best = None
+    for name, dur in events:
+        if best is None or dur > best[1]:
+            best = (name, dur)
+    if best is None or not best[0]:
+        return None
+    return short_kernel_name(best[0]), len(events)
+
+
+def kernel_label(picked):
+    """"kernel=NAME" (" kernels=N" when a call launched more), or "kernel=?": ours' label."""
+    if picked is None:
+        return "kernel=?"
+    name, n = picked
+    return f"kernel={name}" + (f" kernels={n}" if n > 1 else "")
+
+
+_KERNEL_IN_LABEL = re.compile(r"(?:^|\s)kernel=(\S+)")
+
+
+def kernel_from_label(label):
+    """The kernel a row's label names (kernel=NAME), or None (not named, or '?')."""
+    m = _KERNEL_IN_LABEL.search(label or "")
+    return m.group(1) if m and m.group(1) != "?" else None
+
+
+# Llama-3's projections as bench_matmul's llm suite names them (benchmarks/cases/matmul.hpp,
+# projections()): (N, K) -> what the GEMM is.
+LLAMA3 = (("Llama-3 8B", 4096, 32, 8, 128, 14336), ("Llama-3 70B", 8192, 64, 8, 128, 28672))
+
+
+def projection_of(name):
+    """What a GEMM row is: "Llama-3 70B gate/up, 8192 tokens" (a linear row with a projection's N
+    and K), "square", or "" (unknown)."""
+    p = name.split("/")
+    m = re.fullmatch(r"(\d+)x(\d+)x(\d+)", p[3]) if len(p) == 4 else None
+    if not m:
+        return ""
+    tokens, n, k = (int(x) for x in m.groups())
+    if p[1] == "linear":  # a projection at 4096 tokens may be square too (8B's O): it is the projection
+        for model, hidden, heads, kv, hd, mlp in LLAMA3:
+            for what, nn, kk in (("QKV", (heads + 2 * kv) * hd, hidden), ("O", hidden, hidden),
+                                 ("gate/up", 2 * mlp, hidden), ("down", hidden, mlp)):
+                if (n, k) == (nn, kk):
+                    return f"{model} {what}, {tokens} token{'' if tokens == 1 else 's'}"
+    return "square" if tokens == n == k else ""
+
+
+def spread_pct(values):
+    """(max - min) / median in percent over the alternations; None below two values."""
+    vals = [v for v in values if v is not None]
+    if len(vals) < 2:
+        return None
+    med = statistics.median(vals)
+    return 100.0 * (max(vals) - min(vals)) / med if med else None
+
+
+_MS_PER_UNIT = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+
+
+def ms_of(result):
+    """The median real_time over repetitions in milliseconds (Google Benchmark's time_unit)."""
+    vals = [float(e["real_time"]) * _MS_PER_UNIT[e.get("time_unit", "ns")] for e in result["values"]
+            if isinstance(e.get("real_time"), (int, float)) and e.get("time_unit", "ns") in _MS_PER_UNIT]
+    vals = [v for v in vals if math.isfinite(v)]
+    return statistics.median(vals) if vals else None
+
+
+def _most_common(values):
+    vals = [v for v in values if v]
+    return collections.Counter(vals).most_common(1)[0][0] if vals else None
+
+
+def _side(results, name):
+    """One side's figures for `name` over the alternations: TFLOP/s, ms, SM clock, kernels and
+    the first skip reason."""
+    got = {"tflops": [], "ms": [], "clock": [], "kernels": [], "skipped": None}
+    for res in results:
+        r = res.get(name)
+        if r is None:
+            continue
+        if r["skipped"] is not None:
+            got["skipped"] = got["skipped"] or r["skipped"]
+            continue
+        got["tflops"].append(metric_of(r, "TFLOPS"))
+        got["ms"].append(ms_of(r))
+        got["clock"].append(metric_of(r, "sm_clock_MHz"))
+        got["kernels"].append(kernel_from_label(r["label"]))
+    return got
+
+
+def _median(values):
+    vals = [v for v in values if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def parity_rows(names, ours_runs, torch_runs):
+    """One row per case of `names` (in order) from N alternations: each run a {name: result}
+    of read_results. Medians over the runs; ratio = ours / PyTorch; spread = (max - min) /
+    median; the kernel each side ran most often, and a note where the kernels differ, a
+    side's kernel changed between runs, or a side has no figure."""
+    rows = []
+    for n in names:
+        o, t = _side(ours_runs, n), _side(torch_runs, n)
+        ov, tv = _median(o["tflops"]), _median(t["tflops"])
+        ok, tk = _most_common(o["kernels"]), _most_common(t["kernels"])
+        notes = []
+        for who, side, val in (("ours", o, ov), ("PyTorch", t, tv)):
+            if val is None:
+                notes.append(f"skipped ({who}): {side['skipped']}" if side["skipped"] else f"no figure ({who})")
+            elif len(set(k for k in side["kernels"] if k)) > 1:
+                notes.append(f"kernel changed between runs ({who})")
+        if ov is not None and tv is not None:
+            if ok is None or tk is None:
+                notes.append("kernel unknown (" + ("ours" if ok is None else "PyTorch") + ")")
+            elif ok != tk:
+                notes.append("kernels differ")
+        rows.append({
+            "case": n, "what": projection_of(n), "ms": _median(o["ms"]),
+            "ours": ov, "torch": tv, "ratio": ov / tv if ov is not None and tv else None,
+            "ours_clock": _median(o["clock"]), "torch_clock": _median(t["clock"]),
+            "ours_spread": spread_pct(o["tflops"]), "torch_spread": spread_pct(t["tflops"]),
+            "ours_kernel": ok, "torch_kernel": tk, "runs": (len(o["tflops"]), len(t["tflops"])),
+            "note": "; ".join(notes),
+        })
+    return rows
+
+
+def parity_summary(rows, same=(0.98, 1.02), differ_floor=0.98, spread_limit=3.0, long_ms=1.0):
+    """issue 40's must-show counts: rows with one kernel on both sides whose ratio lies in
+    `same`; rows whose kernels differ at `differ_floor` or more; rows of `long_ms` or more
+    whose spread (either side) is under `spread_limit` percent. A list of lines."""
+    both = [r for r in rows if r["ratio"] is not None and r["ours_kernel"] and r["torch_kernel"]]
+    alike = [r for r in both if r["ours_kernel"] == r["torch_kernel"]]
+    differ = [r for r in both if r["ours_kernel"] != r["torch_kernel"]]
+    long_rows = [r for r in rows if r["ms"] is not None and r["ms"] >= long_ms]
+    steady = [r for r in long_rows if all(s is not None and s < spread_limit for s in (r["ours_spread"], r["torch_spread"]))]
+    return [
+        f"Same kernel on both sides: {sum(1 for r in alike if same[0] <= r['ratio'] <= same[1])} of {len(alike)} rows "
+        f"with ours / PyTorch in [{same[0]:g}, {same[1]:g}].",
+        f"Kernels differ: {sum(1 for r in differ if r['ratio'] >= differ_floor)} of {len(differ)} rows "
+        f"with ours / PyTorch >= {differ_floor:g}.",
+        f"Rows of {long_ms:g} ms or more: {len(steady)} of {len(long_rows)} with both sides' spread under "
+        f"{spread_limit:g}%.",
+        f"Not compared: {len(rows) - len(both)} of {len(rows)} rows (a side skipped, failed or named no kernel).",
+    ]
+
+
+PARITY_COLUMNS = ("case", "what", "ms", "ours", "torch", "ratio", "ours_clock", "torch_clock", "ours_spread",
+                  "torch_spread", "ours_kernel", "torch_kernel", "note")
+
+
+def parity_csv(rows):
+    """The table as CSV text (numbers unrounded, empty where none)."""
+    import csv
+    import io
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(PARITY_COLUMNS)
+    for r in rows:
+        w.writerow(["" if r[c] is None else r[c] for c in PARITY_COLUMNS])
+    return buf.getvalue()
+
+
+def render_parity(rows, runs, ours_ctx, torch_ctx):
+    """The Markdown table and its summary lines."""
+    def num(v, fmt):
+        return "" if v is None else format(v, fmt)
+
+    def pct(v):
+        return "" if v is None else f"{v:.1f}%"
+    lines = [f"# GEMMs: gpucheck (bench_matmul) beside PyTorch, {runs} alternation{'' if runs == 1 else 's'}", "",
+             "Both sides timed as a power burst (0.3 s idle, 5 warm-up calls, 20 held samples, the median); "
+             "figures are medians over the alternations, spread = (max - min) / median across them; SM clock: "
+             "the lowest NVML reading during the samples (median over the alternations); ours / PyTorch > 1: "
+             "ours is faster. GPU: " + str(ours_ctx.get("gpu_name") or torch_ctx.get("gpu_name") or "?") +
+             f"; cuBLAS ours {ours_ctx.get('cublas_version') or '?'}, PyTorch {torch_ctx.get('cublas_version') or '?'}"
+             f" ({torch_ctx.get('library') or 'torch ?'}).", "",
+             "| case | GEMM | ms | ours TFLOP/s | PyTorch TFLOP/s | ours / PyTorch | SM MHz ours | SM MHz PyTorch "
+             "| spread ours | spread PyTorch | kernel ours | kernel PyTorch | note |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |"]
+    for r in rows:
+        tk = r["torch_kernel"] or ""
+        if tk and tk == r["ours_kernel"]:
+            tk = "(same)"
+        lines.append(f"| {r['case']} | {r['what']} | {num(r['ms'], '.3f')} | {num(r['ours'], '.1f')} | "
+                     f"{num(r['torch'], '.1f')} | {num(r['ratio'], '.3f')} | {num(r['ours_clock'], '.0f')} | "
+                     f"{num(r['torch_clock'], '.0f')} | {pct(r['ours_spread'])} | {pct(r['torch_spread'])} | "
+                     f"{_cell(r['ours_kernel'] or '', 90)} | {_cell(tk, 90)} | {_cell(r['note'])} |")
+    return lines + [""] + parity_summary(rows) + [""]
+
+
+def write_parity(out_dir):
+    """OUT/run<i>/ours-*.json and OUT/run<i>/torch.json (ci/gemm_parity.sh) and OUT/cases.txt
+    -> OUT/parity.md and OUT/parity.csv; returns the Markdown. A run's unreadable file is
+    left out and said under the table."""
+    with open(os.path.join(out_dir, "cases.txt")) as f:
+        names = [l.strip() for l in f if l.strip()]
+    ours_runs, torch_runs, problems, octx, tctx = [], [], [], {}, {}
+    runs = sorted((d for d in os.listdir(out_dir) if re.fullmatch(r"run\d+", d)), key=lambda d: int(d[3:]))
+    for d in runs:
+        path = os.path.join(out_dir, d)
+        merged = {}
+        ours_files = sorted(x for x in os.listdir(path) if x.startswith("ours-") and x.endswith(".json"))
+        if not ours_files:
+            problems.append(f"{d}: no ours-*.json")
+        for fn in ours_files:
+            try:
+                ctx, res = read_results(os.path.join(path, fn))
+                octx = octx or ctx
+                merged.update(res)
+            except (OSError, ValueError) as e:
+                problems.append(f"{d}/{fn}: {e}")
+        ours_runs.append(merged)
+        try:
+            ctx, res = read_results(os.path.join(path, "torch.json"))
+            tctx = tctx or ctx
+            torch_runs.append(res)
+        except (OSError, ValueError) as e:
+            problems.append(f"{d}/torch.json: {e}")
+            torch_runs.append({})
+    rows = parity_rows(names, ours_runs, torch_runs)
+    lines = render_parity(rows, len(runs), octx, tctx)
+    if problems:
+        lines += ["Not read: " + "; ".join(problems) + ".", ""]
+    text = "\n".join(lines)
+    with open(os.path.join(out_dir, "parity.md"), "w") as f:
+        f.write(text)
+    with open(os.path.join(out_dir, "parity.csv"), "w") as f:
+        f.write(parity_csv(rows))
+    return text
+
+
 # ---- Timing (torch) --------------------------------------------------------------------------
 
 def per_call_ms(fn, iters=50, warm=5):
@@ -425,8 +689,8 @@ class HeldSampler:
     events) and the hold is doubled. gpucheck's own hold is a flag the host releases after the
     stop event (benchmarks/harness/src/engine.cpp, StreamHold), so it always covers the queue."""
 
-    def __init__(self, hold, fn, issue_s_per_call):
-        self.hold, self.fn = hold, fn
+    def __init__(self, hold, fn, issue_s_per_call, probe=None):
+        self.hold, self.fn, self.probe = hold, fn, probe  # probe(): called while a sample's calls run
         self.issue_s = max(issue_s_per_call, 5e-6)
         self.factor = 3.0  # hold = factor x the calls' measured issue time (at least 0.5 ms)
         self.retries = 0
@@ -442,6 +706,8 @@ class HeldSampler:
                 self.fn()
             self.end.record()
             covered = not self.start.query()
+            if self.probe and covered:
+                self.probe()
             self.end.synchronize()
             if covered:
                 return self.start.elapsed_time(self.end)
@@ -450,14 +716,15 @@ class HeldSampler:
         raise RuntimeError("the calls could not be queued inside the hold in 12 tries (host too slow?)")
 
 
-def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=64, settle_s=0.3):
+def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=64, settle_s=0.3, probe=None):
     """gpucheck's power burst (harness::power_burst), step by step as the engine runs it for
     bench_matmul's cublaslt and bench_attention's cases (engine.cpp measure(), core/src/
     measure.cpp run_sampling()): the device idle settle_s; warmup_calls untimed calls, each
     waited for; one held call decides the batch (choose_batch: enough calls for a sample of
     min_sample_ms, at most 64); then exactly `samples` held samples of that batch; the median
     per call. No L2 flush and no CUDA graph, as ours. Returns (ms per call, batch, retries,
-    the samples' cv in percent).
+    the samples' cv in percent). probe(), when given, runs once per timed sample while its
+    calls run (the SM clock, as the engine reads it during samples).
     A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
     milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
     torch.cuda.synchronize()
@@ -472,6 +739,7 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     sampler = HeldSampler(hold, fn, max(issue[1:] or issue))  # the first call may initialise
     one_ms = sampler.sample_ms(1)
     batch = choose_batch(one_ms / 1e3, min_sample_ms / 1e3, 1, max_batch)
+    sampler.probe = probe
     times = [sampler.sample_ms(batch) / batch for _ in range(samples)]
     cv = 100.0 * statistics.stdev(times) / statistics.mean(times) if len(times) > 1 else 0.0
     return statistics.median(times), batch, sampler.retries, cv
@@ -512,6 +780,51 @@ def kernel_census(fn, calls=4):
     except Exception as e:  # a diagnostic: never the reason a case fails
         print(f"  kernel census unavailable ({e.__class__.__name__}: {str(e)[:80]})", file=sys.stderr)
         return None
+
+
+def kernel_of(fn):
+    """(name, kernels) of one untimed call from torch.profiler, as pick_kernel chooses it
+    (bench_matmul's label names its kernel the same way, from CUPTI); None when the profiler
+    is unavailable or saw no kernel."""
+    try:
+        from torch.profiler import profile, ProfilerActivity
+        fn()
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            fn()
+            torch.cuda.synchronize()
+        return pick_kernel([(e.name, e.time_range.elapsed_us()) for e in prof.events()
+                            if str(e.device_type).endswith("CUDA")])
+    except Exception as e:  # a label: never the reason a case fails
+        print(f"  kernel name unavailable ({e.__class__.__name__}: {str(e)[:80]})", file=sys.stderr)
+        return None
+
+
+class SmClock:
+    """NVML's SM clock of the GPU torch runs on, through libnvidia-ml (the library pynvml wraps,
+    with the driver: nothing to install). Readings collect in `readings` (MHz)."""
+
+    def __init__(self, device=0):
+        import ctypes
+        self.ct = ctypes
+        self.lib = ctypes.CDLL("libnvidia-ml.so.1")
+        if self.lib.nvmlInit_v2() != 0:
+            raise RuntimeError("nvmlInit failed")
+        self.handle = ctypes.c_void_p()
+        props = torch.cuda.get_device_properties(device)
+        if all(hasattr(props, a) for a in ("pci_domain_id", "pci_bus_id", "pci_device_id")):
+            bus = f"{props.pci_domain_id:08x}:{props.pci_bus_id:02x}:{props.pci_device_id:02x}.0".encode()
+            rc = self.lib.nvmlDeviceGetHandleByPciBusId_v2(bus, ctypes.byref(self.handle))
+        else:  # an older torch: NVML's index, right unless CUDA_VISIBLE_DEVICES reorders
+            rc = self.lib.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(device), ctypes.byref(self.handle))
+        if rc != 0:
+            raise RuntimeError(f"no NVML handle for the device (NVML error {rc})")
+        self.readings = []
+
+    def read(self):
+        mhz = self.ct.c_uint()
+        if self.lib.nvmlDeviceGetClockInfo(self.handle, 1, self.ct.byref(mhz)) == 0:  # NVML_CLOCK_SM
+            self.readings.append(mhz.value)
 
 
 def census_text(census):
@@ -745,12 +1058,14 @@ def matmul_case(name, variant, tag, mnk):
     m = re.fullmatch(r"(\d+)x(\d+)x(\d+)", mnk)
     if not m or tag not in ("fp32", "tf32", "fp16", "bf16", "fp8e4m3"):
         return Skip(name, "not a GEMM name this script reads")
-    if variant not in ("cublaslt", "torch_cublaslt"):
-        return Skip(name, f"no PyTorch counterpart of {variant} here (the burst, cublaslt, is compared)")
+    if variant not in ("cublaslt", "torch_cublaslt", "linear"):
+        return Skip(name, f"no PyTorch counterpart of {variant} here (the bursts, cublaslt and linear, are compared)")
     M, N, K = (int(x) for x in m.groups())
     if tag == "fp8e4m3" and (M % 16 or N % 16 or K % 16):
         return Skip(name, "cuBLASLt's fp8 GEMMs want M, N and K multiples of 16 (ours skips it too)")
     lt = variant == "torch_cublaslt"
+    if variant == "linear":
+        return linear_case(name, tag, M, N, K)
 
     def setup():
         set_tf32(tag == "tf32")
@@ -802,6 +1117,40 @@ def matmul_case(name, variant, tag, mnk):
             return {name: "wrong result on a 16 x 16 corner: " + err}
         return {name: (what, fn)}
 
+    return setup, 2.0 * M * N * K, "TFLOPS"
+
+
+def linear_case(name, tag, M, N, K):
+    """bench_matmul's matmul/linear/...: F.linear(x, w), y = x w^T with x (M, K), w (N, K), y
+    (M, N), all row-major: cuBLAS's gemm(T, N, m=N, n=M, k=K), the problem bench_matmul gives
+    cuBLASLt for this variant; fp8 through torch._scaled_mm(x, w.t()) (bf16 out), the same."""
+    def setup():
+        set_tf32(tag == "tf32")
+        set_reduced_precision_reduction(True)  # PyTorch's default, as matmul_case says
+        if tag == "fp8e4m3":
+            x = (torch.rand(M, K, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+            w = (torch.rand(N, K, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+            one = torch.ones((), device="cuda")
+            what = "torch._scaled_mm(x, w.t(), bf16 out): cuBLASLt T,N m=N n=M k=K"
+
+            def fn():
+                return torch._scaled_mm(x, w.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+        else:
+            x = torch.rand(M, K, device="cuda", dtype=DT[tag]) * 2 - 1
+            w = torch.rand(N, K, device="cuda", dtype=DT[tag]) * 2 - 1
+            what = "F.linear(x, w): cuBLAS T,N m=N n=M k=K, fp32 accumulate"
+
+            def fn():
+                return F.linear(x, w)
+        try:
+            out = fn()
+        except RuntimeError as e:
+            return {name: f"PyTorch refused it: {first_line(e)}"}
+        r, c = min(16, M), min(16, N)  # a 16 x 16 corner against a float reference
+        err = differs(out[:r, :c], x[:r].float() @ w[:c].float().t(), 5e-2, 5e-2 * K ** 0.5)
+        if err:
+            return {name: "wrong result on a 16 x 16 corner: " + err}
+        return {name: (what, fn)}
     return setup, 2.0 * M * N * K, "TFLOPS"
 
 
@@ -995,10 +1344,15 @@ def write_json(path, out):
     os.replace(tmp, path)
 
 
-def time_case(hold, name, what, fn, amount, counter, kernels, diagnose):
+def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=None, name_kernel=False):
+    """One case's entry. clock (SmClock): read during a burst's samples (counters sm_clock_MHz,
+    the lowest reading as bench_matmul reports it, and sm_clock_mean_MHz); name_kernel: a
+    GEMM's label ends with kernel=NAME (one untimed call, after timing)."""
     per_ms = 1e9 if counter == "TFLOPS" else 1e6  # FLOP/ms -> TFLOP/s; bytes/ms -> GB/s
+    if clock is not None:
+        clock.readings = []
     if name.startswith(("attention/", "matmul/")):  # power bursts, as bench_attention and bench_matmul
-        held, batch, retries, cv = burst_ms(hold, fn)
+        held, batch, retries, cv = burst_ms(hold, fn, probe=clock.read if clock is not None else None)
         samples = 20
     else:
         held, batch, retries, cv, samples = held_ms(hold, fn), CALLS, 0, None, SAMPLES
@@ -1013,6 +1367,11 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose):
     }
     if cv is not None:
         entry["cv_pct"] = cv
+    if clock is not None and clock.readings:
+        entry["sm_clock_MHz"] = min(clock.readings)
+        entry["sm_clock_mean_MHz"] = statistics.mean(clock.readings)
+    if name_kernel and name.startswith("matmul/"):
+        entry["label"] += " " + kernel_label(kernel_of(fn))
     if (kernels or diagnose) and name.startswith("matmul/"):
         census = kernel_census(fn)
         if census:
@@ -1039,12 +1398,26 @@ def main():
     ap.add_argument("--gemm-diagnostics", action="store_true",
                     help="matmul/cublaslt bf16/fp16: also time the two earlier differences from bench_matmul "
                          "(counters TFLOPS_old_rule, TFLOPS_old_timing, kernels_per_call_old_rule); implies --kernels")
+    ap.add_argument("--parity", action="store_true",
+                    help="matmul: also the kernel each case ran (torch.profiler, one untimed call: kernel=NAME in "
+                         "the label) and NVML's SM clock during the burst's samples (sm_clock_MHz, "
+                         "sm_clock_mean_MHz), for ci/gemm_parity.sh")
+    ap.add_argument("--parity-table", metavar="OUT",
+                    help="write ci/gemm_parity.sh's table (OUT/parity.md, OUT/parity.csv) from OUT/cases.txt and "
+                         "OUT/run<i>/{ours-*,torch}.json, print it (no torch needed) and exit")
     ap.add_argument("--table", metavar="OUT.md", help="write the axes session's table (no torch needed) and exit")
     ap.add_argument("--section", nargs=3, action="append", default=[], metavar=("TITLE", "METRIC", "PREFIX"),
                     help="--table: a family; PREFIX.cases.txt, PREFIX.ours.json, PREFIX.torch.json")
     ap.add_argument("--band", action="append", default=[], metavar="PREFIX=PCT|PREFIX=report:WHY",
                     help="--table: a family's agreement band (docs/TORCH_REFERENCE.md), longest prefix wins")
     args = ap.parse_args()
+    if args.parity_table:
+        try:
+            print(write_parity(args.parity_table))
+        except OSError as e:
+            print(f"torch_reference.py: {e}", file=sys.stderr)
+            return 2
+        return 0
     if args.table:
         try:
             bands = [parse_band(b) for b in args.band]
@@ -1085,6 +1458,13 @@ def main():
     failed = 0
     # gpucheck's cases run on a stream of their own (cudaStreamNonBlocking); PyTorch's side
     # streams are created so too, and the legacy default stream is left out of the comparison.
+    clock = None
+    if args.parity:
+        try:
+            clock = SmClock(torch.cuda.current_device())
+        except Exception as e:  # the clock is shown, not judged: the figures stand without it
+            print(f"torch_reference.py: no SM clock readings ({e.__class__.__name__}: {first_line(e, 80)})",
+                  file=sys.stderr)
     with torch.cuda.stream(torch.cuda.Stream()):
         hold = Hold()
         print(f"{'name':52s} {'held rate':>11s} {'per-call':>9s} {'dispatch us':>12s} {'batch':>5s}  call")
@@ -1114,7 +1494,8 @@ def main():
                         continue
                     what, fn = spec
                     try:
-                        e = time_case(hold, name, what, fn, amount, counter, args.kernels, args.gemm_diagnostics)
+                        e = time_case(hold, name, what, fn, amount, counter, args.kernels, args.gemm_diagnostics,
+                                      clock, args.parity)
                     except Exception as ex:
                         failed += 1
                         reason = f"timing failed: {ex.__class__.__name__}: {first_line(ex)}"

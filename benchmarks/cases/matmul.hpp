@@ -2,6 +2,7 @@
 // CUDA): the binary registers the cases, tests/unit/test_case_tables.cpp lists them per suite.
 #pragma once
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,15 +16,26 @@ namespace gpucheck::matmul {
 
 enum class Load { burst, sustained, burn };
 
+// How the operands are laid out for cuBLASLt. `tn`: D (M x N, column-major) = A^T B with A
+// stored K x M and B K x N, cublasLtMatmul(T, N, m=M, n=N, k=K), bench_matmul's own. `linear`:
+// PyTorch's F.linear, y = x W^T with x M x K, W N x K and y M x N, all row-major, which cuBLAS
+// sees as (T, N, m=N, n=M, k=K): the same operation with m and n swapped, a different problem
+// for cuBLASLt's heuristic wherever M != N (at M = 1 the tokens are cuBLAS's n).
+enum class Operands { tn, linear };
+
 struct GemmCase {
   DType dtype;
   std::int64_t m, n, k;
   Load load = Load::burst;
+  Operands operands = Operands::tn;
   double flops() const { return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k); }
   std::string_view variant() const {
     namespace seg = contract::segment;
+    if (operands == Operands::linear) return seg::linear;
     return load == Load::burst ? seg::cublaslt : load == Load::sustained ? seg::cublaslt_sustained : seg::burn;
   }
+  // The problem cuBLASLt is given: (m, n, k) of D (m x n) = A^T B, A stored k x m, B k x n.
+  std::array<std::int64_t, 3> lt_mnk() const { return operands == Operands::linear ? std::array{n, m, k} : std::array{m, n, k}; }
   std::string name() const { return contract::matmul_name(variant(), dtype, m, n, k); }
   Coordinates coordinates() const {
     return {{"variant", std::string(variant())}, {"dtype", std::string(to_string(dtype))},
@@ -31,13 +43,56 @@ struct GemmCase {
   }
 };
 
+// A model's projection GEMMs as F.linear runs them (N out features, K in features; M is the
+// tokens): QKV (N = (heads + 2 kv_heads) x head_dim, K = hidden), O (hidden, hidden), gate and
+// up fused (2 x MLP, hidden), down (hidden, MLP).
+struct Projection {
+  std::string_view model, name;
+  std::int64_t n, k;
+};
+struct LlmConfig {
+  std::string_view name;
+  std::int64_t hidden, heads, kv_heads, head_dim, mlp;
+};
+inline constexpr std::array<LlmConfig, 2> kLlms{{{"Llama-3 8B", 4096, 32, 8, 128, 14336},
+                                                 {"Llama-3 70B", 8192, 64, 8, 128, 28672}}};
+inline std::vector<Projection> projections() {
+  std::vector<Projection> out;
+  for (const LlmConfig& c : kLlms) {
+    out.push_back({c.name, "QKV", (c.heads + 2 * c.kv_heads) * c.head_dim, c.hidden});
+    out.push_back({c.name, "O", c.hidden, c.hidden});
+    out.push_back({c.name, "gate/up", 2 * c.mlp, c.hidden});
+    out.push_back({c.name, "down", c.hidden, c.mlp});
+  }
+  return out;
+}
+inline constexpr std::string_view kLlmTokens = "1,16,128,1024,4096,8192";
+
+// The error a split-K may add to one output beyond core's tolerance (gpucheck/core/verify.hpp),
+// when cuBLASLt reduces in the output type (reduction scheme INPLACE or OUTPUT_TYPE): each of
+// the `splits` partial sums, or the running sum after each, is rounded there, at most u_out of
+// its magnitude. a and b: the output's K inputs. The allowance is 2 u_out sum_j (|p_j| + |r_j|)
+// over `splits` equal contiguous ranges of K (p_j a range's sum, r_j the running sum after
+// it): the factor 2 covers split points elsewhere (cuBLASLt's fall on tile multiples).
+inline double split_k_allowance(const double* a, const double* b, std::int64_t k, std::int64_t splits, double u_out) {
+  if (splits <= 1 || k <= 0) return 0;
+  double total = 0, running = 0;
+  for (std::int64_t j = 0; j < splits; ++j) {
+    double part = 0;
+    for (std::int64_t i = j * k / splits; i < (j + 1) * k / splits; ++i) part += a[i] * b[i];
+    running += part;
+    total += std::fabs(part) + std::fabs(running);
+  }
+  return 2.0 * u_out * total;
+}
+
 inline constexpr std::array<DType, 5> kDTypes{DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8e4m3};
 
-// The axes (the layout is TN for every dtype: not an axis). N follows M and K follows N, so
-// `-a M=2^[9:14]` is a sweep of squares. The suites, in the order their cases run: the gate's
-// handful; acceptance's GEMMs (every dtype with a tensor-core peak: not fp32); the sweep
-// (squares 1k-16k and transformer shapes, m = tokens: MLP up and down projections of 8B- and
-// 70B-class models, and a skinny decode step of 16 tokens); the burn.
+// The axes (TN for every dtype; the variant linear swaps m and n: Operands). N follows M and K
+// follows N, so `-a M=2^[9:14]` is a sweep of squares. The suites, in the order their cases
+// run: the gate's handful; acceptance's GEMMs (every dtype with a tensor-core peak: not fp32);
+// the sweep (squares 1k-16k and transformer shapes, m = tokens: MLP up and down projections of
+// 8B- and 70B-class models, and a skinny decode step of 16 tokens); the burn; llm.
 inline axes::CaseModel model() {
   using axes::Kind;
   using enum Suite;
@@ -45,7 +100,9 @@ inline axes::CaseModel model() {
   const std::string A = std::to_string(contract::kAcceptGemmSize);  // 8192: what acceptance and the burn read
   const std::string all = "fp32,tf32,fp16,bf16,fp8e4m3";
   const std::string burst(seg::cublaslt), sustained(seg::cublaslt_sustained);
-  axes::Axis variant{"variant", Kind::word, "burst or sustained load", {burst, sustained}, 1, 1};
+  const std::string linear(seg::linear);
+  axes::Axis variant{"variant", Kind::word, "burst, sustained load, or a burst of F.linear's y = x W^T (linear)",
+                     {burst, sustained, linear}, 1, 1};
   variant.suite_words = {std::string(seg::burn)};
   axes::CaseModel m{std::string(contract::family::matmul),
                     {variant,
@@ -68,9 +125,14 @@ inline axes::CaseModel model() {
       f.sets.push_back({{"dtype", d}, {"M", std::to_string(mm)}, {"N", std::to_string(n)}, {"K", std::to_string(k)}});
   }
   f.sets.push_back({{"variant", sustained}, {"dtype", "bf16"}, {"M", A}});
+  // llm: every projection of kLlms at kLlmTokens tokens, bf16, fp16 and fp8 (-a N= K= names
+  // another projection at the same tokens and dtypes).
+  axes::SuiteAxes l{llm, {{"variant", linear}, {"dtype", "bf16,fp16,fp8e4m3"}, {"M", std::string(kLlmTokens)}}, {}};
+  for (const Projection& p : projections())
+    l.sets.push_back({{"N", std::to_string(p.n)}, {"K", std::to_string(p.k)}});
   const axes::SuiteAxes a{accept, {}, {{{"variant", burst}, {"dtype", "tf32,fp16,bf16,fp8e4m3"}, {"M", A}}}};
   const axes::SuiteAxes b{burn, {}, {{{"variant", std::string(seg::burn)}, {"dtype", std::string(to_string(contract::kBurnDType))}, {"M", A}}}};
-  m.suites = {q, f, a, b};
+  m.suites = {q, f, a, b, l};
   return m;
 }
 
@@ -81,7 +143,8 @@ inline std::vector<GemmCase> cases(Suite s, const std::vector<axes::Point>* user
   for (const axes::Point& p : points_of(model(), s, user)) {
     const std::string& v = p.text("variant");
     out.push_back({*parse_dtype(p.text("dtype")), p.n("M"), p.n("N"), p.n("K"),
-                   v == seg::cublaslt ? Load::burst : v == seg::burn ? Load::burn : Load::sustained});
+                   v == seg::cublaslt_sustained ? Load::sustained : v == seg::burn ? Load::burn : Load::burst,
+                   v == seg::linear ? Operands::linear : Operands::tn});
   }
   return out;
 }

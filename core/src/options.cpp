@@ -16,12 +16,13 @@ std::string_view to_string(Suite s) {
     case Suite::full: return "full";
     case Suite::accept: return "accept";
     case Suite::burn: return "burn";
+    case Suite::llm: return "llm";
   }
   return "?";
 }
 
 std::optional<Suite> parse_suite(std::string_view s) {
-  for (Suite x : {Suite::quick, Suite::full, Suite::accept, Suite::burn})
+  for (Suite x : {Suite::quick, Suite::full, Suite::accept, Suite::burn, Suite::llm})
     if (to_string(x) == s) return x;
   return std::nullopt;
 }
@@ -59,7 +60,7 @@ bool parse_options(int* argc, char** argv, Options* out, std::string* err) {
   if (const auto v = p.value("--suite")) {
     const std::optional<Suite> suite = parse_suite(*v);
     if (!suite) {
-      *err = "--suite wants quick, full, accept or burn, got '" + *v + "'";
+      *err = "--suite wants quick, full, accept, burn or llm, got '" + *v + "'";
       return false;
     }
     o.suite = *suite;
@@ -127,7 +128,8 @@ std::string options_help(std::string_view program) {
          "  --format json       with --list: the cases with their axes, for scripts\n"
          "  -d, --device N      CUDA device index to measure (default 0)\n"
          "  --suite S           quick: a representative handful (default); full: the sweeps;\n"
-         "                      accept: what `gpucheck accept` judges; burn: sustained checked load\n"
+         "                      accept: what `gpucheck accept` judges; burn: sustained checked load;\n"
+         "                      llm: Llama-3 8B/70B projection GEMMs (bench_matmul)\n"
          "  --burn-seconds S    length of the burn suite's load (default 60)\n"
          "  --specs FILE        SKU datasheet figures (default $GPUCHECK_SPECS, else\n"
          "                      share/gpucheck/specs.json beside the binary's folder)\n"

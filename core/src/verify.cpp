@@ -31,7 +31,7 @@ Tolerance reduction_tolerance(DType in, DType out, std::size_t k) {
   return t;
 }
 
-void SampleChecker::add(std::size_t index, double ref, double got, double scale) {
+void SampleChecker::add(std::size_t index, double ref, double got, double scale, double allowance) {
   ++r_.checked;
   if (!std::isfinite(got) && std::isfinite(ref)) {
     ++r_.nonfinite;
@@ -44,7 +44,7 @@ void SampleChecker::add(std::size_t index, double ref, double got, double scale)
     return;
   }
   const double err = std::fabs(got - ref);
-  const double bound = tol_.rel_out * std::fabs(ref) + tol_.rel_acc * std::fabs(scale);
+  const double bound = tol_.rel_out * std::fabs(ref) + tol_.rel_acc * std::fabs(scale) + std::fabs(allowance);
   const double ratio = bound > 0 ? err / bound : (err > 0 ? INFINITY : 0.0);
   if (err > bound) ++r_.failed;
   if (ratio > r_.worst_ratio) {

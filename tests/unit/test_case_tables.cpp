@@ -1,11 +1,14 @@
 // The families' tables (benchmarks/cases/*.hpp) listed per suite without a GPU, against
 // fixtures/case_names.txt: the names each family's code at b8ecbae registered per suite, in
 // order (generated from that code before the tables became rows), and the rows added since
-// (issue 22's attention shapes end the attention block). A renamed case, a case moved to
+// (issue 22's attention shapes end the attention block; issue 40's llm suite follows matmul's
+// burn, written from the models' dimensions). A renamed case, a case moved to
 // another suite or a changed order fails here. The binary may leave out what the
 // device cannot hold (memory sizes under 4x L2) or register as skipped (fp8 before cc 8.9).
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdint>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -26,7 +29,7 @@
 namespace gpucheck {
 namespace {
 
-constexpr Suite kSuites[] = {Suite::quick, Suite::full, Suite::accept, Suite::burn};
+constexpr Suite kSuites[] = {Suite::quick, Suite::full, Suite::accept, Suite::burn, Suite::llm};
 
 // "suite<TAB>name" lines, families in the fixture's order, through each family's cases()
 // (what the binary registers and --list prints) with no axes given, on the reference GPU.
@@ -290,6 +293,47 @@ TEST(CaseTables, TheMustShowLists) {
   ASSERT_EQ(nc.size(), 93u);  // 31 sizes for each of the 3 collectives
   EXPECT_EQ(nc.front().name(), "nccl/allreduce/fp32/8B/g1");
   EXPECT_EQ(nc[30].name(), "nccl/allreduce/fp32/8GiB/g1");
+}
+
+// Issue 40: the projection GEMMs of Llama-3 8B and 70B as F.linear runs them (y = x W^T, m and
+// n swapped for cuBLASLt), at 6 token counts, bf16, fp16 and fp8; only bench_matmul has them.
+TEST(CaseTables, TheLlmSuiteIsLlamaProjectionsAsFLinearRunsThem) {
+  using matmul::Projection;
+  const std::vector<Projection> p = matmul::projections();
+  ASSERT_EQ(p.size(), 8u);
+  auto nk = [](const Projection& x) { return std::pair{x.n, x.k}; };
+  EXPECT_EQ(nk(p[0]), (std::pair<std::int64_t, std::int64_t>{(32 + 2 * 8) * 128, 4096}));  // 8B QKV
+  EXPECT_EQ(nk(p[2]), (std::pair<std::int64_t, std::int64_t>{2 * 14336, 4096}));          // 8B gate/up
+  EXPECT_EQ(nk(p[4]), (std::pair<std::int64_t, std::int64_t>{(64 + 2 * 8) * 128, 8192}));  // 70B QKV
+  EXPECT_EQ(nk(p[7]), (std::pair<std::int64_t, std::int64_t>{8192, 28672}));              // 70B down
+  EXPECT_EQ(p[6].name, "gate/up");
+  EXPECT_EQ(p[6].model, "Llama-3 70B");
+
+  const auto llm = matmul::cases(Suite::llm, nullptr);
+  ASSERT_EQ(llm.size(), 8u * 3u * 6u);
+  EXPECT_EQ(llm.front().name(), "matmul/linear/bf16/1x6144x4096");
+  EXPECT_EQ(llm[6].name(), "matmul/linear/fp16/1x6144x4096");
+  EXPECT_EQ(llm.back().name(), "matmul/linear/fp8e4m3/8192x8192x28672");
+  for (const auto& c : llm) {
+    EXPECT_EQ(c.operands, matmul::Operands::linear) << c.name();
+    EXPECT_EQ(c.load, matmul::Load::burst) << c.name();
+    EXPECT_EQ(c.lt_mnk(), (std::array<std::int64_t, 3>{c.n, c.m, c.k})) << c.name();  // cuBLASLt's m is N
+  }
+  const matmul::GemmCase tn = matmul::cases(Suite::quick, nullptr).front();
+  EXPECT_EQ(tn.lt_mnk(), (std::array<std::int64_t, 3>{tn.m, tn.n, tn.k}));
+  for (const axes::CaseModel& m : models())
+    if (m.family != "matmul") {
+      EXPECT_EQ(m.find(Suite::llm), nullptr) << m.family;
+    }
+
+  // -a in the llm suite: another projection at the suite's tokens and dtypes; -a variant=linear
+  // in the others.
+  auto ps = points(matmul::model(), {"N=1024", "K=512"}, Suite::llm);
+  const auto one = names(matmul::cases(Suite::llm, &ps));
+  ASSERT_EQ(one.size(), 18u);
+  EXPECT_EQ(one[5], "matmul/linear/bf16/8192x1024x512");
+  ps = points(matmul::model(), {"variant=linear", "dtype=bf16", "M=16", "N=28672", "K=8192"});
+  EXPECT_EQ(names(matmul::cases(Suite::quick, &ps)), (std::vector<std::string>{"matmul/linear/bf16/16x28672x8192"}));
 }
 
 TEST(CaseTables, EverySuiteListsTheNamesItRegisteredBefore) {

@@ -47,6 +47,20 @@ TEST(Options, StripsOursAndKeepsGoogleBenchmarkFlagsInOrder) {
   EXPECT_EQ(a.ptrs[static_cast<std::size_t>(a.argc)], nullptr);
 }
 
+// Every suite's name parses back to it (llm: bench_matmul's Llama-3 projections).
+TEST(Options, EverySuiteNameRoundTrips) {
+  for (Suite s : {Suite::quick, Suite::full, Suite::accept, Suite::burn, Suite::llm})
+    EXPECT_EQ(parse_suite(to_string(s)), s) << to_string(s);
+  Argv a({"bench", "--suite", "llm"});
+  Options o;
+  std::string err;
+  ASSERT_TRUE(parse_options(&a.argc, a.ptrs.data(), &o, &err)) << err;
+  EXPECT_EQ(o.suite, Suite::llm);
+  Argv bad({"bench", "--suite", "llama"});
+  EXPECT_FALSE(parse_options(&bad.argc, bad.ptrs.data(), &o, &err));
+  EXPECT_EQ(err, "--suite wants quick, full, accept, burn or llm, got 'llama'");
+}
+
 TEST(Options, BadValuesAreErrorsAndLeaveArgvAlone) {
   for (auto bad : std::vector<std::vector<std::string>>{{"b", "--device", "x"},
                                                         {"b", "--device=-1"},

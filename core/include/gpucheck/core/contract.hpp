@@ -162,8 +162,9 @@ bool in_family(std::string_view benchmark, std::string_view family);
 // Name segments that the families register and the tool reads (accept's checks, the report's
 // pairs). A family builds its names from these.
 namespace segment {
-// matmul variants
-inline constexpr std::string_view cublaslt = "cublaslt", cublaslt_sustained = "cublaslt_sustained", burn = "burn";
+// matmul variants (linear: a burst with PyTorch F.linear's operand order, y = x W^T)
+inline constexpr std::string_view cublaslt = "cublaslt", cublaslt_sustained = "cublaslt_sustained", burn = "burn",
+                                  linear = "linear";
 // pcie directions and host memory
 inline constexpr std::string_view h2d = "h2d", d2h = "d2h", bidir = "bidir", pinned = "pinned", pageable = "pageable";
 // memory variants

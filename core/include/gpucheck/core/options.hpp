@@ -9,8 +9,9 @@
 namespace gpucheck {
 
 // quick: the gate's representative handful; full: the sweeps; accept: the figures
-// `gpucheck accept` judges (link, copy, GEMM rates); burn: sustained checked load.
-enum class Suite { quick, full, accept, burn };
+// `gpucheck accept` judges (link, copy, GEMM rates); burn: sustained checked load; llm: the
+// projection GEMMs of Llama-3 8B and 70B (bench_matmul only: other families have no case).
+enum class Suite { quick, full, accept, burn, llm };
 
 // The suites a row of a family's table belongs to: data in the row, so that registration is
 // a loop over the rows (benchmarks/cases/*.hpp) and a row's membership is read, not derived.
@@ -30,7 +31,7 @@ class Suites {
 
 struct Options {
   int device = 0;             // --device N
-  Suite suite = Suite::quick; // --suite quick|full
+  Suite suite = Suite::quick; // --suite quick|full|accept|burn|llm
   std::string specs_path;     // --specs FILE (default: GPUCHECK_SPECS or the one beside the build)
   double burn_seconds = 60;   // --burn-seconds S (suite burn)
   bool help = false;          // --help / -h: ours, then Google Benchmark's
