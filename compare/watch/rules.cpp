@@ -223,7 +223,10 @@ int lower_median(std::vector<int> v) {
   std::nth_element(v.begin(), mid, v.end());
   return *mid;
 }
-int positive(const std::optional<unsigned>& x) { return x && *x > 0 && *x < 1000 ? static_cast<int>(*x) : 0; }
+// A link reading, 0 where there is none: NVML's 0, or past any link (a corrupted record).
+int link_reading(const std::optional<unsigned>& x) {
+  return x && *x > 0 && *x <= th::kLinkReadingMax ? static_cast<int>(*x) : 0;
+}
 }  // namespace
 
 void add_process_reading(std::vector<ProcessShare>& ps, const std::vector<GpuProcess>& listed, const std::vector<int>& tree) {
@@ -262,12 +265,12 @@ std::optional<LinkVerdict> judge_link(const GpuTimeline& g) {
   LinkVerdict l;
   for (const auto& p : g.points) {
     const GpuSample& s = p.s;
-    l.gen_max = std::max(l.gen_max, positive(s.pcie_gen_max));
-    l.width_max = std::max(l.width_max, positive(s.pcie_width_max));
-    if (positive(s.pcie_width) > 0) width.push_back(positive(s.pcie_width));
-    if (positive(s.pcie_gen) == 0) continue;
+    l.gen_max = std::max(l.gen_max, link_reading(s.pcie_gen_max));
+    l.width_max = std::max(l.width_max, link_reading(s.pcie_width_max));
+    if (link_reading(s.pcie_width) > 0) width.push_back(link_reading(s.pcie_width));
+    if (link_reading(s.pcie_gen) == 0) continue;
     const double traffic = s.pcie_rx_MBps.value_or(0.0) + s.pcie_tx_MBps.value_or(0.0);
-    (is_active(s) || traffic >= th::kLinkBusyPcieMBps ? busy_gen : idle_gen).push_back(positive(s.pcie_gen));
+    (is_active(s) || traffic >= th::kLinkBusyPcieMBps ? busy_gen : idle_gen).push_back(link_reading(s.pcie_gen));
   }
   if (busy_gen.empty() && idle_gen.empty() && width.empty()) return std::nullopt;
   l.busy_readings = static_cast<int>(busy_gen.size());
@@ -448,7 +451,7 @@ std::string link_next_step(const std::vector<std::string>& links) {
   std::string which;
   for (const auto& l : links) which += (which.empty() ? "" : ", ") + l;
   return "a PCIe link runs below what GPU and slot allow (" + which +
-         "): its copies get that share of the bandwidth; reseat the card or its riser, check the slot and the BIOS "
+         "): it caps every copy between host and GPU; reseat the card or its riser, check the slot and the BIOS "
          "link settings, then gpucheck accept (it checks the link under load)";
 }
 

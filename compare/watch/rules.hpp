@@ -100,6 +100,8 @@ inline constexpr int kFailureStatusMax = 125;
 // an idle GPU drops its link's generation to save power (Gen1 at idle is normal). Each is the
 // lower median of its readings, so a reading taken while the link retrains does not make it short.
 inline constexpr double kLinkBusyPcieMBps = 100.0;
+// A link reading above 64 is none, as 0 is: PCIe has at most 32 lanes and 7 generations.
+inline constexpr unsigned kLinkReadingMax = 64;
 // A GPU's processes as recorded: at most 16 (an MPS server's clients can be many), the busiest first.
 inline constexpr std::size_t kMaxProcessesPerGpu = 16;
 }  // namespace thresholds

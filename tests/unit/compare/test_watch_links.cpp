@@ -140,6 +140,10 @@ TEST(WatchLinks, AbsentZeroAndAbsurdReadingsAreNone) {
   EXPECT_FALSE(gw::judge_link(gw::GpuTimeline{}));        // no readings at all
   // Far past any link (a corrupted record): read as none, never as a short link.
   EXPECT_FALSE(gw::judge_link(gemm(0, {4000000000u, 4000000000u, 5, 16})));
+  const unsigned most = gw::thresholds::kLinkReadingMax;
+  EXPECT_FALSE(gw::judge_link(gemm(0, {0, most + 1, 0, 0})));
+  ASSERT_TRUE(gw::judge_link(gemm(0, {0, most, 0, 0})));
+  EXPECT_EQ(gw::judge_link(gemm(0, {0, most, 0, 0}))->decision.width.seen, static_cast<int>(most));
   // A link without its maximum: nothing to hold it to, so not short.
   const auto no_max = gw::judge_link(gemm(0, {3, 4, 0, 0}));
   ASSERT_TRUE(no_max);
