@@ -347,24 +347,10 @@ class DlNvml final : public NvmlApi {
     }
     if (r == kNvmlNotFound) count = 0;  // no process ran a kernel since then
     else if (r != kNvmlSuccess) return;
-    struct Sum {
-      unsigned long long sm = 0, mem = 0;
-      unsigned n = 0;
-    };
-    std::map<unsigned, Sum> by_pid;
-    unsigned long long newest = since;
-    for (unsigned k = 0; k < count && k < buf.size(); ++k) {
-      Sum& x = by_pid[buf[k].pid];
-      x.sm += buf[k].sm_util;
-      x.mem += buf[k].mem_util;
-      ++x.n;
-      newest = std::max(newest, buf[k].time_stamp);
-    }
-    for (GpuProcess& p : *procs) {
-      const auto it = by_pid.find(p.pid);
-      p.sm_util_pct = it == by_pid.end() ? 0u : static_cast<unsigned>(it->second.sm / it->second.n);
-      p.mem_util_pct = it == by_pid.end() ? 0u : static_cast<unsigned>(it->second.mem / it->second.n);
-    }
+    std::vector<ProcessUtilSample> samples;
+    for (unsigned k = 0; k < count && k < buf.size(); ++k)
+      samples.push_back({buf[k].pid, buf[k].time_stamp, buf[k].sm_util, buf[k].mem_util});
+    const unsigned long long newest = apply_process_util(samples, since, procs);
     std::lock_guard lock(util_m_);
     last_util_us_[index] = newest;
   }
@@ -474,6 +460,30 @@ std::unique_ptr<NvmlApi> load_nvml(std::string* err) {
     return nullptr;
   }
   return std::make_unique<DlNvml>(lib, f);
+}
+
+std::uint64_t apply_process_util(const std::vector<ProcessUtilSample>& samples, std::uint64_t since_us,
+                                 std::vector<GpuProcess>* procs) {
+  struct Sum {
+    std::uint64_t sm = 0, mem = 0, n = 0;
+  };
+  std::map<unsigned, Sum> by_pid;
+  std::uint64_t newest = since_us;
+  for (const ProcessUtilSample& x : samples) {
+    if (x.time_us <= since_us || x.sm_pct > 100 || x.mem_pct > 100) continue;
+    Sum& sum = by_pid[x.pid];
+    sum.sm += x.sm_pct;
+    sum.mem += x.mem_pct;
+    ++sum.n;
+    newest = std::max(newest, x.time_us);
+  }
+  for (GpuProcess& p : *procs) {
+    const auto it = by_pid.find(p.pid);
+    const bool ran = it != by_pid.end();
+    p.sm_util_pct = ran ? static_cast<unsigned>((it->second.sm + it->second.n / 2) / it->second.n) : 0u;
+    p.mem_util_pct = ran ? static_cast<unsigned>((it->second.mem + it->second.n / 2) / it->second.n) : 0u;
+  }
+  return newest;
 }
 
 std::string normalize_pci_bus_id(std::string_view id) {

@@ -63,6 +63,18 @@ struct GpuProcess {
   std::optional<unsigned> sm_util_pct{}, mem_util_pct{};
 };
 
+// One process's utilisation in one of the driver's sample periods (nvmlDeviceGetProcessUtilization).
+struct ProcessUtilSample {
+  unsigned pid = 0;
+  std::uint64_t time_us = 0;  // CPU time, microseconds since the epoch
+  unsigned sm_pct = 0, mem_pct = 0;
+};
+// Sets each listed process's share from the samples newer than `since_us`: the mean of its own,
+// 0 for a listed process with none (NVML returns only processes that ran); a sample over 100% is
+// none. Returns the newest sample's time (`since_us` when none): where the next reading starts.
+std::uint64_t apply_process_util(const std::vector<ProcessUtilSample>& samples, std::uint64_t since_us,
+                                 std::vector<GpuProcess>* procs);
+
 // What a GPU is busy with right now: who uses it and how much.
 struct GpuActivity {
   unsigned nvml_index = 0;     // NVML's order (PCI order; CUDA's may differ: match by uuid)
