@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "base/filesystem.hpp"
 #include "gpucheck/core/contract.hpp"
@@ -305,6 +306,17 @@ std::string results_json(const WatchRun& r) {
     put("sm_clock_max_MHz", lead->f.sm_clock_max_MHz);
     put("sm_clock_MHz", lead->f.sm_clock_MHz);
     ctx["throttle_reasons"] = contract::describe_reasons(lead->f.clock_event_reasons);
+    // The link as judged (the generation read while the GPU worked, else at idle), under the
+    // benchmark binaries' context keys, so compare shows a link that changed beside a slower step.
+    if (lead->link) {
+      const auto& d = lead->link->decision;
+      const std::pair<const char*, int> keys[] = {{"pcie_gen_current", d.gen.seen},
+                                                  {"pcie_width_current", d.width.seen},
+                                                  {"pcie_gen_max", lead->link->gen_max},
+                                                  {"pcie_width_max", lead->link->width_max}};
+      for (const auto& [key, value] : keys)
+        if (value > 0) ctx[key] = std::to_string(value);
+    }
   }
   ctx["watch_verdict"] = gw::kind_of(r.verdict.bound).key;
 

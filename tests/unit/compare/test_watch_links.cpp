@@ -320,6 +320,23 @@ TEST(WatchLinkRecord, VersionTwoRoundTrips) {
   EXPECT_EQ(v.headline, gw::judge(t).headline);
 }
 
+TEST(WatchLinkRecord, ResultsContextCarriesTheLeadGpusLink) {
+  gw::Timeline t;
+  t.duration_s = 2.0;
+  t.gpus.push_back(gemm(0, {5, 8, 5, 16}));
+  const json ctx = json::parse(gcw::results_json(run_of(t)))["context"];
+  EXPECT_EQ(ctx["pcie_gen_current"], "5");
+  EXPECT_EQ(ctx["pcie_width_current"], "8");
+  EXPECT_EQ(ctx["pcie_gen_max"], "5");
+  EXPECT_EQ(ctx["pcie_width_max"], "16");
+  gw::Timeline none;
+  none.duration_s = 2.0;
+  none.gpus.push_back(gemm(0, {0, 0, 0, 0}));
+  const json bare = json::parse(gcw::results_json(run_of(none)))["context"];
+  for (const char* k : {"pcie_gen_current", "pcie_width_current", "pcie_gen_max", "pcie_width_max"})
+    EXPECT_FALSE(bare.contains(k)) << k;  // absent, never "0"
+}
+
 std::string edited(const std::function<void(json&)>& edit) {
   gw::Timeline t;
   t.duration_s = 2.0;
