@@ -83,6 +83,7 @@ struct Shared {
   gw::Timeline timeline;
   std::set<unsigned> gpus_with_job_process;
   std::map<unsigned, std::set<std::string>> others;  // processes not the job's, per GPU ("4242 python3")
+  std::map<unsigned, std::vector<gw::ProcessShare>> processes;  // every process per GPU, with its share
   std::optional<double> last_step_ms;
 };
 
@@ -134,9 +135,11 @@ void sample_loop(Shared& sh, const WatchDeps& deps, const std::vector<unsigned>&
     // Every second: which GPUs the command's processes hold a context on.
     std::set<unsigned> holders;
     std::map<unsigned, std::set<std::string>> others;
+    std::vector<GpuActivity> listed;
     if (deps.nvml && round % std::max(1, static_cast<int>(1.0 / interval_s)) == 0) {
       const std::vector<int>& tree = host.tree();
-      for (const auto& a : deps.nvml->activity())
+      listed = deps.nvml->activity();
+      for (const auto& a : listed)
         for (const auto& p : a.processes) {
           if (std::binary_search(tree.begin(), tree.end(), static_cast<int>(p.pid))) holders.insert(a.nvml_index);
           else others[a.nvml_index].insert(std::to_string(p.pid) + (p.name.empty() ? "" : " " + p.name));
@@ -149,6 +152,7 @@ void sample_loop(Shared& sh, const WatchDeps& deps, const std::vector<unsigned>&
       sh.timeline.host.push_back({t, h});
       sh.gpus_with_job_process.insert(holders.begin(), holders.end());
       for (const auto& [i, who] : others) sh.others[i].insert(who.begin(), who.end());
+      for (const auto& a : listed) gw::add_process_reading(sh.processes[a.nvml_index], a.processes, host.tree());
       next += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_s));
       if (next < Clock::now()) next = Clock::now();  // a slow NVML read: no burst to catch up
       if (sh.cv.wait_until(lock, next, [&] { return sh.stop; })) return;
@@ -160,6 +164,7 @@ void sample_loop(Shared& sh, const WatchDeps& deps, const std::vector<unsigned>&
 // The record once the job is over: which GPUs were the job's, the notes, the steps, the verdict.
 void complete_record(watch::WatchRun& run, const Shared& sh, const std::vector<unsigned>& wanted, const StepLines& sl, int cut_lines) {
   for (auto& g : run.timeline.gpus) {
+    if (const auto it = sh.processes.find(g.index); it != sh.processes.end()) g.processes = gw::busiest_first(it->second);
     g.job_process = sh.gpus_with_job_process.count(g.index) > 0;
     if (g.job_process && sh.others.count(g.index))  // a GPU the job shares (up to 8 named)
       for (const auto& o : sh.others.at(g.index))

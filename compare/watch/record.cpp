@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "base/filesystem.hpp"
 #include "gpucheck/core/contract.hpp"
@@ -27,6 +28,31 @@ std::string fmt(const char* f, double v) {
 }
 std::string fmt_or(const char* f, const std::optional<double>& v, const char* none = "-") {
   return v ? fmt(f, *v) : std::string(none);
+}
+
+json share_json(const gw::ProcessShare& p) {
+  return {{"pid", p.pid}, {"name", p.name}, {"job", p.job}, {"readings", p.readings}, {"share_readings", p.share_readings},
+          {"sm_pct", opt(p.sm_pct)}, {"mem_pct", opt(p.mem_pct)}};
+}
+
+json shares_json(const std::vector<gw::ProcessShare>& ps) {
+  json a = json::array();
+  for (const auto& p : ps) a.push_back(share_json(p));
+  return a;
+}
+
+// The link as judged: what it ran at (the generation under load, or at idle), its maximum, and
+// which dimension is short; null where NVML gave no reading.
+json link_json(const std::optional<gw::LinkVerdict>& l) {
+  if (!l) return nullptr;
+  const auto& d = l->decision;
+  auto n = [](int x) { return x > 0 ? json(x) : json(nullptr); };
+  const char* gen_read = d.gen.read_at == LinkReadAt::UnderLoad ? "busy" : d.gen.read_at == LinkReadAt::AtIdle ? "idle" : nullptr;
+  return {{"gen", n(d.gen.seen)},         {"gen_read", gen_read ? json(gen_read) : json(nullptr)},
+          {"width", n(d.width.seen)},     {"gen_max", n(l->gen_max)},
+          {"width_max", n(l->width_max)}, {"gen_short", l->gen_short()},
+          {"width_short", l->width_short()}, {"short", l->is_short()},
+          {"words", gw::link_words(*l)}};
 }
 
 json verdict_json(const gw::Verdict& v) {
@@ -82,6 +108,9 @@ json verdict_json(const gw::Verdict& v) {
                            {"share", g.stalls.share},
                            {"util_between_pct", opt(g.stalls.util_between_pct)},
                            {"starts_s", g.stalls.starts_s}}}});
+    j["gpus"].back()["pcie_link"] = link_json(g.link);
+    j["gpus"].back()["processes"] = shares_json(g.processes);
+    j["gpus"].back()["neighbour"] = g.neighbour ? share_json(*g.neighbour) : json(nullptr);
   }
   return j;
 }
@@ -112,6 +141,10 @@ json gpu_columns(const gw::GpuTimeline& g) {
   col("sm_occupancy_pct", [](const GpuSample& s) { return opt(s.sm_occupancy_pct); });
   col("tensor_active_pct", [](const GpuSample& s) { return opt(s.tensor_active_pct); });
   col("dram_bw_pct", [](const GpuSample& s) { return opt(s.dram_bw_pct); });
+  col("pcie_gen", [](const GpuSample& s) { return opt_n(s.pcie_gen); });
+  col("pcie_width", [](const GpuSample& s) { return opt_n(s.pcie_width); });
+  col("pcie_gen_max", [](const GpuSample& s) { return opt_n(s.pcie_gen_max); });
+  col("pcie_width_max", [](const GpuSample& s) { return opt_n(s.pcie_width_max); });
   return c;
 }
 
@@ -202,7 +235,7 @@ std::string default_case_name(const std::vector<std::string>& command) {
 
 std::string watch_json(const WatchRun& r) {
   json j;
-  j["gpucheck_watch_version"] = 1;
+  j["gpucheck_watch_version"] = kWatchRecordVersion;
   j["command"] = r.command;
   j["name"] = r.name;
   j["date"] = r.date;
@@ -232,6 +265,7 @@ std::string watch_json(const WatchRun& r) {
                          {"in_job", g.in_job},
                          {"job_process", g.job_process},
                          {"other_processes", g.other_processes},
+                         {"processes", shares_json(g.processes)},
                          {"timeline", gpu_columns(g)}});
   j["host"] = host_columns(r.timeline.host);
   return j.dump(1) + "\n";
@@ -272,6 +306,17 @@ std::string results_json(const WatchRun& r) {
     put("sm_clock_max_MHz", lead->f.sm_clock_max_MHz);
     put("sm_clock_MHz", lead->f.sm_clock_MHz);
     ctx["throttle_reasons"] = contract::describe_reasons(lead->f.clock_event_reasons);
+    // The link as judged (the generation read while the GPU worked, else at idle), under the
+    // benchmark binaries' context keys, so compare shows a link that changed beside a slower step.
+    if (lead->link) {
+      const auto& d = lead->link->decision;
+      const std::pair<const char*, int> keys[] = {{"pcie_gen_current", d.gen.seen},
+                                                  {"pcie_width_current", d.width.seen},
+                                                  {"pcie_gen_max", lead->link->gen_max},
+                                                  {"pcie_width_max", lead->link->width_max}};
+      for (const auto& [key, value] : keys)
+        if (value > 0) ctx[key] = std::to_string(value);
+    }
   }
   ctx["watch_verdict"] = gw::kind_of(r.verdict.bound).key;
 

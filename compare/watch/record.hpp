@@ -16,6 +16,10 @@
 
 namespace gpucheck::compare::watch {
 
+// watch.json's version: 2 adds the PCIe link columns (pcie_gen, pcie_width and their maxima) and
+// each GPU's processes with their shares; a version-1 record reads with those absent.
+inline constexpr int kWatchRecordVersion = 2;
+
 struct WatchRun {
   std::vector<std::string> command;
   std::string name;  // the case's name in results.json

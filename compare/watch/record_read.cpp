@@ -31,6 +31,34 @@ std::optional<std::string> text_or_null(const json& d, const char* key) {
   return d[key].get<std::string>();
 }
 
+// A share in percent: a number from 0 to 100, or null.
+std::optional<double> percent_or_null(const json& p, const char* key) {
+  if (!p.contains(key) || p[key].is_null()) return std::nullopt;
+  const double v = p[key].get<double>();
+  if (!(v >= 0.0 && v <= 100.0)) throw std::invalid_argument(std::string("a process's ") + key + " holds " + p[key].dump() + ", not a share from 0 to 100");
+  return v;
+}
+
+// Each process NVML listed on the GPU, with its share (version 2; absent before).
+std::vector<gw::ProcessShare> read_processes(const json& g) {
+  std::vector<gw::ProcessShare> out;
+  if (!g.contains("processes")) return out;
+  if (!g["processes"].is_array()) throw std::invalid_argument("processes holds " + g["processes"].dump() + ", not a list");
+  for (const json& p : g["processes"]) {
+    gw::ProcessShare s;
+    if (!p.at("pid").is_number_unsigned()) throw std::invalid_argument("a process's pid holds " + p["pid"].dump());
+    s.pid = p["pid"].get<unsigned>();
+    s.name = p.value("name", std::string());
+    s.job = p.at("job").get<bool>();
+    s.readings = p.value("readings", 0);
+    s.share_readings = p.value("share_readings", 0);
+    s.sm_pct = percent_or_null(p, "sm_pct");
+    s.mem_pct = percent_or_null(p, "mem_pct");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 gw::GpuTimeline read_gpu(const json& g) {
   gw::GpuTimeline gt;
   gt.index = g.at("index").get<unsigned>();
@@ -40,6 +68,7 @@ gw::GpuTimeline read_gpu(const json& g) {
   gt.in_job = g.value("in_job", true);
   gt.job_process = g.value("job_process", false);
   gt.other_processes = g.value("other_processes", std::vector<std::string>());
+  gt.processes = read_processes(g);
   const json& c = g.at("timeline");
   const json& t = c.at("t_s");
   for (std::size_t i = 0; i < t.size(); ++i) {
@@ -61,6 +90,10 @@ gw::GpuTimeline read_gpu(const json& g) {
     s.sm_occupancy_pct = cell<double>(c, "sm_occupancy_pct", i);
     s.tensor_active_pct = cell<double>(c, "tensor_active_pct", i);
     s.dram_bw_pct = cell<double>(c, "dram_bw_pct", i);
+    s.pcie_gen = cell<unsigned>(c, "pcie_gen", i);
+    s.pcie_width = cell<unsigned>(c, "pcie_width", i);
+    s.pcie_gen_max = cell<unsigned>(c, "pcie_gen_max", i);
+    s.pcie_width_max = cell<unsigned>(c, "pcie_width_max", i);
     gt.points.push_back(p);
   }
   return gt;
@@ -129,6 +162,10 @@ Expected<WatchRun> read_watch_json(std::string_view text, const std::string& whe
     const json d = json::parse(text);
     if (!d.is_object() || !d.contains("gpucheck_watch_version"))
       return Error{where, "not a gpucheck watch record (no gpucheck_watch_version)"};
+    if (const json& v = d["gpucheck_watch_version"];
+        !v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > kWatchRecordVersion)
+      return Error{where, "gpucheck_watch_version " + v.dump() + ": this gpucheck reads versions 1 to " +
+                              std::to_string(kWatchRecordVersion)};
     WatchRun r;
     r.command = d.at("command").get<std::vector<std::string>>();
     r.name = d.at("name").get<std::string>();

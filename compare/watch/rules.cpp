@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 
 #include "gpucheck/core/contract.hpp"
@@ -215,6 +216,115 @@ Stalls find_stalls(const GpuTimeline& g, double from_s, double to_s) {
   return s;
 }
 
+namespace {
+// The lower median of the positive values (0 when none): half the readings at least this low.
+int lower_median(std::vector<int> v) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](int x) { return x <= 0; }), v.end());
+  if (v.empty()) return 0;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+// A link reading, 0 where there is none: NVML's 0, or past any link (a corrupted record).
+int link_reading(const std::optional<unsigned>& x) {
+  return x && *x > 0 && *x <= th::kLinkReadingMax ? static_cast<int>(*x) : 0;
+}
+}  // namespace
+
+void add_process_reading(std::vector<ProcessShare>& ps, const std::vector<GpuProcess>& listed, const std::vector<int>& tree) {
+  for (const GpuProcess& p : listed) {
+    auto it = std::find_if(ps.begin(), ps.end(), [&](const ProcessShare& s) { return s.pid == p.pid; });
+    if (it == ps.end()) {
+      ProcessShare s;
+      s.pid = p.pid;
+      s.name = p.name;
+      s.job = p.pid <= static_cast<unsigned>(std::numeric_limits<int>::max()) &&
+              std::binary_search(tree.begin(), tree.end(), static_cast<int>(p.pid));
+      it = ps.insert(ps.end(), s);
+    }
+    ++it->readings;
+    if (it->name.empty()) it->name = p.name;
+    if (!p.sm_util_pct) continue;
+    const double n = ++it->share_readings;
+    auto mean = [n](std::optional<double>& m, const std::optional<unsigned>& x) {
+      if (x) m = m.value_or(0.0) + (static_cast<double>(*x) - m.value_or(0.0)) / n;
+    };
+    mean(it->sm_pct, p.sm_util_pct);
+    mean(it->mem_pct, p.mem_util_pct);
+  }
+}
+
+std::vector<ProcessShare> busiest_first(std::vector<ProcessShare> ps) {
+  std::stable_sort(ps.begin(), ps.end(), [](const ProcessShare& a, const ProcessShare& b) {
+    return a.sm_pct.value_or(-1.0) > b.sm_pct.value_or(-1.0);
+  });
+  if (ps.size() > th::kMaxProcessesPerGpu) ps.resize(th::kMaxProcessesPerGpu);
+  return ps;
+}
+
+std::optional<LinkVerdict> judge_link(const GpuTimeline& g) {
+  std::vector<int> busy_gen, idle_gen, width;
+  LinkVerdict l;
+  for (const auto& p : g.points) {
+    const GpuSample& s = p.s;
+    l.gen_max = std::max(l.gen_max, link_reading(s.pcie_gen_max));
+    l.width_max = std::max(l.width_max, link_reading(s.pcie_width_max));
+    if (link_reading(s.pcie_width) > 0) width.push_back(link_reading(s.pcie_width));
+    if (link_reading(s.pcie_gen) == 0) continue;
+    const double traffic = s.pcie_rx_MBps.value_or(0.0) + s.pcie_tx_MBps.value_or(0.0);
+    (is_active(s) || traffic >= th::kLinkBusyPcieMBps ? busy_gen : idle_gen).push_back(link_reading(s.pcie_gen));
+  }
+  if (busy_gen.empty() && idle_gen.empty() && width.empty()) return std::nullopt;
+  l.busy_readings = static_cast<int>(busy_gen.size());
+  PcieLinkReadings r;  // no SKU: the link is held to the most GPU and system allow (NVML's maximum)
+  r.gpu_slot = {l.gen_max, l.width_max};
+  const int w = lower_median(width);
+  if (!busy_gen.empty()) r.load = {lower_median(busy_gen), w};
+  else r.idle = {lower_median(idle_gen), w};
+  l.decision = decide_pcie_link(r);
+  return l;
+}
+
+std::string link_words(const LinkVerdict& l) {
+  const LinkDimension& gen = l.decision.gen;
+  const LinkDimension& width = l.decision.width;
+  // A generation read at idle only proves nothing: left out of the words.
+  const bool gen_known = gen.seen > 0 && gen.read_at == LinkReadAt::UnderLoad;
+  std::string s = "PCIe";
+  if (gen_known) s += " Gen" + std::to_string(gen.seen);
+  if (width.seen > 0) s += " x" + std::to_string(width.seen);
+  if (!l.gen_short() && !l.width_short()) return s;
+  s += " of";
+  if (l.gen_short()) s += " Gen" + std::to_string(l.decision.want.gen);
+  if (l.width_short()) s += " x" + std::to_string(l.decision.want.width);
+  else s += " under load";
+  return s;
+}
+
+namespace {
+// "1234 python 55%": a process and its share of the SMs' time ("-" where NVML gave none).
+std::string share_words(const ProcessShare& p) {
+  std::string s = std::to_string(p.pid);
+  if (!p.name.empty()) s += " " + p.name;
+  return s + " " + (p.sm_pct ? fmt("%.0f%%", *p.sm_pct) : std::string("-"));
+}
+
+// The shares of a GPU's processes: the neighbour (another job's busiest), and the evidence.
+void judge_shares(const GpuTimeline& g, GpuVerdict& v) {
+  v.processes = g.processes;
+  bool any_share = false;
+  for (const auto& p : g.processes) {
+    any_share = any_share || p.sm_pct.has_value();
+    if (p.job || !g.job_process) continue;  // without the job's own process listed, no one is its neighbour
+    if (!v.neighbour || p.sm_pct.value_or(-1.0) > v.neighbour->sm_pct.value_or(-1.0)) v.neighbour = p;
+  }
+  if (!any_share || !v.neighbour) return;
+  std::string job, others;
+  for (const auto& p : g.processes) (p.job ? job : others) += ((p.job ? job : others).empty() ? "" : ", ") + share_words(p);
+  v.evidence.push_back("SM time by process: the job " + (job.empty() ? std::string("-") : job) + "; another job " + others);
+}
+}  // namespace
+
 GpuVerdict judge_gpu(const GpuTimeline& g, const std::optional<Window>& steps) {
   GpuVerdict v;
   v.index = g.index;
@@ -229,6 +339,9 @@ GpuVerdict judge_gpu(const GpuTimeline& g, const std::optional<Window>& steps) {
     ev.push_back("shared with " + std::to_string(g.other_processes.size()) + " other process" +
                  (g.other_processes.size() == 1 ? "" : "es") + " (" + who + "): the figures are the whole GPU's");
   }
+  judge_shares(g, v);
+  v.link = judge_link(g);
+  if (v.link && v.link->is_short()) ev.push_back(link_words(*v.link));
   if (f.over_steps)
     ev.push_back("over the steps after warm-up (" + fmt("%.1f", f.active_from_s) + "-" + fmt("%.1f s", f.active_to_s) + ")");
   if (f.util_pct) ev.push_back("util " + fmt("%.1f%%", *f.util_pct));
@@ -328,6 +441,38 @@ std::optional<std::string> no_verdict(const Timeline& t) {
 }
 
 namespace {
+// "GPU 3: PCIe Gen5 x8 of x16" for each of the job's GPUs whose link is short.
+std::vector<std::string> short_links(const Verdict& v) {
+  std::vector<std::string> out;
+  for (const auto& g : v.gpus)
+    if (g.in_job && g.link && g.link->is_short()) out.push_back("GPU " + std::to_string(g.index) + ": " + link_words(*g.link));
+  return out;
+}
+
+std::string link_next_step(const std::vector<std::string>& links) {
+  std::string which;
+  for (const auto& l : links) which += (which.empty() ? "" : ", ") + l;
+  return "a PCIe link runs below what GPU and slot allow (" + which +
+         "): it caps every copy between host and GPU; reseat the card or its riser, check the slot and the BIOS "
+         "link settings, then gpucheck accept (it checks the link under load)";
+}
+
+// "; GPU 0 shared with another job (4242 python3)", with the neighbour's share of the SMs' time
+// and the job's where NVML gave per-process utilisation.
+std::string shared_words(const GpuTimeline& g, const GpuVerdict& gv) {
+  if (!g.in_job || g.other_processes.empty()) return "";
+  const std::string head = "; GPU " + std::to_string(g.index) + " shared with another job (";
+  const ProcessShare* n = gv.neighbour ? &*gv.neighbour : nullptr;
+  if (!n || !n->sm_pct)
+    return head + g.other_processes.front() + (g.other_processes.size() > 1 ? " and more" : "") + ")";
+  std::optional<double> job;
+  for (const auto& p : gv.processes)
+    if (p.job && p.sm_pct) job = job.value_or(0.0) + *p.sm_pct;
+  std::string s = head + std::to_string(n->pid) + (n->name.empty() ? "" : " " + n->name) + ": SM " + fmt("%.0f%%", *n->sm_pct);
+  if (job) s += ", the job's " + fmt("%.0f%%", std::min(*job, 100.0));
+  return s + ")";
+}
+
 std::string stalled_headline(const GpuVerdict& g) {
   const Stalls& st = g.stalls;
   const std::string share = fmt("%.0f%%", 100 * st.share) + " of the run";
@@ -453,11 +598,13 @@ Verdict judge(const Timeline& t) {
   if (host_matters)
     for (const auto h : v.host_symptoms) v.headline += std::string("; with ") + kind_of(h).title;
   if (v.imbalance) v.headline += "; " + *v.imbalance;
-  for (const auto& g : t.gpus)
-    if (g.in_job && !g.other_processes.empty())
-      v.headline += "; GPU " + std::to_string(g.index) + " shared with another job (" + g.other_processes.front() +
-                    (g.other_processes.size() > 1 ? " and more" : "") + ")";
+  const std::vector<std::string> links = short_links(v);
+  for (const auto& l : links) v.headline += "; " + l;
+  for (std::size_t k = 0; k < t.gpus.size() && k < v.gpus.size(); ++k) v.headline += shared_words(t.gpus[k], v.gpus[k]);
+  // A copy-bound job on a short link: the link first, then the copies' own advice.
+  if (v.bound == Bound::Pcie && !links.empty()) v.next_steps.push_back(link_next_step(links));
   if (v.gpu_sampled) v.next_steps.push_back(kind_of(v.bound).next_step);
+  if (v.bound != Bound::Pcie && !links.empty()) v.next_steps.push_back(link_next_step(links));
   if (host_matters)
     for (const auto h : v.host_symptoms) v.next_steps.emplace_back(kind_of(h).next_step);
   for (const auto& g : v.gpus)

@@ -4,12 +4,14 @@
 // measurement that justifies it. docs/WATCH.md states every rule.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "watch/host_sample.hpp"
+#include "gpucheck/core/pcie_link.hpp"
 #include "gpucheck/core/telemetry.hpp"
 
 namespace gpucheck::watch {
@@ -92,6 +94,16 @@ inline constexpr double kStalledBusyBetweenPct = 80.0;
 inline constexpr double kFailedEarlySeconds = 5.0;
 inline constexpr int kFailureStatusMin = 1;
 inline constexpr int kFailureStatusMax = 125;
+// The PCIe link: the width is judged on every reading, the generation only on readings where
+// the GPU works (util 1%, as kActiveUtilPct) or its link carries 100 MiB/s (the tiny-kernel
+// loop's 216.8 is traffic; the GEMM loop's 2.7 and the starved loop's 2.1 are launches), since
+// an idle GPU drops its link's generation to save power (Gen1 at idle is normal). Each is the
+// lower median of its readings, so a reading taken while the link retrains does not make it short.
+inline constexpr double kLinkBusyPcieMBps = 100.0;
+// A link reading above 64 is none, as 0 is: PCIe has at most 32 lanes and 7 generations.
+inline constexpr unsigned kLinkReadingMax = 64;
+// A GPU's processes as recorded: at most 16 (an MPS server's clients can be many), the busiest first.
+inline constexpr std::size_t kMaxProcessesPerGpu = 16;
 }  // namespace thresholds
 
 struct GpuPoint {
@@ -102,6 +114,22 @@ struct HostPoint {
   double t_s = 0.0;
   HostSample h;
 };
+// A process NVML listed on a GPU during the run, with its share where NVML gives per-process
+// utilisation (nvmlDeviceGetProcessUtilization): the mean over the readings that had one.
+struct ProcessShare {
+  unsigned pid = 0;
+  std::string name;
+  bool job = false;   // one of the command's processes
+  int readings = 0;        // how many of NVML's process lists (one a second) named it
+  int share_readings = 0;  // of those, how many gave its share
+  std::optional<double> sm_pct, mem_pct;
+};
+// One of NVML's process lists of a GPU added to its processes over the run: a new process joins,
+// a known one's count and running mean grow. `tree` is the command's process tree, sorted.
+void add_process_reading(std::vector<ProcessShare>& ps, const std::vector<GpuProcess>& listed, const std::vector<int>& tree);
+// The processes as recorded: the busiest first (no share last), at most kMaxProcessesPerGpu.
+std::vector<ProcessShare> busiest_first(std::vector<ProcessShare> ps);
+
 struct GpuTimeline {
   unsigned index = 0;  // NVML's
   std::string name, uuid;
@@ -109,6 +137,7 @@ struct GpuTimeline {
   bool in_job = true;       // used by the command (its processes, or --devices)
   bool job_process = false; // NVML listed one of the command's processes on it
   std::vector<std::string> other_processes;  // others NVML listed on it ("4242 python3"): a shared GPU
+  std::vector<ProcessShare> processes;       // every process NVML listed on it (records from version 2)
   std::vector<GpuPoint> points;
 };
 // A span of the run, in seconds since the command started.
@@ -173,6 +202,22 @@ struct Stalls {
 };
 Stalls find_stalls(const GpuTimeline& g, double from_s, double to_s);
 
+// A GPU's PCIe link over the run, decided by core's decide_pcie_link (accept's rule): the width
+// always, the generation on the readings where the GPU worked or copied (kLinkBusyPcieMBps),
+// against the most GPU and system allow.
+struct LinkVerdict {
+  PcieLinkDecision decision;
+  int gen_max = 0, width_max = 0;  // 0: NVML gave none
+  int busy_readings = 0;           // readings of the generation taken while the GPU worked or copied
+  bool gen_short() const { return decision.gen.state == LinkState::Short; }
+  bool width_short() const { return decision.width.state == LinkState::Short; }
+  bool is_short() const { return decision.outcome == LinkOutcome::Short; }
+};
+// Empty where no reading of the link was recorded (an older record, a driver without the calls).
+std::optional<LinkVerdict> judge_link(const GpuTimeline& g);
+// "PCIe Gen5 x8 of x16", "PCIe Gen4 x16 of Gen5 under load", "PCIe x8 of x16" (generation read at idle only).
+std::string link_words(const LinkVerdict& l);
+
 struct GpuVerdict {
   unsigned index = 0;
   bool in_job = true;
@@ -181,6 +226,9 @@ struct GpuVerdict {
   GpuFigures f;
   Stalls stalls;
   std::vector<std::string> evidence;  // the numbers the verdict rests on
+  std::optional<LinkVerdict> link;
+  std::vector<ProcessShare> processes;    // as recorded: the job's and the others', each with its share
+  std::optional<ProcessShare> neighbour;  // another job's busiest process on it (the job's GPU only)
 };
 GpuVerdict judge_gpu(const GpuTimeline& g, const std::optional<Window>& steps = std::nullopt);
 

@@ -4,10 +4,14 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <chrono>
 #include <cstddef>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "gpucheck/core/contract.hpp"
@@ -45,6 +49,14 @@ constexpr int kMemoryErrorUncorrected = 1, kCounterVolatile = 0, kCounterAggrega
 struct NvmlUtilization {
   unsigned gpu, memory;
 };
+// nvmlProcessUtilizationSample_t: one process's utilisation in one of the driver's sample periods.
+struct NvmlProcessUtilSample {
+  unsigned pid;
+  unsigned long long time_stamp;  // CPU time, microseconds since the epoch
+  unsigned sm_util, mem_util, enc_util, dec_util;
+};
+static_assert(sizeof(NvmlProcessUtilSample) == 32, "nvmlProcessUtilizationSample_t is 32 bytes on LP64");
+constexpr nvmlReturn_t kNvmlNotFound = 6;
 struct NvmlProcessInfoV2 {
   unsigned pid;
   unsigned long long used_gpu_memory;
@@ -113,6 +125,7 @@ struct NvmlFns {
   nvmlReturn_t (*utilization)(nvmlDevice_t, NvmlUtilization*) = nullptr;
   nvmlReturn_t (*processes)(nvmlDevice_t, unsigned*, NvmlProcessInfoV2*) = nullptr;
   nvmlReturn_t (*process_name)(unsigned, char*, unsigned) = nullptr;
+  nvmlReturn_t (*process_util)(nvmlDevice_t, NvmlProcessUtilSample*, unsigned*, unsigned long long) = nullptr;
   nvmlReturn_t (*memory)(nvmlDevice_t, NvmlMemory*) = nullptr;
   nvmlReturn_t (*pcie_throughput)(nvmlDevice_t, int, unsigned*) = nullptr;
   nvmlReturn_t (*gpm_support)(nvmlDevice_t, NvmlGpmSupport*) = nullptr;
@@ -245,6 +258,11 @@ class DlNvml final : public NvmlApi {
     s.temperature_C = get(f_.temperature, kTemperatureGpu);
     unsigned long long mask = 0;
     if (f_.reasons && f_.reasons(dev, &mask) == kNvmlSuccess) s.clock_event_reasons = mask;
+    auto positive = [](std::optional<unsigned> x) { return x && *x > 0 ? x : std::nullopt; };  // 0: no reading
+    s.pcie_gen = positive(get(f_.gen_cur));
+    s.pcie_width = positive(get(f_.width_cur));
+    s.pcie_gen_max = positive(get(f_.gen_max));
+    s.pcie_width_max = positive(get(f_.width_max));
     GpmState& g = gpm_state(index, dev);
     if (g.supported) read_gpm(dev, g, &s);
     // Without GPM, NVML's PCIe counters (each call samples for 20 ms inside the driver).
@@ -297,12 +315,46 @@ class DlNvml final : public NvmlApi {
           break;
         }
       }
+      read_process_shares(dev, i, &a.processes);
       out.push_back(std::move(a));
     }
     return out;
   }
 
  private:
+  // Each process's share of the GPU since the previous reading (the last second on the first):
+  // the mean of the driver's samples newer than that, 0 for a listed process with none (NVML
+  // returns only processes that ran), nothing where the call is missing or fails.
+  void read_process_shares(nvmlDevice_t dev, unsigned index, std::vector<GpuProcess>* procs) const {
+    if (!f_.process_util || procs->empty()) return;
+    unsigned long long since = 0;
+    {
+      std::lock_guard lock(util_m_);
+      if (last_util_us_.size() <= index) last_util_us_.resize(index + 1, 0);
+      since = last_util_us_[index];
+    }
+    if (since == 0) {
+      const auto now = std::chrono::system_clock::now().time_since_epoch() - std::chrono::seconds(1);
+      since = static_cast<unsigned long long>(std::chrono::duration_cast<std::chrono::microseconds>(now).count());
+    }
+    std::vector<NvmlProcessUtilSample> buf(procs->size() * 8 + 16);
+    unsigned count = 0;
+    nvmlReturn_t r = kNvmlInsufficientSize;
+    for (int attempt = 0; attempt < 4 && r == kNvmlInsufficientSize; ++attempt) {
+      count = static_cast<unsigned>(buf.size());
+      r = f_.process_util(dev, buf.data(), &count, since);
+      if (r == kNvmlInsufficientSize) buf.resize(std::max<std::size_t>(count, buf.size()) + 16);
+    }
+    if (r == kNvmlNotFound) count = 0;  // no process ran a kernel since then
+    else if (r != kNvmlSuccess) return;
+    std::vector<ProcessUtilSample> samples;
+    for (unsigned k = 0; k < count && k < buf.size(); ++k)
+      samples.push_back({buf[k].pid, buf[k].time_stamp, buf[k].sm_util, buf[k].mem_util});
+    const unsigned long long newest = apply_process_util(samples, since, procs);
+    std::lock_guard lock(util_m_);
+    last_util_us_[index] = newest;
+  }
+
   // Per GPU: whether it has GPM (asked once) and the previous GPM sample, so that each reading
   // covers the interval since the one before. watch reads from one thread.
   struct GpmState {
@@ -351,6 +403,8 @@ class DlNvml final : public NvmlApi {
   void* lib_;
   NvmlFns f_;
   mutable std::vector<GpmState> gpm_;
+  mutable std::mutex util_m_;                          // activity() may be read from several threads
+  mutable std::vector<unsigned long long> last_util_us_;  // per GPU: the newest process sample read
 };
 
 }  // namespace
@@ -392,6 +446,7 @@ std::unique_ptr<NvmlApi> load_nvml(std::string* err) {
   dl_bind(lib, "nvmlDeviceGetUtilizationRates", &f.utilization);
   dl_bind(lib, "nvmlDeviceGetComputeRunningProcesses_v2", &f.processes);
   dl_bind(lib, "nvmlSystemGetProcessName", &f.process_name);
+  dl_bind(lib, "nvmlDeviceGetProcessUtilization", &f.process_util);
   dl_bind(lib, "nvmlDeviceGetMemoryInfo", &f.memory);
   dl_bind(lib, "nvmlDeviceGetPcieThroughput", &f.pcie_throughput);
   dl_bind(lib, "nvmlGpmQueryDeviceSupport", &f.gpm_support);
@@ -405,6 +460,30 @@ std::unique_ptr<NvmlApi> load_nvml(std::string* err) {
     return nullptr;
   }
   return std::make_unique<DlNvml>(lib, f);
+}
+
+std::uint64_t apply_process_util(const std::vector<ProcessUtilSample>& samples, std::uint64_t since_us,
+                                 std::vector<GpuProcess>* procs) {
+  struct Sum {
+    std::uint64_t sm = 0, mem = 0, n = 0;
+  };
+  std::map<unsigned, Sum> by_pid;
+  std::uint64_t newest = since_us;
+  for (const ProcessUtilSample& x : samples) {
+    if (x.time_us <= since_us || x.sm_pct > 100 || x.mem_pct > 100) continue;
+    Sum& sum = by_pid[x.pid];
+    sum.sm += x.sm_pct;
+    sum.mem += x.mem_pct;
+    ++sum.n;
+    newest = std::max(newest, x.time_us);
+  }
+  for (GpuProcess& p : *procs) {
+    const auto it = by_pid.find(p.pid);
+    const bool ran = it != by_pid.end();
+    p.sm_util_pct = ran ? static_cast<unsigned>((it->second.sm + it->second.n / 2) / it->second.n) : 0u;
+    p.mem_util_pct = ran ? static_cast<unsigned>((it->second.mem + it->second.n / 2) / it->second.n) : 0u;
+  }
+  return newest;
 }
 
 std::string normalize_pci_bus_id(std::string_view id) {

@@ -56,7 +56,24 @@ struct GpuProcess {
   unsigned pid = 0;
   std::string name;            // "" when NVML and /proc cannot tell
   std::uint64_t used_bytes = 0;
+  // Its share of the GPU since the previous activity() reading of that GPU (the last second on
+  // the first), from nvmlDeviceGetProcessUtilization: the share of time a kernel of this process
+  // ran (sm) and of memory reads/writes (mem). 0 when NVML read the GPU and this process ran
+  // nothing; absent where NVML cannot tell (an older driver, MIG, an error).
+  std::optional<unsigned> sm_util_pct{}, mem_util_pct{};
 };
+
+// One process's utilisation in one of the driver's sample periods (nvmlDeviceGetProcessUtilization).
+struct ProcessUtilSample {
+  unsigned pid = 0;
+  std::uint64_t time_us = 0;  // CPU time, microseconds since the epoch
+  unsigned sm_pct = 0, mem_pct = 0;
+};
+// Sets each listed process's share from the samples newer than `since_us`: the mean of its own,
+// 0 for a listed process with none (NVML returns only processes that ran); a sample over 100% is
+// none. Returns the newest sample's time (`since_us` when none): where the next reading starts.
+std::uint64_t apply_process_util(const std::vector<ProcessUtilSample>& samples, std::uint64_t since_us,
+                                 std::vector<GpuProcess>* procs);
 
 // What a GPU is busy with right now: who uses it and how much.
 struct GpuActivity {
@@ -77,6 +94,9 @@ struct GpuSample {
   std::optional<unsigned> sm_clock_MHz, sm_clock_max_MHz, temperature_C;
   std::optional<std::uint64_t> clock_event_reasons;
   std::optional<double> pcie_rx_MBps, pcie_tx_MBps;  // MiB/s (NVML's KB/s / 1024, or GPM's MiB/s)
+  // The PCIe link now, and the most GPU and system allow (nvmlDeviceGetCurr/MaxPcieLink*); a
+  // reading of 0 is none. The generation drops at idle to save power; the width does not.
+  std::optional<unsigned> pcie_gen, pcie_width, pcie_gen_max, pcie_width_max;
   // GPM (Hopper and newer): the share of SMs busy, of warps resident against the maximum, of
   // time any tensor pipe ran, and of peak DRAM bandwidth used.
   std::optional<double> sm_active_pct, sm_occupancy_pct, tensor_active_pct, dram_bw_pct;
