@@ -1,4 +1,5 @@
 #include "history/baseline.hpp"
+#include "rules/compare.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -13,7 +14,17 @@ struct Reps {
   std::vector<double> time_ns;
   std::string rate;
   std::vector<double> rate_values;
+  std::string method;  // the newest run's method of the case: older runs of another are left out
 };
+
+// Each case's method in the newest run that has a figure of it ("1" where none was written).
+std::map<std::string, std::string> newest_methods(const std::vector<StoredRun>& runs) {
+  std::map<std::string, std::string> out;
+  for (auto r = runs.rbegin(); r != runs.rend(); ++r)
+    for (const StoredCase& c : r->cases)
+      if (c.metric == "real_time" && c.state == "ok") out.emplace(c.name, std::string(effective_method(c.method)));
+  return out;
+}
 
 // Every ok case of the runs, in the order first seen, with all their repetitions; `take` says
 // whether a run's figure of a case counts (the gate: host-bound cases only from this host CPU).
@@ -21,15 +32,19 @@ using Take = std::function<bool(const StoredRun&, const std::string&)>;
 std::vector<std::pair<std::string, Reps>> stacked(const std::vector<StoredRun>& runs, const Take& take) {
   std::vector<std::pair<std::string, Reps>> out;
   std::map<std::string, std::size_t> at;
+  const std::map<std::string, std::string> method = newest_methods(runs);
   for (const StoredRun& r : runs) {
     std::map<std::string, const StoredCase*> rate_of;
     for (const StoredCase& c : r.cases)
       if (c.metric != "real_time" && c.state == "ok") rate_of[c.name] = &c;
     for (const StoredCase& c : r.cases) {
       if (c.metric != "real_time" || c.state != "ok" || c.samples.empty() || !take(r, c.name)) continue;
+      // A baseline never mixes two ways of measuring a case: the newest run's method wins.
+      if (!same_method(c.method, method.at(c.name))) continue;
       auto it = at.find(c.name);
       if (it == at.end()) it = at.emplace(c.name, out.size()).first, out.push_back({c.name, {}});
       Reps& reps = out[it->second].second;
+      reps.method = method.at(c.name);
       reps.time_ns.insert(reps.time_ns.end(), c.samples.begin(), c.samples.end());
       const auto rate = rate_of.find(c.name);
       // A rate kept only where every run carries it, one value per repetition.
@@ -71,6 +86,7 @@ std::string gbench_json(const std::vector<StoredRun>& runs, const std::string& w
                                {"cpu_time", reps.time_ns[i]},
                                {"time_unit", "ns"}};
       if (!reps.rate.empty()) e[reps.rate] = reps.rate_values[i];
+      if (reps.method != "?" && reps.method != "1") e["method"] = std::stoll(reps.method);  // absent: method 1
       j["benchmarks"].push_back(std::move(e));
     }
   }

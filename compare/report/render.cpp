@@ -426,6 +426,7 @@ std::string render_json(const CompareReport& rep) {
       row["measured_verdict"] = std::string(verdict_name(r.measured));
       row["rule_why"] = r.rule_why;
     }
+    if (r.verdict == Verdict::MethodChanged) row["method"] = {{"baseline", r.base_method}, {"current", r.cur_method}};
     if (r.listed_cv_pct) row["listed_cv_pct"] = *r.listed_cv_pct;
     if (r.confirmation != Confirmation::None)
       row["confirmation"] = {{"status", std::string(confirmation_name(r.confirmation))},
