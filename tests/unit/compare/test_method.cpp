@@ -10,6 +10,7 @@
 
 #include "../test_util.hpp"
 #include "history_fixture.hpp"
+#include "history/command.hpp"
 #include "report/render.hpp"
 #include "results/results.hpp"
 #include "rules/compare.hpp"
@@ -206,4 +207,24 @@ TEST(Method, ABaselineFromTheHistoryNeverMixesTwoMethods) {
   EXPECT_EQ(row(same, "matmul/x/bf16/1").verdict, gc::Verdict::Same);
   const auto old = gc::compare_results(*b, method_test::results_of({{"matmul/x/bf16/1", {1.0}, "1"}}, "cur.json"), {});
   EXPECT_EQ(row(old, "matmul/x/bf16/1").verdict, gc::Verdict::MethodChanged);
+}
+
+// The history's series: runs recorded before the binaries wrote a method (none) and runs of
+// method 1 are one series; method 2 starts another.
+TEST(Method, AHistorySeriesTakesAnAbsentMethodAsMethodOne) {
+  std::vector<gpucheck::compare::history::Point> points;
+  for (int i = 0; i < 9; ++i) {
+    gpucheck::compare::history::Point p;
+    p.name = "launch/eager/1";
+    p.metric = "real_time";
+    static const char* const kMethods[] = {"", "1", "2"};  // three runs each
+    p.method = kMethods[i / 3];
+    p.median = 100;
+    points.push_back(p);
+  }
+  const auto series = gpucheck::compare::history::series_of(points);
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series[0].points.size(), 6u);
+  EXPECT_EQ(series[1].points.size(), 3u);
+  EXPECT_EQ(series[1].method, "2");
 }
