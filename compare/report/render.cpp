@@ -441,7 +441,7 @@ std::string render_junit(const CompareReport& rep) {
   const Comparison& c = rep.comparison;
   auto not_compared = [](const Row& r) {
     return r.verdict == Verdict::Skipped || r.verdict == Verdict::NoMetric || r.verdict == Verdict::Missing ||
-           r.verdict == Verdict::Errored;
+           r.verdict == Verdict::Errored || r.verdict == Verdict::MethodChanged;
   };
   int failures = 0, skipped = 0, bin_failures = 0;
   for (const Row& r : c.rows) {

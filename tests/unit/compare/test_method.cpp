@@ -159,6 +159,13 @@ TEST(Method, CompareJsonCarriesTheVerdictTheCountAndBothMethods) {
   }
 }
 
+TEST(Method, JUnitSaysACaseNotComparedIsSkippedNotFailed) {
+  const auto c = compare({{"a", kBase, "1"}, {"b", kBase, "1"}}, {{"a", method_test::kSlow, "2"}, {"b", kBase, "1"}});
+  const std::string x = gc::render_junit(gc::CompareReport(c));
+  EXPECT_NE(x.find(R"(tests="2" failures="0" skipped="1")"), std::string::npos) << x;
+  EXPECT_NE(x.find("<skipped message=\"method changed: method 1 -&gt; 2"), std::string::npos) << x;
+}
+
 TEST(Method, EffectiveMethodAndSameMethod) {
   EXPECT_EQ(gc::effective_method(""), "1");
   EXPECT_EQ(gc::effective_method("7"), "7");
