@@ -1,9 +1,11 @@
 // A case's method (its way of measuring, the counter "method" the binaries write per case): two
 // sides that measured a case differently are not compared (verdict MethodChanged), never a pass
-// or a fail, and a file without the field is method 1.
+// or a fail, and a file without the field is method 1. And the precision counters beside a
+// regression (explain_case).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "history_fixture.hpp"
 #include "history/command.hpp"
 #include "report/render.hpp"
+#include "rules/explain.hpp"
 #include "results/results.hpp"
 #include "rules/compare.hpp"
 
@@ -234,4 +237,23 @@ TEST(Method, AHistorySeriesTakesAnAbsentMethodAsMethodOne) {
   EXPECT_EQ(series[0].points.size(), 6u);
   EXPECT_EQ(series[1].points.size(), 3u);
   EXPECT_EQ(series[1].method, "2");
+}
+
+// Beside a regression of a power-burst case: its mean clock and mean power when they moved by
+// more than 2% (report-only counters, never the verdict).
+TEST(BurstWhy, TheMeanClockAndPowerAreShownWhenTheyMoved) {
+  gc::Benchmark b, k;
+  b.counters = {{"sm_clock_mean_MHz", 1980}, {"power_W", 640}};
+  k.counters = {{"sm_clock_mean_MHz", 1760}, {"power_W", 650}};
+  const auto why = gc::explain_case(b, k, std::nullopt);
+  EXPECT_NE(std::find(why.begin(), why.end(), "SM clock mean 1980 -> 1760 MHz"), why.end());
+  EXPECT_EQ(std::count_if(why.begin(), why.end(), [](const std::string& w) { return w.find("power") != std::string::npos; }),
+            0);  // 1.6%: not a move
+  k.counters["power_W"] = 700;
+  const auto why2 = gc::explain_case(b, k, std::nullopt);
+  EXPECT_NE(std::find(why2.begin(), why2.end(), "mean power 640 -> 700 W"), why2.end());
+  k.counters.erase("power_W");  // absent on one side: nothing said
+  const auto why3 = gc::explain_case(b, k, std::nullopt);
+  EXPECT_EQ(std::count_if(why3.begin(), why3.end(), [](const std::string& w) { return w.find("power") != std::string::npos; }),
+            0);
 }
