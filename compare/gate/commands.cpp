@@ -46,6 +46,8 @@ const char* const kGateUsage =
       --timeout S          limit per binary and repetition (default: quick 300, full 3600)
       --confirm-repetitions N   repetitions of the re-run of cases past their limit (default 5)
       --filter REGEX       only the cases it matches (--benchmark_filter); matching none is exit 2
+      --pin-cpu auto|off|N each binary pinned to one core: auto (default) the last of the GPU's NUMA node
+                           (NVML's bus id, sysfs local_cpulist; not pinned where either is missing)
       --allow-other-gpu    compare with a baseline of another GPU model
       --color WHEN         auto, always, never
       and compare's --metric, --threshold, --thresholds, --no-thresholds, --alpha, --min-repetitions,
@@ -53,10 +55,10 @@ const char* const kGateUsage =
 )";
 
 const char* const kRunUsage =
-    R"(  gpucheck run --bin-dir DIR --out DIR [--suite S] [-d|--device N] [--repetitions N [--fresh-processes]] [--timeout S] [--filter REGEX]
+    R"(  gpucheck run --bin-dir DIR --out DIR [--suite S] [-d|--device N] [--repetitions N [--fresh-processes]] [--timeout S] [--filter REGEX] [--pin-cpu auto|off|N]
       the gate's runner alone: every binary into DIR/results.json (exit 0 all ran, 1 a binary or case
       failed, 2 bad input or no GPU); --fresh-processes runs each repetition in a process of its own
-      (a host-bound figure moves with the process). A baseline with repetitions, for the U test:
+      (a host-bound figure moves with the process); --pin-cpu as the gate's. A baseline with repetitions, for the U test:
       gpucheck run --bin-dir build/bin --out results/base --repetitions 5 --fresh-processes &&
       gpucheck baseline update --suite quick results/base/results.json
 )";
@@ -231,6 +233,10 @@ ExitStatus cmd_run(const std::vector<std::string>& args, Context& ctx) {
   if (!bins) return fail(io, bins.error());
   if (auto m = make_out_dirs(ctx.fs, ctx.env, plan->out, false, {}); !m) return fail(io, m.error());
   io.emit("gpucheck run: " + header(*plan, *bins, reps) + "\n");
+  ActivitySnapshot snap;
+  snap.reason = "no NVML probe";
+  if (ctx.env.gpu_probe != nullptr && plan->pin.mode == PinRequest::Mode::Auto) snap = ctx.env.gpu_probe->snapshot();
+  if (auto p = choose_pin(ctx, *plan, snap); !p) return fail(io, p.error());
   // --fresh-processes: each repetition a process of its own (how a baseline is recorded, so
   // that a host-bound case's figure spans process placements: docs/GATE.md).
   auto fp = run_all(ctx, *plan, bins->names, reps, flag(*a, "--fresh-processes"));
@@ -523,6 +529,7 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
   snap.reason = "no NVML probe";
   if (ctx.env.gpu_probe != nullptr) snap = ctx.env.gpu_probe->snapshot();
   show_activity_before(ctx, *g, snap);
+  if (auto p = choose_pin(ctx, g->run, snap); !p) return fail(io, p.error());
 
   auto fp = run_all(ctx, g->run, bins->names, 1);
   if (!fp) return fail(io, fp.error());

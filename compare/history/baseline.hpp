@@ -27,7 +27,8 @@ struct HistoryBaseline {
 
 // The runs taken are the newest `last` of that branch, suite and GPU model; fewer is an error
 // naming how many there are. A case's entries are its repetitions in every run (real_time in ns,
-// its rate counter beside it), numbered 0..n-1; a case no run measured is left out.
+// its rate counter beside it, its method when not 1), numbered 0..n-1; a case no run measured is
+// left out, and so are a case's runs of another method than its newest run's.
 Expected<HistoryBaseline> baseline_from_history(Store& store, const FromHistory& o);
 
 }  // namespace gpucheck::compare::history

@@ -28,7 +28,7 @@ namespace history {
 Expected<StoredRun> read_run_input(const FileSystem& fs, const std::string& path, const AddOptions& o);
 
 // A case series is one case, one metric, one way of measuring (method): a change of method
-// restarts it.
+// restarts it (an absent method and method 1 are one: rules/compare.hpp, same_method).
 struct Series {
   std::string name, metric, unit, direction, method;
   std::vector<Point> points;  // in commit order

@@ -426,6 +426,7 @@ std::string render_json(const CompareReport& rep) {
       row["measured_verdict"] = std::string(verdict_name(r.measured));
       row["rule_why"] = r.rule_why;
     }
+    if (r.verdict == Verdict::MethodChanged) row["method"] = {{"baseline", r.base_method}, {"current", r.cur_method}};
     if (r.listed_cv_pct) row["listed_cv_pct"] = *r.listed_cv_pct;
     if (r.confirmation != Confirmation::None)
       row["confirmation"] = {{"status", std::string(confirmation_name(r.confirmation))},
@@ -440,7 +441,7 @@ std::string render_junit(const CompareReport& rep) {
   const Comparison& c = rep.comparison;
   auto not_compared = [](const Row& r) {
     return r.verdict == Verdict::Skipped || r.verdict == Verdict::NoMetric || r.verdict == Verdict::Missing ||
-           r.verdict == Verdict::Errored;
+           r.verdict == Verdict::Errored || r.verdict == Verdict::MethodChanged;
   };
   int failures = 0, skipped = 0, bin_failures = 0;
   for (const Row& r : c.rows) {

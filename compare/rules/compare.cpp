@@ -98,6 +98,7 @@ const std::vector<std::pair<std::string, std::string>>& context_keys() {
       {"throttle_reasons", "throttle reasons"},
       {"host_name", "host"},
       {"host_cpu", "host CPU"},
+      {"cpu_pinned", "CPU pinned"},
       {"gpucheck_commit", "gpucheck commit"},
       {"gpucheck_suite", "suite"},
       {"gpucheck_device_index", "device index"},
@@ -254,6 +255,17 @@ Row baseline_row(const Benchmark& b, const Benchmark* k, const CompareOptions& o
     r.note = std::string(b.state == RunState::Errored ? "baseline errored: " : "baseline skipped: ") + b.message;
     return r;
   }
+  r.base_method = effective_method(b.method);
+  r.cur_method = effective_method(k->method);
+  if (!same_method(b.method, k->method)) {
+    // Two ways of measuring: no ratio between them means anything, so no verdict, no
+    // confirmation and no stale line; the figures are shown as measured.
+    r.cur = value_of(*k, o.metric);
+    r.verdict = Verdict::MethodChanged;
+    r.note = method_note(b.method, k->method);
+    r.fails_gate = fails_gate(r.verdict, o.allow_missing);
+    return r;
+  }
   judge(r, b, *k, o);
   return r;
 }
@@ -295,6 +307,7 @@ std::string reference_text(const HostReference& base, const HostReference& cur) 
 // The report-only and host-bound lists, applied over the plain verdict.
 void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, const Benchmark* base,
                 const Benchmark* cur, const CompareOptions& o) {
+  if (r.verdict == Verdict::MethodChanged) return;  // not compared: no list applies
   if (rule.kind == RuleKind::ReportOnly) {
     r.measured = r.verdict;
     r.verdict = Verdict::ReportOnly;
@@ -456,6 +469,18 @@ Comparison compare_results(const Results& baseline, const Results& current, cons
   c.counts = counts_of(c.rows);
   c.stale = stale_of(c.rows, baseline);
   return c;
+}
+
+std::string_view effective_method(std::string_view method) { return method.empty() ? std::string_view("1") : method; }
+
+bool same_method(std::string_view a, std::string_view b) {
+  // "?" (a method that is not a whole number) matches nothing, itself included.
+  return effective_method(a) == effective_method(b) && effective_method(a) != "?";
+}
+
+std::string method_note(std::string_view base, std::string_view cur) {
+  return "method " + std::string(effective_method(base)) + " -> " + std::string(effective_method(cur)) +
+         ": not compared, re-record the baseline";
 }
 
 std::string stale_command(const StaleBaseline& s) {

@@ -45,6 +45,8 @@ struct Row {
   std::optional<double> listed_cv_pct;
   std::string rule_why;
   Verdict measured = Verdict::Same;
+  // Each side's method (its way of measuring: the counter "method", "1" where a file has none).
+  std::string base_method, cur_method;
   // The engine's own noise figure (the cv_pct counter) on each side, when reported.
   std::optional<double> base_noise_pct, cur_noise_pct;
   // Gate: confirmation of a first-pass regression.
@@ -138,6 +140,15 @@ inline constexpr double kThresholdSlack = 1e-9;
 Status check_metric(const Results& baseline, const Results& current, const std::string& metric);
 
 Comparison compare_results(const Results& baseline, const Results& current, const CompareOptions& options);
+
+// A case's method as compared: "1" where the file wrote none (results recorded before cases
+// carried one), else as read ("2", or "?" for a value that is not a whole number).
+std::string_view effective_method(std::string_view method);
+// Whether two sides measured a case the same way (an absent method is method 1; "?" is
+// never the same as anything).
+bool same_method(std::string_view a, std::string_view b);
+// "method 1 -> 2: not compared, re-record the baseline"
+std::string method_note(std::string_view base, std::string_view cur);
 
 // True when the row's change is in the worse direction.
 bool worse_direction(const Row& r, Direction d);

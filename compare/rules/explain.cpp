@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "base/format.hpp"
 #include "rules/stats.hpp"
@@ -64,6 +65,13 @@ std::vector<std::string> explain_case(const Benchmark& base, const Benchmark& cu
     why.push_back("SM clock " + num(*clk_b) + " -> " + num(*clk_c) + " MHz");
   else if (!clk_b && clk_c)
     why.push_back("SM clock " + num(*clk_c) + " MHz");
+  // A power burst's mean clock and power (report-only counters): what the limiter did this time.
+  for (const auto& [name, words, unit] : {std::tuple{contract::counter::sm_clock_mean_MHz, "SM clock mean ", " MHz"},
+                                          std::tuple{contract::counter::power_W, "mean power ", " W"}}) {
+    const auto vb = counter(base, name), vc = counter(cur, name);
+    if (vb && vc && *vb > 0 && std::fabs(*vc - *vb) / *vb > 0.02)
+      why.push_back(std::string(words) + num(*vb) + " -> " + num(*vc) + unit);
+  }
   const auto rb = counter_mask(base, contract::counter::clock_event_reasons);
   const auto rc = counter_mask(cur, contract::counter::clock_event_reasons);
   if (rc) {

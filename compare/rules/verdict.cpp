@@ -23,6 +23,8 @@ const std::array<VerdictKind, kVerdictKinds>& verdict_kinds() {
       {Verdict::NoMetric, "no metric", G::Passes, "", 8, "no_metric", 7, "without the metric", false, 9, ", "},
       {Verdict::Same, "ok", G::Passes, "", 9, "unchanged", 8, "unchanged", true, 7, ", "},
       {Verdict::ReportOnly, "report only", G::Passes, "", 10, "report_only", 11, "report-only", false, 11, "; "},
+      {Verdict::MethodChanged, "method changed", G::Passes, kYellow, 5, "method_changed", 12,
+       "not compared (method changed: re-record the baseline)", false, 12, "; "},
   }};
   return k;
 }

@@ -21,8 +21,9 @@ enum class Verdict {
   NoMetric,     // the metric counter is absent on both sides
   Same,         // within the threshold
   ReportOnly,   // on the report-only list: shown in its own section, never gated
+  MethodChanged,  // the case's way of measuring (its method) differs from the baseline's: not compared
 };
-inline constexpr std::size_t kVerdictKinds = 11;
+inline constexpr std::size_t kVerdictKinds = 12;
 
 // Whether a kind fails the gate: always, or only while missing figures are not allowed.
 enum class GateEffect { Fails, FailsUnlessMissingAllowed, Passes };

@@ -64,6 +64,12 @@ void send(int fd, Msg m) { (void)!::write(fd, &m, sizeof m); }
       (s.stderr_fd >= 0 && ::dup2(s.stderr_fd, STDERR_FILENO) < 0))
     fail(errno);
   reset_signals_for_exec();
+  if (s.cpu >= 0 && s.cpu < CPU_SETSIZE) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(static_cast<std::size_t>(s.cpu), &one);
+    if (::sched_setaffinity(0, sizeof one, &one) != 0) fail(errno);
+  }
   if (s.search_path) ::execvp(p.argv[0], p.argv.data());
   else ::execve(p.argv[0], p.argv.data(), environ);
   fail(errno);

@@ -31,6 +31,9 @@ struct ContainSpec {
   bool forward_signals = false;
   // Tests only: skip the namespace (and the cgroup) to exercise a fallback.
   std::optional<Containment> force;
+  // >= 0: the program's CPU affinity is this one CPU, set between fork and exec (a failure is
+  // the program's failure to start); -1: inherited.
+  int cpu = -1;
 };
 
 // A started child. pid() is what the caller waits for and signals: the init in a namespace,

@@ -221,6 +221,7 @@ ProcessResult PosixProcessRunner::run(const ProcessSpec& spec) {
   cs.stdout_fd = out_w.get();
   cs.stderr_fd = err_w.get();
   cs.force = spec.containment;
+  cs.cpu = spec.cpu;
   const auto start = Clock::now();
   std::string why;
   std::optional<ContainedChild> child = ContainedChild::start(cs, &why);

@@ -29,6 +29,7 @@ struct ProcessSpec {
   // (a binary printing `yes` once filled a 300 MB disk in 0.1 s).
   std::size_t log_cap_bytes = std::size_t{16} << 20;
   std::optional<Containment> containment;  // tests: force a fallback; nullopt: the best there is
+  int cpu = -1;  // >= 0: the program runs pinned to this CPU (runner/cpu_pin.hpp); -1: where the kernel puts it
 };
 
 struct ProcessResult {

@@ -24,7 +24,7 @@ std::vector<ErroredFamily> errored_families(const std::vector<BinaryRun>& runs) 
 
 const OptionSet& run_options() {
   static const OptionSet o = [] {
-    OptionSet s{{"--bin-dir", "--out", "--suite", "--device", "--timeout", "--filter"}, {}};
+    OptionSet s{{"--bin-dir", "--out", "--suite", "--device", "--timeout", "--filter", "--pin-cpu"}, {}};
     s.aliases = {{"-d", "--device"}};  // as the benchmark binaries take it
     return s;
   }();
@@ -63,7 +63,32 @@ Expected<RunPlan> read_plan(const Args& a, const std::string& self, const std::s
     }
     p.filter = *f;
   }
+  if (const auto pin = value(a, "--pin-cpu")) {
+    auto r = parse_pin_cpu(*pin);
+    if (!r) return r.error();
+    p.pin = *r;
+  }
   return p;
+}
+
+Status choose_pin(Context& ctx, RunPlan& plan, const ActivitySnapshot& snap) {
+  Expected<std::vector<int>> local = Error{"", "not looked up"};
+  std::string gpu = "?";
+  if (plan.pin.mode == PinRequest::Mode::Auto) {
+    if (!snap.known) {
+      local = Error{"", snap.reason.empty() ? std::string("NVML unknown") : snap.reason};
+    } else {
+      const auto sel = select_gpu(snap, plan.device, ctx.env.cuda_visible_devices, "");
+      const auto bus = gpu_bus_id(snap.gpus, sel, plan.device);
+      if (bus) gpu = *bus;
+      local = bus ? read_local_cpus("", *bus) : Expected<std::vector<int>>(bus.error());
+    }
+  }
+  auto d = decide_pin(plan.pin, local, gpu, allowed_cpus());
+  if (!d) return d.error();
+  plan.pin_cpu = d->cpu;
+  ctx.io.emit(d->line + "\n");
+  return Done{};
 }
 
 std::string seconds_text(double s) { return format_double(s < 10 ? "%.1f" : "%.0f", s); }
@@ -98,6 +123,7 @@ Outcome SuiteRunner::run(const std::string& bin, const std::string& progress, co
   spec.stderr_path = o.run.log;
   spec.timeout_s = plan_.timeout_s * std::max(1, reps);
   spec.kill_grace_s = kill_grace_s(spec.timeout_s);
+  spec.cpu = plan_.pin_cpu.value_or(-1);
 
   ctx_.io.emit(progress + " " + bin + (confirm ? " (confirmation)" : "") + " ... ");
   const ProcessResult pr = ctx_.env.runner->run(spec);

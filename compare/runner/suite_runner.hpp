@@ -15,6 +15,8 @@
 #include "results/binary_run.hpp"
 #include "results/results.hpp"
 #include "rules/compare.hpp"
+#include "runner/cpu_pin.hpp"
+#include "runner/gpu_activity.hpp"
 
 namespace gpucheck::compare::cli {
 
@@ -26,10 +28,16 @@ struct RunPlan {
   std::optional<std::string> filter;
   std::optional<std::regex> filter_re;
   std::vector<std::string> extra_args;  // passed to every binary after the contract's flags
+  PinRequest pin;                        // --pin-cpu (runner/cpu_pin.hpp)
+  std::optional<int> pin_cpu;            // decided by choose_pin: the core every binary runs on
 };
 
-const OptionSet& run_options();  // --bin-dir --out --suite --device --timeout --filter
+const OptionSet& run_options();  // --bin-dir --out --suite --device --timeout --filter --pin-cpu
 Expected<RunPlan> read_plan(const Args& a, const std::string& self, const std::string& command);
+// Decides plan.pin_cpu from plan.pin (auto: the GPU's bus id from the NVML snapshot, its NUMA
+// node's cores from sysfs) and says so in one line; an Error only for a --pin-cpu N this
+// process may not run on. A host without NVML or the sysfs file runs the binaries unpinned.
+Status choose_pin(Context& ctx, RunPlan& plan, const ActivitySnapshot& snap);
 std::string seconds_text(double s);
 
 // The reason of a binary that exited 2 (runner contract: could not run at all) starts so.

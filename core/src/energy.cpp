@@ -52,6 +52,25 @@ bool summarize(const std::vector<Reading>& r, double burst_s, double steady_from
   return true;
 }
 
+std::optional<double> mean_clock_MHz(const std::vector<unsigned>& readings) {
+  double sum = 0;
+  int n = 0;
+  for (const unsigned r : readings)
+    if (r > 0) {
+      sum += r;
+      ++n;
+    }
+  if (n == 0) return std::nullopt;
+  return sum / n;
+}
+
+std::optional<double> mean_power_W(std::optional<double> start_J, std::optional<double> end_J, double seconds) {
+  if (!start_J || !end_J || !std::isfinite(*start_J) || !std::isfinite(*end_J)) return std::nullopt;
+  // A counter that did not move over a stretch of work updates less often than the stretch: no figure.
+  if (!(seconds > 0) || !std::isfinite(seconds) || !(*end_J > *start_J)) return std::nullopt;
+  return (*end_J - *start_J) / seconds;
+}
+
 std::optional<Shape> parse_shape(std::string_view label) {
   Shape s;
   std::string_view rest = label;

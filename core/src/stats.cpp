@@ -43,4 +43,16 @@ std::optional<double> coefficient_of_variation(std::span<const double> xs) {
   return *stddev(xs) / std::fabs(m);
 }
 
+std::optional<double> percentile(std::span<const double> xs, double p) {
+  if (xs.empty() || !(p >= 0.0 && p <= 100.0)) return std::nullopt;
+  if (std::any_of(xs.begin(), xs.end(), [](double x) { return std::isnan(x); })) return std::nan("");
+  std::vector<double> v(xs.begin(), xs.end());
+  std::sort(v.begin(), v.end());
+  const double at = p / 100.0 * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const std::size_t hi = std::min(lo + 1, v.size() - 1);
+  const double f = at - static_cast<double>(lo);
+  return f == 0.0 ? v[lo] : v[lo] + (v[hi] - v[lo]) * f;
+}
+
 }  // namespace gpucheck

@@ -57,6 +57,12 @@ struct NvmlProcessUtilSample {
 };
 static_assert(sizeof(NvmlProcessUtilSample) == 32, "nvmlProcessUtilizationSample_t is 32 bytes on LP64");
 constexpr nvmlReturn_t kNvmlNotFound = 6;
+// nvmlPciInfo_t, as nvml.h lays it out (nvmlDeviceGetPciInfo_v3).
+struct NvmlPciInfo {
+  char bus_id_legacy[16];
+  unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
+  char bus_id[32];
+};
 struct NvmlProcessInfoV2 {
   unsigned pid;
   unsigned long long used_gpu_memory;
@@ -128,6 +134,7 @@ struct NvmlFns {
   nvmlReturn_t (*process_util)(nvmlDevice_t, NvmlProcessUtilSample*, unsigned*, unsigned long long) = nullptr;
   nvmlReturn_t (*memory)(nvmlDevice_t, NvmlMemory*) = nullptr;
   nvmlReturn_t (*pcie_throughput)(nvmlDevice_t, int, unsigned*) = nullptr;
+  nvmlReturn_t (*pci_info)(nvmlDevice_t, NvmlPciInfo*) = nullptr;
   nvmlReturn_t (*gpm_support)(nvmlDevice_t, NvmlGpmSupport*) = nullptr;
   nvmlReturn_t (*gpm_alloc)(nvmlGpmSample_t*) = nullptr;
   nvmlReturn_t (*gpm_free)(nvmlGpmSample_t) = nullptr;
@@ -286,6 +293,11 @@ class DlNvml final : public NvmlApi {
       if (f_.name && f_.name(dev, buf.data(), buf.size()) == kNvmlSuccess) a.name = buf.data();
       buf.fill(0);
       if (f_.uuid && f_.uuid(dev, buf.data(), buf.size()) == kNvmlSuccess) a.uuid = buf.data();
+      NvmlPciInfo pci{};
+      if (f_.pci_info && f_.pci_info(dev, &pci) == kNvmlSuccess) {
+        pci.bus_id[sizeof pci.bus_id - 1] = '\0';
+        a.pci_bus_id = pci.bus_id;
+      }
       NvmlUtilization u{};
       if (f_.utilization && f_.utilization(dev, &u) == kNvmlSuccess) {
         a.utilization_gpu_pct = u.gpu;
@@ -449,6 +461,7 @@ std::unique_ptr<NvmlApi> load_nvml(std::string* err) {
   dl_bind(lib, "nvmlDeviceGetProcessUtilization", &f.process_util);
   dl_bind(lib, "nvmlDeviceGetMemoryInfo", &f.memory);
   dl_bind(lib, "nvmlDeviceGetPcieThroughput", &f.pcie_throughput);
+  dl_bind(lib, "nvmlDeviceGetPciInfo_v3", &f.pci_info);
   dl_bind(lib, "nvmlGpmQueryDeviceSupport", &f.gpm_support);
   dl_bind(lib, "nvmlGpmSampleAlloc", &f.gpm_alloc);
   dl_bind(lib, "nvmlGpmSampleFree", &f.gpm_free);

@@ -1,5 +1,7 @@
 #include "gpucheck/harness/device.hpp"
 
+#include <sched.h>
+
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +13,17 @@
 
 namespace gpucheck::harness {
 namespace {
+// The CPU this process is pinned to ("47": its affinity is that one CPU, as `gpucheck gate`
+// and `gpucheck run` start a binary by default, or taskset did), else "no".
+std::string pinned_cpu() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) != 1) return "no";
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) return std::to_string(c);
+  return "no";
+}
+
 std::string version_triplet(int v, int major_div, int minor_div) {
   // CUDA encodes 13000 as 13.0 (major*1000 + minor*10); cuDNN 91400 as 9.14.0.
   return std::to_string(v / major_div) + "." + std::to_string((v % major_div) / minor_div);
@@ -148,6 +161,7 @@ std::map<std::string, std::string> Device::context() const {
   c["gpucheck_suite"] = std::string(to_string(options_.suite));
   c["gpucheck_device_index"] = std::to_string(index_);
   c["nvml"] = nvml_ ? "loaded" : "unavailable: " + nvml_note_;
+  c["cpu_pinned"] = pinned_cpu();
   return c;
 }
 

@@ -9,6 +9,8 @@
 #include <memory>
 #include <thread>
 
+#include "gpucheck/core/energy.hpp"
+#include "gpucheck/core/stats.hpp"
 #include "gpucheck/core/telemetry.hpp"
 #include "gpucheck/harness/device.hpp"
 #include "gpucheck/harness/memory.hpp"
@@ -18,6 +20,9 @@ namespace gpucheck::harness {
 namespace {
 
 constexpr unsigned long long kHoldTimeoutNs = 2'000'000'000ull;  // 2 s: a stuck host, not work
+
+// The modes whose figure includes host time: they read the host reference and report p10_us.
+bool host_bound(TimingMode m) { return m == TimingMode::host || m == TimingMode::per_call || m == TimingMode::wall; }
 
 // Makes `device` current for a scope and restores the previous one.
 class ScopedDevice {
@@ -120,6 +125,7 @@ class GpuSource final : public SampleSource {
       if (read_clock) read_while_running(s);
       wait_for(stop_);
       s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      mark_end();
       return s;
     }
     if (o_.mode == TimingMode::host) {
@@ -130,6 +136,7 @@ class GpuSource final : public SampleSource {
       if (read_clock) read_while_running(s);
       sync_lanes();
       s.seconds = std::chrono::duration<double>(t1 - t0).count();
+      mark_end();
       return s;
     }
     const bool held = o_.mode == TimingMode::held || o_.mode == TimingMode::cold;
@@ -156,6 +163,7 @@ class GpuSource final : public SampleSource {
     for (std::size_t i = 0; i < lanes_.size(); ++i)
       ms = std::max(ms, static_cast<double>(stop_[i]->elapsed_ms_since(*start_[i])));
     s.seconds = ms / 1e3;
+    mark_end();
     return s;
   }
 
@@ -170,10 +178,32 @@ class GpuSource final : public SampleSource {
     return clock.now_s() - t0;
   }
 
+  // record_power, called as soon as sampling returned: what the card did during the timed
+  // samples. They run from the end of the first sample (run_sampling's calibration of the
+  // batch, untimed, never clock-read) to now; two energy readings in all, so that reading the
+  // counter adds no gap between the burst's samples.
+  void power_over(Measurement& m) const {
+    if (!o_.record_power || !timed_from_) return;
+    m.sm_clock_mean_MHz = energy::mean_clock_MHz(clock_MHz_);
+    const EnergyMark z = energy_now();
+    m.power_W = energy::mean_power_W(timed_from_->energy_J, z.energy_J, z.t_s - timed_from_->t_s);
+  }
+
  private:
+  struct EnergyMark {
+    double t_s = 0;
+    std::optional<double> energy_J;
+  };
+  EnergyMark energy_now() const { return EnergyMark{SteadyClock().now_s(), dev_.read_power().energy_J}; }
   void read_while_running(Sample& s) {
     s.clock = dev_.read_clock();
+    if (o_.record_power && s.clock) clock_MHz_.push_back(s.clock->sm_clock_MHz);
     if (o_.during_sample) o_.during_sample();
+  }
+  // After a sample's work completed, outside its timing: the first sample's end is where the
+  // timed samples start.
+  void mark_end() {
+    if (o_.record_power && !timed_from_) timed_from_ = energy_now();
   }
   void record(const std::vector<std::unique_ptr<Event>>& events) {
     for (std::size_t i = 0; i < lanes_.size(); ++i) {
@@ -202,6 +232,8 @@ class GpuSource final : public SampleSource {
   const MeasureOptions& o_;
   std::vector<Lane> lanes_;
   std::vector<std::unique_ptr<Event>> start_, stop_;
+  std::vector<unsigned> clock_MHz_;       // record_power: every reading, all during timed samples
+  std::optional<EnergyMark> timed_from_;  // record_power: the energy counter at the calibration's end
 };
 
 }  // namespace
@@ -219,6 +251,8 @@ MeasureOptions power_burst(MeasureOptions o) {
   o.plan.warmup_calls = 5;
   o.plan.warmup_s = 0;
   o.plan.stop.min_samples = o.plan.stop.max_samples = 20;
+  o.plan.clock_read_interval_s = 0;  // a reading in every sample: the clock's mean over the burst
+  o.record_power = true;
   return o;
 }
 
@@ -226,9 +260,7 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
   MeasureOptions opt = o;
   if (opt.mode == TimingMode::cold) opt.plan.max_batch = 1;  // every call sees a flushed L2
   if (!opt.plan.sm_clock_max_MHz) opt.plan.sm_clock_max_MHz = d.telemetry().sm_clock_max_MHz;
-  const bool host_bound =
-      opt.mode == TimingMode::host || opt.mode == TimingMode::per_call || opt.mode == TimingMode::wall;
-  if (host_bound && opt.plan.host_reference_every == 0) opt.plan.host_reference_every = 1;
+  if (host_bound(opt.mode) && opt.plan.host_reference_every == 0) opt.plan.host_reference_every = 1;
   GpuSource src(d, work, opt);
   if (opt.settle_s > 0) {
     GPUCHECK_CUDA(cudaDeviceSynchronize());
@@ -238,6 +270,7 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
   m.mode = opt.mode;
   m.sampled = run_sampling(src, opt.plan, SteadyClock(), opt.agree);
   m.per_call_s = m.sampled.stats.median;
+  src.power_over(m);
   if (!(m.per_call_s > 0) || !std::isfinite(m.per_call_s))
     throw GpuError("timing: the median sample is " + std::to_string(m.per_call_s) + " s; nothing was measured");
   return m;
@@ -255,6 +288,10 @@ void report(benchmark::State& state, const Measurement& m) {
     state.counters[contract::counter::throttled] = is_throttling(s.clock_event_reasons) ? 1 : 0;
     if (s.sm_clock_MHz) state.counters[contract::counter::sm_clock_MHz] = *s.sm_clock_MHz;
   }
+  if (m.sm_clock_mean_MHz) state.counters[contract::counter::sm_clock_mean_MHz] = *m.sm_clock_mean_MHz;
+  if (m.power_W) state.counters[contract::counter::power_W] = *m.power_W;
+  if (host_bound(m.mode))
+    if (const auto p10 = percentile(s.per_call_s, 10.0)) state.counters[contract::counter::p10_us] = *p10 * 1e6;
   if (!s.host_reference_s.empty()) {
     // The typical (smaller) and the largest warm reading: compare trusts a reference only when
     // they agree (compare/rules/host_bound.hpp).

@@ -89,6 +89,7 @@ void Registry::run_case(benchmark::State& state, const Case& c) {
       const Measurement m = measure(device_, [&op](cudaStream_t s) { op.run(s); }, o);
       op.verify_after();
       report(state, m);
+      state.counters[contract::counter::method] = c.method;
       for (const Rate& r : c.rates) state.counters[r.counter] = r.amount / m.per_call_s / r.unit;
       op.add_counters(state, m);
       std::string label = op.label() + engine_note(m);

@@ -56,6 +56,11 @@ inline constexpr const char* clock_event_reasons = "clock_event_reasons";
 inline constexpr const char* sm_clock_MHz = "sm_clock_MHz";
 inline constexpr const char* host_ref_us = "host_ref_us";
 inline constexpr const char* host_ref_max_us = "host_ref_max_us";
+inline constexpr const char* method = "method";  // the case's way of measuring (a whole number, 1 first)
+// Report-only (never the gated figure): power-burst cases' clock and power, host-bound cases' low percentile.
+inline constexpr const char* sm_clock_mean_MHz = "sm_clock_mean_MHz";
+inline constexpr const char* power_W = "power_W";
+inline constexpr const char* p10_us = "p10_us";
 // A family's own.
 inline constexpr const char* ranks = "ranks";
 inline constexpr const char* wrong = "wrong";
@@ -67,7 +72,7 @@ inline constexpr const char* pcie_gen_load = "pcie_gen_load";
 inline constexpr const char* pcie_width_load = "pcie_width_load";
 }  // namespace counter
 
-inline constexpr std::array<CounterInfo, 27> kCounters{{
+inline constexpr std::array<CounterInfo, 31> kCounters{{
     {counter::TFLOPS, "TFLOP/s", Better::higher},
     {counter::GBps, "GB/s", Better::higher},
     {counter::busbw_GBps, "GB/s", Better::higher},  // nccl-tests' bus bandwidth
@@ -87,6 +92,10 @@ inline constexpr std::array<CounterInfo, 27> kCounters{{
     {counter::sm_clock_MHz, "MHz", Better::higher},    // the lowest reading
     {counter::host_ref_us, "µs", Better::lower},       // the host reference, typical (warm) reading
     {counter::host_ref_max_us, "µs", Better::lower},   // its largest reading (docs/GATE.md, host-bound)
+    {counter::method, "", Better::none},               // read as Benchmark::method, not a figure
+    {counter::sm_clock_mean_MHz, "MHz", Better::none}, // the mean reading over a burst's timed samples
+    {counter::power_W, "W", Better::none},             // energy counter's delta over them / their time
+    {counter::p10_us, "µs", Better::lower},            // the samples' 10th percentile (host-bound modes)
     {counter::ranks, "", Better::none},
     {counter::wrong, "", Better::lower},
     {counter::mismatches, "", Better::lower},

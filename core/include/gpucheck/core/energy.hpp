@@ -41,6 +41,19 @@ struct Summary {
 bool summarize(const std::vector<Reading>& readings, double burst_s, double steady_from, Summary* out,
                std::string* err);
 
+// A case measured as a power burst (benchmarks/harness: power_burst) reports what the card did
+// during its timed samples: the SM clock's mean and the board's mean power.
+//
+// The mean of the SM clock readings taken while the samples ran; a reading of 0 is no reading
+// (NVML did not say). nullopt without any reading.
+std::optional<double> mean_clock_MHz(const std::vector<unsigned>& readings);
+// The mean power over a stretch of `seconds`: the energy counter's difference between its ends
+// over that time (NVML's instantaneous power lags by hundreds of milliseconds). nullopt, never
+// 0, when the counter is absent at either end, went back (a driver reload; the 64-bit mJ counter
+// does not wrap in practice, and a wrap would look the same) or did not move (it updates less
+// often than the stretch lasted), a value is not finite, or the stretch is not a positive time.
+std::optional<double> mean_power_W(std::optional<double> start_J, std::optional<double> end_J, double seconds);
+
 // An attention shape as the suite names its cases: b<batch>h<heads>[kv<kv heads>]s<seq>
 // [sk<keys>]d<head dim>, every number >= 1 ("b1h32s16384d128", "b4h32kv8s4096d128",
 // "b8h32kv8s1sk8192d128"). kv_heads 0: as many as heads; seq_k 0: seq_q.

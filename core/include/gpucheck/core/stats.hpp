@@ -17,5 +17,9 @@ std::optional<double> mean(std::span<const double> xs);
 std::optional<double> stddev(std::span<const double> xs);
 // stddev / |mean| (a fraction); nullopt below two values, or for a zero or non-finite mean.
 std::optional<double> coefficient_of_variation(std::span<const double> xs);
+// The p-th percentile (p in [0, 100]) by linear interpolation between the closest ranks (the
+// "type 7" of R and NumPy's default: p 50 is the median, p 0 the minimum, p 100 the maximum);
+// nullopt when empty or for a p outside [0, 100] or NaN. A NaN in the set gives NaN.
+std::optional<double> percentile(std::span<const double> xs, double p);
 
 }  // namespace gpucheck

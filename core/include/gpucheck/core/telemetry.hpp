@@ -79,6 +79,7 @@ std::uint64_t apply_process_util(const std::vector<ProcessUtilSample>& samples, 
 struct GpuActivity {
   unsigned nvml_index = 0;     // NVML's order (PCI order; CUDA's may differ: match by uuid)
   std::string name, uuid;
+  std::string pci_bus_id;      // NVML's "00000000:19:00.0"; "" when it did not say
   std::optional<unsigned> utilization_gpu_pct, utilization_mem_pct;
   std::vector<GpuProcess> processes;  // compute processes, this one included if it has a context
 };

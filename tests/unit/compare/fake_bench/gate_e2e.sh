@@ -54,6 +54,7 @@ case $case in
     check "exit 0" test "$rc" -eq 0
     check "progress line" grep -qE '^\[1/2\] bench_memory \.\.\. [0-9.]+ s, 2 cases ok$' out.txt
     check "result PASS" has "result: PASS"
+    check "the CPU said once" test "$(grep -c '^CPU: \(pinned to core [0-9]*\|not pinned\) (' out.txt)" -eq 1
     check "nothing re-measured" lacks "confirming"
     for f in results.json compare.md compare.json junit.xml logs/bench_steady.log runs/bench_steady.json; do
       check "out/$f written" test -f "out/$f"

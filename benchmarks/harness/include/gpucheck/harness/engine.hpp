@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -56,6 +57,10 @@ struct MeasureOptions {
   // Seconds the GPU is left idle before the warm-up: a burst then starts from a card whose
   // power limiter has recovered from whatever ran before (matmul's burst cases).
   double settle_s = 0;
+  // Record what the card did during the timed samples: the SM clock's mean (a reading every
+  // sample) and the board's mean power from the energy counter (counters sm_clock_mean_MHz and
+  // power_W, report-only). Set by power_burst.
+  bool record_power = false;
 };
 
 // The defaults of the device's suite: quick stops sooner than full.
@@ -64,13 +69,17 @@ MeasureOptions default_measure(const Device& d);
 // `o` as a power burst, for work that draws past the card's power limit within tens of
 // milliseconds (a GEMM, fused attention: the SM clock falls soon after they start): the GPU is
 // left idle 0.3 s, then 5 warm-up calls and exactly 20 samples, so every case measures the
-// same burst whatever ran before it, not the limiter.
+// same burst whatever ran before it, not the limiter. It records the SM clock at every sample
+// and the energy counter around the timed samples (record_power).
 MeasureOptions power_burst(MeasureOptions o);
 
 struct Measurement {
   TimingMode mode = TimingMode::held;
   Sampled sampled;
   double per_call_s = 0;  // the median sample: what real_time and every rate report
+  // With record_power: the mean SM clock reading over the timed samples, and the mean power
+  // over them (the energy counter's delta over their time); empty where the driver gave none.
+  std::optional<double> sm_clock_mean_MHz, power_W;
 };
 
 // Times `work`. Throws GpuError on a CUDA failure (a work that throws mid-batch releases a
@@ -86,7 +95,8 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o);
 // and the counters every case carries: samples, cv_pct, batch, throttled_samples,
 // clock_event_reasons, sm_clock_MHz and throttled (where the driver told); host-bound modes
 // (host, per_call, wall) and cases with their own host reference also host_ref_us, the host
-// reference's median time during the case.
+// reference's median time during the case; host-bound modes p10_us, the samples' 10th
+// percentile; record_power cases sm_clock_mean_MHz and power_W where the driver told.
 void report(benchmark::State& state, const Measurement& m);
 
 // " timing=per_call stop=time_limit cv=3.2%": the engine's part of a label ("" when held and

@@ -59,6 +59,10 @@ struct Case {
   std::function<std::unique_ptr<Op>()> setup;
   std::vector<Rate> rates;
   MeasureOptions measure;
+  // The case's way of measuring, written on every row as the counter "method": a change to how
+  // the case is timed (its mode, plan, work per call) bumps it, so that no comparison, stored
+  // baseline or history series spans two ways of measuring (the tool: not compared).
+  int method = 1;
 };
 
 class Registry {
