@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -699,10 +700,11 @@ Sanitized sanitize_nonfinite(std::string_view in) {
 
 namespace {
 
-// The loader's checks and the document; `owned`, when given, is the text, released once the
-// document holds it (a large file's text and its document are not kept at once).
+// The loader's checks and the document; `owned`, when given, is the file's text, its pages
+// released behind the scanner (a large file's text and its results are not kept at once), and
+// `fs` reads the file again where a refusal must be worded from its whole text.
 Expected<Results> parse_text(std::string_view text, std::string* owned, const std::string& source,
-                             const ReadOptions& options) {
+                             const ReadOptions& options, const FileSystem* fs = nullptr) {
   const bool blank = std::all_of(text.begin(), text.end(),
                                  [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; });
   if (blank) return Error{source, "empty file"};
@@ -721,7 +723,13 @@ Expected<Results> parse_text(std::string_view text, std::string* owned, const st
   lo.non_finite = &kMarks;
   lo.max_depth = kMaxJsonDepth;
   lo.stream = &stream;
-  lo.release_behind = owned != nullptr;  // the file's text, dropped after the load
+  lo.release_behind = owned != nullptr && fs != nullptr;  // the file's text, dropped after the load
+  if (lo.release_behind)
+    lo.reread = [fs, &source](std::string* again) {
+      auto t = fs->read(source, kMaxFileBytes);
+      if (t) *again = std::move(*t);
+      return t.ok();
+    };
   if (!load_json(text, source, &doc, &err, lo)) return Error{source, err.substr(source.size() + 2)};
   if (owned != nullptr) std::string().swap(*owned);
   try {
@@ -752,7 +760,7 @@ Expected<Results> load_results(const FileSystem& fs, const std::string& path, co
   if (kind == FileSystem::Kind::File) {
     auto text = fs.read(path, kMaxFileBytes);
     if (!text) return text.error();
-    return parse_text(*text, &*text, path, options);
+    return parse_text(*text, &*text, path, options, &fs);
   }
   if (const auto gate = gate_folder_results(fs, path)) return load_results(fs, *gate, options);
   auto names = fs.list(path);
@@ -771,7 +779,7 @@ Expected<Results> load_results(const FileSystem& fs, const std::string& path, co
       return Error{path, "folder holds \"" + printable(n) + "\", which is not a .json results file"};
     auto text = fs.read(full, kMaxFileBytes);
     if (!text) return text.error();
-    auto r = parse_text(*text, &*text, full, options);
+    auto r = parse_text(*text, &*text, full, options, &fs);
     if (!r) return r.error();
     parts.push_back(std::move(*r));
   }

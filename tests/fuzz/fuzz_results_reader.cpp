@@ -3,8 +3,10 @@
 // value is the expected answer to garbage.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
+#include "gpucheck/core/json_load.hpp"
 #include "rules/compare.hpp"
 #include "report/render.hpp"
 #include "results/results.hpp"
@@ -31,5 +33,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)render_junit(c);
   }
   (void)parse_thresholds(text, "fuzz-thresholds.json");
+  // The loader's scanner reads exactly as nlohmann's parser: acceptance, document and wording.
+  for (const bool streamed : {false, true}) {
+    gpucheck::JsonStream stream;
+    stream.list_key = "benchmarks";
+    stream.element = [](std::size_t, const gpucheck::JsonFlatObject*, const nlohmann::ordered_json&) {};
+    gpucheck::JsonLoadOptions lo;
+    if (streamed) lo.stream = &stream;
+    nlohmann::ordered_json ours, ref;
+    std::string ours_err, ref_err;
+    const bool ok = gpucheck::load_json(text, "f.json", &ours, &ours_err, lo);
+    if (ok != gpucheck::load_json_by_nlohmann(text, "f.json", &ref, &ref_err, lo) || ours_err != ref_err ||
+        (ok && ours.dump() != ref.dump()))
+      __builtin_trap();
+  }
   return 0;
 }

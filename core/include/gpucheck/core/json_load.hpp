@@ -4,6 +4,8 @@
 // keys without a word, so `"pcie_bandwidth_fraction": 0.8, "pcie_bandwidth_fraction": 0.01`
 // or a user counter named `real_time` after Google Benchmark's own would silently change a
 // verdict; here it is an error naming the file, the object and the key.
+// The text is read by our own scanner (strict RFC 8259, one pass, no allocation per token);
+// a refusal is worded by nlohmann's parser, so its line reads as nlohmann's always did.
 #pragma once
 #include <cstddef>
 #include <functional>
@@ -49,16 +51,24 @@ struct JsonLoadOptions {
   const NonFiniteMarks* non_finite = nullptr;
   int max_depth = 64;
   JsonStream* stream = nullptr;
-  // The caller owns the text and discards it after the load: the pages the parser has passed
-  // are handed back to the system as it goes (a 650 MB file is not held whole to the end).
-  // The text's bytes behind the parser read as zeros afterwards.
+  // The caller owns the text and discards it after the load: the pages the scanner has passed
+  // are handed back to the system as it goes (a 650 MB file is not held whole to the end), and
+  // the text's bytes behind it read as zeros afterwards. Only with `reread`, which puts the
+  // text in its argument again (false where it cannot): a refusal is worded from the whole text.
   bool release_behind = false;
+  std::function<bool(std::string*)> reread;
 };
 
 // False with "SOURCE: reason" in *err: "not valid JSON: ...", "JSON nested deeper than 64
 // levels", "key \"k\" given twice in defaults (a parser keeps only the last)".
 bool load_json(std::string_view text, const std::string& source, nlohmann::ordered_json* out, std::string* err,
                const JsonLoadOptions& options = {});
+
+// The same load by nlohmann's parser (the bare tokens replaced by sanitize_non_finite first):
+// the reference that load_json's scanner agrees with, and the wording of its refusals (nlohmann's
+// messages with their line and column). For the differential tests and the fuzzer.
+bool load_json_by_nlohmann(std::string_view text, const std::string& source, nlohmann::ordered_json* out,
+                           std::string* err, const JsonLoadOptions& options = {});
 
 // The JSON type of a value in words, for messages ("a string", "a number", "null", ...).
 std::string json_type_name(const nlohmann::ordered_json& v);
