@@ -148,10 +148,12 @@ class DomBuilder {
     const std::size_t n = flat_.size;
     if (n == members.size()) members.emplace_back();
     members[n].key.assign(k);  // its value is set by the next event (a key is always followed by one)
+    const std::uint64_t tag = json_key_tag(k);
+    members[n].tag = tag;
     flat_.size = n + 1;
     if (n < kFlatScanKeys)
       return std::any_of(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(n),
-                         [&](const JsonMember& m) { return m.key == k; });
+                         [&](const JsonMember& m) { return m.tag == tag && m.key == k; });
     if (flat_keys_.empty())
       for (std::size_t i = 0; i < n; ++i) (void)flat_keys_.insert(members, i);
     return !flat_keys_.insert(members, n);
@@ -384,8 +386,9 @@ bool load_json(std::string_view text, const std::string& source, json* out, std:
 }
 
 const json* JsonFlatObject::find(std::string_view key) const {
+  const std::uint64_t tag = json_key_tag(key);
   for (std::size_t i = 0; i < size; ++i)
-    if (members[i].key.size() == key.size() && members[i].key == key) return &members[i].value;
+    if (members[i].tag == tag && members[i].key == key) return &members[i].value;
   return nullptr;
 }
 

@@ -8,6 +8,8 @@
 // a refusal is worded by nlohmann's parser, so its line reads as nlohmann's always did.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -18,17 +20,28 @@
 
 namespace gpucheck {
 
+// A key's length and first and last 8 bytes in one word: equal keys have equal tags, so a scan
+// compares a key's bytes only where the tags agree (a memcmp per member was a fifth of a load).
+inline std::uint64_t json_key_tag(std::string_view k) {
+  std::uint64_t first = 0, last = 0;
+  const std::size_t n = k.size() < 8 ? k.size() : 8;
+  std::memcpy(&first, k.data(), n);
+  std::memcpy(&last, k.data() + (k.size() - n), n);
+  return (first * 0x9E3779B97F4A7C15ULL) ^ (last + k.size() * 0x100000001B3ULL);
+}
+
 // One element of a streamed list, as it closes. An object arrives flat: its members in file
 // order, each value a scalar or a nested document (no document per element, and the storage
 // is reused by the next one). Keys are checked for duplicates as in any object.
 struct JsonMember {
   std::string key;
   nlohmann::ordered_json value;
+  std::uint64_t tag = 0;  // json_key_tag(key): the scans compare it before the key
 };
 struct JsonFlatObject {
   std::vector<JsonMember> members;  // the first `size` are this element's; the rest is reused storage
   std::size_t size = 0;
-  // The value of `key`, or nullptr: a scan (an element's fields are few; a large one is walked once).
+  // The value of `key`, or nullptr: a scan of the tags (an element's fields are few; a large one is walked once).
   [[nodiscard]] const nlohmann::ordered_json* find(std::string_view key) const;
   // The element as a document again (for a caller that keeps what was written).
   [[nodiscard]] nlohmann::ordered_json to_json() const;
