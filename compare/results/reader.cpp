@@ -482,18 +482,19 @@ std::optional<std::string> bad_name_text(std::string_view name) {
 }
 
 Expected<EntryId> read_entry_id(const Flat& e, std::size_t i, const std::string& src) {
-  const std::string ref = "benchmark #" + std::to_string(i + 1);
+  // The entry's reference is built only for an error (this runs for every entry).
+  const auto ref = [i] { return "benchmark #" + std::to_string(i + 1); };
   const json* nm = e.find("name");
-  if (nm == nullptr) return Error{src, ref + " has no name"};
-  if (!nm->is_string()) return Error{src, ref + ": name is " + type_name(*nm) + ", expected a string"};
+  if (nm == nullptr) return Error{src, ref() + " has no name"};
+  if (!nm->is_string()) return Error{src, ref() + ": name is " + type_name(*nm) + ", expected a string"};
   const auto& name = nm->get_ref<const std::string&>();
-  if (name.empty() || name[0] == '\x01') return Error{src, ref + ": name is empty"};
-  if (auto bad = bad_name_text(name)) return Error{src, ref + ": name " + *bad};
+  if (name.empty() || name[0] == '\x01') return Error{src, ref() + ": name is empty"};
+  if (auto bad = bad_name_text(name)) return Error{src, ref() + ": name " + *bad};
 
   EntryId id;
   if (const json* rt = e.find("run_type"); rt != nullptr) {
     if (!rt->is_string()) return Error{src, entry_ref(i, e) + ": run_type is " + type_name(*rt) + ", expected a string"};
-    const std::string run_type = rt->get<std::string>();
+    const std::string& run_type = rt->get_ref<const std::string&>();
     if (run_type != "iteration" && run_type != "aggregate")
       return Error{src, entry_ref(i, e) + ": unknown run_type \"" + printable(run_type) + "\""};
     id.aggregate = run_type == "aggregate";
@@ -504,16 +505,15 @@ Expected<EntryId> read_entry_id(const Flat& e, std::size_t i, const std::string&
       return Error{src, entry_ref(i, e) + ": aggregate without an aggregate_name"};
     id.aggregate_name = an->get<std::string>();
   }
-  std::string base = name;
+  std::string_view base = name;  // a view: the key is the one copy made
   if (const json* rn = e.find("run_name"); rn != nullptr) {
     if (!rn->is_string() || rn->get_ref<const std::string&>().empty())
       return Error{src, entry_ref(i, e) + ": run_name is " + type_name(*rn) + ", expected a name"};
-    base = rn->get<std::string>();
+    base = rn->get_ref<const std::string&>();
     if (auto bad = bad_name_text(base)) return Error{src, entry_ref(i, e) + ": run_name " + *bad};
   } else if (id.aggregate) {
     const std::string suffix = "_" + id.aggregate_name;
-    if (base.size() > suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0)
-      base.resize(base.size() - suffix.size());
+    if (base.size() > suffix.size() && base.ends_with(suffix)) base.remove_suffix(suffix.size());
   }
   id.key = benchmark_key(base);
   return id;
