@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -481,18 +482,19 @@ std::optional<std::string> bad_name_text(std::string_view name) {
 }
 
 Expected<EntryId> read_entry_id(const Flat& e, std::size_t i, const std::string& src) {
-  const std::string ref = "benchmark #" + std::to_string(i + 1);
+  // The entry's reference is built only for an error (this runs for every entry).
+  const auto ref = [i] { return "benchmark #" + std::to_string(i + 1); };
   const json* nm = e.find("name");
-  if (nm == nullptr) return Error{src, ref + " has no name"};
-  if (!nm->is_string()) return Error{src, ref + ": name is " + type_name(*nm) + ", expected a string"};
+  if (nm == nullptr) return Error{src, ref() + " has no name"};
+  if (!nm->is_string()) return Error{src, ref() + ": name is " + type_name(*nm) + ", expected a string"};
   const auto& name = nm->get_ref<const std::string&>();
-  if (name.empty() || name[0] == '\x01') return Error{src, ref + ": name is empty"};
-  if (auto bad = bad_name_text(name)) return Error{src, ref + ": name " + *bad};
+  if (name.empty() || name[0] == '\x01') return Error{src, ref() + ": name is empty"};
+  if (auto bad = bad_name_text(name)) return Error{src, ref() + ": name " + *bad};
 
   EntryId id;
   if (const json* rt = e.find("run_type"); rt != nullptr) {
     if (!rt->is_string()) return Error{src, entry_ref(i, e) + ": run_type is " + type_name(*rt) + ", expected a string"};
-    const std::string run_type = rt->get<std::string>();
+    const std::string& run_type = rt->get_ref<const std::string&>();
     if (run_type != "iteration" && run_type != "aggregate")
       return Error{src, entry_ref(i, e) + ": unknown run_type \"" + printable(run_type) + "\""};
     id.aggregate = run_type == "aggregate";
@@ -503,16 +505,15 @@ Expected<EntryId> read_entry_id(const Flat& e, std::size_t i, const std::string&
       return Error{src, entry_ref(i, e) + ": aggregate without an aggregate_name"};
     id.aggregate_name = an->get<std::string>();
   }
-  std::string base = name;
+  std::string_view base = name;  // a view: the key is the one copy made
   if (const json* rn = e.find("run_name"); rn != nullptr) {
     if (!rn->is_string() || rn->get_ref<const std::string&>().empty())
       return Error{src, entry_ref(i, e) + ": run_name is " + type_name(*rn) + ", expected a name"};
-    base = rn->get<std::string>();
+    base = rn->get_ref<const std::string&>();
     if (auto bad = bad_name_text(base)) return Error{src, entry_ref(i, e) + ": run_name " + *bad};
   } else if (id.aggregate) {
     const std::string suffix = "_" + id.aggregate_name;
-    if (base.size() > suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0)
-      base.resize(base.size() - suffix.size());
+    if (base.size() > suffix.size() && base.ends_with(suffix)) base.remove_suffix(suffix.size());
   }
   id.key = benchmark_key(base);
   return id;
@@ -699,10 +700,11 @@ Sanitized sanitize_nonfinite(std::string_view in) {
 
 namespace {
 
-// The loader's checks and the document; `owned`, when given, is the text, released once the
-// document holds it (a large file's text and its document are not kept at once).
+// The loader's checks and the document; `owned`, when given, is the file's text, its pages
+// released behind the scanner (a large file's text and its results are not kept at once), and
+// `fs` reads the file again where a refusal must be worded from its whole text.
 Expected<Results> parse_text(std::string_view text, std::string* owned, const std::string& source,
-                             const ReadOptions& options) {
+                             const ReadOptions& options, const FileSystem* fs = nullptr) {
   const bool blank = std::all_of(text.begin(), text.end(),
                                  [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; });
   if (blank) return Error{source, "empty file"};
@@ -721,7 +723,13 @@ Expected<Results> parse_text(std::string_view text, std::string* owned, const st
   lo.non_finite = &kMarks;
   lo.max_depth = kMaxJsonDepth;
   lo.stream = &stream;
-  lo.release_behind = owned != nullptr;  // the file's text, dropped after the load
+  lo.release_behind = owned != nullptr && fs != nullptr;  // the file's text, dropped after the load
+  if (lo.release_behind)
+    lo.reread = [fs, &source](std::string* again) {
+      auto t = fs->read(source, kMaxFileBytes);
+      if (t) *again = std::move(*t);
+      return t.ok();
+    };
   if (!load_json(text, source, &doc, &err, lo)) return Error{source, err.substr(source.size() + 2)};
   if (owned != nullptr) std::string().swap(*owned);
   try {
@@ -752,7 +760,7 @@ Expected<Results> load_results(const FileSystem& fs, const std::string& path, co
   if (kind == FileSystem::Kind::File) {
     auto text = fs.read(path, kMaxFileBytes);
     if (!text) return text.error();
-    return parse_text(*text, &*text, path, options);
+    return parse_text(*text, &*text, path, options, &fs);
   }
   if (const auto gate = gate_folder_results(fs, path)) return load_results(fs, *gate, options);
   auto names = fs.list(path);
@@ -771,7 +779,7 @@ Expected<Results> load_results(const FileSystem& fs, const std::string& path, co
       return Error{path, "folder holds \"" + printable(n) + "\", which is not a .json results file"};
     auto text = fs.read(full, kMaxFileBytes);
     if (!text) return text.error();
-    auto r = parse_text(*text, &*text, full, options);
+    auto r = parse_text(*text, &*text, full, options, &fs);
     if (!r) return r.error();
     parts.push_back(std::move(*r));
   }

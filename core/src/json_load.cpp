@@ -4,14 +4,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <iterator>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "gpucheck/core/stop.hpp"
+#include "json_scan.hpp"
 
 namespace gpucheck {
 namespace {
@@ -64,7 +62,8 @@ class KeyIndex {
   std::size_t used_ = 0;
 };
 
-// Builds the document from nlohmann's SAX events in linear time: a value is appended to its
+// Builds the document from SAX events (json_scan.hpp's scanner, or nlohmann's parser where a
+// refusal is worded) in linear time: a value is appended to its
 // object without a search (the key was checked already), a key is checked against the
 // object's keys by a scan while the object is small and by a hash set once it is large, and
 // nothing is revisited when an object closes (nlohmann's callback parser scans the parent at
@@ -149,10 +148,12 @@ class DomBuilder {
     const std::size_t n = flat_.size;
     if (n == members.size()) members.emplace_back();
     members[n].key.assign(k);  // its value is set by the next event (a key is always followed by one)
+    const std::uint64_t tag = json_key_tag(k);
+    members[n].tag = tag;
     flat_.size = n + 1;
     if (n < kFlatScanKeys)
       return std::any_of(members.begin(), members.begin() + static_cast<std::ptrdiff_t>(n),
-                         [&](const JsonMember& m) { return m.key == k; });
+                         [&](const JsonMember& m) { return m.tag == tag && m.key == k; });
     if (flat_keys_.empty())
       for (std::size_t i = 0; i < n; ++i) (void)flat_keys_.insert(members, i);
     return !flat_keys_.insert(members, n);
@@ -277,55 +278,6 @@ class DomBuilder {
   bool stopped_ = false;
 };
 
-// The text as nlohmann's lexer reads it (forward, once), handing the pages it has passed back
-// to the system every kStep bytes (a little is kept behind, never needed again).
-class ReleasingIterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-
-  ReleasingIterator(const char* p, const char* end, bool release)
-      : p_(p), end_(end), next_(release ? step_from(p) : nullptr), from_(page_up(p)) {}
-  reference operator*() const { return *p_; }
-  ReleasingIterator& operator++() {
-    if (++p_ == next_) release();
-    return *this;
-  }
-  ReleasingIterator operator++(int) {
-    ReleasingIterator old = *this;
-    ++*this;
-    return old;
-  }
-  bool operator==(const ReleasingIterator& o) const { return p_ == o.p_; }
-  bool operator!=(const ReleasingIterator& o) const { return p_ != o.p_; }
-
- private:
-  static constexpr std::ptrdiff_t kStep = std::ptrdiff_t{64} << 20;
-  static std::uintptr_t page() { return static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE)); }
-  static std::uintptr_t page_up(const char* p) {
-    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
-    return (a + page() - 1) & ~(page() - 1);
-  }
-  void release() {
-    // Whole pages inside the text only, ending a page short of where the lexer reads.
-    const std::uintptr_t to = (reinterpret_cast<std::uintptr_t>(p_) & ~(page() - 1)) - page();
-    if (to > from_) {
-      (void)madvise(reinterpret_cast<void*>(from_), to - from_, MADV_DONTNEED);  // a refusal only keeps the pages
-      from_ = to;
-    }
-    next_ = step_from(p_);
-  }
-  // kStep bytes on, or null where the text ends before (no pointer past its end is formed).
-  const char* step_from(const char* p) const { return end_ - p > kStep ? p + kStep : nullptr; }
-  const char* p_;
-  const char* end_;
-  const char* next_;
-  std::uintptr_t from_;
-};
-
 constexpr NonFiniteMarks kNamed{"\"NaN\"", "\"Infinity\"", "\"-Infinity\""};
 
 // nlohmann's message without its prefix and without the bytes it last read (noise at best,
@@ -350,10 +302,49 @@ std::string parse_message(std::string what) {
   return out;
 }
 
+// The marks' strings, as the sanitizer's literals read back; false for a mark that is not a
+// string literal (such a load is nlohmann's throughout).
+bool decode_marks(const NonFiniteMarks& m, json_scan::Marks* out) {
+  const auto one = [](std::string_view literal, std::string* to) {
+    const json v = json::parse(literal.begin(), literal.end(), nullptr, false);
+    if (!v.is_string()) return false;
+    *to = v.get<std::string>();
+    return true;
+  };
+  return one(m.nan, &out->nan) && one(m.pos_inf, &out->pos_inf) && one(m.neg_inf, &out->neg_inf);
+}
+
+// A refusal of the scanner, worded as nlohmann's parser words it under the same checks (the
+// depth first, then the first duplicate key or syntax error in the text): the text is read
+// again, from the caller where its pages were handed back, into a discarded document, and no
+// element is handed over twice.
+bool explain_refusal(std::string_view text, const std::string& source, std::string* err, const JsonLoadOptions& options,
+                     bool released, std::size_t offset) {
+  std::string again;
+  if (released) {
+    if (!options.reread(&again)) {
+      *err = source + ": not valid JSON (at byte " + std::to_string(offset) + "), and the file could not be read again to say why";
+      return false;
+    }
+    text = again;
+  }
+  JsonStream discard;
+  JsonLoadOptions o = options;
+  if (options.stream != nullptr) {
+    discard.list_key = options.stream->list_key;
+    discard.element = [](std::size_t, const JsonFlatObject*, const json&) {};
+    o.stream = &discard;
+  }
+  json scratch;
+  if (load_json_by_nlohmann(text, source, &scratch, err, o))  // the readers disagree (or the file changed): the scanner's place
+    *err = source + ": not valid JSON: refused at byte " + std::to_string(offset);
+  return false;
+}
+
 }  // namespace
 
-bool load_json(std::string_view text, const std::string& source, json* out, std::string* err,
-               const JsonLoadOptions& options) {
+bool load_json_by_nlohmann(std::string_view text, const std::string& source, json* out, std::string* err,
+                           const JsonLoadOptions& options) {
   const NonFiniteSanitized s = sanitize_non_finite(text, options.non_finite ? *options.non_finite : kNamed);
   if (s.max_depth > options.max_depth) {
     *err = source + ": JSON nested deeper than " + std::to_string(options.max_depth) + " levels";
@@ -361,11 +352,7 @@ bool load_json(std::string_view text, const std::string& source, json* out, std:
   }
   const std::string_view clean = s.replaced ? std::string_view(s.text) : text;
   DomBuilder dom(out, options.stream);
-  // The sanitized copy is this function's own; the caller's text only with its say-so.
-  const bool release = clean.size() > 0 && (s.replaced || options.release_behind);
-  const char* const end = clean.data() + clean.size();
-  const bool ok = json::sax_parse(ReleasingIterator(clean.data(), end, release), ReleasingIterator(end, end, false),
-                                  &dom, json::input_format_t::json, true);
+  const bool ok = json::sax_parse(clean.data(), clean.data() + clean.size(), &dom, json::input_format_t::json, true);
   if (dom.stopped()) {
     *err = source + ": reading stopped by signal " + std::to_string(stop_signal());
     return false;
@@ -382,9 +369,26 @@ bool load_json(std::string_view text, const std::string& source, json* out, std:
   return true;
 }
 
+bool load_json(std::string_view text, const std::string& source, json* out, std::string* err,
+               const JsonLoadOptions& options) {
+  json_scan::Marks marks;
+  if (!decode_marks(options.non_finite ? *options.non_finite : kNamed, &marks))
+    return load_json_by_nlohmann(text, source, out, err, options);
+  DomBuilder dom(out, options.stream);
+  json_scan::Scanner<DomBuilder> scan(text, marks, options.max_depth, dom, options.release_behind && options.reread);
+  const json_scan::Outcome outcome = scan.run();
+  if (dom.stopped()) {
+    *err = source + ": reading stopped by signal " + std::to_string(stop_signal());
+    return false;
+  }
+  if (outcome == json_scan::Outcome::Accepted) return true;
+  return explain_refusal(text, source, err, options, scan.released(), scan.offset(text.data()));
+}
+
 const json* JsonFlatObject::find(std::string_view key) const {
+  const std::uint64_t tag = json_key_tag(key);
   for (std::size_t i = 0; i < size; ++i)
-    if (members[i].key.size() == key.size() && members[i].key == key) return &members[i].value;
+    if (members[i].tag == tag && members[i].key == key) return &members[i].value;
   return nullptr;
 }
 

@@ -3,8 +3,10 @@
 // value is the expected answer to garbage.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
+#include "gpucheck/core/json_load.hpp"
 #include "rules/compare.hpp"
 #include "report/render.hpp"
 #include "results/results.hpp"
@@ -31,5 +33,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)render_junit(c);
   }
   (void)parse_thresholds(text, "fuzz-thresholds.json");
+  // The loader's scanner reads exactly as nlohmann's parser: acceptance, document and wording.
+  for (const bool streamed : {false, true}) {
+    gpucheck::JsonStream stream[2];  // one per load: a load marks its stream seen
+    gpucheck::JsonLoadOptions lo[2];
+    for (int i = 0; i < 2; ++i) {
+      stream[i].list_key = "benchmarks";
+      stream[i].element = [](std::size_t, const gpucheck::JsonFlatObject*, const nlohmann::ordered_json&) {};
+      if (streamed) lo[i].stream = &stream[i];
+    }
+    nlohmann::ordered_json ours, ref;
+    std::string ours_err, ref_err;
+    const bool ok = gpucheck::load_json(text, "f.json", &ours, &ours_err, lo[0]);
+    if (ok != gpucheck::load_json_by_nlohmann(text, "f.json", &ref, &ref_err, lo[1]) || ours_err != ref_err ||
+        (ok && (ours.dump() != ref.dump() || stream[0].count != stream[1].count)))
+      __builtin_trap();
+  }
   return 0;
 }

@@ -415,6 +415,12 @@ TEST(JsonLoad, ReleasingThePassedTextChangesNothingRead) {
     lo.non_finite = &kMarks;
     lo.release_behind = release;
     std::string text = good;
+    std::size_t rereads = 0;
+    lo.reread = [&](std::string* again) {  // the file again, for the wording of a refusal
+      ++rereads;
+      *again = bad;
+      return true;
+    };
     nlohmann::ordered_json j;
     std::string err;
     ASSERT_TRUE(load_json(text, "big.json", &j, &err, lo)) << err;
@@ -425,6 +431,8 @@ TEST(JsonLoad, ReleasingThePassedTextChangesNothingRead) {
     EXPECT_EQ(err, "big.json: not valid JSON: parse error at line 1, column " + std::to_string(bad.size() - 1) +
                        ": syntax error while parsing object key - unexpected ']'; expected string literal")
         << release;
+    EXPECT_EQ(rereads, 1u);  // only the refusal read the text again (its passed pages were handed back)
+    EXPECT_EQ(text[text.size() / 2], '\0');
   }
 }
 

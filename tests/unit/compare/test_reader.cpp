@@ -381,3 +381,28 @@ TEST(Reader, MethodCounterBecomesTheCasesMethod) {
   EXPECT_EQ(odd->benchmarks.at(0).method, "?");
   EXPECT_EQ(odd->benchmarks.at(0).counters.count("method"), 0u);
 }
+
+// Issue 36: a file past the scanner's release step (64 MB) has its passed pages handed back
+// as it is read; a refusal at its end reads the file again and is worded as nlohmann words it,
+// and a good one reads every entry.
+TEST(Reader, LargeFileRefusedAtItsEndIsWordedFromTheFileReadAgain) {
+  std::string big = R"({"context": {}, "benchmarks": [)";
+  big.reserve(std::size_t{72} << 20);
+  int entries = 0;
+  while (big.size() < (std::size_t{70} << 20)) {
+    big.append(entries ? "," : "").append(R"({"name": "case/)").append(std::to_string(entries));
+    big.append(R"(", "real_time": 1.5, "time_unit": "ns", "label": ")").append(300, 'x').append("\"}");
+    ++entries;
+  }
+  gc::testing::FakeFileSystem fs;
+  fs.add("good.json", big + "]}");
+  fs.add("bad.json", big + ",]}");
+  auto good = gc::load_results(fs, "good.json");
+  ASSERT_TRUE(good) << good.error().str();
+  EXPECT_EQ(good->benchmarks.size(), static_cast<std::size_t>(entries));
+  EXPECT_EQ(good->benchmarks.back().name, "case/" + std::to_string(entries - 1));
+  auto bad = gc::load_results(fs, "bad.json");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().str(), "bad.json: not valid JSON: parse error at line 1, column " + std::to_string(big.size() + 2) +
+                                   ": syntax error while parsing value - unexpected ']'; expected '[', '{', or a literal");
+}

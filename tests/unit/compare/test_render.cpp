@@ -67,6 +67,32 @@ TEST(Render, JsonCarriesEveryRow) {
   EXPECT_EQ(j["context_diff"][0]["key"], "driver_version");
 }
 
+// Issue 36: the rows are written one by one, in exactly the bytes nlohmann's dump(2) gives the
+// whole document: no rows, one, every verdict, a confirmation, a listed cv, a name that is not UTF-8.
+TEST(Render, JsonRowByRowIsTheWholeDocumentsPrettyPrint) {
+  const auto pretty = [](const std::string& s) {
+    return nlohmann::ordered_json::parse(s).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  };
+  gc::Comparison c = golden_comparison();
+  ASSERT_GE(c.rows.size(), 3u);
+  c.rows[1].confirmation = gc::Confirmation::Confirmed;
+  c.rows[1].first_change = 0.125;
+  c.rows[2].listed_cv_pct = 3.5;
+  c.rows[2].name = "bad\xff\xfe name";
+  const std::string all = gc::render_json(c);
+  EXPECT_EQ(all, pretty(all));
+  EXPECT_NE(all.find("bad\xef\xbf\xbd\xef\xbf\xbd name"), std::string::npos);  // replaced, as dump() replaces
+  EXPECT_NE(all.find("\"first_change\": 0.125"), std::string::npos);
+  c.rows.resize(1);
+  const std::string one = gc::render_json(c);
+  EXPECT_EQ(one, pretty(one));
+  EXPECT_EQ(nlohmann::json::parse(one)["rows"].size(), 1u);
+  c.rows.clear();
+  const std::string none = gc::render_json(c);
+  EXPECT_EQ(none, pretty(none));
+  EXPECT_NE(none.find("\"rows\": []\n}\n"), std::string::npos);
+}
+
 TEST(Render, TerminalColourOnlyWhenAsked) {
   const auto c = golden_comparison();
   const std::string plain = gc::render_terminal(c, false);
