@@ -73,7 +73,7 @@ TEST(Method, TheSameMethodIsJudgedAsEver) {
 
 TEST(Method, ADifferentMethodIsNotComparedAndNeverFails) {
   const auto c = compare({{"a", kBase, "1"}, {"b", kBase, "1"}}, {{"a", method_test::kSlow, "2"}, {"b", kBase, "1"}});
-  const gc::Row& a = row(c, "a");
+  const gc::Row a = row(c, "a");
   EXPECT_EQ(a.verdict, gc::Verdict::MethodChanged);
   EXPECT_FALSE(a.fails_gate);
   EXPECT_FALSE(a.change.has_value());  // no ratio across two ways of measuring
