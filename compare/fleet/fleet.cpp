@@ -188,24 +188,36 @@ void name_outliers(FleetNode& n, const std::vector<std::string>& keys) {
 }
 
 // Versions: the majority per key over the judged nodes; a node that differs is a warning, and
-// the difference is said beside its outliers.
+// the difference is said beside its outliers. With no single majority (a tie at the top: three
+// nodes on three commits), every value is listed in one warning and no node is called odd.
 void compare_versions(FleetReport& rep) {
   for (const char* key : kVersionKeys) {
-    std::map<std::string, int> votes;
+    std::map<std::string, std::vector<std::string>> by_value;
     for (const FleetNode& n : rep.nodes)
-      if (!n.problem) ++votes[n.versions.at(key)];
-    if (votes.size() < 2) continue;
-    const auto major = std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-    std::map<std::string, std::vector<std::string>> odd;
+      if (!n.problem) by_value[n.versions.at(key)].push_back(n.name);
+    if (by_value.size() < 2) continue;
+    const auto major = std::max_element(by_value.begin(), by_value.end(),
+                                        [](const auto& a, const auto& b) { return a.second.size() < b.second.size(); });
+    const auto ties = std::count_if(by_value.begin(), by_value.end(),
+                                    [&](const auto& v) { return v.second.size() == major->second.size(); });
+    if (ties > 1) {
+      std::string all;
+      for (const auto& [value, names] : by_value)
+        all += (all.empty() ? "" : "; ") + value + " on " + accept_detail::list_some(names, 4);
+      rep.warnings.push_back(std::string(key) + " differs with no majority, " + std::to_string(by_value.size()) +
+                             " values: " + all);
+      for (FleetNode& n : rep.nodes)
+        if (!n.problem) n.version_differences.push_back(std::string(key) + " " + n.versions.at(key) + " (fleet: no majority)");
+      continue;
+    }
     for (FleetNode& n : rep.nodes)
-      if (!n.problem && n.versions.at(key) != major->first) {
-        odd[n.versions.at(key)].push_back(n.name);
+      if (!n.problem && n.versions.at(key) != major->first)
         n.version_differences.push_back(std::string(key) + " " + n.versions.at(key) + " (fleet: " + major->first + ")");
-      }
-    for (const auto& [value, names] : odd)
-      rep.warnings.push_back(std::string(key) + " " + value + " on " + std::to_string(names.size()) + " node(s): " +
-                             accept_detail::list_some(names, 8) + " (fleet majority: " + major->first + " on " +
-                             std::to_string(major->second) + ")");
+    for (const auto& [value, names] : by_value)
+      if (value != major->first)
+        rep.warnings.push_back(std::string(key) + " " + value + " on " + std::to_string(names.size()) + " node(s): " +
+                               accept_detail::list_some(names, 8) + " (fleet majority: " + major->first + " on " +
+                               std::to_string(major->second.size()) + ")");
   }
 }
 

@@ -261,6 +261,20 @@ TEST(FleetPeers, VersionsThatDifferAreAWarningAndSaidBesideAnOutlier) {
   EXPECT_EQ(flagged(r), (std::vector<std::string>{"n003"}));  // a version alone drains nothing
 }
 
+TEST(FleetPeers, VersionsWithNoMajorityAreOneWarningNamingNoNodeOdd) {
+  // Three nodes on three commits (machines leased one after another): no value is the fleet's.
+  const char* const commits[] = {"c1", "c2", "c3"};
+  auto nodes = made_fleet(3, 1, [&](int n, int, json& doc) { doc["context"]["gpucheck_commit"] = commits[(n - 1) % 3]; });
+  const auto r = judged(std::move(nodes));
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].rfind("gpucheck_commit differs with no majority, 3 values", 0), 0u) << r.warnings[0];
+  for (const char* name : {"n001", "n002", "n003"}) {
+    ASSERT_EQ(node(r, name)->version_differences.size(), 1u);
+    EXPECT_NE(node(r, name)->version_differences[0].find("(fleet: no majority)"), std::string::npos);
+  }
+  EXPECT_TRUE(flagged(r).empty());
+}
+
 TEST(FleetPeers, ModelsAreJudgedApart) {
   auto nodes = made_fleet(8, 1, [](int n, int, json& doc) {
     if (n > 4) {  // four H100s at H100 speed among four H200s
