@@ -188,6 +188,7 @@ struct GpuFigures {
   std::optional<double> mem_used_max_MiB;
   std::uint64_t clock_event_reasons = 0;  // OR of every active sample's
   double slowed_share = 0.0, power_capped_share = 0.0;
+  double setup_s = 0.0;  // left out before the job's first busy run (work_start in rules.cpp)
 };
 GpuFigures gpu_figures(const GpuTimeline& g, const std::optional<Window>& steps = std::nullopt);
 
@@ -200,6 +201,7 @@ struct Stalls {
   double share = 0.0;                    // of the window searched
   std::optional<double> util_between_pct;  // mean util outside the stalls
 };
+// Searched from the job's first busy run of kStallMinSeconds (set-up before it is no stall).
 Stalls find_stalls(const GpuTimeline& g, double from_s, double to_s);
 
 // A GPU's PCIe link over the run, decided by core's decide_pcie_link (accept's rule): the width

@@ -82,7 +82,9 @@ INSTANTIATE_TEST_SUITE_P(H200, WatchJudgeRecorded,
                                            // issue 41's recordings (2026-12-03, H200, ci/watch2 workloads)
                                            Recorded{"disk_fed", "starved"}, Recorded{"checkpoint", "stalled"},
                                            Recorded{"fail_fast", "no_verdict"}, Recorded{"train_launched", "compute_bound"},
-                                           Recorded{"train_attached", "compute_bound"}),
+                                           Recorded{"train_attached", "compute_bound"},
+                                           // a fresh H200: 5 s of set-up (util 2%, then 0%) before the first GEMM
+                                           Recorded{"gemm_cold_start", "compute_bound"}),
                          [](const ::testing::TestParamInfo<Recorded>& i) { return std::string(i.param.name); });
 
 TEST(WatchJudge, AStepsRecordKeepsItsCaseForCompare) {
