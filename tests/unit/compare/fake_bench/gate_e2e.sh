@@ -3,6 +3,8 @@
 # bench_* binaries (fake_bench.sh): confirmation, hang, crash, exit 2, truncated JSON, no GPU,
 # no baseline, another GPU model, filters, the binary list, host-bound and report-only lists,
 # concurrent baseline updates. One case per CTest entry; each takes a few seconds at most.
+# --pin-cpu off: on a GPU machine auto would pin every fake binary (and the chains of 100 shells)
+# to one core, shared by the tests that ctest runs at once; pinning is tested in unit_compare.
 # Usage: gate_e2e.sh GPUCHECK WORKDIR CASE
 set -uo pipefail
 gpucheck=$1 work=$2/$3 case=$3
@@ -25,7 +27,7 @@ record() {  # record [baseline update flags...]: a 5-repetition baseline of bin/
 }
 gate() {  # gate [flags...]: runs the gate against $BASE (default baselines), keeps rc, stdout, stderr
   local t0=$SECONDS
-  "$gpucheck" gate --bin-dir bin --baseline "${BASE:-baselines}" --out out "$@" > out.txt 2> err.txt
+  "$gpucheck" gate --bin-dir bin --baseline "${BASE:-baselines}" --out out --pin-cpu off "$@" > out.txt 2> err.txt
   rc=$?
   elapsed=$((SECONDS - t0))
 }
@@ -157,9 +159,9 @@ case $case in
     # kill -9 of gpucheck ends the binary's whole tree (its PID namespace), not only the binary.
     bench bench_chain hang_chain
     record
-    "$gpucheck" gate --bin-dir bin --baseline baselines --out out > out.txt 2> err.txt &
+    "$gpucheck" gate --bin-dir bin --baseline baselines --out out --pin-cpu off > out.txt 2> err.txt &
     gpid=$!
-    for _ in $(seq 100); do [[ -e $FAKE_STATE/chain_up ]] && break; sleep 0.1; done
+    for _ in $(seq 1200); do [[ -e $FAKE_STATE/chain_up ]] && break; sleep 0.1; done
     check "the chain was up" test -e "$FAKE_STATE/chain_up"
     kill -9 "$gpid"
     wait "$gpid" 2> /dev/null
@@ -174,9 +176,9 @@ case $case in
     # kill -9 of gpucheck takes the running binary with it (parent-death signal).
     bench bench_orphan hang
     record
-    "$gpucheck" gate --bin-dir bin --baseline baselines --out out > out.txt 2> err.txt &
+    "$gpucheck" gate --bin-dir bin --baseline baselines --out out --pin-cpu off > out.txt 2> err.txt &
     gpid=$!
-    for _ in $(seq 50); do pgrep -f -- "$fake hang orphan" > /dev/null && break; sleep 0.1; done
+    for _ in $(seq 1200); do pgrep -f -- "$fake hang orphan" > /dev/null && break; sleep 0.1; done
     check "the binary was running" pgrep -f -- "$fake hang orphan"
     kill -9 "$gpid"
     wait "$gpid" 2> /dev/null
@@ -186,9 +188,9 @@ case $case in
     # SIGTERM to gpucheck (a cancelled CI job) stops the binary and its deaf child.
     bench bench_sigkid group_child_deaf
     record
-    "$gpucheck" gate --bin-dir bin --baseline baselines --out out > out.txt 2> err.txt &
+    "$gpucheck" gate --bin-dir bin --baseline baselines --out out --pin-cpu off > out.txt 2> err.txt &
     gpid=$!
-    for _ in $(seq 50); do pgrep -f -- "fake_group_child_deaf:$FAKE_STATE" > /dev/null && break; sleep 0.1; done
+    for _ in $(seq 1200); do pgrep -f -- "fake_group_child_deaf:$FAKE_STATE" > /dev/null && break; sleep 0.1; done
     kill -TERM "$gpid"
     wait "$gpid"
     rc=$?
