@@ -431,7 +431,10 @@ ExitStatus history_report(const std::vector<std::string>& args, Context& ctx) {
   std::string baseline_source;
   auto baseline = report_baseline(ctx.fs, *a, *store, *r, &baseline_source);
   if (!baseline) return fail(ctx.io, baseline.error());
-  const history::TrendInput in{r->gpu, r->filter.branch.value_or(""), r->metric, &series, &found, &*t,
+  std::string branch = r->filter.branch.value_or("");
+  if (r->filter.branch && *r->filter.branch != r->base_branch)
+    branch += " (from its start point: " + std::to_string(r->base_runs) + " runs of " + r->base_branch + " before it)";
+  const history::TrendInput in{r->gpu, branch, r->metric, &series, &found, &*t,
                                *baseline ? &**baseline : nullptr, baseline_source};
   if (html) {
     if (auto w = write_command_output(ctx.fs, ctx.io, *html, history::trend_html(in)); !w) return fail(ctx.io, w.error());

@@ -606,6 +606,10 @@ TEST(HistoryDrill, ABranchIsJudgedFromItsStartPoint) {
   ASSERT_EQ(j["cases"][0]["changes"].size(), 1u);
   EXPECT_EQ(j["cases"][0]["changes"][0]["commit"], "e3f5bb1691cf");
   EXPECT_EQ(j["cases"][0]["changes"][0]["regression"], true);
+  const auto page = cli({"history", "report", "--db", d / "h.db", "--branch", "drill-copy6", "--html", d / "t.html"});
+  ASSERT_EQ(page.status, gc::ExitStatus::Ok) << page.io.err;
+  EXPECT_NE(slurp(d / "t.html").find("7 runs of main before it"), std::string::npos);
+  EXPECT_NE(slurp(d / "t.html").find("e3f5bb1691cf"), std::string::npos);  // the change marked
   const auto main_only = cli({"history", "changes", "--db", d / "h.db", "--branch", "main", "--format", "json"});
   EXPECT_EQ(main_only.status, gc::ExitStatus::Ok);
   EXPECT_TRUE(nlohmann::json::parse(main_only.io.out)["base_branch"].is_null());
