@@ -550,7 +550,10 @@ TEST(HistoryDrill, TheShiftAndTheRecoveryAreNamedAtTheirCommits) {
   EXPECT_TRUE(rates[0].changes[0].regression);
   EXPECT_FALSE(rates[0].changes[1].regression);
   // The newest change is the recovery: exit 0.
-  EXPECT_EQ(cli({"history", "changes", "--db", d / "h.db"}).status, gc::ExitStatus::Ok);
+  EXPECT_EQ(cli({"history", "changes", "--db", d / "h.db", "--thresholds",
+                 gpucheck::testutil::source_path("baselines/thresholds.json")})
+                .status,
+            gc::ExitStatus::Ok);
 }
 
 TEST(HistoryDrill, AShiftSmallerThanTheLimitIsNotListed) {
@@ -591,11 +594,12 @@ TEST(HistoryDrill, ABranchIsJudgedFromItsStartPoint) {
   for (auto& r : runs)
     if (r.branch == "main") r.cases.push_back({"matmul/x/bf16/1", {1000}});  // a case the drill did not run
   add_runs(d / "h.db", runs);
-  const auto own = cli({"history", "changes", "--db", d / "h.db", "--branch", "drill-copy6", "--base-branch",
+  const std::string limits = gpucheck::testutil::source_path("baselines/thresholds.json");  // copy_kernel: 5%
+  const auto own = cli({"history", "changes", "--db", d / "h.db", "--thresholds", limits, "--branch", "drill-copy6", "--base-branch",
                         "drill-copy6", "--format", "json"});
   EXPECT_EQ(own.status, gc::ExitStatus::Ok) << own.io.err;  // its own 6 runs: flat
   EXPECT_TRUE(nlohmann::json::parse(own.io.out)["cases"].empty());
-  const auto pr = cli({"history", "changes", "--db", d / "h.db", "--branch", "drill-copy6", "--format", "json"});
+  const auto pr = cli({"history", "changes", "--db", d / "h.db", "--thresholds", limits, "--branch", "drill-copy6", "--format", "json"});
   EXPECT_EQ(pr.status, gc::ExitStatus::Regression) << pr.io.err;
   const auto j = nlohmann::json::parse(pr.io.out);
   EXPECT_EQ(j["base_branch"], "main");
@@ -606,15 +610,15 @@ TEST(HistoryDrill, ABranchIsJudgedFromItsStartPoint) {
   ASSERT_EQ(j["cases"][0]["changes"].size(), 1u);
   EXPECT_EQ(j["cases"][0]["changes"][0]["commit"], "e3f5bb1691cf");
   EXPECT_EQ(j["cases"][0]["changes"][0]["regression"], true);
-  const auto page = cli({"history", "report", "--db", d / "h.db", "--branch", "drill-copy6", "--html", d / "t.html"});
+  const auto page = cli({"history", "report", "--db", d / "h.db", "--thresholds", limits, "--branch", "drill-copy6", "--html", d / "t.html"});
   ASSERT_EQ(page.status, gc::ExitStatus::Ok) << page.io.err;
   EXPECT_NE(slurp(d / "t.html").find("7 runs of main before it"), std::string::npos);
   EXPECT_NE(slurp(d / "t.html").find("e3f5bb1691cf"), std::string::npos);  // the change marked
-  const auto main_only = cli({"history", "changes", "--db", d / "h.db", "--branch", "main", "--format", "json"});
+  const auto main_only = cli({"history", "changes", "--db", d / "h.db", "--thresholds", limits, "--branch", "main", "--format", "json"});
   EXPECT_EQ(main_only.status, gc::ExitStatus::Ok);
   EXPECT_TRUE(nlohmann::json::parse(main_only.io.out)["base_branch"].is_null());
   EXPECT_TRUE(nlohmann::json::parse(main_only.io.out)["cases"].empty());
-  EXPECT_EQ(cli({"history", "changes", "--db", d / "h.db", "--branch", "drill-copy6", "--base-branch", ""}).status,
+  EXPECT_EQ(cli({"history", "changes", "--db", d / "h.db", "--thresholds", limits, "--branch", "drill-copy6", "--base-branch", ""}).status,
             gc::ExitStatus::BadInput);
 }
 
