@@ -30,7 +30,7 @@ const char* const kHistoryUsage = R"(  gpucheck history add --db FILE [--commit 
       change-points of each case's series of runs, at commits (E-Divisive means; p <= 0.01 against
       the run-to-run noise) larger than the case's gate limit; exit 1 when the newest change of any
       case is a regression; --branch B other than the base branch (--base-branch, default main):
-      B's series from its start point, the base branch's runs older than B's first run before B's
+      B from its start point (the base branch's runs older than B's first run, then B's; report too)
   gpucheck history report --db FILE --html OUT [--markdown OUT] [--gpu SLUG] [--branch B [--base-branch MAIN]]
                           [--metric M] [--thresholds F] [--baseline FILE]
       each case's figure over commits, per family: change-points, the limit band, the baseline, machines
