@@ -1,8 +1,10 @@
 #include "history/changes.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numbers>
 #include <numeric>
-#include <random>
+#include <utility>
 
 #include "gpucheck/core/stats.hpp"
 
@@ -85,42 +87,79 @@ std::vector<std::size_t> ranks_of(std::span<const double> v, std::size_t* distin
 struct Best {
   std::size_t at = 0;  // split index within the segment; 0: none allowed
   double q = 0.0;
+  std::size_t candidates = 0;  // the positions it was chosen among
 };
 
-Best best_split(std::span<const double> v, std::span<const std::size_t> rank, std::size_t ranks, std::size_t min_segment,
-                std::vector<double>& q) {
+// The split of v with the largest Q among the positions that start a group (`group` empty: all)
+// and leave min_segment points on each side.
+Best best_split(std::span<const double> v, std::span<const std::size_t> rank, std::size_t ranks,
+                std::span<const std::size_t> group, std::size_t min_segment, std::vector<double>& q) {
   Best b;
   if (v.size() < 2 * min_segment) return b;
   statistics(v, rank, ranks, q);
-  for (std::size_t t = min_segment; t + min_segment <= v.size(); ++t)
-    if (b.at == 0 || q[t] > b.q) b = {t, q[t]};
+  for (std::size_t t = min_segment; t + min_segment <= v.size(); ++t) {
+    if (!group.empty() && group[t] == group[t - 1]) continue;
+    ++b.candidates;
+    if (b.at == 0 || q[t] > b.q) {
+      b.at = t;
+      b.q = q[t];
+    }
+  }
   return b;
 }
 
-// The permutation p-value of a segment's best split: the share of shuffles of the segment whose
-// best split is at least as strong (the observed one counted), stopping once p cannot pass.
-double permutation_p(std::span<const double> v, std::span<const std::size_t> rank, std::size_t ranks, double observed,
-                     const ChangeOptions& o, std::mt19937_64& rng) {
-  std::vector<std::size_t> order(v.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::vector<double> pv(v.size());
-  std::vector<std::size_t> pr(v.size());
-  std::vector<double> q;
-  const double cap = o.max_p * (o.permutations + 1);  // p > max_p once this many shuffles reach `observed`
-  int at_least = 0, done = 0;
-  for (; done < o.permutations; ++done) {
-    std::shuffle(order.begin(), order.end(), rng);
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      pv[i] = v[order[i]];
-      pr[i] = rank[order[i]];
-    }
-    if (best_split(pv, pr, ranks, o.min_segment, q).q >= observed) ++at_least;
-    if (at_least + 1 > cap) return static_cast<double>(at_least + 1) / (done + 2);
-  }
-  return static_cast<double>(at_least + 1) / (done + 1);
+double median_of(std::span<const double> v) { return gpucheck::median(v).value_or(0.0); }
+
+// Where a side stands for the test: its median, or, for a side of fewer than 3 points (whose
+// median one outlier moves), its point nearest the other side.
+double location(std::span<const double> side, bool toward_higher) {
+  if (side.size() >= 3) return median_of(side);
+  const auto [lo, hi] = std::minmax_element(side.begin(), side.end());
+  return toward_higher ? *hi : *lo;
 }
 
-double median_of(std::span<const double> v) { return gpucheck::median(v).value_or(0.0); }
+// The p-value of splitting v at `at`: the two sides' locations apart, against the noise sigma
+// of the whole series (with df degrees of freedom), times the number of candidate positions.
+double split_p(std::span<const double> v, std::size_t at, double sigma, double df, std::size_t candidates) {
+  const auto left = v.first(at), right = v.subspan(at);
+  const bool up = median_of(right) > median_of(left);
+  const double gap = up ? location(right, false) - location(left, true) : location(left, false) - location(right, true);
+  if (!(gap > 0.0)) return 1.0;
+  if (!(sigma > 0.0)) return 0.0;  // an exact series: any difference is real
+  const double m = static_cast<double>(left.size()), k = static_cast<double>(right.size());
+  const double se = sigma * std::sqrt(std::numbers::pi / 2.0) * std::sqrt(1.0 / m + 1.0 / k);  // of a median
+  return std::min(1.0, student_t_two_sided(gap / se, df) * static_cast<double>(candidates));
+}
+
+// The continued fraction of the regularized incomplete beta function (modified Lentz).
+double beta_fraction(double a, double b, double x) {
+  constexpr double tiny = 1e-300;
+  double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
+  d = 1.0 / (std::fabs(d) < tiny ? tiny : d);
+  double h = d;
+  for (int m = 1; m <= 300; ++m) {
+    const double dm = m;
+    for (const double aa : {dm * (b - dm) * x / ((a + 2 * dm - 1) * (a + 2 * dm)),
+                            -(a + dm) * (a + b + dm) * x / ((a + 2 * dm) * (a + 2 * dm + 1))}) {
+      d = 1.0 + aa * d;
+      d = 1.0 / (std::fabs(d) < tiny ? tiny : d);
+      c = 1.0 + aa / c;
+      c = std::fabs(c) < tiny ? tiny : c;
+      h *= d * c;
+    }
+    if (std::fabs(d * c - 1.0) < 1e-15) break;
+  }
+  return h;
+}
+
+// I_x(a, b), the regularized incomplete beta function.
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0.0) return 0.0;
+  if (x >= 1.0) return 1.0;
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
+  if (x < (a + 1.0) / (a + b + 2.0)) return front * beta_fraction(a, b, x) / a;
+  return 1.0 - front * beta_fraction(b, a, 1.0 - x) / b;
+}
 
 }  // namespace
 
@@ -132,20 +171,40 @@ std::vector<double> split_statistics(std::span<const double> xs) {
   return q;
 }
 
-std::vector<ChangePoint> e_divisive(std::span<const double> xs, const ChangeOptions& o) {
+double series_noise(std::span<const double> xs) {
+  if (xs.size() < 2) return 0.0;
+  std::vector<double> d(xs.size() - 1);
+  for (std::size_t i = 0; i + 1 < xs.size(); ++i) d[i] = std::fabs(xs[i + 1] - xs[i]);
+  const double mad = median_of(d);
+  if (mad > 0.0) return 1.4826 * mad / std::numbers::sqrt2;
+  return std::accumulate(d.begin(), d.end(), 0.0) / static_cast<double>(d.size()) * std::sqrt(std::numbers::pi) / 2.0;
+}
+
+double student_t_two_sided(double t, double df) {
+  if (std::isnan(t) || !(df > 0.0)) return 1.0;
+  if (std::isinf(t)) return 0.0;
+  return incomplete_beta(df / 2.0, 0.5, df / (df + t * t));
+}
+
+std::vector<ChangePoint> e_divisive(std::span<const double> xs, std::span<const std::size_t> group, const ChangeOptions& o) {
   std::size_t distinct = 0;
   const auto rank = ranks_of(xs, &distinct);
-  std::mt19937_64 rng(o.seed);
+  const double sigma = series_noise(xs);
+  // The MAD keeps about 37% of the information of a standard deviation (its asymptotic efficiency).
+  const double df = std::max(1.0, 0.37 * (static_cast<double>(xs.size()) - 1.0));
   std::vector<std::size_t> cuts{0, xs.size()};  // segment bounds, sorted
-  std::vector<double> pvals;                    // of each cut found, in order found
-  std::vector<std::size_t> found;
+  std::vector<std::pair<std::size_t, double>> found;  // cut, its p-value
   std::vector<double> q;
+  const auto group_in = [&](std::size_t a, std::size_t len) {
+    return group.empty() ? std::span<const std::size_t>() : group.subspan(a, len);
+  };
   for (;;) {
     Best best;
     std::size_t from = 0;
     for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
       const std::size_t a = cuts[i], b = cuts[i + 1];
-      const Best s = best_split(xs.subspan(a, b - a), std::span(rank).subspan(a, b - a), distinct, o.min_segment, q);
+      const Best s = best_split(xs.subspan(a, b - a), std::span(rank).subspan(a, b - a), distinct, group_in(a, b - a),
+                                o.min_segment, q);
       if (s.at != 0 && (best.at == 0 || s.q > best.q)) {
         best = s;
         from = a;
@@ -153,12 +212,10 @@ std::vector<ChangePoint> e_divisive(std::span<const double> xs, const ChangeOpti
     }
     if (best.at == 0 || !(best.q > 0.0)) break;
     const std::size_t end = *std::upper_bound(cuts.begin(), cuts.end(), from);
-    const double p = permutation_p(xs.subspan(from, end - from), std::span(rank).subspan(from, end - from), distinct,
-                                   best.q, o, rng);
+    const double p = split_p(xs.subspan(from, end - from), best.at, sigma, df, best.candidates);
     if (p > o.max_p) break;
     cuts.insert(std::upper_bound(cuts.begin(), cuts.end(), from + best.at), from + best.at);
-    found.push_back(from + best.at);
-    pvals.push_back(p);
+    found.emplace_back(from + best.at, p);
   }
   std::vector<ChangePoint> out;
   for (std::size_t i = 1; i + 1 < cuts.size(); ++i) {
@@ -168,7 +225,7 @@ std::vector<ChangePoint> e_divisive(std::span<const double> xs, const ChangeOpti
     cp.before = median_of(xs.subspan(a, c - a));
     cp.after = median_of(xs.subspan(c, b - c));
     cp.change = cp.before != 0.0 ? (cp.after - cp.before) / cp.before : 0.0;
-    cp.p_value = pvals[static_cast<std::size_t>(std::find(found.begin(), found.end(), c) - found.begin())];
+    cp.p_value = std::find_if(found.begin(), found.end(), [c](const auto& f) { return f.first == c; })->second;
     out.push_back(cp);
   }
   return out;

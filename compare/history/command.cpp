@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "base/format.hpp"
@@ -24,11 +25,14 @@ const char* const kHistoryUsage = R"(  gpucheck history add --db FILE [--commit 
   gpucheck history merge --db FILE OTHER...      every run of the OTHER histories, none twice
   gpucheck history remove --db FILE --run ID | --commit SHA
   gpucheck history list --db FILE [--gpu SLUG] [--branch B]      runs, newest first
-  gpucheck history changes --db FILE [--gpu SLUG] [--branch B] [--metric M] [--thresholds F] [--format json]
-      change-points of each case's series (E-Divisive means, permutation test p <= 0.01) larger
-      than the case's gate limit; exit 1 when the newest change of any case is a regression
-  gpucheck history report --db FILE --html OUT [--markdown OUT] [--gpu SLUG] [--branch B] [--metric M]
-                          [--thresholds F] [--baseline FILE]
+  gpucheck history changes --db FILE [--gpu SLUG] [--branch B [--base-branch MAIN]] [--metric M] [--thresholds F]
+                           [--format json]
+      change-points of each case's series of runs, at commits (E-Divisive means; p <= 0.01 against
+      the run-to-run noise) larger than the case's gate limit; exit 1 when the newest change of any
+      case is a regression; --branch B other than the base branch (--base-branch, default main):
+      B from its start point (the base branch's runs older than B's first run, then B's; report too)
+  gpucheck history report --db FILE --html OUT [--markdown OUT] [--gpu SLUG] [--branch B [--base-branch MAIN]]
+                          [--metric M] [--thresholds F] [--baseline FILE]
       each case's figure over commits, per family: change-points, the limit band, the baseline, machines
       --gpu SLUG: the GPU model (default: the only one in FILE); a commit is any unique prefix of its SHA
 )";
@@ -94,17 +98,37 @@ std::vector<Series> series_of(std::vector<Point> points) {
   return out;
 }
 
+std::vector<Point> from_start_point(std::vector<Point> base, std::vector<Point> own, std::size_t* base_runs) {
+  std::vector<Point> out;
+  *base_runs = 0;
+  if (own.empty()) return own;
+  const std::string first = std::min_element(own.begin(), own.end(), [](const Point& a, const Point& b) {
+                              return a.date < b.date;
+                            })->date;
+  std::set<std::int64_t> runs;
+  for (Point& p : base)
+    if (p.date < first) {
+      runs.insert(p.run);
+      out.push_back(std::move(p));
+    }
+  *base_runs = runs.size();
+  out.insert(out.end(), std::make_move_iterator(own.begin()), std::make_move_iterator(own.end()));
+  return out;
+}
+
 std::vector<CaseChanges> find_changes(const std::vector<Series>& all, const Thresholds& t, const ChangeOptions& base) {
   std::vector<CaseChanges> out;
   for (const Series& s : all) {
     const Rule rule = t.rule_for(s.name);
     CaseChanges cc{&s, rule.kind == RuleKind::ReportOnly ? t.default_pct : rule.pct, {}};
     std::vector<double> xs;
+    std::vector<std::size_t> commit;  // a change starts only at a commit's first run: its runs are replicates
     xs.reserve(s.points.size());
-    for (const Point& p : s.points) xs.push_back(p.median);
-    ChangeOptions o = base;
-    o.seed = base.seed ^ std::hash<std::string>{}(s.name + "\n" + s.metric);
-    for (const ChangePoint& cp : e_divisive(xs, o)) {
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+      xs.push_back(s.points[i].median);
+      commit.push_back(i == 0 ? 0 : commit.back() + (s.points[i].commit != s.points[i - 1].commit ? 1 : 0));
+    }
+    for (const ChangePoint& cp : e_divisive(xs, commit, base)) {
       if (std::abs(cp.change) * 100.0 <= cc.limit_pct * (1.0 + kThresholdSlack)) continue;
       const Point& first = s.points[cp.index];
       const bool slower = s.direction == "higher" ? cp.change < 0 : cp.change > 0;
@@ -126,6 +150,8 @@ struct Reading {
   std::string gpu;
   history::Filter filter;
   std::string metric;
+  std::string base_branch;     // --base-branch, main by default
+  std::size_t base_runs = 0;   // runs of it before the branch's first, in front of the branch's series
 };
 
 Expected<Store> open_db(const Args& a, bool create) {
@@ -137,7 +163,9 @@ Expected<Store> open_db(const Args& a, bool create) {
 Expected<Reading> reading_of(Store& store, const Args& a) {
   auto gpu = store.pick_gpu(value(a, "--gpu"));
   if (!gpu) return gpu.error();
-  Reading r{*gpu, {*gpu, value(a, "--branch")}, value(a, "--metric").value_or("real_time")};
+  Reading r{*gpu, {*gpu, value(a, "--branch")}, value(a, "--metric").value_or("real_time"),
+            value(a, "--base-branch").value_or("main"), 0};
+  if (r.base_branch.empty()) return Error{"--base-branch", "needs a branch name"};
   return r;
 }
 
@@ -249,15 +277,21 @@ Expected<Thresholds> thresholds_of(const FileSystem& fs, const Args& a) {
   return parse_thresholds(*text, *found);
 }
 
-std::string changes_json(const Reading& r, const std::vector<history::CaseChanges>& found, const history::ChangeOptions& o,
-                         bool regression) {
+std::string changes_json(const Reading& r, std::size_t series, const std::vector<history::CaseChanges>& found,
+                         const history::ChangeOptions& o, bool regression) {
   nlohmann::ordered_json j;
   j["gpu"] = r.gpu;
   j["branch"] = r.filter.branch ? nlohmann::ordered_json(*r.filter.branch) : nlohmann::ordered_json(nullptr);
+  j["base_branch"] = r.filter.branch && *r.filter.branch != r.base_branch ? nlohmann::ordered_json(r.base_branch)
+                                                                          : nlohmann::ordered_json(nullptr);
+  j["base_runs"] = r.base_runs;
   j["metric"] = r.metric;
-  j["method"] = {{"name", "e-divisive means"}, {"alpha", 1}, {"max_p", o.max_p}, {"permutations", o.permutations},
-                 {"min_segment", o.min_segment}};
+  j["method"] = {{"name", "e-divisive means"}, {"alpha", 1},
+                 {"test", "medians against the run-to-run noise (MAD of successive differences), Student's t, "
+                          "Bonferroni over the candidate splits"},
+                 {"max_p", o.max_p}, {"min_segment", o.min_segment}};
   j["regression"] = regression;
+  j["series"] = series;
   j["cases"] = nlohmann::ordered_json::array();
   for (const auto& c : found) {
     nlohmann::ordered_json cj{{"name", c.series->name}, {"metric", c.series->metric}, {"unit", c.series->unit},
@@ -295,13 +329,24 @@ std::optional<Error> analyse(const FileSystem& fs, const Args& a, const history:
   an.reading = std::move(*r);
   auto points = an.store->points(an.reading.filter, an.reading.metric);
   if (!points) return points.error();
+  const auto& branch = an.reading.filter.branch;
+  if (branch && *branch != an.reading.base_branch) {  // a branch judged from its start point
+    auto base = an.store->points({an.reading.gpu, an.reading.base_branch}, an.reading.metric);
+    if (!base) return base.error();
+    points = history::from_start_point(std::move(*base), std::move(*points), &an.reading.base_runs);
+  }
   an.series = history::series_of(std::move(*points));
+  if (an.reading.base_runs > 0)  // the cases the branch measured, not every case of its base
+    std::erase_if(an.series, [&branch](const history::Series& s) {
+      return std::none_of(s.points.begin(), s.points.end(), [&branch](const history::Point& p) { return p.branch == *branch; });
+    });
   an.found = history::find_changes(an.series, an.thresholds, o);
   return std::nullopt;
 }
 
 ExitStatus history_changes(const std::vector<std::string>& args, Context& ctx) {
-  auto a = parse_args(args, 3, {{"--db", "--gpu", "--branch", "--metric", "--thresholds", "--format"}, {}}, "history");
+  auto a = parse_args(args, 3, {{"--db", "--gpu", "--branch", "--base-branch", "--metric", "--thresholds", "--format"}, {}},
+                      "history");
   if (!a) return fail(ctx.io, a.error());
   if (!a->positional.empty()) return fail(ctx.io, Error{"history changes", "takes no paths"});
   const std::string format = value(*a, "--format").value_or("terminal");
@@ -317,7 +362,7 @@ ExitStatus history_changes(const std::vector<std::string>& args, Context& ctx) {
   bool regression = false;
   for (const auto& c : found) regression = regression || c.changes.back().regression;
   if (format == "json") {
-    ctx.io.out += changes_json(*r, found, o, regression);
+    ctx.io.out += changes_json(*r, series.size(), found, o, regression);
     return finish(*store, regression ? ExitStatus::Regression : ExitStatus::Ok);
   }
   for (const auto& c : found) {
@@ -327,9 +372,13 @@ ExitStatus history_changes(const std::vector<std::string>& args, Context& ctx) {
       ctx.io.out += "  at " + ch.commit + " (" + ch.date + ", run " + std::to_string(ch.run) + "): " +
                     format_metric(c.series->metric, ch.at.before) + " -> " + format_metric(c.series->metric, ch.at.after) +
                     " " + format_change(ch.at.change) + (ch.regression ? " worse" : " better") +
-                    ", p=" + format_double("%.3f", ch.at.p_value) + "\n";
+                    ", p=" + format_double("%.2g", ch.at.p_value) + "\n";
   }
   ctx.io.out += std::to_string(found.size()) + " of " + std::to_string(series.size()) + " case series moved on " + r->gpu +
+                (r->filter.branch && *r->filter.branch != r->base_branch
+                     ? " (branch " + *r->filter.branch + " after " + std::to_string(r->base_runs) + " runs of " +
+                           r->base_branch + " before its first)"
+                     : std::string()) +
                 (regression ? "; the newest change of at least one is a regression\n" : "\n");
   return finish(*store, regression ? ExitStatus::Regression : ExitStatus::Ok);
 }
@@ -356,7 +405,9 @@ Expected<std::optional<Results>> report_baseline(const FileSystem& fs, const Arg
 
 ExitStatus history_report(const std::vector<std::string>& args, Context& ctx) {
   auto a = parse_args(args, 3,
-                      {{"--db", "--gpu", "--branch", "--metric", "--thresholds", "--html", "--markdown", "--baseline"}, {}},
+                      {{"--db", "--gpu", "--branch", "--base-branch", "--metric", "--thresholds", "--html", "--markdown",
+                        "--baseline"},
+                       {}},
                       "history");
   if (!a) return fail(ctx.io, a.error());
   if (!a->positional.empty()) return fail(ctx.io, Error{"history report", "takes no paths"});
@@ -380,7 +431,10 @@ ExitStatus history_report(const std::vector<std::string>& args, Context& ctx) {
   std::string baseline_source;
   auto baseline = report_baseline(ctx.fs, *a, *store, *r, &baseline_source);
   if (!baseline) return fail(ctx.io, baseline.error());
-  const history::TrendInput in{r->gpu, r->filter.branch.value_or(""), r->metric, &series, &found, &*t,
+  std::string branch = r->filter.branch.value_or("");
+  if (r->filter.branch && *r->filter.branch != r->base_branch)
+    branch += " (from its start point: " + std::to_string(r->base_runs) + " runs of " + r->base_branch + " before it)";
+  const history::TrendInput in{r->gpu, branch, r->metric, &series, &found, &*t,
                                *baseline ? &**baseline : nullptr, baseline_source};
   if (html) {
     if (auto w = write_command_output(ctx.fs, ctx.io, *html, history::trend_html(in)); !w) return fail(ctx.io, w.error());

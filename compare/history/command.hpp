@@ -35,6 +35,10 @@ struct Series {
 };
 std::vector<Series> series_of(std::vector<Point> points);
 
+// A branch's points judged from its start point, as a pull request is: the base branch's points
+// older than the branch's first, then the branch's own (`base_runs`: the base runs kept).
+std::vector<Point> from_start_point(std::vector<Point> base, std::vector<Point> own, std::size_t* base_runs);
+
 struct CaseChange {
   ChangePoint at;
   std::string commit, date;

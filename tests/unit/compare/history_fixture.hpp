@@ -2,10 +2,15 @@
 // records (GPU, commit, branch, host, date) and a few cases, each with its repetitions.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "../test_util.hpp"
 
 namespace gpucheck::testutil {
 
@@ -14,7 +19,11 @@ struct RunSpec {
   std::string gpu = "NVIDIA H200", host = "node-1", host_cpu = "Xeon 8480";
   std::vector<std::pair<std::string, std::vector<double>>> cases;  // name, real_time (ns) per repetition
   int method = 0;  // the counter "method" on every entry; 0: none (a file written before binaries wrote it)
+  std::map<std::string, int> case_method;  // a case's own method, where it differs from `method`
 };
+
+// Day `day` (1-9) of December 2026 at 10:00 UTC, as a results file dates a run.
+inline std::string december(int day) { return "2026-12-0" + std::to_string(day) + "T10:00:00+00:00"; }
 
 inline std::string results_text(const RunSpec& s) {
   std::string j = "{\"context\": {\"date\": \"" + s.date + "\", \"host_name\": \"" + s.host + "\", \"gpu_name\": \"" +
@@ -31,11 +40,24 @@ inline std::string results_text(const RunSpec& s) {
                     "\"real_time\": %.17g, \"cpu_time\": %.17g, \"time_unit\": \"ns\", \"TFLOPS\": %.17g}",
                     first ? "" : ",\n", name.c_str(), name.c_str(), reps.size(), i, reps[i], reps[i], 1e6 / reps[i]);
       j += buf;
-      if (s.method > 0) j.insert(j.size() - 1, ", \"method\": " + std::to_string(s.method));
+      const auto own = s.case_method.find(name);
+      const int method = own != s.case_method.end() ? own->second : s.method;
+      if (method > 0) j.insert(j.size() - 1, ", \"method\": " + std::to_string(method));
       first = false;
     }
   }
   return j + "]}\n";
+}
+
+// Each run written as DIR/COMMIT.json and added to the history `db` by `gpucheck history add`,
+// in order (so the runs' ids follow the list).
+inline void add_by_cli(const TempDir& dir, const std::string& db, const std::vector<RunSpec>& runs) {
+  for (const RunSpec& s : runs) {
+    const std::string file = dir / (s.commit + ".json");
+    write_file(file, results_text(s));
+    const auto added = cli({"history", "add", "--db", db, file});
+    ASSERT_EQ(added.status, compare::ExitStatus::Ok) << added.io.err;
+  }
 }
 
 }  // namespace gpucheck::testutil

@@ -92,17 +92,15 @@ TEST(BaselineFromHistory, TheLastRunsOfTheBranchWithEveryRepetition) {
 // method 1, so "" and 1 are one series.
 TEST(BaselineFromHistory, NeverSpansTwoMethods) {
   const TempDir d("gpucheck-history");
-  const std::vector<std::pair<std::string, int>> runs{{"c1", 0}, {"c2", 1}, {"c3", 2}, {"c4", 2}};
-  int day = 1;
-  for (const auto& [commit, method] : runs) {
-    RunSpec s;
-    s.commit = commit;
-    s.method = method;
-    s.date = "2026-12-0" + std::to_string(day++) + "T10:00:00+00:00";
-    s.cases = {{"matmul/x/bf16/1", {method == 2 ? 2000.0 : 1000.0}}};
-    write_file(d / (commit + ".json"), results_text(s));
-    ASSERT_EQ(cli({"history", "add", "--db", d / "h.db", d / (commit + ".json")}).status, gc::ExitStatus::Ok);
+  std::vector<RunSpec> runs(4);
+  const int methods[] = {0, 1, 2, 2};
+  for (int i = 0; i < 4; ++i) {
+    runs[i].commit = std::vector<std::string>{"c1", "c2", "c3", "c4"}[i];
+    runs[i].method = methods[i];
+    runs[i].date = gpucheck::testutil::december(i + 1);
+    runs[i].cases = {{"matmul/x/bf16/1", {methods[i] == 2 ? 2000.0 : 1000.0}}};
   }
+  gpucheck::testutil::add_by_cli(d, d / "h.db", runs);
   const auto u = cli({"baseline", "update", "--suite", "quick", "--from-history", d / "h.db", "--branch", "main",
                       "--last", "4", "--root", d / "bl"});
   ASSERT_EQ(u.status, gc::ExitStatus::Ok) << u.io.err;

@@ -183,21 +183,14 @@ TEST(Method, EffectiveMethodAndSameMethod) {
 TEST(Method, ABaselineFromTheHistoryNeverMixesTwoMethods) {
   namespace tu = gpucheck::testutil;
   const tu::TempDir d("gpucheck-method");
-  const std::vector<std::pair<std::string, std::string>> runs{{"c1", ""}, {"c2", "2"}, {"c3", "2"}};
-  int day = 1;
-  for (const auto& [commit, method] : runs) {
-    tu::RunSpec s;
-    s.commit = commit;
-    s.date = "2026-12-0" + std::to_string(day++) + "T10:00:00+00:00";
-    s.cases = {{"matmul/x/bf16/1", {commit == "c1" ? 2000.0 : 1000.0}}, {"memory/copy/1GiB", {50.0}}};
-    std::string text = tu::results_text(s);
-    if (!method.empty()) {  // the matmul case only: its way of measuring changed at c2
-      const std::size_t at = text.find("\"TFLOPS\"");
-      text.insert(at, "\"method\": " + method + ", ");
-    }
-    tu::write_file(d / (commit + ".json"), text);
-    ASSERT_EQ(tu::cli({"history", "add", "--db", d / "h.db", d / (commit + ".json")}).status, gc::ExitStatus::Ok);
+  std::vector<tu::RunSpec> runs(3);
+  for (int i = 0; i < 3; ++i) {
+    runs[i].commit = std::vector<std::string>{"c1", "c2", "c3"}[i];
+    runs[i].date = tu::december(i + 1);
+    runs[i].cases = {{"matmul/x/bf16/1", {i == 0 ? 2000.0 : 1000.0}}, {"memory/copy/1GiB", {50.0}}};
+    if (i > 0) runs[i].case_method = {{"matmul/x/bf16/1", 2}};  // its way of measuring changed at c2
   }
+  tu::add_by_cli(d, d / "h.db", runs);
   const auto u = tu::cli({"baseline", "update", "--suite", "quick", "--from-history", d / "h.db", "--branch", "main",
                           "--last", "3", "--root", d / "bl"});
   ASSERT_EQ(u.status, gc::ExitStatus::Ok) << u.io.err;
