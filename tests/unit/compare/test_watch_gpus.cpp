@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "../test_util.hpp"
-#include "base/filesystem.hpp"
 #include "fake_gpu.hpp"
 #include "watch/command.hpp"
+#include "watch_cli.hpp"
 
 namespace gpucheck::compare {
 namespace {
@@ -107,23 +107,16 @@ nlohmann::json watch_cards(const std::vector<Card>& cards, std::string* out) {
   testutil::TempDir tmp("gpucheck-watch-gpus");
   const std::string marker = "gpucheck-watch-gpus-" + tmp.path().filename().string();
   // NVML's process list is read once a second: the command outlives the second reading.
-  const std::vector<std::string> args{"gpucheck", "watch", "--out", (tmp.path() / "out").string(), "--interval", "100", "--",
-                                      "sh", "-c", "sleep 1.5; : " + marker};
-  RealFileSystem rfs;
-  CliEnvironment env;
-  CliOutput io;
-  cli::Context ctx{rfs, env, io};
+  const std::vector<std::string> args{"--out", (tmp.path() / "out").string(), "--interval", "100", "--", "sh", "-c", "sleep 1.5; : " + marker};
   const FakeCards nvml(cards, marker);
-  DirProcReader proc("/proc");
   WatchDeps deps;
   deps.nvml = &nvml;
-  deps.proc = &proc;
   const int fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   deps.out_fd = deps.err_fd = fd;
-  const int status = static_cast<int>(run_watch(args, ctx, deps));
+  const testing::WatchCli r = testing::watch_cli(args, deps);
   ::close(fd);
-  EXPECT_EQ(status, 0) << io.err;
-  *out = io.out;
+  EXPECT_EQ(r.status, 0) << r.err;
+  *out = r.out;
   return nlohmann::json::parse(testutil::slurp((tmp.path() / "out" / "watch.json").string()));
 }
 
