@@ -20,6 +20,7 @@
 #include "watch/command.hpp"
 #include "watch/record.hpp"
 #include "watch/steps.hpp"
+#include "watch_cli.hpp"
 
 namespace gpucheck::compare {
 namespace {
@@ -142,31 +143,26 @@ Ran watch_run(const std::vector<std::string>& extra, const std::vector<std::stri
   r.dir = r.tmp->path() / "out";
   const std::string passed = *r.tmp / "passed";
   std::FILE* f = std::fopen(passed.c_str(), "w+");
-  std::vector<std::string> args{"gpucheck", "watch", "--out", r.dir.string(), "--interval", "20"};
+  std::vector<std::string> args{"--out", r.dir.string(), "--interval", "20"};
   args.insert(args.end(), extra.begin(), extra.end());
   args.push_back("--");
   args.insert(args.end(), command.begin(), command.end());
-  RealFileSystem fs;
-  CliEnvironment env;
-  CliOutput io;
-  cli::Context ctx{fs, env, io};
   FakeNvml nvml;
-  DirProcReader proc("/proc");
   WatchDeps deps;
   deps.nvml = with_gpu ? &nvml : nullptr;
-  deps.nvml_error = "cannot load NVML: libnvidia-ml.so.1: cannot open shared object file";
-  deps.proc = &proc;
+  deps.nvml_error = testing::kNoNvml;
   deps.out_fd = ::fileno(f);
   deps.err_fd = ::fileno(f);
   std::thread t;
   if (during) t = std::thread(during);
-  r.status = static_cast<int>(run_watch(args, ctx, deps));
+  const testing::WatchCli w = testing::watch_cli(args, deps);
   if (t.joinable()) t.join();
   std::fflush(f);
   std::fclose(f);
   r.passed = testutil::slurp(passed);
-  r.out = io.out;
-  r.err = io.err;
+  r.status = w.status;
+  r.out = w.out;
+  r.err = w.err;
   return r;
 }
 

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "../test_util.hpp"
-#include "base/filesystem.hpp"
 #include "watch/command.hpp"
 #include "watch/follow.hpp"
+#include "watch_cli.hpp"
 
 extern char** environ;
 
@@ -113,30 +113,19 @@ struct Job {
   }
 };
 
-struct Attached {
-  int status = 0;
-  std::string out, err;
+struct Attached : testing::WatchCli {
   nlohmann::json record;
 };
 
 Attached attach(const std::vector<std::string>& tail, const fs::path& out, const std::atomic<int>* stop = nullptr,
                 const NvmlApi* nvml = nullptr) {
-  std::vector<std::string> args{"gpucheck", "watch", "--out", out.string(), "--interval", "20"};
+  std::vector<std::string> args{"--out", out.string(), "--interval", "20"};
   args.insert(args.end(), tail.begin(), tail.end());
-  RealFileSystem rfs;
-  CliEnvironment env;
-  CliOutput io;
-  cli::Context ctx{rfs, env, io};
-  DirProcReader proc("/proc");
   WatchDeps deps;
   deps.nvml = nvml;
-  deps.nvml_error = "cannot load NVML: libnvidia-ml.so.1: cannot open shared object file";
-  deps.proc = &proc;
+  deps.nvml_error = testing::kNoNvml;
   deps.stop = stop;
-  Attached a;
-  a.status = static_cast<int>(run_watch(args, ctx, deps));
-  a.out = io.out;
-  a.err = io.err;
+  Attached a{testing::watch_cli(args, deps), {}};
   if (fs::exists(out / "watch.json")) a.record = nlohmann::json::parse(testutil::slurp((out / "watch.json").string()));
   return a;
 }

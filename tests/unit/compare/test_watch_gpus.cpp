@@ -17,8 +17,9 @@
 #include <vector>
 
 #include "../test_util.hpp"
-#include "base/filesystem.hpp"
+#include "fake_gpu.hpp"
 #include "watch/command.hpp"
+#include "watch_cli.hpp"
 
 namespace gpucheck::compare {
 namespace {
@@ -32,8 +33,7 @@ struct Card {
   bool job = true;            // NVML lists the job's process on it
   unsigned other_pid = 0;     // another process on it, 0 for none
   double pcie_MBps = 2.7;     // rx
-  // The link now and its maximum (0: NVML gives none, as a driver without the calls).
-  unsigned gen = 5, width = 16, gen_max = 5, width_max = 16;
+  testing::Link link{};       // 0 in a field: NVML gives none, as a driver without the calls
   // nvmlDeviceGetProcessUtilization's share for the job's and the other process (absent: not given).
   std::optional<unsigned> job_sm{}, other_sm{};
 };
@@ -77,23 +77,13 @@ class FakeCards final : public NvmlApi {
   std::optional<bool> gpm_supported(unsigned) const override { return true; }
   std::optional<GpuSample> sample(unsigned i) const override {
     const Card& c = cards_.at(i);
-    GpuSample s;
-    s.util_gpu_pct = c.util;
-    s.sm_active_pct = c.sm_active;
+    GpuSample s = testing::reading(c.util, c.sm_active, c.pcie_MBps, c.link);
     s.tensor_active_pct = c.sm_active;
     s.dram_bw_pct = 17.1;
-    s.power_W = c.util > 0 ? 650.0 : 75.0;
-    s.power_limit_W = 700;
     s.sm_clock_MHz = 1700;
     s.sm_clock_max_MHz = 1980;
     s.clock_event_reasons = c.reasons;
-    s.pcie_rx_MBps = c.pcie_MBps;
     s.pcie_tx_MBps = 0.0;
-    auto some = [](unsigned x) { return x > 0 ? std::optional<unsigned>(x) : std::nullopt; };
-    s.pcie_gen = some(c.gen);
-    s.pcie_width = some(c.width);
-    s.pcie_gen_max = some(c.gen_max);
-    s.pcie_width_max = some(c.width_max);
     return s;
   }
 
@@ -117,23 +107,16 @@ nlohmann::json watch_cards(const std::vector<Card>& cards, std::string* out) {
   testutil::TempDir tmp("gpucheck-watch-gpus");
   const std::string marker = "gpucheck-watch-gpus-" + tmp.path().filename().string();
   // NVML's process list is read once a second: the command outlives the second reading.
-  const std::vector<std::string> args{"gpucheck", "watch", "--out", (tmp.path() / "out").string(), "--interval", "100", "--",
-                                      "sh", "-c", "sleep 1.5; : " + marker};
-  RealFileSystem rfs;
-  CliEnvironment env;
-  CliOutput io;
-  cli::Context ctx{rfs, env, io};
+  const std::vector<std::string> args{"--out", (tmp.path() / "out").string(), "--interval", "100", "--", "sh", "-c", "sleep 1.5; : " + marker};
   const FakeCards nvml(cards, marker);
-  DirProcReader proc("/proc");
   WatchDeps deps;
   deps.nvml = &nvml;
-  deps.proc = &proc;
   const int fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   deps.out_fd = deps.err_fd = fd;
-  const int status = static_cast<int>(run_watch(args, ctx, deps));
+  const testing::WatchCli r = testing::watch_cli(args, deps);
   ::close(fd);
-  EXPECT_EQ(status, 0) << io.err;
-  *out = io.out;
+  EXPECT_EQ(r.status, 0) << r.err;
+  *out = r.out;
   return nlohmann::json::parse(testutil::slurp((tmp.path() / "out" / "watch.json").string()));
 }
 
@@ -168,7 +151,7 @@ TEST(WatchGpus, OneCardOfEightThrottled) {
 
 TEST(WatchGpus, OneCardOfEightAtX8) {
   std::vector<Card> cards(8, kGemm);
-  cards[3].width = 8;
+  cards[3].link.width = 8;
   std::string out;
   const auto w = watch_cards(cards, &out);
   const auto& v = w["verdict"];
@@ -194,8 +177,8 @@ TEST(WatchGpus, OneCardOfEightAtX8) {
 
 TEST(WatchGpus, CopyBoundAdviceNamesTheShortLinkFirst) {
   std::vector<Card> cards(8, kCopy);
-  cards[5].width = 8;
-  cards[5].gen = 4;
+  cards[5].link.width = 8;
+  cards[5].link.gen = 4;
   std::string out;
   const auto w = watch_cards(cards, &out);
   const auto& v = w["verdict"];
@@ -212,8 +195,8 @@ TEST(WatchGpus, CopyBoundAdviceNamesTheShortLinkFirst) {
 TEST(WatchGpus, IdleCardsAtGen1AreNotShortLinks) {
   std::vector<Card> cards(8, kIdle);
   cards[0] = kGemm;
-  for (int i = 1; i < 8; ++i) cards[static_cast<std::size_t>(i)].gen = 1;  // an idle link drops its generation
-  cards[6].width = 4;                                                      // the width does not: short at idle too
+  for (int i = 1; i < 8; ++i) cards[static_cast<std::size_t>(i)].link.gen = 1;  // an idle link drops its generation
+  cards[6].link.width = 4;                                                      // the width does not: short at idle too
   std::string out;
   const auto w = watch_cards(cards, &out);
   const auto& v = w["verdict"];
@@ -228,7 +211,7 @@ TEST(WatchGpus, IdleCardsAtGen1AreNotShortLinks) {
 
 TEST(WatchGpus, ADriverWithoutTheLinkCallsLeavesItAbsent) {
   Card c = kGemm;
-  c.gen = c.width = c.gen_max = c.width_max = 0;
+  c.link = {0, 0, 0, 0};
   std::string out;
   const auto w = watch_cards({c}, &out);
   EXPECT_TRUE(w["verdict"]["gpus"][0]["pcie_link"].is_null());

@@ -14,34 +14,19 @@
 #include <vector>
 
 #include "../test_util.hpp"
-#include "base/filesystem.hpp"
 #include "watch/command.hpp"
 #include "watch/record.hpp"
+#include "watch_cli.hpp"
 
 namespace gpucheck::compare {
 namespace {
 
-struct Judged {
-  int status = 0;
-  std::string out, err;
-};
+using Judged = testing::WatchCli;
 
 Judged run(const std::vector<std::string>& tail) {
-  std::vector<std::string> args{"gpucheck", "watch"};
-  args.insert(args.end(), tail.begin(), tail.end());
-  RealFileSystem fs;
-  CliEnvironment env;
-  CliOutput io;
-  cli::Context ctx{fs, env, io};
-  DirProcReader proc("/proc");
   WatchDeps deps;
-  deps.nvml_error = "cannot load NVML: libnvidia-ml.so.1: cannot open shared object file";
-  deps.proc = &proc;
-  Judged j;
-  j.status = static_cast<int>(run_watch(args, ctx, deps));
-  j.out = io.out;
-  j.err = io.err;
-  return j;
+  deps.nvml_error = testing::kNoNvml;
+  return testing::watch_cli(tail, deps);
 }
 
 nlohmann::json read_json(const std::filesystem::path& p) { return nlohmann::json::parse(testutil::slurp(p.string())); }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../test_util.hpp"
+#include "fake_gpu.hpp"
 #include "watch/record.hpp"
 #include "watch/rules.hpp"
 
@@ -20,29 +21,11 @@ namespace watch_links_test {
 
 namespace gw = gpucheck::watch;
 using gpucheck::GpuProcess;
-using gpucheck::GpuSample;
 using gpucheck::LinkReadAt;
 using gpucheck::LinkState;
+using gpucheck::compare::testing::Link;
+using gpucheck::compare::testing::reading;
 using nlohmann::json;
-
-struct Link {
-  unsigned gen = 5, width = 16, gen_max = 5, width_max = 16;
-};
-
-GpuSample reading(unsigned util, double sm_active, double pcie_MBps, Link l) {
-  GpuSample s;
-  s.util_gpu_pct = util;
-  s.sm_active_pct = sm_active;
-  s.pcie_rx_MBps = pcie_MBps;
-  s.power_W = util > 0 ? 650.0 : 75.0;
-  s.power_limit_W = 700.0;
-  auto some = [](unsigned x) { return x > 0 ? std::optional<unsigned>(x) : std::nullopt; };
-  s.pcie_gen = some(l.gen);
-  s.pcie_width = some(l.width);
-  s.pcie_gen_max = some(l.gen_max);
-  s.pcie_width_max = some(l.width_max);
-  return s;
-}
 
 // n readings 0.1 s apart, each made by `at(i)`.
 template <typename F>
