@@ -6,6 +6,9 @@
 #include <cmath>
 #include <limits>
 
+using gpucheck::energy::cooled;
+using gpucheck::energy::Cooldown;
+using gpucheck::energy::parse_cooldown;
 using gpucheck::energy::parse_shape;
 using gpucheck::energy::Reading;
 using gpucheck::energy::summarize;
@@ -127,6 +130,42 @@ TEST(EnergyShape, RefusesOthers) {
                           "b1h32s16384d128x", "b-1h32s16384d128", "b1h32kvs16384d128", "b1h32s16384skd128",
                           "b99999999999h32s16384d128", "B1H32S16384D128", "b1 h32 s16384 d128"})
     EXPECT_FALSE(parse_shape(bad).has_value()) << bad;
+}
+
+TEST(EnergyCooldown, ParsesTheEnvironmentsRule) {
+  std::string err;
+  auto c = parse_cooldown("power_W=120,temp_C=42.5,max_s=20", &err);
+  ASSERT_TRUE(c.has_value()) << err;
+  EXPECT_EQ(c->power_W, 120.0);
+  EXPECT_EQ(c->temp_C, 42.5);
+  EXPECT_EQ(c->max_s, 20.0);
+  c = parse_cooldown("temp_C=40", &err);
+  ASSERT_TRUE(c.has_value()) << err;
+  EXPECT_FALSE(c->power_W.has_value());
+  EXPECT_EQ(c->max_s, 30.0);  // the default cap
+  for (const char* bad : {"", "max_s=10", "power_W", "power_W=", "power_W=0", "power_W=-5", "power_W=1e999",
+                          "power_W=12x", "watts=100", "power_W=100,", "power_W=nan", "temp_C=40,,max_s=3"}) {
+    err.clear();
+    EXPECT_FALSE(parse_cooldown(bad, &err).has_value()) << bad;
+    EXPECT_FALSE(err.empty()) << bad;
+  }
+}
+
+TEST(EnergyCooldown, EveryLimitMetAndMissingReadingsDoNotHold) {
+  Cooldown c;
+  c.power_W = 120;
+  c.temp_C = 40;
+  EXPECT_TRUE(cooled(c, 119.0, 40u));
+  EXPECT_TRUE(cooled(c, 120.0, 39u));
+  EXPECT_FALSE(cooled(c, 121.0, 35u));
+  EXPECT_FALSE(cooled(c, 90.0, 41u));
+  EXPECT_TRUE(cooled(c, std::nullopt, 38u));
+  EXPECT_FALSE(cooled(c, std::nullopt, 45u));
+  EXPECT_TRUE(cooled(c, std::nullopt, std::nullopt));
+  Cooldown power_only;
+  power_only.power_W = 100;
+  EXPECT_TRUE(cooled(power_only, 99.5, 90u));  // no temperature limit: 90 C does not hold it
+  EXPECT_FALSE(cooled(power_only, 150.0, 20u));
 }
 
 }  // namespace
