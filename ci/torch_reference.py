@@ -38,8 +38,10 @@ It writes Google Benchmark JSON under gpucheck's names, so `gpucheck compare REF
 bmm and NCHW; every fused attention against the naive one where S fits).
 
 --table OUT.md writes the axes session's table from the JSON of both sides (no torch needed).
---parity adds, for GEMMs, the kernel one untimed call ran (torch.profiler) and NVML's SM clock
-during the samples; --parity-table OUT writes ci/gemm_parity.sh's table (no torch needed).
+--parity times GEMMs as bench_matmul does, step for step (time_case), and adds the kernel one
+untimed call ran before the burst (torch.profiler), NVML's SM clock during the samples, and,
+under GPUCHECK_COOLDOWN, the harness's cool-down before each burst; --parity-table OUT writes
+ci/gemm_parity.sh's table with issue 40's criteria (no torch needed).
 
 Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX] [--cases FILE] [--kernels]
                                        [--gemm-diagnostics] [--parity]
@@ -620,6 +622,9 @@ def parity_criteria(rows, same=(0.98, 1.02), differ_floor=0.98, spread_limit=3.0
     ]
     out = []
     for judged, missed, what, word, text in crit:
+        if not judged:
+            out.append((True, f"PASS {what}: no such row."))
+            continue
         line = f"{'FAIL' if missed else 'PASS'} {what}: {len(judged) - len(missed)} of {len(judged)} rows"
         line += f"; {word}: {_listed(missed, text)}." if missed else "."
         out.append((not missed, line))
@@ -1531,11 +1536,11 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
     picked = kernel_of(fn) if gemm_parity else None
     if clock is not None:
         clock.readings = []
-    cooled = []
+    cool_result = []  # (waited, capped, temperature) of the cool-down
     if name.startswith(("attention/", "matmul/")):  # power bursts, as bench_attention and bench_matmul
         probe = clock.read if clock is not None else None
         if gemm_parity:
-            cool = (lambda: cooled.append(clock.cool_down())) if clock is not None and clock.rule else None
+            cool = (lambda: cool_result.append(clock.cool_down())) if clock is not None and clock.rule else None
             held, batch, retries, cv = burst_ms(hold, fn, probe=probe, cool_down=cool, min_hold_ms=PARITY_MIN_HOLD_MS)
         else:
             held, batch, retries, cv = burst_ms(hold, fn, probe=probe)
@@ -1559,7 +1564,7 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
         entry["sm_clock_MHz"] = min(clock.readings)
         entry["sm_clock_mean_MHz"] = statistics.mean(clock.readings)
     if gemm_parity:
-        entry["label"] += " " + kernel_label(picked) + (cooldown_note(*cooled[0]) if cooled else "")
+        entry["label"] += " " + kernel_label(picked) + (cooldown_note(*cool_result[0]) if cool_result else "")
     if (kernels or diagnose) and name.startswith("matmul/"):
         census = kernel_census(fn)
         if census:
@@ -1587,9 +1592,11 @@ def main():
                     help="matmul/cublaslt bf16/fp16: also time the two earlier differences from bench_matmul "
                          "(counters TFLOPS_old_rule, TFLOPS_old_timing, kernels_per_call_old_rule); implies --kernels")
     ap.add_argument("--parity", action="store_true",
-                    help="matmul: also the kernel each case ran (torch.profiler, one untimed call: kernel=NAME in "
-                         "the label) and NVML's SM clock during the burst's samples (sm_clock_MHz, "
-                         "sm_clock_mean_MHz), for ci/gemm_parity.sh")
+                    help="matmul: timed as bench_matmul times it (no per-call timing, a 0.1 ms least hold, "
+                         "GPUCHECK_COOLDOWN's cool-down before each burst), with the kernel each case ran "
+                         "(torch.profiler, one untimed call before the burst: kernel=NAME in the label) and NVML's "
+                         "SM clock during the burst's samples (sm_clock_MHz, sm_clock_mean_MHz), for "
+                         "ci/gemm_parity.sh")
     ap.add_argument("--parity-table", metavar="OUT",
                     help="write ci/gemm_parity.sh's table (OUT/parity.md, OUT/parity.csv) from OUT/cases.txt and "
                          "OUT/run<i>/{ours-*,torch}.json, print it (no torch needed) and exit")

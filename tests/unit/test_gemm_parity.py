@@ -163,6 +163,8 @@ class Criteria(unittest.TestCase):
         self.assertEqual(got[0][1], "PASS same kernel on both sides, median ours / PyTorch in [0.98, 1.02]: 2 of 2 rows.")
         self.assertEqual(got[2][1], "PASS rows of 1 ms or more, spread across the runs under 3% on both sides: "
                                     "3 of 3 rows.")
+        self.assertEqual(tr.parity_criteria([])[1], (True, "PASS kernels differ, median ours / PyTorch >= 0.98: "
+                                                           "no such row."))
         self.assertTrue(all(ok for ok, _ in tr.parity_criteria([])))
         self.assertTrue(tr.parity_criteria([row("x", 1.0, so=3.0)])[2][1].startswith("FAIL"))  # under 3%, not at 3%
 
