@@ -386,6 +386,20 @@ def cooled(rule, power_W, temp_C):
     return not (rule.temp_C is not None and temp_C is not None and temp_C > rule.temp_C)
 
 
+def wait_cooled(rule, read, now, sleep):
+    """energy.cpp's wait_cooled: read() -> (power W, temperature C) until cooled(rule, ...) or
+    rule.max_s has passed since the first reading, sleep(rule.poll_s) between readings; now()
+    a clock in seconds. (seconds waited, capped, temperature at the last reading)."""
+    t0 = now()
+    while True:
+        power, temp = read()
+        waited = now() - t0
+        done = cooled(rule, power, temp)
+        if done or waited >= rule.max_s:
+            return waited, not done, temp
+        sleep(rule.poll_s)
+
+
 def cooldown_note(waited_s, capped, temp_C):
     """The label's note, as the engine writes it (engine_note): " cooldown=1.8s start=41C",
     "(cap)" after the seconds when the limits were not met in time."""
@@ -993,16 +1007,8 @@ class SmClock:
         return (None if mw is None else mw / 1000.0), self._uint(self.lib.nvmlDeviceGetTemperature, 0)
 
     def cool_down(self):
-        """benchmarks/harness engine.cpp's cool_down: poll until cooled(rule, ...) or max_s has
-        passed. (seconds waited, capped, temperature at the end)."""
-        t0 = time.perf_counter()
-        while True:
-            power, temp = self.power_temp()
-            waited = time.perf_counter() - t0
-            done = cooled(self.rule, power, temp)
-            if done or waited >= self.rule.max_s:
-                return waited, not done, temp
-            time.sleep(self.rule.poll_s)
+        """The harness's cool-down (wait_cooled) on this GPU's readings."""
+        return wait_cooled(self.rule, self.power_temp, time.perf_counter, time.sleep)
 
 
 def census_text(census):

@@ -110,6 +110,18 @@ bool cooled(const Cooldown& rule, std::optional<double> power_W, std::optional<u
   return !(rule.temp_C && temp_C && static_cast<double>(*temp_C) > *rule.temp_C);
 }
 
+CooldownWait wait_cooled(const Cooldown& rule, const std::function<PowerTemp()>& read,
+                         const std::function<double()>& now, const std::function<void(double)>& sleep) {
+  const double t0 = now();
+  for (;;) {
+    const auto [power_W, temp_C] = read();
+    const double waited = now() - t0;
+    const bool done = cooled(rule, power_W, temp_C);
+    if (done || waited >= rule.max_s) return CooldownWait{waited, !done, temp_C};
+    sleep(rule.poll_s);
+  }
+}
+
 std::optional<Shape> parse_shape(std::string_view label) {
   Shape s;
   std::string_view rest = label;

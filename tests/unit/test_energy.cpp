@@ -5,11 +5,15 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
+#include <vector>
 
 using gpucheck::energy::cooled;
 using gpucheck::energy::Cooldown;
 using gpucheck::energy::parse_cooldown;
 using gpucheck::energy::parse_shape;
+using gpucheck::energy::PowerTemp;
+using gpucheck::energy::wait_cooled;
 using gpucheck::energy::Reading;
 using gpucheck::energy::summarize;
 using gpucheck::energy::Summary;
@@ -166,6 +170,49 @@ TEST(EnergyCooldown, EveryLimitMetAndMissingReadingsDoNotHold) {
   power_only.power_W = 100;
   EXPECT_TRUE(cooled(power_only, 99.5, 90u));  // no temperature limit: 90 C does not hold it
   EXPECT_FALSE(cooled(power_only, 150.0, 20u));
+}
+
+// A fake card cooling by one reading each poll, and a fake clock the sleeps advance.
+struct CoolingCard {
+  explicit CoolingCard(std::vector<PowerTemp> r) : readings(std::move(r)) {}
+  std::vector<PowerTemp> readings;
+  std::size_t next = 0;
+  double t = 100.0;
+  std::vector<double> slept;
+  PowerTemp read() { return readings[std::min(next++, readings.size() - 1)]; }
+};
+
+TEST(EnergyCooldown, WaitsUntilCooledOrCapped) {
+  Cooldown c;
+  c.power_W = 120;
+  c.temp_C = 40;
+  c.max_s = 1.0;
+  c.poll_s = 0.25;
+  CoolingCard card({{300.0, 45u}, {150.0, 42u}, {110.0, 40u}, {100.0, 39u}});
+  auto run = [&] {
+    return wait_cooled(c, [&] { return card.read(); }, [&] { return card.t; },
+                       [&](double s) {
+                         card.slept.push_back(s);
+                         card.t += s;
+                       });
+  };
+  auto w = run();
+  EXPECT_DOUBLE_EQ(w.waited_s, 0.5);  // the third reading, after two polls
+  EXPECT_FALSE(w.capped);
+  EXPECT_EQ(w.temp_C, 40u);
+  EXPECT_EQ(card.slept, (std::vector<double>{0.25, 0.25}));
+  card = CoolingCard({{300.0, 60u}});  // never cools: the cap, at the first reading at or past max_s
+  w = run();
+  EXPECT_DOUBLE_EQ(w.waited_s, 1.0);
+  EXPECT_TRUE(w.capped);
+  EXPECT_EQ(w.temp_C, 60u);
+  EXPECT_EQ(card.slept.size(), 4u);
+  card = CoolingCard({{std::nullopt, std::nullopt}});  // NVML gave nothing: no wait
+  w = run();
+  EXPECT_DOUBLE_EQ(w.waited_s, 0.0);
+  EXPECT_FALSE(w.capped);
+  EXPECT_FALSE(w.temp_C.has_value());
+  EXPECT_TRUE(card.slept.empty());
 }
 
 }  // namespace

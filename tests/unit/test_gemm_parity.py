@@ -66,6 +66,33 @@ class Cooldown(unittest.TestCase):
         self.assertTrue(tr.cooled(c, None, None))
         self.assertTrue(tr.cooled(tr.Cooldown(100.0, None, 30.0, 0.1), 99.5, 90))
 
+    def test_waits_until_cooled_or_capped_as_the_engine(self):  # test_energy.cpp's twin
+        class Card:
+            def __init__(self, readings):
+                self.readings, self.next, self.t, self.slept = readings, 0, 100.0, []
+
+            def read(self):
+                self.next += 1
+                return self.readings[min(self.next - 1, len(self.readings) - 1)]
+
+            def sleep(self, s):
+                self.slept.append(s)
+                self.t += s
+
+        rule = tr.Cooldown(120.0, 40.0, 1.0, 0.25)
+
+        def wait(card):
+            return tr.wait_cooled(rule, card.read, lambda: card.t, card.sleep)
+        card = Card([(300.0, 45), (150.0, 42), (110.0, 40), (100.0, 39)])
+        self.assertEqual(wait(card), (0.5, False, 40))
+        self.assertEqual(card.slept, [0.25, 0.25])
+        card = Card([(300.0, 60)])  # never cools: the cap, at the first reading at or past max_s
+        self.assertEqual(wait(card), (1.0, True, 60))
+        self.assertEqual(len(card.slept), 4)
+        card = Card([(None, None)])  # NVML gave nothing: no wait
+        self.assertEqual(wait(card), (0.0, False, None))
+        self.assertEqual(card.slept, [])
+
     def test_the_labels_note_as_the_engine_writes_it(self):
         self.assertEqual(tr.cooldown_note(1.84, False, 41), " cooldown=1.8s start=41C")
         self.assertEqual(tr.cooldown_note(10.0, True, None), " cooldown=10.0s(cap) start=?")

@@ -259,19 +259,17 @@ void cool_down(const Device& d, Measurement& m) {
   const std::optional<energy::Cooldown>& rule = cooldown_rule();
   if (!rule) return;
   const SteadyClock clock;
-  const double t0 = clock.now_s();
-  for (;;) {
-    const Telemetry t = d.refresh_telemetry();
-    const double waited = clock.now_s() - t0;
-    const bool done = energy::cooled(*rule, t.power_W, t.temperature_C);
-    if (done || waited >= rule->max_s) {
-      m.cooldown_s = waited;
-      m.start_temp_C = t.temperature_C;
-      m.cooldown_capped = !done;
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::duration<double>(rule->poll_s));
-  }
+  const energy::CooldownWait w = energy::wait_cooled(
+      *rule,
+      [&d] {
+        const Telemetry t = d.refresh_telemetry();
+        return energy::PowerTemp{t.power_W, t.temperature_C};
+      },
+      [&clock] { return clock.now_s(); },
+      [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); });
+  m.cooldown_s = w.waited_s;
+  m.start_temp_C = w.temp_C;
+  m.cooldown_capped = w.capped;
 }
 
 }  // namespace

@@ -4,9 +4,11 @@
 // clock down) and the steady state the limit settles to, with the energy of a call there.
 // Pure: the readings come from the caller (benchmarks/attention_energy.cpp).
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpucheck::energy {
@@ -71,6 +73,17 @@ std::optional<Cooldown> parse_cooldown(std::string_view spec, std::string* err);
 // Whether the readings meet every limit the rule sets; a reading NVML did not give does not
 // hold the wait (nothing to wait for).
 bool cooled(const Cooldown& rule, std::optional<double> power_W, std::optional<unsigned> temp_C);
+// The wait: read() (board power W, temperature C) until cooled or max_s has passed since the
+// first reading, sleep(poll_s) between readings; now() a clock in seconds. The seconds waited,
+// whether the cap ended it, and the temperature at the last reading.
+struct CooldownWait {
+  double waited_s = 0;
+  bool capped = false;
+  std::optional<unsigned> temp_C;
+};
+using PowerTemp = std::pair<std::optional<double>, std::optional<unsigned>>;
+CooldownWait wait_cooled(const Cooldown& rule, const std::function<PowerTemp()>& read,
+                         const std::function<double()>& now, const std::function<void(double)>& sleep);
 
 // An attention shape as the suite names its cases: b<batch>h<heads>[kv<kv heads>]s<seq>
 // [sk<keys>]d<head dim>, every number >= 1 ("b1h32s16384d128", "b4h32kv8s4096d128",
