@@ -70,7 +70,8 @@ MeasureOptions default_measure(const Device& d);
 // milliseconds (a GEMM, fused attention: the SM clock falls soon after they start): the GPU is
 // left idle 0.3 s, then 5 warm-up calls and exactly 20 samples, so every case measures the
 // same burst whatever ran before it, not the limiter. It records the SM clock at every sample
-// and the energy counter around the timed samples (record_power).
+// and the energy counter around the timed samples (record_power). Under GPUCHECK_COOLDOWN the
+// idle also lasts until the card's power and temperature are under its limits (energy::Cooldown).
 MeasureOptions power_burst(MeasureOptions o);
 
 struct Measurement {
