@@ -2,20 +2,32 @@
 # The GEMMs users run, ours beside PyTorch's (issue 40): bench_matmul's llm suite (Llama-3 8B
 # and 70B projections as F.linear runs them, 1-8192 tokens) and the squares 4096 and 8192, bf16
 # and fp16, and PyTorch's F.linear / torch.mm of the same names (ci/torch_reference.py --cases
-# --parity), the same timing on both sides (a power burst: 0.3 s idle, 5 warm-up calls, 20 held
-# samples, the median). The two sides alternate N times in this one process tree (odd runs ours
-# first, even runs PyTorch first), each a fresh process; then one table, OUT/parity.md (printed)
-# and OUT/parity.csv: per case the medians over the runs, ours / PyTorch, the SM clock each ran
-# at, each side's spread across the runs, and the kernel each ran ("kernels differ" where so).
-# Time: about 100 cases a side, each under a second (0.3 s idle, set-up, a burst of at most
-# ~0.3 s): an estimate of 2 minutes per alternation on an H200, about 6 minutes for N=3;
-# PARITY_FP8=1 adds the fp8 rows (half as many again). Not yet measured.
+# --parity), timed the same way on both sides: every row a power burst (0.3 s idle, then the
+# card cooled to the same limits, 5 warm-up calls, one call sizing the batch, 20 held samples,
+# the median), the kernel named on one untimed call before it on both sides.
+# The cool-down: GPUCHECK_COOLDOWN, read by bench_matmul's harness and by torch_reference.py
+# alike: before each burst, NVML's board power and GPU temperature under limits (capped at
+# max_s). Unless set, this script reads the card's idle power and temperature at the start
+# (nvidia-smi) and sets power_W = idle + PARITY_COOL_DW (50), temp_C = idle + PARITY_COOL_DT (5),
+# max_s = PARITY_COOL_MAX_S (10); PARITY_COOLDOWN=off leaves it out (the fixed 0.3 s only).
+# The two sides alternate N times in this one process tree (odd runs ours first, even runs
+# PyTorch first: A B, B A, A B), each a fresh process; then one table, OUT/parity.md (printed)
+# and OUT/parity.csv (docs/MATMUL.md says what it shows), ending with issue 40's criteria, one
+# PASS/FAIL line each.
+# Time (an estimate, not yet measured): 100 rows a side, 32 of them of 0.5 ms or more (22 of
+# 1 ms or more); a row about 1 s (process share, set-up, 0.3 s settle, a burst of at most
+# ~0.3 s) plus its cool-down, ~1-2 s after a long row: about 5 minutes per alternation on an
+# H200, about 15 minutes for N=3. Bound: 2 x 100 x max_s more per alternation if every
+# cool-down hits its cap (the table's notes name the rows where one did).
+# PARITY_FP8=1 adds the fp8 rows (half as many again).
 # Usage: ci/gemm_parity.sh BUILD_DIR OUT [N]   (N: alternations, default 3; python3 with torch;
 #        one GPU, device 0 on both sides)
-#   PARITY_FP8=1   include the fp8 (e4m3) rows of the llm suite
-# Writes under OUT: cases.txt, run<i>/{ours-llm,ours-squares,torch}.{json,log}, parity.md,
-# parity.csv, summary.log. Exit 0 when every run wrote its results, 1 when one failed (the table
-# is still written and says what it could not read), 2 on bad usage.
+#   PARITY_FP8=1     include the fp8 (e4m3) rows of the llm suite
+#   PARITY_APPEND=1  add N runs after those already in OUT (e.g. one alternation per call),
+#                    with OUT/cooldown.txt's rule; the table covers them all
+# Writes under OUT: cases.txt, cooldown.txt, run<i>/{ours-llm,ours-squares,torch}.{json,log},
+# parity.md, parity.csv, summary.log. Exit 0 when every run wrote its results, 1 when one
+# failed (the table is still written and says what it could not read), 2 on bad usage.
 set -uo pipefail
 if (( $# < 2 || $# > 3 )) || [[ ${3:-3} != +([0-9]) ]] || (( ${3:-3} < 1 )); then
   echo "usage: $0 BUILD_DIR OUT [N]   (N >= 1 alternations, default 3)" >&2
@@ -30,7 +42,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 py=${PYTHON:-python3}
 summary=$out/summary.log
-: > "$summary"
+[[ ${PARITY_APPEND:-0} == 1 ]] || : > "$summary"
 note() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$summary"; }
 
 # The cases, as bench_matmul lists them (no GPU needed): one list for both sides.
@@ -41,7 +53,46 @@ if ! { "$bench" --suite llm --list "${filter[@]}" && "$bench" "${squares[@]}" --
   echo "$0: $bench --list failed" >&2
   exit 2
 fi
-note "$(wc -l < "$out/cases.txt") cases a side, alternations: $runs; ours: $bench; PyTorch: $py ci/torch_reference.py"
+
+# The cool-down rule, the same for both sides (GPUCHECK_COOLDOWN is read by both).
+first=1
+if [[ ${PARITY_APPEND:-0} == 1 ]]; then
+  for d in "$out"/run*; do
+    [[ -d $d && ${d##*/run} == +([0-9]) ]] && (( ${d##*/run} >= first )) && first=$(( ${d##*/run} + 1 ))
+  done
+  [[ -z ${GPUCHECK_COOLDOWN:-} && -s $out/cooldown.txt ]] && GPUCHECK_COOLDOWN=$(< "$out/cooldown.txt")
+fi
+if [[ ${PARITY_COOLDOWN:-on} == off ]]; then
+  unset GPUCHECK_COOLDOWN
+elif [[ -z ${GPUCHECK_COOLDOWN:-} ]]; then
+  gpu=${CUDA_VISIBLE_DEVICES:-0}
+  idle=$(nvidia-smi -i "${gpu%%,*}" --query-gpu=power.draw,temperature.gpu --format=csv,noheader,nounits 2>/dev/null)
+  if [[ $idle =~ ^\ *([0-9.]+),\ *([0-9]+)\ *$ ]]; then
+    GPUCHECK_COOLDOWN=$(awk -v p="${BASH_REMATCH[1]}" -v t="${BASH_REMATCH[2]}" -v dw="${PARITY_COOL_DW:-50}" \
+      -v dt="${PARITY_COOL_DT:-5}" -v m="${PARITY_COOL_MAX_S:-10}" 'BEGIN { printf "power_W=%.0f,temp_C=%d,max_s=%g", p + dw, t + dt, m }')
+    note "idle at the start: ${BASH_REMATCH[1]} W, ${BASH_REMATCH[2]} C"
+  else
+    note "no idle reading from nvidia-smi: no cool-down (the fixed 0.3 s only); set GPUCHECK_COOLDOWN to have one"
+  fi
+fi
+if [[ -n ${GPUCHECK_COOLDOWN:-} ]]; then
+  if ! "$py" - "$src/ci/torch_reference.py" "$GPUCHECK_COOLDOWN" <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("torch_reference", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+try:
+    mod.parse_cooldown(sys.argv[2])
+except ValueError as e:
+    sys.exit(f"GPUCHECK_COOLDOWN={sys.argv[2]}: {e}")
+PY
+  then exit 2; fi
+  export GPUCHECK_COOLDOWN
+  echo "$GPUCHECK_COOLDOWN" > "$out/cooldown.txt"
+else
+  rm -f "$out/cooldown.txt"
+fi
+note "$(wc -l < "$out/cases.txt") cases a side, alternations: $runs from run $first; cool-down: ${GPUCHECK_COOLDOWN:-none}; ours: $bench; PyTorch: $py ci/torch_reference.py"
 
 rc=0
 ours() {  # ours DIR: the llm suite, then the squares
@@ -54,7 +105,7 @@ theirs() {  # theirs DIR: PyTorch's counterparts of the same names, kernel and S
   "$py" "$src/ci/torch_reference.py" --cases "$out/cases.txt" --filter '^matmul/(linear|cublaslt)/' --parity \
     --json "$1/torch.json" > "$1/torch.log" 2>&1 || { note "PyTorch exit $? (see $1/torch.log)"; rc=1; }
 }
-for (( i = 1; i <= runs; i++ )); do
+for (( i = first; i < first + runs; i++ )); do
   d=$out/run$i
   mkdir -p "$d"
   if (( i % 2 )); then

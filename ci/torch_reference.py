@@ -38,8 +38,10 @@ It writes Google Benchmark JSON under gpucheck's names, so `gpucheck compare REF
 bmm and NCHW; every fused attention against the naive one where S fits).
 
 --table OUT.md writes the axes session's table from the JSON of both sides (no torch needed).
---parity adds, for GEMMs, the kernel one untimed call ran (torch.profiler) and NVML's SM clock
-during the samples; --parity-table OUT writes ci/gemm_parity.sh's table (no torch needed).
+--parity times GEMMs as bench_matmul does, step for step (time_case), and adds the kernel one
+untimed call ran before the burst (torch.profiler), NVML's SM clock during the samples, and,
+under GPUCHECK_COOLDOWN, the harness's cool-down before each burst; --parity-table OUT writes
+ci/gemm_parity.sh's table with issue 40's criteria (no torch needed).
 
 Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX] [--cases FILE] [--kernels]
                                        [--gemm-diagnostics] [--parity]
@@ -64,6 +66,7 @@ except ImportError:  # the pure helpers below (names, the engine's rules, the ta
 
 CALLS = 20  # calls per held sample (bmm, conv, nccl)
 SAMPLES = 15  # held samples per case (median)
+PARITY_MIN_HOLD_MS = 0.1  # --parity: the spin kernel's least hold before a sample (ours: the queueing time)
 
 
 # ---- Pure helpers: no torch, tested by tests/unit/test_torch_reference.py -------------------
@@ -350,6 +353,70 @@ def write_table(path, sections, bands):
 
 # -- The GEMM parity table (ci/gemm_parity.sh): N alternations of ours and PyTorch --------------
 
+Cooldown = collections.namedtuple("Cooldown", "power_W temp_C max_s poll_s")
+_DECIMAL = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def parse_cooldown(spec):
+    """GPUCHECK_COOLDOWN's rule, as core/src/energy.cpp's parse_cooldown reads it:
+    "power_W=120,temp_C=42,max_s=30" (any of them, any order, at least one limit, every value a
+    finite number > 0; max_s 30 by default). Raises ValueError naming the bad part."""
+    got = {"power_W": None, "temp_C": None, "max_s": 30.0}
+    any_limit = False
+    for item in spec.split(",") if spec else []:
+        key, sep, text = item.partition("=")
+        # a plain decimal, as std::from_chars reads it (no sign, no spaces, no "_", no hex)
+        v = float(text) if sep and _DECIMAL.fullmatch(text) else math.nan
+        if not (math.isfinite(v) and v > 0):
+            raise ValueError(f"'{item}': expected power_W=, temp_C= or max_s= with a number > 0")
+        if key not in got:
+            raise ValueError(f"'{key}' is not power_W, temp_C or max_s")
+        got[key] = v
+        any_limit = any_limit or key != "max_s"
+    if not any_limit:
+        raise ValueError("no limit (power_W= or temp_C=)")
+    return Cooldown(got["power_W"], got["temp_C"], got["max_s"], 0.1)
+
+
+def cooled(rule, power_W, temp_C):
+    """Whether the readings meet every limit of the rule; a reading NVML did not give (None)
+    does not hold the wait (energy.cpp's cooled)."""
+    if rule.power_W is not None and power_W is not None and power_W > rule.power_W:
+        return False
+    return not (rule.temp_C is not None and temp_C is not None and temp_C > rule.temp_C)
+
+
+def wait_cooled(rule, read, now, sleep):
+    """energy.cpp's wait_cooled: read() -> (power W, temperature C) until cooled(rule, ...) or
+    rule.max_s has passed since the first reading, sleep(rule.poll_s) between readings; now()
+    a clock in seconds. (seconds waited, capped, temperature at the last reading)."""
+    t0 = now()
+    while True:
+        power, temp = read()
+        waited = now() - t0
+        done = cooled(rule, power, temp)
+        if done or waited >= rule.max_s:
+            return waited, not done, temp
+        sleep(rule.poll_s)
+
+
+def cooldown_note(waited_s, capped, temp_C):
+    """The label's note, as the engine writes it (engine_note): " cooldown=1.8s start=41C",
+    "(cap)" after the seconds when the limits were not met in time."""
+    return f" cooldown={waited_s:.1f}s{'(cap)' if capped else ''} start=" + ("?" if temp_C is None else f"{temp_C}C")
+
+
+_COOLDOWN_IN_LABEL = re.compile(r"(?:^|\s)cooldown=(\d+(?:\.\d+)?)s(\(cap\))? start=(?:(\d+)C|\?)")
+
+
+def cooldown_from_label(label):
+    """(seconds waited, capped, start temperature or None) from a row's label, or None."""
+    m = _COOLDOWN_IN_LABEL.search(label or "")
+    if not m:
+        return None
+    return float(m.group(1)), m.group(2) is not None, None if m.group(3) is None else int(m.group(3))
+
+
 def short_kernel_name(name):
     """A demangled kernel name as one word: no leading "void ", no argument list, no spaces.
     benchmarks/kernel_name.cpp's short_name, so that ours (CUPTI's names, demangled) and
@@ -448,9 +515,9 @@ def _most_common(values):
 
 
 def _side(results, name):
-    """One side's figures for `name` over the alternations: TFLOP/s, ms, SM clock, kernels and
-    the first skip reason."""
-    got = {"tflops": [], "ms": [], "clock": [], "kernels": [], "skipped": None}
+    """One side's figures for `name` over the alternations: TFLOP/s, ms, the mean SM clock,
+    kernels, cool-downs (cooldown_from_label) and the first skip reason."""
+    got = {"tflops": [], "ms": [], "clock": [], "kernels": [], "cooldowns": [], "skipped": None}
     for res in results:
         r = res.get(name)
         if r is None:
@@ -460,70 +527,143 @@ def _side(results, name):
             continue
         got["tflops"].append(metric_of(r, "TFLOPS"))
         got["ms"].append(ms_of(r))
-        got["clock"].append(metric_of(r, "sm_clock_MHz"))
+        got["clock"].append(metric_of(r, "sm_clock_mean_MHz"))
         got["kernels"].append(kernel_from_label(r["label"]))
+        got["cooldowns"].append(cooldown_from_label(r["label"]))
     return got
 
 
 def _median(values):
-    vals = [v for v in values if v is not None]
+    vals = [v for v in values if v is not None and math.isfinite(v)]
     return statistics.median(vals) if vals else None
 
 
-def parity_rows(names, ours_runs, torch_runs):
+def max_clock_of(ctx):
+    """The SM clock's maximum a side's context records (sm_clock_max_MHz), or None."""
+    try:
+        v = float(ctx.get("sm_clock_max_MHz", ""))
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) and v > 0 else None
+
+
+CAPPED_BELOW = 0.95  # a row is power-capped when a side's mean SM clock is under 95% of the maximum
+
+
+def parity_rows(names, ours_runs, torch_runs, ours_max_MHz=None, torch_max_MHz=None):
     """One row per case of `names` (in order) from N alternations: each run a {name: result}
-    of read_results. Medians over the runs; ratio = ours / PyTorch; spread = (max - min) /
-    median; the kernel each side ran most often, and a note where the kernels differ, a
-    side's kernel changed between runs, or a side has no figure."""
+    of read_results. Medians over the runs; ratio = ours / PyTorch; norm_ratio = ratio x
+    PyTorch's clock / ours (the mean SM clocks over the timed samples: the ratio per SM cycle);
+    capped when either side's clock is under CAPPED_BELOW of its maximum (the other side's
+    where a side has none; None when neither is known); spread = (max - min) / median; the
+    start temperature of the bursts (median, where cooled down); the kernel each side ran most
+    often; a note where the kernels differ, a side's kernel changed between runs, a cool-down
+    hit its cap, or a side has no figure."""
+    ours_max_MHz = ours_max_MHz or torch_max_MHz
+    torch_max_MHz = torch_max_MHz or ours_max_MHz
     rows = []
     for n in names:
         o, t = _side(ours_runs, n), _side(torch_runs, n)
         ov, tv = _median(o["tflops"]), _median(t["tflops"])
         ok, tk = _most_common(o["kernels"]), _most_common(t["kernels"])
+        oc, tc = _median(o["clock"]), _median(t["clock"])
         notes = []
         for who, side, val in (("ours", o, ov), ("PyTorch", t, tv)):
             if val is None:
                 notes.append(f"skipped ({who}): {side['skipped']}" if side["skipped"] else f"no figure ({who})")
             elif len(set(k for k in side["kernels"] if k)) > 1:
                 notes.append(f"kernel changed between runs ({who})")
+            if any(c and c[1] for c in side["cooldowns"]):
+                notes.append(f"cool-down hit its cap ({who})")
         if ov is not None and tv is not None:
             if ok is None or tk is None:
                 notes.append("kernel unknown (" + ("ours" if ok is None else "PyTorch") + ")")
             elif ok != tk:
                 notes.append("kernels differ")
+        ratio = ov / tv if ov is not None and tv else None
+        capped = None
+        if oc is not None and tc is not None and ours_max_MHz:
+            capped = oc < CAPPED_BELOW * ours_max_MHz or tc < CAPPED_BELOW * torch_max_MHz
         rows.append({
             "case": n, "what": projection_of(n), "ms": _median(o["ms"]),
-            "ours": ov, "torch": tv, "ratio": ov / tv if ov is not None and tv else None,
-            "ours_clock": _median(o["clock"]), "torch_clock": _median(t["clock"]),
+            "ours": ov, "torch": tv, "ratio": ratio,
+            "norm_ratio": ratio * tc / oc if ratio is not None and oc and tc else None,
+            "ours_clock": oc, "torch_clock": tc, "capped": capped,
             "ours_spread": spread_pct(o["tflops"]), "torch_spread": spread_pct(t["tflops"]),
+            "ours_start_C": _median([c[2] for c in o["cooldowns"] if c]),
+            "torch_start_C": _median([c[2] for c in t["cooldowns"] if c]),
             "ours_kernel": ok, "torch_kernel": tk, "runs": (len(o["tflops"]), len(t["tflops"])),
             "note": "; ".join(notes),
         })
     return rows
 
 
-def parity_summary(rows, same=(0.98, 1.02), differ_floor=0.98, spread_limit=3.0, long_ms=1.0):
-    """issue 40's must-show counts: rows with one kernel on both sides whose ratio lies in
-    `same`; rows whose kernels differ at `differ_floor` or more; rows of `long_ms` or more
-    whose spread (either side) is under `spread_limit` percent. A list of lines."""
+def _norm_text(r):
+    return "clock-normalised " + ("?" if r["norm_ratio"] is None else f"{r['norm_ratio']:.3f}")
+
+
+def _listed(rows, text):
+    return ", ".join(f"{r['case']} ({text(r)})" for r in rows)
+
+
+def parity_criteria(rows, same=(0.98, 1.02), differ_floor=0.98, spread_limit=3.0, long_ms=1.0):
+    """issue 40's must-show criteria over the rows: [(passed, line)], one per criterion, each
+    line naming the rows that miss it. Same kernel: the median ratio in `same`; kernels differ:
+    at `differ_floor` or more; rows of `long_ms` or more: both sides' spread under
+    `spread_limit` percent (a spread that cannot be known, from fewer than two runs of a side,
+    misses it). A criterion with no row to judge passes and says so."""
     both = [r for r in rows if r["ratio"] is not None and r["ours_kernel"] and r["torch_kernel"]]
     alike = [r for r in both if r["ours_kernel"] == r["torch_kernel"]]
     differ = [r for r in both if r["ours_kernel"] != r["torch_kernel"]]
     long_rows = [r for r in rows if r["ms"] is not None and r["ms"] >= long_ms]
-    steady = [r for r in long_rows if all(s is not None and s < spread_limit for s in (r["ours_spread"], r["torch_spread"]))]
-    return [
-        f"Same kernel on both sides: {sum(1 for r in alike if same[0] <= r['ratio'] <= same[1])} of {len(alike)} rows "
-        f"with ours / PyTorch in [{same[0]:g}, {same[1]:g}].",
-        f"Kernels differ: {sum(1 for r in differ if r['ratio'] >= differ_floor)} of {len(differ)} rows "
-        f"with ours / PyTorch >= {differ_floor:g}.",
-        f"Rows of {long_ms:g} ms or more: {len(steady)} of {len(long_rows)} with both sides' spread under "
-        f"{spread_limit:g}%.",
-        f"Not compared: {len(rows) - len(both)} of {len(rows)} rows (a side skipped, failed or named no kernel).",
+    out_same = [r for r in alike if not same[0] <= r["ratio"] <= same[1]]
+    out_differ = [r for r in differ if r["ratio"] < differ_floor]
+
+    def steady(r):
+        return all(s is not None and s < spread_limit for s in (r["ours_spread"], r["torch_spread"]))
+
+    def spreads(r):
+        return ", ".join(f"{who} " + ("unknown" if s is None else f"{s:.1f}%")
+                         for who, s in (("ours", r["ours_spread"]), ("PyTorch", r["torch_spread"])))
+    unsteady = [r for r in long_rows if not steady(r)]
+    crit = [
+        (alike, out_same, f"same kernel on both sides, median ours / PyTorch in [{same[0]:g}, {same[1]:g}]",
+         "outside", lambda r: f"{r['ratio']:.3f}"),
+        (differ, out_differ, f"kernels differ, median ours / PyTorch >= {differ_floor:g}", "below",
+         lambda r: f"{r['ratio']:.3f}"),
+        (long_rows, unsteady, f"rows of {long_ms:g} ms or more, spread across the runs under {spread_limit:g}% on "
+         "both sides", "missed", spreads),
     ]
+    out = []
+    for judged, missed, what, word, text in crit:
+        if not judged:
+            out.append((True, f"PASS {what}: no such row."))
+            continue
+        line = f"{'FAIL' if missed else 'PASS'} {what}: {len(judged) - len(missed)} of {len(judged)} rows"
+        line += f"; {word}: {_listed(missed, text)}." if missed else "."
+        out.append((not missed, line))
+    return out
 
 
-PARITY_COLUMNS = ("case", "what", "ms", "ours", "torch", "ratio", "ours_clock", "torch_clock", "ours_spread",
-                  "torch_spread", "ours_kernel", "torch_kernel", "note")
+def parity_summary(rows, **limits):
+    """The lines under the table: a PASS/FAIL line per criterion (parity_criteria), then the
+    rows not compared (with why), the power-capped rows, and each side's cool-downs."""
+    lines = [line for _, line in parity_criteria(rows, **limits)]
+    compared = {r["case"] for r in rows if r["ratio"] is not None and r["ours_kernel"] and r["torch_kernel"]}
+    left = [r for r in rows if r["case"] not in compared]
+    lines.append(f"Not compared: {len(left)} of {len(rows)} rows" +
+                 (f": {_listed(left, lambda r: r['note'] or 'no figure')}." if left else "."))
+    capped = [r for r in rows if r["capped"]]
+    known = [r for r in rows if r["capped"] is not None]
+    lines.append(f"Power-capped (a side's mean SM clock under {100 * CAPPED_BELOW:g}% of its maximum): "
+                 f"{len(capped)} of {len(known)} rows with both clocks known" +
+                 (f": {_listed(capped, _norm_text)}."
+                  if capped else "."))
+    return lines
+
+
+PARITY_COLUMNS = ("case", "what", "ms", "ours", "torch", "ratio", "norm_ratio", "ours_clock", "torch_clock", "capped",
+                  "ours_spread", "torch_spread", "ours_start_C", "torch_start_C", "ours_kernel", "torch_kernel", "note")
 
 
 def parity_csv(rows):
@@ -538,37 +678,50 @@ def parity_csv(rows):
     return buf.getvalue()
 
 
-def render_parity(rows, runs, ours_ctx, torch_ctx):
-    """The Markdown table and its summary lines."""
+def render_parity(rows, runs, ours_ctx, torch_ctx, cooldown=None):
+    """The Markdown table and its summary lines; cooldown: the GPUCHECK_COOLDOWN rule both
+    sides ran under (None: none)."""
     def num(v, fmt):
         return "" if v is None else format(v, fmt)
 
     def pct(v):
         return "" if v is None else f"{v:.1f}%"
+
+    def start(r):
+        if r["ours_start_C"] is None and r["torch_start_C"] is None:
+            return ""
+        return f"{num(r['ours_start_C'], '.0f') or '?'} / {num(r['torch_start_C'], '.0f') or '?'}"
     lines = [f"# GEMMs: gpucheck (bench_matmul) beside PyTorch, {runs} alternation{'' if runs == 1 else 's'}", "",
-             "Both sides timed as a power burst (0.3 s idle, 5 warm-up calls, 20 held samples, the median); "
-             "figures are medians over the alternations, spread = (max - min) / median across them; SM clock: "
-             "the lowest NVML reading during the samples (median over the alternations); ours / PyTorch > 1: "
-             "ours is faster. GPU: " + str(ours_ctx.get("gpu_name") or torch_ctx.get("gpu_name") or "?") +
+             "Both sides timed as one power burst (0.3 s idle, then " +
+             (f"the card cooled to GPUCHECK_COOLDOWN={cooldown}, " if cooldown else "") +
+             "5 warm-up calls, one call sizing the batch, 20 held samples, the median); figures are medians over "
+             "the alternations, spread = (max - min) / median across them; SM MHz: the mean NVML reading over the "
+             "timed samples (median over the alternations); clock-normalised = ours / PyTorch x PyTorch's MHz / "
+             f"ours; capped: a side's SM MHz under {100 * CAPPED_BELOW:g}% of its maximum; start °C: the "
+             "temperature each side's bursts started at; ours / PyTorch > 1: ours is faster. GPU: " +
+             str(ours_ctx.get("gpu_name") or torch_ctx.get("gpu_name") or "?") +
              f"; cuBLAS ours {ours_ctx.get('cublas_version') or '?'}, PyTorch {torch_ctx.get('cublas_version') or '?'}"
              f" ({torch_ctx.get('library') or 'torch ?'}).", "",
-             "| case | GEMM | ms | ours TFLOP/s | PyTorch TFLOP/s | ours / PyTorch | SM MHz ours | SM MHz PyTorch "
-             "| spread ours | spread PyTorch | kernel ours | kernel PyTorch | note |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |"]
+             "| case | GEMM | ms | ours TFLOP/s | PyTorch TFLOP/s | ours / PyTorch | clock-normalised | SM MHz ours "
+             "| SM MHz PyTorch | capped | spread ours | spread PyTorch | start °C ours / PyTorch | kernel ours "
+             "| kernel PyTorch | note |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | --- | --- |"]
     for r in rows:
         tk = r["torch_kernel"] or ""
         if tk and tk == r["ours_kernel"]:
             tk = "(same)"
         lines.append(f"| {r['case']} | {r['what']} | {num(r['ms'], '.3f')} | {num(r['ours'], '.1f')} | "
-                     f"{num(r['torch'], '.1f')} | {num(r['ratio'], '.3f')} | {num(r['ours_clock'], '.0f')} | "
-                     f"{num(r['torch_clock'], '.0f')} | {pct(r['ours_spread'])} | {pct(r['torch_spread'])} | "
-                     f"{_cell(r['ours_kernel'] or '', 90)} | {_cell(tk, 90)} | {_cell(r['note'])} |")
+                     f"{num(r['torch'], '.1f')} | {num(r['ratio'], '.3f')} | {num(r['norm_ratio'], '.3f')} | "
+                     f"{num(r['ours_clock'], '.0f')} | {num(r['torch_clock'], '.0f')} | "
+                     f"{'capped' if r['capped'] else ''} | {pct(r['ours_spread'])} | {pct(r['torch_spread'])} | "
+                     f"{start(r)} | {_cell(r['ours_kernel'] or '', 90)} | {_cell(tk, 90)} | {_cell(r['note'])} |")
     return lines + [""] + parity_summary(rows) + [""]
 
 
 def write_parity(out_dir):
-    """OUT/run<i>/ours-*.json and OUT/run<i>/torch.json (ci/gemm_parity.sh) and OUT/cases.txt
-    -> OUT/parity.md and OUT/parity.csv; returns the Markdown. A run's unreadable file is
+    """OUT/run<i>/ours-*.json and OUT/run<i>/torch.json (ci/gemm_parity.sh), OUT/cases.txt and
+    OUT/cooldown.txt (the GPUCHECK_COOLDOWN rule, when there was one) -> OUT/parity.md and
+    OUT/parity.csv; returns the Markdown. A run's unreadable file is
     left out and said under the table."""
     with open(os.path.join(out_dir, "cases.txt")) as f:
         names = [l.strip() for l in f if l.strip()]
@@ -595,8 +748,13 @@ def write_parity(out_dir):
         except (OSError, ValueError) as e:
             problems.append(f"{d}/torch.json: {e}")
             torch_runs.append({})
-    rows = parity_rows(names, ours_runs, torch_runs)
-    lines = render_parity(rows, len(runs), octx, tctx)
+    rows = parity_rows(names, ours_runs, torch_runs, max_clock_of(octx), max_clock_of(tctx))
+    try:  # the rule ci/gemm_parity.sh gave both sides
+        with open(os.path.join(out_dir, "cooldown.txt")) as f:
+            cooldown = f.read().strip() or None
+    except OSError:
+        cooldown = None
+    lines = render_parity(rows, len(runs), octx, tctx, cooldown)
     if problems:
         lines += ["Not read: " + "; ".join(problems) + ".", ""]
     text = "\n".join(lines)
@@ -689,8 +847,9 @@ class HeldSampler:
     events) and the hold is doubled. gpucheck's own hold is a flag the host releases after the
     stop event (benchmarks/harness/src/engine.cpp, StreamHold), so it always covers the queue."""
 
-    def __init__(self, hold, fn, issue_s_per_call, probe=None):
+    def __init__(self, hold, fn, issue_s_per_call, probe=None, min_hold_ms=0.5):
         self.hold, self.fn, self.probe = hold, fn, probe  # probe(): called while a sample's calls run
+        self.min_hold_ms = min_hold_ms
         self.issue_s = max(issue_s_per_call, 5e-6)
         self.factor = 3.0  # hold = factor x the calls' measured issue time (at least 0.5 ms)
         self.retries = 0
@@ -699,7 +858,7 @@ class HeldSampler:
 
     def sample_ms(self, calls):
         for _ in range(12):
-            hold_ms = min(2000.0, max(0.5, self.factor * calls * self.issue_s * 1e3))  # ours times out at 2 s
+            hold_ms = min(2000.0, max(self.min_hold_ms, self.factor * calls * self.issue_s * 1e3))  # ours: 2 s
             torch.cuda._sleep(self.hold.cycles(hold_ms))
             self.start.record()
             for _ in range(calls):
@@ -716,7 +875,8 @@ class HeldSampler:
         raise RuntimeError("the calls could not be queued inside the hold in 12 tries (host too slow?)")
 
 
-def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=64, settle_s=0.3, probe=None):
+def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=64, settle_s=0.3, probe=None,
+             cool_down=None, min_hold_ms=0.5):
     """gpucheck's power burst (harness::power_burst), step by step as the engine runs it for
     bench_matmul's cublaslt and bench_attention's cases (engine.cpp measure(), core/src/
     measure.cpp run_sampling()): the device idle settle_s; warmup_calls untimed calls, each
@@ -724,11 +884,16 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     min_sample_ms, at most 64); then exactly `samples` held samples of that batch; the median
     per call. No L2 flush and no CUDA graph, as ours. Returns (ms per call, batch, retries,
     the samples' cv in percent). probe(), when given, runs once per timed sample while its
-    calls run (the SM clock, as the engine reads it during samples).
+    calls run (the SM clock, as the engine reads it during samples). cool_down(), when given, runs
+    after the settle (the engine's GPUCHECK_COOLDOWN wait). min_hold_ms: the spin kernel's least
+    hold before a sample; the card idles under it, so parity lowers it towards ours (whose hold
+    ends as soon as the calls are queued).
     A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
     milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
     torch.cuda.synchronize()
     time.sleep(settle_s)
+    if cool_down is not None:
+        cool_down()
     stream = torch.cuda.current_stream()
     issue = []
     for _ in range(warmup_calls):
@@ -736,7 +901,7 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
         fn()
         issue.append(time.perf_counter() - t0)
         stream.synchronize()
-    sampler = HeldSampler(hold, fn, max(issue[1:] or issue))  # the first call may initialise
+    sampler = HeldSampler(hold, fn, max(issue[1:] or issue), min_hold_ms=min_hold_ms)  # the first call may initialise
     one_ms = sampler.sample_ms(1)
     batch = choose_batch(one_ms / 1e3, min_sample_ms / 1e3, 1, max_batch)
     sampler.probe = probe
@@ -820,11 +985,30 @@ class SmClock:
         if rc != 0:
             raise RuntimeError(f"no NVML handle for the device (NVML error {rc})")
         self.readings = []
+        self.rule = None  # a Cooldown (GPUCHECK_COOLDOWN): cool_down() waits for it
+
+    def _uint(self, fn, *args):
+        v = self.ct.c_uint()
+        return v.value if fn(self.handle, *args, self.ct.byref(v)) == 0 else None
 
     def read(self):
-        mhz = self.ct.c_uint()
-        if self.lib.nvmlDeviceGetClockInfo(self.handle, 1, self.ct.byref(mhz)) == 0:  # NVML_CLOCK_SM
-            self.readings.append(mhz.value)
+        mhz = self._uint(self.lib.nvmlDeviceGetClockInfo, 1)  # NVML_CLOCK_SM
+        if mhz is not None:
+            self.readings.append(mhz)
+
+    def max_clock(self):
+        """The SM clock's maximum (MHz; NVML_CLOCK_SM), as ours' context sm_clock_max_MHz."""
+        return self._uint(self.lib.nvmlDeviceGetMaxClockInfo, 1)
+
+    def power_temp(self):
+        """(board power W, GPU temperature C) now, None where NVML gave none: the readings the
+        harness's cool-down reads (nvmlDeviceGetPowerUsage, nvmlDeviceGetTemperature GPU)."""
+        mw = self._uint(self.lib.nvmlDeviceGetPowerUsage)
+        return (None if mw is None else mw / 1000.0), self._uint(self.lib.nvmlDeviceGetTemperature, 0)
+
+    def cool_down(self):
+        """The harness's cool-down (wait_cooled) on this GPU's readings."""
+        return wait_cooled(self.rule, self.power_temp, time.perf_counter, time.sleep)
 
 
 def census_text(census):
@@ -1054,6 +1238,36 @@ def attention_cases(pattern):
 Skip = collections.namedtuple("Skip", "name reason")
 
 
+def gemm_operands(tag, m, n, k):
+    """Two row-major operands, (m, k) and (n, k), uniform in [-1, 1): fp8 e4m3 rounded from
+    fp32, else in the dtype of `tag`."""
+    def rand(rows):
+        if tag == "fp8e4m3":
+            return (torch.rand(rows, k, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
+        return torch.rand(rows, k, device="cuda", dtype=DT[tag]) * 2 - 1
+    return rand(m), rand(n)
+
+
+def scaled_mm(p, q):
+    """A call of p q^T in fp8 (torch._scaled_mm, unit scales, bf16 out)."""
+    one = torch.ones((), device="cuda")
+    return lambda: torch._scaled_mm(p, q.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+
+
+def checked_gemm(name, what, fn, p, q):
+    """{name: (what, fn)} when fn() (p q^T, p (r, K), q (c, K)) is right on a 16 x 16 corner
+    against a float reference; else {name: why}, PyTorch's refusal or the error."""
+    try:
+        out = fn()
+    except RuntimeError as e:
+        return {name: f"PyTorch refused it: {first_line(e)}"}
+    r, c = min(16, p.shape[0]), min(16, q.shape[0])
+    err = differs(out[:r, :c], p[:r].float() @ q[:c].float().t(), 5e-2, 5e-2 * p.shape[1] ** 0.5)
+    if err:
+        return {name: "wrong result on a 16 x 16 corner: " + err}
+    return {name: (what, fn)}
+
+
 def matmul_case(name, variant, tag, mnk):
     m = re.fullmatch(r"(\d+)x(\d+)x(\d+)", mnk)
     if not m or tag not in ("fp32", "tf32", "fp16", "bf16", "fp8e4m3"):
@@ -1079,17 +1293,11 @@ def matmul_case(name, variant, tag, mnk):
         # the same bytes as D) is cuBLAS's gemm(T, N, m=M, n=N, k=K): the very problem.
         # torch.mm(a, b.t()) would be its transpose (m and n swapped), another problem for
         # cuBLAS's heuristic wherever M != N.
+        a, b = gemm_operands(tag, M, N, K)
         if tag == "fp8e4m3":
-            a = (torch.rand(M, K, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
-            b = (torch.rand(N, K, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
-            one = torch.ones((), device="cuda")
             what = "torch._scaled_mm(b, a.t(), bf16 out): cuBLASLt T,N m=M n=N k=K"
-
-            def fn():
-                return torch._scaled_mm(b, a.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+            fn = scaled_mm(b, a)
         else:
-            a = torch.rand(M, K, device="cuda", dtype=DT[tag]) * 2 - 1
-            b = torch.rand(N, K, device="cuda", dtype=DT[tag]) * 2 - 1
             if lt:
                 what = "torch.mm(b, a.t()) with preferred_blas_library('cublaslt') (reference only)"
 
@@ -1105,17 +1313,7 @@ def matmul_case(name, variant, tag, mnk):
 
                 def fn():
                     return torch.mm(b, a.t())
-        try:
-            out = fn()
-        except RuntimeError as e:
-            return {name: f"PyTorch refused it: {first_line(e)}"}
-        # A 16 x 16 corner against a float reference (out[j, i] = sum_k b[j, k] a[i, k]).
-        r, c = min(16, N), min(16, M)
-        want = b[:r].float() @ a[:c].float().t()
-        err = differs(out[:r, :c], want, 5e-2, 5e-2 * K ** 0.5)
-        if err:
-            return {name: "wrong result on a 16 x 16 corner: " + err}
-        return {name: (what, fn)}
+        return checked_gemm(name, what, fn, b, a)  # out[j, i] = sum_k b[j, k] a[i, k]
 
     return setup, 2.0 * M * N * K, "TFLOPS"
 
@@ -1127,30 +1325,16 @@ def linear_case(name, tag, M, N, K):
     def setup():
         set_tf32(tag == "tf32")
         set_reduced_precision_reduction(True)  # PyTorch's default, as matmul_case says
+        x, w = gemm_operands(tag, M, N, K)
         if tag == "fp8e4m3":
-            x = (torch.rand(M, K, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
-            w = (torch.rand(N, K, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
-            one = torch.ones((), device="cuda")
             what = "torch._scaled_mm(x, w.t(), bf16 out): cuBLASLt T,N m=N n=M k=K"
-
-            def fn():
-                return torch._scaled_mm(x, w.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+            fn = scaled_mm(x, w)
         else:
-            x = torch.rand(M, K, device="cuda", dtype=DT[tag]) * 2 - 1
-            w = torch.rand(N, K, device="cuda", dtype=DT[tag]) * 2 - 1
             what = "F.linear(x, w): cuBLAS T,N m=N n=M k=K, fp32 accumulate"
 
             def fn():
                 return F.linear(x, w)
-        try:
-            out = fn()
-        except RuntimeError as e:
-            return {name: f"PyTorch refused it: {first_line(e)}"}
-        r, c = min(16, M), min(16, N)  # a 16 x 16 corner against a float reference
-        err = differs(out[:r, :c], x[:r].float() @ w[:c].float().t(), 5e-2, 5e-2 * K ** 0.5)
-        if err:
-            return {name: "wrong result on a 16 x 16 corner: " + err}
-        return {name: (what, fn)}
+        return checked_gemm(name, what, fn, x, w)
     return setup, 2.0 * M * N * K, "TFLOPS"
 
 
@@ -1344,34 +1528,49 @@ def write_json(path, out):
     os.replace(tmp, path)
 
 
-def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=None, name_kernel=False):
+def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=None, parity=False):
     """One case's entry. clock (SmClock): read during a burst's samples (counters sm_clock_MHz,
-    the lowest reading as bench_matmul reports it, and sm_clock_mean_MHz); name_kernel: a
-    GEMM's label ends with kernel=NAME (one untimed call, after timing)."""
+    the lowest reading as bench_matmul reports it, and sm_clock_mean_MHz). parity (a GEMM, for
+    ci/gemm_parity.sh): timed as bench_matmul times it, step for step: the kernel named on one
+    untimed call before the burst (ours names it in its verification, before timing), no
+    per-call timing after it (ours has none: its 55 calls would heat the card before the next
+    case), the card cooled to clock.rule's limits after the settle (GPUCHECK_COOLDOWN, as
+    ours), and a spin-kernel hold of at least PARITY_MIN_HOLD_MS instead of 0.5 ms; the label
+    ends with kernel=NAME and, when cooled, the wait and the temperature it ended at."""
     per_ms = 1e9 if counter == "TFLOPS" else 1e6  # FLOP/ms -> TFLOP/s; bytes/ms -> GB/s
+    gemm_parity = parity and name.startswith("matmul/")
+    picked = kernel_of(fn) if gemm_parity else None
     if clock is not None:
         clock.readings = []
+    cool_result = []  # (waited, capped, temperature) of the cool-down
     if name.startswith(("attention/", "matmul/")):  # power bursts, as bench_attention and bench_matmul
-        held, batch, retries, cv = burst_ms(hold, fn, probe=clock.read if clock is not None else None)
+        probe = clock.read if clock is not None else None
+        if gemm_parity:
+            cool = (lambda: cool_result.append(clock.cool_down())) if clock is not None and clock.rule else None
+            held, batch, retries, cv = burst_ms(hold, fn, probe=probe, cool_down=cool, min_hold_ms=PARITY_MIN_HOLD_MS)
+        else:
+            held, batch, retries, cv = burst_ms(hold, fn, probe=probe)
         samples = 20
     else:
         held, batch, retries, cv, samples = held_ms(hold, fn), CALLS, 0, None, SAMPLES
-    per_call = per_call_ms(fn)
     entry = {
         "name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
         "repetition_index": 0, "threads": 1, "iterations": batch * samples,
         "real_time": held * 1e3, "cpu_time": held * 1e3, "time_unit": "us",
-        counter: amount / held / per_ms, "per_call_" + counter: amount / per_call / per_ms,
-        "dispatch_us": max(0.0, (per_call - held) * 1e3), "batch": batch, "samples": samples,
+        counter: amount / held / per_ms, "batch": batch, "samples": samples,
         "hold_retries": retries, "label": what,
     }
+    if not gemm_parity:
+        per_call = per_call_ms(fn)
+        entry["per_call_" + counter] = amount / per_call / per_ms
+        entry["dispatch_us"] = max(0.0, (per_call - held) * 1e3)
     if cv is not None:
         entry["cv_pct"] = cv
     if clock is not None and clock.readings:
         entry["sm_clock_MHz"] = min(clock.readings)
         entry["sm_clock_mean_MHz"] = statistics.mean(clock.readings)
-    if name_kernel and name.startswith("matmul/"):
-        entry["label"] += " " + kernel_label(kernel_of(fn))
+    if gemm_parity:
+        entry["label"] += " " + kernel_label(picked) + (cooldown_note(*cool_result[0]) if cool_result else "")
     if (kernels or diagnose) and name.startswith("matmul/"):
         census = kernel_census(fn)
         if census:
@@ -1399,9 +1598,11 @@ def main():
                     help="matmul/cublaslt bf16/fp16: also time the two earlier differences from bench_matmul "
                          "(counters TFLOPS_old_rule, TFLOPS_old_timing, kernels_per_call_old_rule); implies --kernels")
     ap.add_argument("--parity", action="store_true",
-                    help="matmul: also the kernel each case ran (torch.profiler, one untimed call: kernel=NAME in "
-                         "the label) and NVML's SM clock during the burst's samples (sm_clock_MHz, "
-                         "sm_clock_mean_MHz), for ci/gemm_parity.sh")
+                    help="matmul: timed as bench_matmul times it (no per-call timing, a 0.1 ms least hold, "
+                         "GPUCHECK_COOLDOWN's cool-down before each burst), with the kernel each case ran "
+                         "(torch.profiler, one untimed call before the burst: kernel=NAME in the label) and NVML's "
+                         "SM clock during the burst's samples (sm_clock_MHz, sm_clock_mean_MHz), for "
+                         "ci/gemm_parity.sh")
     ap.add_argument("--parity-table", metavar="OUT",
                     help="write ci/gemm_parity.sh's table (OUT/parity.md, OUT/parity.csv) from OUT/cases.txt and "
                          "OUT/run<i>/{ours-*,torch}.json, print it (no torch needed) and exit")
@@ -1433,6 +1634,13 @@ def main():
         print("torch_reference.py: no CUDA device", file=sys.stderr)
         return 2
     pattern = re.compile(args.filter)
+    rule = None
+    if os.environ.get("GPUCHECK_COOLDOWN"):
+        try:
+            rule = parse_cooldown(os.environ["GPUCHECK_COOLDOWN"])
+        except ValueError as e:
+            print(f"torch_reference.py: GPUCHECK_COOLDOWN: {e}", file=sys.stderr)
+            return 2
     torch.backends.cudnn.benchmark = True
     torch.manual_seed(0)
     props = torch.cuda.get_device_properties(0)
@@ -1462,8 +1670,14 @@ def main():
     if args.parity:
         try:
             clock = SmClock(torch.cuda.current_device())
+            clock.rule = rule
+            if clock.max_clock():
+                out["context"]["sm_clock_max_MHz"] = str(clock.max_clock())
         except Exception as e:  # the clock is shown, not judged: the figures stand without it
             print(f"torch_reference.py: no SM clock readings ({e.__class__.__name__}: {first_line(e, 80)})",
+                  file=sys.stderr)
+        if rule is not None and clock is None:
+            print("torch_reference.py: GPUCHECK_COOLDOWN is set but NVML cannot be read: no cool-down",
                   file=sys.stderr)
     with torch.cuda.stream(torch.cuda.Stream()):
         hold = Hold()
@@ -1503,7 +1717,8 @@ def main():
                         out["benchmarks"].append(skipped_entry(name, reason))
                         continue
                     out["benchmarks"].append(e)
-                    print(f"{name:52s} {e[counter]:11.2f} {e['per_call_' + counter]:9.2f} {e['dispatch_us']:12.2f} "
+                    print(f"{name:52s} {e[counter]:11.2f} {e.get('per_call_' + counter, math.nan):9.2f} "
+                          f"{e.get('dispatch_us', math.nan):12.2f} "
                           f"{e['batch']:5d}  {e['label']}" + (f" (hold retries {e['hold_retries']})" if e["hold_retries"] else "")
                           + "".join(f" {k} {e[k]:.2f}" for k in ("TFLOPS_old_rule", "TFLOPS_old_timing") if k in e),
                           flush=True)

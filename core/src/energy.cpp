@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <system_error>
 
 namespace gpucheck::energy {
 
@@ -69,6 +70,56 @@ std::optional<double> mean_power_W(std::optional<double> start_J, std::optional<
   // A counter that did not move over a stretch of work updates less often than the stretch: no figure.
   if (!(seconds > 0) || !std::isfinite(seconds) || !(*end_J > *start_J)) return std::nullopt;
   return (*end_J - *start_J) / seconds;
+}
+
+std::optional<Cooldown> parse_cooldown(std::string_view spec, std::string* err) {
+  Cooldown c;
+  bool any_limit = false;
+  for (bool more = !spec.empty(); more;) {  // every item, an empty one after a trailing comma too
+    const std::size_t comma = spec.find(',');
+    const std::string_view item = spec.substr(0, comma);
+    more = comma != std::string_view::npos;
+    spec = more ? spec.substr(comma + 1) : std::string_view{};
+    const std::size_t eq = item.find('=');
+    const std::string_view key = item.substr(0, eq);
+    double v = 0;
+    const std::string_view text = eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1);
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(v) || !(v > 0)) {
+      err->assign(1, '\'').append(item).append("': expected power_W=, temp_C= or max_s= with a number > 0");
+      return std::nullopt;
+    }
+    if (key == "power_W") c.power_W = v;
+    else if (key == "temp_C") c.temp_C = v;
+    else if (key == "max_s") c.max_s = v;
+    else {
+      err->assign(1, '\'').append(key).append("' is not power_W, temp_C or max_s");
+      return std::nullopt;
+    }
+    any_limit = any_limit || key != "max_s";
+  }
+  if (!any_limit) {
+    *err = "no limit (power_W= or temp_C=)";
+    return std::nullopt;
+  }
+  return c;
+}
+
+bool cooled(const Cooldown& rule, std::optional<double> power_W, std::optional<unsigned> temp_C) {
+  if (rule.power_W && power_W && *power_W > *rule.power_W) return false;
+  return !(rule.temp_C && temp_C && static_cast<double>(*temp_C) > *rule.temp_C);
+}
+
+CooldownWait wait_cooled(const Cooldown& rule, const std::function<PowerTemp()>& read,
+                         const std::function<double()>& now, const std::function<void(double)>& sleep) {
+  const double t0 = now();
+  for (;;) {
+    const auto [power_W, temp_C] = read();
+    const double waited = now() - t0;
+    const bool done = cooled(rule, power_W, temp_C);
+    if (done || waited >= rule.max_s) return CooldownWait{waited, !done, temp_C};
+    sleep(rule.poll_s);
+  }
 }
 
 std::optional<Shape> parse_shape(std::string_view label) {

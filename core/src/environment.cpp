@@ -13,7 +13,7 @@ namespace {
 constexpr std::array<std::string_view, 2> kBlockingHarmless{"", "0"};
 constexpr std::array<std::string_view, 2> kTf32Harmless{"", "1"};
 
-constexpr std::array<TimingVariable, 13> kVariables{{
+constexpr std::array<TimingVariable, 14> kVariables{{
     {"CUDA_LAUNCH_BLOCKING", false, EnvEffect::Refuse, kBlockingHarmless,
      "makes every kernel launch wait until the kernel has run: launch figures measure the whole kernel, and the "
      "stream hold that times device work cannot be set up"},
@@ -30,6 +30,8 @@ constexpr std::array<TimingVariable, 13> kVariables{{
     {"CUDNN_LOGDEST_DBG", false, EnvEffect::Record, {}, "where cuDNN's log goes"},
     {"CUDA_MODULE_LOADING", false, EnvEffect::Record, {}, "when kernels load (lazy or eager): first calls and memory use"},
     {"CUDA_FORCE_PTX_JIT", false, EnvEffect::Record, {}, "kernels compiled from PTX at load instead of the built SASS"},
+    {"GPUCHECK_COOLDOWN", false, EnvEffect::Record, {},
+     "power bursts wait for the card's power and temperature to fall under these limits first (ci/gemm_parity.sh)"},
     {"NCCL_", true, EnvEffect::Record, {}, "NCCL's algorithms, protocols, channels and transports"},
 }};
 

@@ -5,8 +5,15 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
+#include <vector>
 
+using gpucheck::energy::cooled;
+using gpucheck::energy::Cooldown;
+using gpucheck::energy::parse_cooldown;
 using gpucheck::energy::parse_shape;
+using gpucheck::energy::PowerTemp;
+using gpucheck::energy::wait_cooled;
 using gpucheck::energy::Reading;
 using gpucheck::energy::summarize;
 using gpucheck::energy::Summary;
@@ -127,6 +134,85 @@ TEST(EnergyShape, RefusesOthers) {
                           "b1h32s16384d128x", "b-1h32s16384d128", "b1h32kvs16384d128", "b1h32s16384skd128",
                           "b99999999999h32s16384d128", "B1H32S16384D128", "b1 h32 s16384 d128"})
     EXPECT_FALSE(parse_shape(bad).has_value()) << bad;
+}
+
+TEST(EnergyCooldown, ParsesTheEnvironmentsRule) {
+  std::string err;
+  auto c = parse_cooldown("power_W=120,temp_C=42.5,max_s=20", &err);
+  ASSERT_TRUE(c.has_value()) << err;
+  EXPECT_EQ(c->power_W, 120.0);
+  EXPECT_EQ(c->temp_C, 42.5);
+  EXPECT_EQ(c->max_s, 20.0);
+  c = parse_cooldown("temp_C=40", &err);
+  ASSERT_TRUE(c.has_value()) << err;
+  EXPECT_FALSE(c->power_W.has_value());
+  EXPECT_EQ(c->max_s, 30.0);  // the default cap
+  for (const char* bad : {"", "max_s=10", "power_W", "power_W=", "power_W=0", "power_W=-5", "power_W=1e999",
+                          "power_W=12x", "watts=100", "power_W=100,", "power_W=nan", "temp_C=40,,max_s=3"}) {
+    err.clear();
+    EXPECT_FALSE(parse_cooldown(bad, &err).has_value()) << bad;
+    EXPECT_FALSE(err.empty()) << bad;
+  }
+}
+
+TEST(EnergyCooldown, EveryLimitMetAndMissingReadingsDoNotHold) {
+  Cooldown c;
+  c.power_W = 120;
+  c.temp_C = 40;
+  EXPECT_TRUE(cooled(c, 119.0, 40u));
+  EXPECT_TRUE(cooled(c, 120.0, 39u));
+  EXPECT_FALSE(cooled(c, 121.0, 35u));
+  EXPECT_FALSE(cooled(c, 90.0, 41u));
+  EXPECT_TRUE(cooled(c, std::nullopt, 38u));
+  EXPECT_FALSE(cooled(c, std::nullopt, 45u));
+  EXPECT_TRUE(cooled(c, std::nullopt, std::nullopt));
+  Cooldown power_only;
+  power_only.power_W = 100;
+  EXPECT_TRUE(cooled(power_only, 99.5, 90u));  // no temperature limit: 90 C does not hold it
+  EXPECT_FALSE(cooled(power_only, 150.0, 20u));
+}
+
+// A fake card cooling by one reading each poll, and a fake clock the sleeps advance.
+struct CoolingCard {
+  explicit CoolingCard(std::vector<PowerTemp> r) : readings(std::move(r)) {}
+  std::vector<PowerTemp> readings;
+  std::size_t next = 0;
+  double t = 100.0;
+  std::vector<double> slept;
+  PowerTemp read() { return readings[std::min(next++, readings.size() - 1)]; }
+};
+
+TEST(EnergyCooldown, WaitsUntilCooledOrCapped) {
+  Cooldown c;
+  c.power_W = 120;
+  c.temp_C = 40;
+  c.max_s = 1.0;
+  c.poll_s = 0.25;
+  CoolingCard card({{300.0, 45u}, {150.0, 42u}, {110.0, 40u}, {100.0, 39u}});
+  auto run = [&] {
+    return wait_cooled(c, [&] { return card.read(); }, [&] { return card.t; },
+                       [&](double s) {
+                         card.slept.push_back(s);
+                         card.t += s;
+                       });
+  };
+  auto w = run();
+  EXPECT_DOUBLE_EQ(w.waited_s, 0.5);  // the third reading, after two polls
+  EXPECT_FALSE(w.capped);
+  EXPECT_EQ(w.temp_C, 40u);
+  EXPECT_EQ(card.slept, (std::vector<double>{0.25, 0.25}));
+  card = CoolingCard({{300.0, 60u}});  // never cools: the cap, at the first reading at or past max_s
+  w = run();
+  EXPECT_DOUBLE_EQ(w.waited_s, 1.0);
+  EXPECT_TRUE(w.capped);
+  EXPECT_EQ(w.temp_C, 60u);
+  EXPECT_EQ(card.slept.size(), 4u);
+  card = CoolingCard({{std::nullopt, std::nullopt}});  // NVML gave nothing: no wait
+  w = run();
+  EXPECT_DOUBLE_EQ(w.waited_s, 0.0);
+  EXPECT_FALSE(w.capped);
+  EXPECT_FALSE(w.temp_C.has_value());
+  EXPECT_TRUE(card.slept.empty());
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 """ci/torch_reference.py's pure helpers, without torch or a GPU: bench_attention's shape labels
 (kv, sk), the bottom-right causal mask, the reference rows, the engine's batch rule, the
 one-rank NCCL counterparts, the axes session's table from both sides' JSON, and the GEMM parity
-table (kernel names as bench_matmul makes them, medians and spreads over alternations). The timing
+table's kernel names as bench_matmul makes them (the table itself: test_gemm_parity.py). The timing
 needs PyTorch and a GPU (ci/axes_session.sh); a test of it here would skip, so there is none."""
 import importlib.util
 import json
@@ -293,98 +293,6 @@ class ParityKernels(unittest.TestCase):
         self.assertEqual(tr.projection_of("matmul/cublaslt/bf16/16x28672x8192"), "")  # not F.linear's order
         self.assertEqual(tr.projection_of("matmul/linear/bf16/3x5x7"), "")
         self.assertEqual(tr.projection_of("attention/flash/fp16/b4h16s4096d128"), "")
-
-
-def parity_run(tflops, clock, kernel, ms=2.0):
-    """One side's {name: result} of one run, as read_results gives it."""
-    return {"values": [{"TFLOPS": tflops, "real_time": ms * 1e3, "time_unit": "us", "sm_clock_MHz": clock}],
-            "skipped": None, "label": f"algo=1 kernel={kernel}"}
-
-
-class ParityTable(unittest.TestCase):
-    SQ = "matmul/cublaslt/bf16/8192x8192x8192"
-    ONE = "matmul/linear/bf16/1x6144x4096"
-    FP8 = "matmul/linear/fp8e4m3/1x6144x4096"
-
-    def test_medians_ratio_spread_and_kernels(self):
-        ours = [{self.SQ: parity_run(t, c, "nvjet_a"), self.ONE: parity_run(1.0, 1980, "gemvx", ms=0.01)}
-                for t, c in ((700.0, 1755), (720.0, 1830), (710.0, 1980))]
-        theirs = [{self.SQ: parity_run(t, c, "nvjet_a"), self.ONE: parity_run(2.0, 1980, "gemv2T", ms=0.01)}
-                  for t, c in ((700.0, 1800), (705.0, 1740), (714.0, 1900))]
-        sq, one, missing = tr.parity_rows([self.SQ, self.ONE, "matmul/linear/bf16/16x4096x4096"], ours, theirs)
-        self.assertEqual((sq["ours"], sq["torch"]), (710.0, 705.0))
-        self.assertAlmostEqual(sq["ratio"], 710.0 / 705.0)
-        self.assertAlmostEqual(sq["ours_spread"], 100.0 * 20.0 / 710.0)
-        self.assertAlmostEqual(sq["torch_spread"], 100.0 * 14.0 / 705.0)
-        self.assertEqual((sq["ours_clock"], sq["torch_clock"]), (1830, 1800))
-        self.assertEqual((sq["ours_kernel"], sq["torch_kernel"], sq["note"]), ("nvjet_a", "nvjet_a", ""))
-        self.assertEqual(sq["what"], "square")
-        self.assertEqual(sq["ms"], 2.0)
-        self.assertEqual(tr.ms_of({"values": [{"real_time": 3.5, "time_unit": "ms"}, {"real_time": 1e6, "time_unit": "ns"},
-                                              {"real_time": 2.0, "time_unit": "fortnights"}]}), 2.25)
-        self.assertEqual(one["note"], "kernels differ")
-        self.assertEqual(one["ratio"], 0.5)
-        self.assertEqual(missing["note"], "no figure (ours); no figure (PyTorch)")
-        self.assertIsNone(missing["ratio"])
-
-    def test_skips_changed_kernels_and_unknown_kernels(self):
-        skipped = {"values": [], "skipped": "cuBLASLt's fp8 GEMMs want M, N and K multiples of 16", "label": ""}
-        ours = [{self.FP8: skipped, self.SQ: parity_run(700.0, 1800, k)} for k in ("a", "b", "a")]
-        theirs = [{self.FP8: skipped, self.SQ: parity_run(700.0, 1800, "?")} for _ in range(3)]
-        fp8, sq = tr.parity_rows([self.FP8, self.SQ], ours, theirs)
-        self.assertTrue(fp8["note"].startswith("skipped (ours): cuBLASLt's fp8 GEMMs want"))
-        self.assertIn("skipped (PyTorch)", fp8["note"])
-        self.assertEqual(sq["ours_kernel"], "a")  # the most common over the runs
-        self.assertIsNone(sq["torch_kernel"])
-        self.assertEqual(sq["note"], "kernel changed between runs (ours); kernel unknown (PyTorch)")
-
-    def test_summary_counts_the_issues_criteria(self):
-        def row(ratio, ok, tk, ms, so, st):
-            return {"ratio": ratio, "ours_kernel": ok, "torch_kernel": tk, "ms": ms, "ours_spread": so,
-                    "torch_spread": st}
-        rows = [row(1.01, "a", "a", 5.0, 1.0, 2.0), row(0.97, "a", "a", 5.0, 4.0, 1.0),
-                row(0.99, "a", "b", 0.1, 9.0, 9.0), row(0.90, "a", "b", 2.0, 1.0, None), row(None, None, None, None, None, None)]
-        self.assertEqual(tr.parity_summary(rows), [
-            "Same kernel on both sides: 1 of 2 rows with ours / PyTorch in [0.98, 1.02].",
-            "Kernels differ: 1 of 2 rows with ours / PyTorch >= 0.98.",
-            "Rows of 1 ms or more: 1 of 3 with both sides' spread under 3%.",
-            "Not compared: 1 of 5 rows (a side skipped, failed or named no kernel)."])
-
-    def test_write_parity_from_the_scripts_files(self):
-        with tempfile.TemporaryDirectory() as d:
-            with open(os.path.join(d, "cases.txt"), "w") as f:
-                f.write(self.SQ + "\n" + self.ONE + "\n")
-            for i, (o, t) in enumerate(((700.0, 702.0), (720.0, 698.0)), 1):
-                run = os.path.join(d, f"run{i}")
-                os.mkdir(run)
-                with open(os.path.join(run, "ours-squares.json"), "w") as f:
-                    json.dump({"context": {"gpu_name": "NVIDIA H200", "cublas_version": "13.1.0"},
-                               "benchmarks": [gb_entry(self.SQ, TFLOPS=o, sm_clock_MHz=1800.0,
-                                                       label="algo=1 kernel=nvjet_a")]}, f)
-                with open(os.path.join(run, "torch.json"), "w") as f:
-                    json.dump({"context": {"library": "torch 2.11"},
-                               "benchmarks": [gb_entry(self.SQ, TFLOPS=t, sm_clock_MHz=1790.0,
-                                                       label="torch.mm kernel=nvjet_a")]}, f)
-            # run2's ours-llm.json is not JSON: said under the table, the rest is shown
-            with open(os.path.join(d, "run2", "ours-llm.json"), "w") as f:
-                f.write("{")
-            text = tr.write_parity(d)
-            with open(os.path.join(d, "parity.md")) as f:
-                self.assertEqual(f.read(), text)
-            self.assertIn("2 alternations", text)
-            self.assertIn("| matmul/cublaslt/bf16/8192x8192x8192 | square | 0.010 | 710.0 | 700.0 | 1.014 | 1800 | "
-                          "1790 | 2.8% | 0.6% | nvjet_a | (same) |  |", text)
-            self.assertIn("Not read: run2/ours-llm.json", text)
-            os.mkdir(os.path.join(d, "run3"))  # a run that wrote nothing: said, and counted
-            text = tr.write_parity(d)
-            self.assertIn("3 alternations", text)
-            self.assertIn("run3: no ours-*.json", text)
-            self.assertIn("run3/torch.json", text)
-            with open(os.path.join(d, "parity.csv")) as f:
-                lines = f.read().splitlines()
-            self.assertEqual(lines[0], ",".join(tr.PARITY_COLUMNS))
-            self.assertTrue(lines[1].startswith(self.SQ + ",square,0.01,710.0,700.0,1.0142857142857142,1800.0,1790.0,"))
-            self.assertTrue(lines[2].startswith(self.ONE + ',"Llama-3 8B QKV, 1 token",,,,,'))
 
 
 class Cli(unittest.TestCase):

@@ -6,7 +6,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "gpucheck/core/energy.hpp"
@@ -236,6 +239,39 @@ class GpuSource final : public SampleSource {
   std::optional<EnergyMark> timed_from_;  // record_power: the energy counter at the calibration's end
 };
 
+// GPUCHECK_COOLDOWN's rule (energy::parse_cooldown), read once. One that does not parse fails
+// every power burst with the reason (a static whose initialiser throws is tried again).
+const std::optional<energy::Cooldown>& cooldown_rule() {
+  static const std::optional<energy::Cooldown> rule = []() -> std::optional<energy::Cooldown> {
+    const char* env = std::getenv("GPUCHECK_COOLDOWN");
+    if (env == nullptr || *env == '\0') return std::nullopt;
+    std::string err;
+    std::optional<energy::Cooldown> r = energy::parse_cooldown(env, &err);
+    if (!r) throw std::invalid_argument("GPUCHECK_COOLDOWN: " + err);
+    return r;
+  }();
+  return rule;
+}
+
+// Opt-in (GPUCHECK_COOLDOWN): polls NVML until the card's power and temperature are under the
+// rule's limits, or its cap has passed; records the wait and the temperature it ended at.
+void cool_down(const Device& d, Measurement& m) {
+  const std::optional<energy::Cooldown>& rule = cooldown_rule();
+  if (!rule) return;
+  const SteadyClock clock;
+  const energy::CooldownWait w = energy::wait_cooled(
+      *rule,
+      [&d] {
+        const Telemetry t = d.refresh_telemetry();
+        return energy::PowerTemp{t.power_W, t.temperature_C};
+      },
+      [&clock] { return clock.now_s(); },
+      [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); });
+  m.cooldown_s = w.waited_s;
+  m.start_temp_C = w.temp_C;
+  m.cooldown_capped = w.capped;
+}
+
 }  // namespace
 
 MeasureOptions default_measure(const Device& d) {
@@ -267,6 +303,7 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
     std::this_thread::sleep_for(std::chrono::duration<double>(opt.settle_s));
   }
   Measurement m;
+  if (opt.record_power) cool_down(d, m);
   m.mode = opt.mode;
   m.sampled = run_sampling(src, opt.plan, SteadyClock(), opt.agree);
   m.per_call_s = m.sampled.stats.median;
@@ -305,6 +342,12 @@ std::string engine_note(const Measurement& m) {
   std::string n;
   if (m.mode != TimingMode::held) n += " timing=" + std::string(to_string(m.mode));
   if (const std::string noise = noise_note(m.sampled); !noise.empty()) n += " " + noise;
+  if (m.cooldown_s) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " cooldown=%.1fs%s", *m.cooldown_s, m.cooldown_capped ? "(cap)" : "");
+    n += buf;
+    n += " start=" + (m.start_temp_C ? std::to_string(*m.start_temp_C) + "C" : std::string("?"));
+  }
   return n;
 }
 

@@ -4,9 +4,11 @@
 // clock down) and the steady state the limit settles to, with the energy of a call there.
 // Pure: the readings come from the caller (benchmarks/attention_energy.cpp).
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpucheck::energy {
@@ -53,6 +55,35 @@ std::optional<double> mean_clock_MHz(const std::vector<unsigned>& readings);
 // does not wrap in practice, and a wrap would look the same) or did not move (it updates less
 // often than the stretch lasted), a value is not finite, or the stretch is not a positive time.
 std::optional<double> mean_power_W(std::optional<double> start_J, std::optional<double> end_J, double seconds);
+
+// Before a power burst, the card back near idle (opt-in, the environment variable
+// GPUCHECK_COOLDOWN; ci/gemm_parity.sh sets it for both sides, ci/torch_reference.py reads the
+// same rule): after the burst's fixed settle, NVML's board power and GPU temperature are polled
+// until both are at or under their limits, or max_s has passed. A burst then starts from the
+// same power and thermal state whatever ran before it, not from the last case's heat.
+struct Cooldown {
+  std::optional<double> power_W;  // board power (NVML's reading, which lags: a history of ~1 s)
+  std::optional<double> temp_C;   // GPU temperature
+  double max_s = 30;              // the cap on the wait
+  double poll_s = 0.1;
+};
+// "power_W=120,temp_C=42,max_s=30" (any of the three, in any order; at least one limit; every
+// value a finite number > 0). nullopt with *err naming the bad part.
+std::optional<Cooldown> parse_cooldown(std::string_view spec, std::string* err);
+// Whether the readings meet every limit the rule sets; a reading NVML did not give does not
+// hold the wait (nothing to wait for).
+bool cooled(const Cooldown& rule, std::optional<double> power_W, std::optional<unsigned> temp_C);
+// The wait: read() (board power W, temperature C) until cooled or max_s has passed since the
+// first reading, sleep(poll_s) between readings; now() a clock in seconds. The seconds waited,
+// whether the cap ended it, and the temperature at the last reading.
+struct CooldownWait {
+  double waited_s = 0;
+  bool capped = false;
+  std::optional<unsigned> temp_C;
+};
+using PowerTemp = std::pair<std::optional<double>, std::optional<unsigned>>;
+CooldownWait wait_cooled(const Cooldown& rule, const std::function<PowerTemp()>& read,
+                         const std::function<double()>& now, const std::function<void(double)>& sleep);
 
 // An attention shape as the suite names its cases: b<batch>h<heads>[kv<kv heads>]s<seq>
 // [sk<keys>]d<head dim>, every number >= 1 ("b1h32s16384d128", "b4h32kv8s4096d128",

@@ -70,7 +70,8 @@ MeasureOptions default_measure(const Device& d);
 // milliseconds (a GEMM, fused attention: the SM clock falls soon after they start): the GPU is
 // left idle 0.3 s, then 5 warm-up calls and exactly 20 samples, so every case measures the
 // same burst whatever ran before it, not the limiter. It records the SM clock at every sample
-// and the energy counter around the timed samples (record_power).
+// and the energy counter around the timed samples (record_power). Under GPUCHECK_COOLDOWN the
+// idle also lasts until the card's power and temperature are under its limits (energy::Cooldown).
 MeasureOptions power_burst(MeasureOptions o);
 
 struct Measurement {
@@ -80,6 +81,11 @@ struct Measurement {
   // With record_power: the mean SM clock reading over the timed samples, and the mean power
   // over them (the energy counter's delta over their time); empty where the driver gave none.
   std::optional<double> sm_clock_mean_MHz, power_W;
+  // With record_power and GPUCHECK_COOLDOWN (energy::Cooldown): the wait before the warm-up and
+  // the card's temperature when it ended; capped when the limits were not met by max_s.
+  std::optional<double> cooldown_s;
+  std::optional<unsigned> start_temp_C;
+  bool cooldown_capped = false;
 };
 
 // Times `work`. Throws GpuError on a CUDA failure (a work that throws mid-batch releases a
@@ -99,8 +105,8 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o);
 // percentile; record_power cases sm_clock_mean_MHz and power_W where the driver told.
 void report(benchmark::State& state, const Measurement& m);
 
-// " timing=per_call stop=time_limit cv=3.2%": the engine's part of a label ("" when held and
-// converged).
+// " timing=per_call stop=time_limit cv=3.2% cooldown=1.8s start=41C": the engine's part of a
+// label ("" when held, converged and not cooled down).
 std::string engine_note(const Measurement& m);
 
 }  // namespace gpucheck::harness

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""ci/gemm_parity.sh's table, without torch or a GPU (ci/torch_reference.py's pure helpers):
+medians, ratios, the clock-normalised ratio and the power-capped mark over N alternations, the
+spreads, issue 40's criteria as PASS/FAIL lines naming the rows that miss them, rows with a
+side missing or NaN, the GPUCHECK_COOLDOWN rule (the twin of energy.cpp's parse_cooldown and
+cooled, tests/unit/test_energy.cpp) and its note in the labels."""
+import importlib.util
+import json
+import math
+import os
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "..", "ci", "torch_reference.py")
+
+
+def load():
+    spec = importlib.util.spec_from_file_location("torch_reference", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # must import without torch
+    return mod
+
+
+tr = load()
+
+
+def run(tflops, clock, kernel, ms=2.0, cool=""):
+    """One side's result for one case in one run, as read_results gives it."""
+    return {"values": [{"TFLOPS": tflops, "real_time": ms * 1e3, "time_unit": "us", "sm_clock_mean_MHz": clock}],
+            "skipped": None, "label": f"algo=1 kernel={kernel}{cool}"}
+
+
+def gb_entry(name, **kw):
+    e = {"name": name + "/iterations:1/manual_time", "run_name": name + "/iterations:1/manual_time",
+         "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 1,
+         "real_time": 10.0, "cpu_time": 10.0, "time_unit": "us"}
+    e.update(kw)
+    return e
+
+
+def row(case, ratio, ok="a", tk="a", ms=2.0, so=1.0, st=1.0):
+    return {"case": case, "ratio": ratio, "ours_kernel": ok, "torch_kernel": tk, "ms": ms, "ours_spread": so,
+            "torch_spread": st, "note": "", "capped": None, "norm_ratio": None}
+
+
+class Cooldown(unittest.TestCase):
+    def test_parses_as_energy_cpp(self):
+        self.assertEqual(tr.parse_cooldown("power_W=120,temp_C=42.5,max_s=20"), tr.Cooldown(120.0, 42.5, 20.0, 0.1))
+        self.assertEqual(tr.parse_cooldown("temp_C=40"), tr.Cooldown(None, 40.0, 30.0, 0.1))
+        self.assertEqual(tr.parse_cooldown("max_s=5,power_W=.5"), tr.Cooldown(0.5, None, 5.0, 0.1))
+        for bad in ("", "max_s=10", "power_W", "power_W=", "power_W=0", "power_W=-5", "power_W=1e999", "power_W=12x",
+                    "watts=100", "power_W=100,", "power_W=nan", "power_W=inf", "temp_C=40,,max_s=3", "power_W=+3",
+                    "power_W=1_0", "power_W= 3", " power_W=3"):
+            with self.assertRaises(ValueError, msg=bad):
+                tr.parse_cooldown(bad)
+
+    def test_every_limit_met_and_missing_readings_do_not_hold(self):
+        c = tr.Cooldown(120.0, 40.0, 30.0, 0.1)
+        self.assertTrue(tr.cooled(c, 119.0, 40))
+        self.assertTrue(tr.cooled(c, 120.0, 39))
+        self.assertFalse(tr.cooled(c, 121.0, 35))
+        self.assertFalse(tr.cooled(c, 90.0, 41))
+        self.assertTrue(tr.cooled(c, None, 38))
+        self.assertFalse(tr.cooled(c, None, 45))
+        self.assertTrue(tr.cooled(c, None, None))
+        self.assertTrue(tr.cooled(tr.Cooldown(100.0, None, 30.0, 0.1), 99.5, 90))
+
+    def test_waits_until_cooled_or_capped_as_the_engine(self):  # test_energy.cpp's twin
+        class Card:
+            def __init__(self, readings):
+                self.readings, self.next, self.t, self.slept = readings, 0, 100.0, []
+
+            def read(self):
+                self.next += 1
+                return self.readings[min(self.next - 1, len(self.readings) - 1)]
+
+            def sleep(self, s):
+                self.slept.append(s)
+                self.t += s
+
+        rule = tr.Cooldown(120.0, 40.0, 1.0, 0.25)
+
+        def wait(card):
+            return tr.wait_cooled(rule, card.read, lambda: card.t, card.sleep)
+        card = Card([(300.0, 45), (150.0, 42), (110.0, 40), (100.0, 39)])
+        self.assertEqual(wait(card), (0.5, False, 40))
+        self.assertEqual(card.slept, [0.25, 0.25])
+        card = Card([(300.0, 60)])  # never cools: the cap, at the first reading at or past max_s
+        self.assertEqual(wait(card), (1.0, True, 60))
+        self.assertEqual(len(card.slept), 4)
+        card = Card([(None, None)])  # NVML gave nothing: no wait
+        self.assertEqual(wait(card), (0.0, False, None))
+        self.assertEqual(card.slept, [])
+
+    def test_the_labels_note_as_the_engine_writes_it(self):
+        self.assertEqual(tr.cooldown_note(1.84, False, 41), " cooldown=1.8s start=41C")
+        self.assertEqual(tr.cooldown_note(10.0, True, None), " cooldown=10.0s(cap) start=?")
+        ours = "algo=66 tile=18 stages=10 splitk=1 ws=0 kernel=nvjet_x cooldown=2.3s start=38C"
+        self.assertEqual(tr.cooldown_from_label(ours), (2.3, False, 38))
+        self.assertEqual(tr.cooldown_from_label("F.linear(x, w) kernel=y cooldown=10.0s(cap) start=?"), (10.0, True, None))
+        self.assertIsNone(tr.cooldown_from_label("algo=1 kernel=x"))
+        self.assertIsNone(tr.cooldown_from_label(None))
+        self.assertEqual(tr.kernel_from_label(ours), "nvjet_x")  # the note does not change the kernel read
+
+
+class Rows(unittest.TestCase):
+    SQ = "matmul/cublaslt/bf16/8192x8192x8192"
+    ONE = "matmul/linear/bf16/1x6144x4096"
+    FP8 = "matmul/linear/fp8e4m3/1x6144x4096"
+
+    def test_medians_ratios_clocks_and_spreads(self):
+        ours = [{self.SQ: run(t, c, "nvjet_a", cool=f" cooldown=1.0s start={s}C"),
+                 self.ONE: run(1.0, 1980, "gemvx", ms=0.01)}
+                for t, c, s in ((700.0, 1470, 40), (720.0, 1500, 41), (710.0, 1485, 39))]
+        theirs = [{self.SQ: run(t, c, "nvjet_a", cool=" cooldown=0.4s start=40C"),
+                   self.ONE: run(2.0, 1980, "gemv2T", ms=0.01)}
+                  for t, c in ((700.0, 1965), (705.0, 1950), (714.0, 1980))]
+        sq, one, missing = tr.parity_rows([self.SQ, self.ONE, "matmul/linear/bf16/16x4096x4096"], ours, theirs,
+                                          1980.0, None)
+        self.assertEqual((sq["ours"], sq["torch"]), (710.0, 705.0))
+        self.assertAlmostEqual(sq["ratio"], 710.0 / 705.0)
+        self.assertEqual((sq["ours_clock"], sq["torch_clock"]), (1485, 1965))
+        self.assertAlmostEqual(sq["norm_ratio"], 710.0 / 705.0 * 1965 / 1485)
+        self.assertTrue(sq["capped"])  # ours' 1485 MHz < 0.95 x 1980 (PyTorch's maximum taken from ours)
+        self.assertAlmostEqual(sq["ours_spread"], 100.0 * 20.0 / 710.0)
+        self.assertAlmostEqual(sq["torch_spread"], 100.0 * 14.0 / 705.0)
+        self.assertEqual((sq["ours_start_C"], sq["torch_start_C"]), (40, 40))
+        self.assertEqual((sq["ours_kernel"], sq["torch_kernel"], sq["note"]), ("nvjet_a", "nvjet_a", ""))
+        self.assertEqual((sq["what"], sq["ms"]), ("square", 2.0))
+        self.assertFalse(one["capped"])  # both at 1980 MHz
+        self.assertEqual(one["norm_ratio"], 0.5)
+        self.assertEqual(one["note"], "kernels differ")
+        self.assertIsNone(one["ours_start_C"])  # no cool-down in its labels
+        self.assertEqual(missing["note"], "no figure (ours); no figure (PyTorch)")
+        self.assertIsNone(missing["ratio"])
+        self.assertIsNone(missing["norm_ratio"])
+        self.assertIsNone(missing["capped"])
+
+    def test_capped_needs_a_maximum_and_both_clocks(self):
+        ours = [{self.SQ: run(700.0, 1800, "a")}]
+        theirs = [{self.SQ: run(700.0, None, "a")}]
+        self.assertIsNone(tr.parity_rows([self.SQ], ours, [{self.SQ: run(700.0, 1800, "a")}])[0]["capped"])
+        r = tr.parity_rows([self.SQ], ours, theirs, 1980.0, 1980.0)[0]
+        self.assertIsNone(r["capped"])
+        self.assertIsNone(r["norm_ratio"])
+        self.assertEqual(r["ratio"], 1.0)
+        self.assertFalse(tr.parity_rows([self.SQ], ours, ours, 1890.0, 1890.0)[0]["capped"])  # 1800 >= 0.95 x 1890
+        self.assertTrue(tr.parity_rows([self.SQ], ours, ours, 1900.0, 1900.0)[0]["capped"])   # 1800 < 1805
+        self.assertEqual(tr.max_clock_of({"sm_clock_max_MHz": "1980"}), 1980.0)
+        for ctx in ({}, {"sm_clock_max_MHz": "unknown"}, {"sm_clock_max_MHz": "0"}, {"sm_clock_max_MHz": "nan"}):
+            self.assertIsNone(tr.max_clock_of(ctx), ctx)
+
+    def test_nan_figures_and_skips_and_changed_kernels(self):
+        skipped = {"values": [], "skipped": "cuBLASLt's fp8 GEMMs want M, N and K multiples of 16", "label": ""}
+        ours = [{self.FP8: skipped, self.SQ: run(v, 1800, k, cool=c)} for v, k, c in
+                ((700.0, "a", ""), (math.nan, "b", " cooldown=30.0s(cap) start=55C"), (720.0, "a", ""))]
+        theirs = [{self.FP8: skipped, self.SQ: run(math.nan, 1800, "?")} for _ in range(3)]
+        fp8, sq = tr.parity_rows([self.FP8, self.SQ], ours, theirs)
+        self.assertTrue(fp8["note"].startswith("skipped (ours): cuBLASLt's fp8 GEMMs want"))
+        self.assertIn("skipped (PyTorch)", fp8["note"])
+        self.assertEqual(sq["ours"], 710.0)  # the NaN run left out of the median
+        self.assertAlmostEqual(sq["ours_spread"], 100.0 * 20.0 / 710.0)
+        self.assertIsNone(sq["torch"])
+        self.assertIsNone(sq["torch_spread"])
+        self.assertIsNone(sq["ratio"])
+        self.assertEqual(sq["ours_kernel"], "a")  # the most common over the runs
+        self.assertEqual(sq["note"], "kernel changed between runs (ours); cool-down hit its cap (ours); "
+                                     "no figure (PyTorch)")
+
+
+class Criteria(unittest.TestCase):
+    def test_pass_and_fail_lines_name_the_rows(self):
+        rows = [row("sq", 1.01), row("down", 0.905, so=4.2), row("gemv", 0.99, "a", "b", ms=0.1, so=9.0, st=9.0),
+                row("qkv", 0.90, "a", "b", st=None), row("gone", None, None, None, None, None, None)]
+        got = tr.parity_criteria(rows)
+        self.assertEqual([ok for ok, _ in got], [False, False, False])
+        self.assertEqual(got[0][1], "FAIL same kernel on both sides, median ours / PyTorch in [0.98, 1.02]: 1 of 2 "
+                                    "rows; outside: down (0.905).")
+        self.assertEqual(got[1][1], "FAIL kernels differ, median ours / PyTorch >= 0.98: 1 of 2 rows; below: "
+                                    "qkv (0.900).")
+        self.assertEqual(got[2][1], "FAIL rows of 1 ms or more, spread across the runs under 3% on both sides: 1 of 3 "
+                                    "rows; missed: down (ours 4.2%, PyTorch 1.0%), qkv (ours 1.0%, PyTorch unknown).")
+
+    def test_all_pass_at_the_edges_and_with_nothing_to_judge(self):
+        rows = [row("lo", 0.98), row("hi", 1.02), row("diff", 0.98, "a", "b"), row("short", 0.5, ms=0.999, so=50.0)]
+        rows[3]["ours_kernel"] = rows[3]["torch_kernel"] = None  # not compared: no kernel
+        got = tr.parity_criteria(rows)
+        self.assertEqual([ok for ok, _ in got], [True, True, True])
+        self.assertEqual(got[0][1], "PASS same kernel on both sides, median ours / PyTorch in [0.98, 1.02]: 2 of 2 rows.")
+        self.assertEqual(got[2][1], "PASS rows of 1 ms or more, spread across the runs under 3% on both sides: "
+                                    "3 of 3 rows.")
+        self.assertEqual(tr.parity_criteria([])[1], (True, "PASS kernels differ, median ours / PyTorch >= 0.98: "
+                                                           "no such row."))
+        self.assertTrue(all(ok for ok, _ in tr.parity_criteria([])))
+        self.assertTrue(tr.parity_criteria([row("x", 1.0, so=3.0)])[2][1].startswith("FAIL"))  # under 3%, not at 3%
+
+    def test_summary_adds_rows_not_compared_and_capped(self):
+        rows = [row("sq", 1.0), row("gone", None, None, None, None, None, None)]
+        rows[1]["note"] = "no figure (ours)"
+        rows[0].update(capped=True, norm_ratio=1.031)
+        lines = tr.parity_summary(rows)
+        self.assertEqual(len(lines), 5)
+        self.assertEqual(lines[3], "Not compared: 1 of 2 rows: gone (no figure (ours)).")
+        self.assertEqual(lines[4], "Power-capped (a side's mean SM clock under 95% of its maximum): 1 of 1 rows with "
+                                   "both clocks known: sq (clock-normalised 1.031).")
+
+
+class Files(unittest.TestCase):
+    SQ = "matmul/cublaslt/bf16/8192x8192x8192"
+    ONE = "matmul/linear/bf16/1x6144x4096"
+
+    def test_write_parity_from_the_scripts_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "cases.txt"), "w") as f:
+                f.write(self.SQ + "\n" + self.ONE + "\n")
+            with open(os.path.join(d, "cooldown.txt"), "w") as f:
+                f.write("power_W=150,temp_C=38,max_s=10\n")
+            for i, (o, t) in enumerate(((700.0, 702.0), (720.0, 698.0)), 1):
+                rd = os.path.join(d, f"run{i}")
+                os.mkdir(rd)
+                with open(os.path.join(rd, "ours-squares.json"), "w") as f:
+                    json.dump({"context": {"gpu_name": "NVIDIA H200", "cublas_version": "13.1.0",
+                                           "sm_clock_max_MHz": "1980"},
+                               "benchmarks": [gb_entry(self.SQ, TFLOPS=o, sm_clock_mean_MHz=1800.0,
+                                                       label="algo=1 kernel=nvjet_a cooldown=2.0s start=37C")]}, f)
+                with open(os.path.join(rd, "torch.json"), "w") as f:
+                    json.dump({"context": {"library": "torch 2.11", "sm_clock_max_MHz": "1980"},
+                               "benchmarks": [gb_entry(self.SQ, TFLOPS=t, sm_clock_mean_MHz=1890.0,
+                                                       label="torch.mm kernel=nvjet_a cooldown=1.0s start=38C")]}, f)
+            with open(os.path.join(d, "run2", "ours-llm.json"), "w") as f:
+                f.write("{")  # not JSON: said under the table, the rest is shown
+            text = tr.write_parity(d)
+            with open(os.path.join(d, "parity.md")) as f:
+                self.assertEqual(f.read(), text)
+            self.assertIn("2 alternations", text)
+            self.assertIn("GPUCHECK_COOLDOWN=power_W=150,temp_C=38,max_s=10", text)
+            self.assertIn("| matmul/cublaslt/bf16/8192x8192x8192 | square | 0.010 | 710.0 | 700.0 | 1.014 | 1.065 | "
+                          "1800 | 1890 | capped | 2.8% | 0.6% | 37 / 38 | nvjet_a | (same) |  |", text)
+            self.assertIn("PASS same kernel on both sides", text)
+            self.assertIn("Not compared: 1 of 2 rows: matmul/linear/bf16/1x6144x4096", text)
+            self.assertIn("Not read: run2/ours-llm.json", text)
+            os.mkdir(os.path.join(d, "run3"))  # a run that wrote nothing: said, and counted
+            text = tr.write_parity(d)
+            self.assertIn("3 alternations", text)
+            self.assertIn("run3: no ours-*.json", text)
+            self.assertIn("run3/torch.json", text)
+            with open(os.path.join(d, "parity.csv")) as f:
+                lines = f.read().splitlines()
+            self.assertEqual(lines[0], ",".join(tr.PARITY_COLUMNS))
+            self.assertTrue(lines[1].startswith(self.SQ + ",square,0.01,710.0,700.0,1.0142857142857142,"), lines[1])
+            self.assertIn(",1800.0,1890.0,True,", lines[1])
+            self.assertTrue(lines[2].startswith(self.ONE + ',"Llama-3 8B QKV, 1 token",,,,,'))
+
+
+if __name__ == "__main__":
+    unittest.main()
