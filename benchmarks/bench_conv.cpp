@@ -473,7 +473,7 @@ class Conv final : public harness::Op {
     l.append(algo_.timed == 1 ? " candidate" : " candidates");
     if (algo_.finalists > 0) {
       l.append(", " + std::to_string(algo_.finalists) + (algo_.finalists == 1 ? " finalist, " : " finalists, "));
-      l.append(std::to_string(algo_.within) + " within " + std::to_string(static_cast<int>(kTieBand * 100)) +
+      l.append(std::to_string(algo_.within) + " within " + std::to_string(std::lround(kTieBand * 100)) +
                "%: first in order");
     }
     l.push_back(')');
