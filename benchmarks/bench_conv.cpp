@@ -530,10 +530,10 @@ class Conv final : public harness::Op {
     std::vector<AlgoChoice> cands;
     const int find_first = usable.front().algo;
     // The candidate order is the tie-break, so it is one every process agrees on: the legacy
-    // algorithms by id (Find's ranking is itself a one-shot timing), then the graph API's plans
-    // in the heuristics' order.
+    // algorithms by id and math type (Find's ranking is itself a one-shot timing), then the
+    // graph API's plans in the heuristics' order.
     std::vector<ConvFound> by_id = usable;
-    std::ranges::stable_sort(by_id, {}, &ConvFound::algo);
+    std::ranges::stable_sort(by_id, {}, [](const ConvFound& f) { return std::pair{f.algo, f.math}; });
     for (const ConvFound& f : by_id) {
       AlgoChoice a;
       a.algo = f.algo;
