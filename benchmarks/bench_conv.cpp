@@ -5,12 +5,16 @@
 // layout, dtype, shape): cudnnFind*Ex measures every legacy algorithm once and ranks them;
 // the first few usable ones and the first ten execution plans of the graph API's heuristics
 // (conv_graph.hpp: the engines PyTorch's cudnn.benchmark searches) are then timed by the
-// measurement engine (1 warm-up call, then 5 samples of one call each with the stream held)
-// and the lowest median wins. Find's one-shot ranking alone misleads for multi-kernel
+// measurement engine (1 warm-up call, then 5 samples of one call each with the stream held);
+// those within 6% of the fastest (at most 4) are timed again in 4 interleaved rounds, and the
+// first in a fixed order (legacy algorithms by id, then the plans in the heuristics' order)
+// within 2% of the fastest wins, so a near-tie picks the same engine in every process.
+// Find's one-shot ranking alone misleads for multi-kernel
 // algorithms: on an H200 (cuDNN 9.14) it ranked WINOGRAD_NONFUSED first for fp16
 // n64c64h56w56k64r3s3 and FFT_TILING first for tf32, both well behind PyTorch's pick in our
 // loop. The choice is kept for the run and recorded in the label ("algo=... ws=...
-// math=..." or "engine=N(graph) ws=... notes=...", then "picked=timed(N candidates)", plus
+// math=..." or "engine=N(graph) ws=... notes=...", then "picked=timed(N candidates, F
+// finalists, W within 2%: first in order)", plus
 // "find_first=..." when Find ranked another legacy algorithm first), so a regression can be
 // traced to it.
 // Before timing, the NCHW result is checked on sampled elements against a double direct
@@ -46,6 +50,7 @@
 #include "conv_graph.hpp"
 #include "gpucheck/core/contract.hpp"
 #include "gpucheck/core/conv_model.hpp"
+#include "gpucheck/core/stats.hpp"
 #include "gpucheck/core/verify.hpp"
 #include "gpucheck/harness/check_cudnn.hpp"
 #include "gpucheck/harness/cudnn_handle.hpp"
@@ -74,6 +79,16 @@ constexpr std::size_t kMaxTimedCandidates = 6;
 // quick suite's search took longer.
 constexpr std::size_t kMaxGraphPlans = 10;
 constexpr int kTimedCalls = 5;
+// The pick (conv_finalists, conv_pick_in_band in core): the candidates within kFinalistBand of
+// the fastest first pass, at most kMaxFinalists, are timed again in kRefineRounds rounds of
+// kTimedCalls samples each, in the candidate order and its reverse by turns (a clock or power
+// drift over the search then favours none); of their pooled medians, the earliest in the
+// candidate order within kTieBand of the lowest wins. Two engines inside the noise then give
+// the same pick in every process, not whichever read faster that time.
+constexpr double kFinalistBand = 0.06;
+constexpr std::size_t kMaxFinalists = 4;
+constexpr int kRefineRounds = 4;
+constexpr double kTieBand = 0.02;
 
 using conv::ConvCase;
 
@@ -183,6 +198,8 @@ struct AlgoChoice {
   float find_ms = 0;      // cuDNN's own time for it during the search
   double timed_ms = 0;    // median of the engine's samples (0 when not timed)
   int timed = 0;          // candidates timed to choose it
+  int finalists = 0;      // of them, timed again
+  int within = 0;         // finalists within kTieBand of the fastest (it is the first of them)
   int find_first = -1;    // the algorithm Find ranked first among the usable ones
   int stalled = 0;        // candidates left out because queuing their calls stalled
   std::string graph_note; // why the graph API offered no plan (empty when it did)
@@ -453,7 +470,13 @@ class Conv final : public harness::Op {
     }
     l.append(algo_.timed > 0 ? " picked=timed(" : " picked=find(");
     l.append(std::to_string(algo_.timed));
-    l.append(algo_.timed == 1 ? " candidate)" : " candidates)");
+    l.append(algo_.timed == 1 ? " candidate" : " candidates");
+    if (algo_.finalists > 0) {
+      l.append(", " + std::to_string(algo_.finalists) + (algo_.finalists == 1 ? " finalist, " : " finalists, "));
+      l.append(std::to_string(algo_.within) + " within " + std::to_string(std::lround(kTieBand * 100)) +
+               "%: first in order");
+    }
+    l.push_back(')');
     if (algo_.stalled > 0) l.append(" stalled=" + std::to_string(algo_.stalled));
     if (!algo_.graph_note.empty()) l.append(" graph_plans=none(" + algo_.graph_note + ")");
     if (algo_.find_first >= 0 && (algo_.plan || algo_.find_first != algo_.algo)) {
@@ -505,7 +528,13 @@ class Conv final : public harness::Op {
       throw GpuError(c_.name() + ": cudnnFind found no usable algorithm (" + std::to_string(found.size()) +
                      " tried:" + conv_describe_found(found, c_.dir) + ")");
     std::vector<AlgoChoice> cands;
-    for (const ConvFound& f : usable) {
+    const int find_first = usable.front().algo;
+    // The candidate order is the tie-break, so it is one every process agrees on: the legacy
+    // algorithms by id and math type (Find's ranking is itself a one-shot timing), then the
+    // graph API's plans in the heuristics' order.
+    std::vector<ConvFound> by_id = usable;
+    std::ranges::stable_sort(by_id, {}, [](const ConvFound& f) { return std::pair{f.algo, f.math}; });
+    for (const ConvFound& f : by_id) {
       AlgoChoice a;
       a.algo = f.algo;
       a.workspace = f.workspace;
@@ -514,7 +543,9 @@ class Conv final : public harness::Op {
       cands.push_back(std::move(a));
     }
     add_graph_plans(&cands, h);
-    return time_candidates(std::move(cands), ws);
+    AlgoChoice chosen = time_candidates(std::move(cands), ws);
+    chosen.find_first = find_first;
+    return chosen;
   }
 
   // The graph API's view of this case: logical NCHW/KCRS extents with the layout's strides.
@@ -557,40 +588,76 @@ class Conv final : public harness::Op {
     }
   }
 
-  // Times each candidate through the engine (search_options: one warm-up call, which also
-  // loads its kernels, then kTimedCalls held samples of one call); the lowest median wins. A
-  // candidate whose queuing stalled the held stream is left out. Overwrites the output
-  // tensor only. `ws` holds kFindWorkspaceBytes >= every candidate's workspace.
+  // One timed run of a candidate through the engine (search_options: one warm-up call, which
+  // also loads its kernels, then kTimedCalls held samples of one call): its samples in seconds,
+  // or none when queuing its calls stalled the held stream for over 2 s (e.g. it waits on the
+  // host: its times are not trustworthy and the case's own measurement could not hold the
+  // stream either). Overwrites the output tensor only.
+  std::optional<std::vector<double>> time_once(const AlgoChoice& a, const harness::DeviceBuffer& ws) {
+    if (a.workspace > ws.bytes()) throw GpuError(c_.name() + ": candidate workspace exceeds the search's");
+    std::optional<conv_graph::Bound> bound;
+    if (a.plan) {
+      bound.emplace(*a.plan, ptr(ConvTensor::x), ptr(ConvTensor::w), ptr(ConvTensor::y), ws.get());
+    } else if (c_.dtype != DType::fp32) {
+      GPUCHECK_CUDNN(cudnnSetConvolutionMathType(cd_.get(), a.math));
+    }
+    const conv_graph::Bound* b = bound ? &*bound : nullptr;
+    try {
+      return harness::measure(dev_, [&](cudaStream_t s) { enqueue(a, b, ws, s); }, state_.search()).sampled.per_call_s;
+    } catch (const harness::HoldTimeout&) {
+      return std::nullopt;
+    }
+  }
+
+  static double median_ms(const std::optional<std::vector<double>>& samples) {
+    const std::optional<double> m = samples ? median(*samples) : std::nullopt;
+    return m ? *m * 1e3 : std::numeric_limits<double>::infinity();
+  }
+
+  // The finalists timed again (kRefineRounds rounds, forward and reverse order by turns): each
+  // one's median over its pooled samples, in ms (infinite once it stalled).
+  std::vector<double> refine(const std::vector<AlgoChoice>& cands, const std::vector<std::size_t>& finals,
+                             const harness::DeviceBuffer& ws) {
+    std::vector<std::optional<std::vector<double>>> pooled(finals.size(), std::vector<double>{});
+    for (int round = 0; round < kRefineRounds; ++round) {
+      for (std::size_t k = 0; k < finals.size(); ++k) {
+        const std::size_t i = round % 2 == 0 ? k : finals.size() - 1 - k;
+        if (!pooled[i]) continue;
+        const std::optional<std::vector<double>> s = time_once(cands[finals[i]], ws);
+        if (s) pooled[i]->insert(pooled[i]->end(), s->begin(), s->end());
+        else pooled[i].reset();
+      }
+    }
+    std::vector<double> out;
+    for (const auto& p : pooled) out.push_back(median_ms(p));
+    return out;
+  }
+
+  // cudnn.benchmark's timing, made to hold still: every candidate timed once, the finalists
+  // (within kFinalistBand of the fastest) timed again in interleaved rounds, and the earliest
+  // finalist within kTieBand of the fastest wins (see kTieBand). `ws` holds kFindWorkspaceBytes
+  // >= every candidate's workspace.
   AlgoChoice time_candidates(std::vector<AlgoChoice> cands, const harness::DeviceBuffer& ws) {
-    std::vector<double> medians;
+    std::vector<double> first_pass;
     int stalled = 0;
     for (AlgoChoice& a : cands) {
-      if (a.workspace > ws.bytes()) throw GpuError(c_.name() + ": candidate workspace exceeds the search's");
-      std::optional<conv_graph::Bound> bound;
-      if (a.plan) {
-        bound.emplace(*a.plan, ptr(ConvTensor::x), ptr(ConvTensor::w), ptr(ConvTensor::y), ws.get());
-      } else if (c_.dtype != DType::fp32) {
-        GPUCHECK_CUDNN(cudnnSetConvolutionMathType(cd_.get(), a.math));
-      }
-      const conv_graph::Bound* b = bound ? &*bound : nullptr;
-      try {
-        const harness::Measurement m =
-            harness::measure(dev_, [&](cudaStream_t s) { enqueue(a, b, ws, s); }, state_.search());
-        a.timed_ms = m.per_call_s * 1e3;
-      } catch (const harness::HoldTimeout&) {
-        // Queuing its call took over 2 s (e.g. it waits on the host): its times are not
-        // trustworthy and the case's own measurement could not hold the stream either.
-        a.timed_ms = std::numeric_limits<double>::infinity();
-        ++stalled;
-      }
-      medians.push_back(a.timed_ms);
+      const std::optional<std::vector<double>> s = time_once(a, ws);
+      stalled += s ? 0 : 1;
+      a.timed_ms = median_ms(s);
+      first_pass.push_back(a.timed_ms);
     }
-    const std::optional<std::size_t> best = conv_fastest(medians);
-    if (!best) throw GpuError(c_.name() + ": every candidate algorithm stalled the held stream for over 2 s");
-    AlgoChoice chosen = cands[*best];
+    const std::vector<std::size_t> finals = conv_finalists(first_pass, kFinalistBand, kMaxFinalists);
+    if (finals.empty()) throw GpuError(c_.name() + ": every candidate algorithm stalled the held stream for over 2 s");
+    const std::vector<double> refined =
+        finals.size() > 1 ? refine(cands, finals, ws) : std::vector<double>{first_pass[finals.front()]};
+    const std::optional<ConvPick> pick = conv_pick_in_band(refined, kTieBand);
+    if (!pick) throw GpuError(c_.name() + ": every finalist algorithm stalled the held stream for over 2 s");
+    AlgoChoice chosen = cands[finals[pick->index]];
+    chosen.timed_ms = refined[pick->index];
     chosen.timed = static_cast<int>(cands.size());
-    chosen.stalled = stalled;
-    chosen.find_first = cands.front().algo;
+    chosen.finalists = static_cast<int>(finals.size());
+    chosen.within = static_cast<int>(pick->within);
+    chosen.stalled = stalled + static_cast<int>(std::ranges::count_if(refined, [](double t) { return !std::isfinite(t); }));
     chosen.graph_note = graph_note_;
     return chosen;
   }

@@ -4,11 +4,13 @@
 # records the exit status and the cases that failed (docs/GATE.md, "Drills"):
 #   unchanged        the tree as built, $UNCHANGED_RUNS times (default 1)
 #   launch_blocking  CUDA_LAUNCH_BLOCKING=1 exported: every binary must refuse
+#   launch_1.15x     a host spin of 15% of one launch added to every eager launch
 #   launch_1.3x      a host spin of 30% of one launch added to every eager launch
 #   launch_1.5x_mem  50% added by walking an 8 MiB buffer per launch (work that touches memory
 #                    and evicts the caches, as a slower driver or wrapper would)
 #   copy_6pct        the copy kernel copies 6% more bytes
 #   copy_grid        the copy kernel's grid capped at 2 blocks per SM
+#   tf32_8pct        bench_matmul's tf32 GEMMs do 8% more work (burst and sustained rows)
 #   gemm_neighbour   another process runs bf16 GEMMs on the GPU during the gate (PyTorch)
 # A changed drill copies the source tree, edits it (python3, each edit checked to apply),
 # rebuilds only the binary it changes, and gates a bin folder where that binary replaces the
@@ -47,7 +49,7 @@ repeat() {
 # to gate (the built binaries, BINARY replaced). One copy of the tree and one build folder serve
 # every variant (the files an edit touches are restored first), so each rebuilds a file or two.
 drill_tree=/tmp/gpucheck-drill drill_build=/tmp/gpucheck-drill-build
-edited_files=(kernels/src/launch.cu benchmarks/bench_launch.cpp kernels/src/stream.cu)
+edited_files=(kernels/src/launch.cu benchmarks/bench_launch.cpp kernels/src/stream.cu benchmarks/bench_matmul.cpp)
 variant() {
   local name=$1 binary=$2 edit=$3
   local vbin=$out/.bin-$name
@@ -133,6 +135,44 @@ s = s.replace(a, "const std::size_t blocks = std::min<std::size_t>((n + kThreads
 p.write_text(s)
 PY
 }
+# After each tf32 GEMM, one more on the first 8% of A's columns (D's rows: m rounded down to a
+# multiple of 128, as GEMM tiles are) into a scratch output, cuBLASLt's own algorithm for it;
+# the case's D, which verification reads, is the real call's alone.
+edit_tf32_8pct() {
+  cat << 'PY'
+import pathlib
+p = pathlib.Path("benchmarks/bench_matmul.cpp"); s = p.read_text()
+anchors = {
+    "ctor": "    ws_ = harness::DeviceBuffer(kWorkspaceBytes);\n",
+    "run": "                                   d_.get(), ld_, &heur_.algo, ws_.get(), kWorkspaceBytes, s));\n",
+    "member": "  std::optional<kernel_name::Picked> kernel_;\n};\n",
+}
+for a in anchors.values():
+    assert s.count(a) == 1, a
+s = s.replace(anchors["ctor"], anchors["ctor"] + '''    if (c.dtype == DType::tf32)  // drill: scratch for the 8% slice
+      drill_d_ = harness::DeviceBuffer(out_bytes * static_cast<std::size_t>(drill_rows() * p_.n));
+''')
+s = s.replace(anchors["run"], anchors["run"] + '''    if (c_.dtype == DType::tf32) {  // drill: 8% more work, into a scratch output
+      const auto rows = static_cast<std::uint64_t>(drill_rows());
+      cublasLtMatrixLayout_t la = nullptr, ld = nullptr;
+      GPUCHECK_CUBLAS(cublasLtMatrixLayoutCreate(&la, types_.ab, static_cast<std::uint64_t>(p_.k), rows, p_.k));
+      GPUCHECK_CUBLAS(cublasLtMatrixLayoutCreate(&ld, types_.cd, rows, static_cast<std::uint64_t>(p_.n),
+                                                 static_cast<std::int64_t>(rows)));
+      const cublasStatus_t st = cublasLtMatmul(lt_, op_, &alpha, a_.get(), la, b_.get(), lb_, &beta, drill_d_.get(), ld,
+                                               drill_d_.get(), ld, nullptr, ws_.get(), kWorkspaceBytes, s);
+      cublasLtMatrixLayoutDestroy(ld);
+      cublasLtMatrixLayoutDestroy(la);
+      GPUCHECK_CUBLAS(st);
+    }
+''')
+s = s.replace(anchors["member"], '''  std::optional<kernel_name::Picked> kernel_;
+  harness::DeviceBuffer drill_d_;
+  std::int64_t drill_rows() const { return std::max<std::int64_t>(1, p_.m * 8 / 100 / 128 * 128); }
+};
+''')
+p.write_text(s)
+PY
+}
 
 # Sourced (tests/unit/compare/drill_edits.sh): the edits only.
 [[ ${BASH_SOURCE[0]} == "$0" ]] || return 0
@@ -140,7 +180,7 @@ PY
 build=$(realpath "$1") store=$(realpath "$2") out=$(realpath -m "$3")
 shift 3
 drills=("$@")
-((${#drills[@]})) || drills=(unchanged launch_blocking launch_1.3x launch_1.5x_mem copy_6pct copy_grid gemm_neighbour)
+((${#drills[@]})) || drills=(unchanged launch_blocking launch_1.15x launch_1.3x launch_1.5x_mem copy_6pct copy_grid tf32_8pct gemm_neighbour)
 mkdir -p "$out"
 summary=$out/drills.log
 export NCCL_NVLS_ENABLE=0
@@ -152,10 +192,12 @@ for d in "${drills[@]}"; do
     unchanged)
       for ((i = 1; i <= ${UNCHANGED_RUNS:-1}; i++)); do gate "unchanged-$i" "$build/bin"; done ;;
     launch_blocking) gate launch_blocking "$build/bin" CUDA_LAUNCH_BLOCKING=1 ;;
+    launch_1.15x) b=$(variant launch115 bench_launch "$(edit_launch 0.15 spin)") && repeat launch_1.15x "$b" ;;
     launch_1.3x) b=$(variant launch13 bench_launch "$(edit_launch 0.3 spin)") && repeat launch_1.3x "$b" ;;
     launch_1.5x_mem) b=$(variant launch15 bench_launch "$(edit_launch 0.5 memory)") && repeat launch_1.5x_mem "$b" ;;
     copy_6pct) b=$(variant copy6 bench_memory "$(edit_copy_6pct)") && repeat copy_6pct "$b" ;;
     copy_grid) b=$(variant copygrid bench_memory "$(edit_copy_grid)") && repeat copy_grid "$b" ;;
+    tf32_8pct) b=$(variant tf32_8pct bench_matmul "$(edit_tf32_8pct)") && repeat tf32_8pct "$b" ;;
     gemm_neighbour)
       if python3 -c "import torch" 2> /dev/null; then
         python3 -c "

@@ -115,7 +115,8 @@ inline axes::CaseModel model() {
   q.sets = {{{"variant", burst}},
             {{"variant", burst}, {"dtype", "bf16"}, {"M", "4096"}, {"N", "14336"}, {"K", "4096"}},
             {{"variant", burst}, {"dtype", "bf16"}, {"M", "16"}, {"N", "28672"}, {"K", "8192"}},
-            {{"variant", sustained}, {"dtype", "bf16"}}};
+            {{"variant", sustained}, {"dtype", "bf16"}},
+            {{"variant", sustained}, {"dtype", "tf32"}}};
   axes::SuiteAxes f{full, {{"variant", burst}, {"dtype", all}, {"M", "2^[10:14]"}}, {}};
   for (DType t : kDTypes) {
     const std::string d(to_string(t));

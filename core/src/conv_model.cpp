@@ -224,6 +224,40 @@ std::optional<std::size_t> conv_fastest(std::span<const double> median_s) {
   return best;
 }
 
+namespace {
+bool has_time(double t) { return std::isfinite(t) && t >= 0; }
+
+// The indices within `band` of the lowest time, in candidate order.
+std::vector<std::size_t> in_band(std::span<const double> median_s, double band) {
+  if (!(band >= 0)) throw std::invalid_argument("conv pick: the tie band must be a fraction >= 0");
+  std::optional<double> best;
+  for (double t : median_s)
+    if (has_time(t) && (!best || t < *best)) best = t;
+  std::vector<std::size_t> out;
+  if (!best) return out;
+  const double limit = *best * (1 + band);
+  for (std::size_t i = 0; i < median_s.size(); ++i)
+    if (has_time(median_s[i]) && median_s[i] <= limit) out.push_back(i);
+  return out;
+}
+}  // namespace
+
+std::vector<std::size_t> conv_finalists(std::span<const double> median_s, double band, std::size_t max_n) {
+  std::vector<std::size_t> out = in_band(median_s, band);
+  if (out.size() > max_n) {
+    std::stable_sort(out.begin(), out.end(), [&](std::size_t a, std::size_t b) { return median_s[a] < median_s[b]; });
+    out.resize(max_n);
+    std::sort(out.begin(), out.end());
+  }
+  return out;
+}
+
+std::optional<ConvPick> conv_pick_in_band(std::span<const double> median_s, double band) {
+  const std::vector<std::size_t> band_members = in_band(median_s, band);
+  if (band_members.empty()) return std::nullopt;
+  return ConvPick{.index = band_members.front(), .within = band_members.size()};
+}
+
 std::vector<std::pair<std::size_t, std::size_t>> conv_terms(const ConvShape& s, ConvDir d,
                                                             std::size_t out_index) {
   if (!s.valid()) throw std::invalid_argument("conv_terms: invalid shape " + s.name());

@@ -162,15 +162,16 @@ TEST(CaseTables, ASuiteIsTheExpansionOfItsDeclaredSets) {
       EXPECT_EQ(suite, expanded) << m.family << " " << to_string(s);
     }
   // matmul's quick suite, spelled out: the burst set over every dtype at the acceptance size,
-  // the two transformer shapes, and the sustained bf16 case.
+  // the two transformer shapes, and the sustained bf16 and tf32 cases.
   const auto& q = matmul::model().find(Suite::quick)->sets;
-  ASSERT_EQ(q.size(), 4u);
+  ASSERT_EQ(q.size(), 5u);
   EXPECT_EQ(names(matmul::cases(Suite::quick, nullptr)),
             (std::vector<std::string>{"matmul/cublaslt/fp32/8192x8192x8192", "matmul/cublaslt/tf32/8192x8192x8192",
                                       "matmul/cublaslt/fp16/8192x8192x8192", "matmul/cublaslt/bf16/8192x8192x8192",
                                       "matmul/cublaslt/fp8e4m3/8192x8192x8192", "matmul/cublaslt/bf16/4096x14336x4096",
                                       "matmul/cublaslt/bf16/16x28672x8192",
-                                      "matmul/cublaslt_sustained/bf16/8192x8192x8192"}));
+                                      "matmul/cublaslt_sustained/bf16/8192x8192x8192",
+                                      "matmul/cublaslt_sustained/tf32/8192x8192x8192"}));
   // The burn's set names a word -a may not (matmul's burn load).
   EXPECT_EQ(names(matmul::cases(Suite::burn, nullptr)), (std::vector<std::string>{contract::burn_name()}));
 }

@@ -215,6 +215,57 @@ TEST(ConvModel, FastestCandidate) {
   EXPECT_EQ(conv_fastest(std::vector<double>{7e-3}), 0u);
 }
 
+TEST(ConvModel, PickInBandTakesTheEarliestWithinTheBand) {
+  using V = std::vector<double>;
+  auto pick = [](const V& m, double band) { return conv_pick_in_band(m, band); };
+  // 1.25 is exactly 25% above 1.0 in binary: the band's edge is inside, the next double out.
+  ASSERT_TRUE(pick(V{1.25, 1.0, 3.0}, 0.25));
+  EXPECT_EQ(pick(V{1.25, 1.0, 3.0}, 0.25)->index, 0u) << "the edge of the band is in it";
+  EXPECT_EQ(pick(V{1.25, 1.0, 3.0}, 0.25)->within, 2u);
+  EXPECT_EQ(pick(V{std::nextafter(1.25, 2.0), 1.0, 3.0}, 0.25)->index, 1u) << "just past the edge is out";
+  EXPECT_EQ(pick(V{std::nextafter(1.25, 2.0), 1.0, 3.0}, 0.25)->within, 1u);
+  // The order decides, not which of the band read fastest this time.
+  EXPECT_EQ(pick(V{2.0, 1.01, 1.0, 1.02}, 0.02)->index, 1u);
+  EXPECT_EQ(pick(V{2.0, 1.0, 1.01, 1.02}, 0.02)->index, 1u);
+  EXPECT_EQ(pick(V{2.0, 1.01, 1.0, 1.02}, 0.02)->within, 3u);
+  // Band 0: the fastest, a tie to the earlier (conv_fastest's pick).
+  EXPECT_EQ(pick(V{3.0, 1.0, 1.0}, 0)->index, 1u);
+  EXPECT_EQ(pick(V{3.0, 1.0, 1.0}, 0)->within, 2u);
+  EXPECT_EQ(pick(V{3.0, 1.0, 1.5}, 0)->within, 1u);
+}
+
+TEST(ConvModel, PickInBandLeavesOutStalledAndRefusesABadBand) {
+  using V = std::vector<double>;
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  // A stalled candidate earlier in the order is never picked, nor does it widen the band.
+  EXPECT_EQ(conv_pick_in_band(V{inf, nan, 1.1, 1.0}, 0.05)->index, 3u);
+  EXPECT_EQ(conv_pick_in_band(V{inf, nan, 1.1, 1.0}, 0.05)->within, 1u);
+  EXPECT_EQ(conv_pick_in_band(V{-1.0, 1.0}, 0.05)->index, 1u) << "a negative time is not a time";
+  EXPECT_EQ(conv_pick_in_band(V{inf, 1.0, inf}, 1e9)->within, 1u) << "infinity is outside any band";
+  EXPECT_EQ(conv_pick_in_band(V{0.0, 0.0}, 0.5)->within, 2u);
+  EXPECT_EQ(conv_pick_in_band(V{inf, nan}, 0.02), std::nullopt);
+  EXPECT_EQ(conv_pick_in_band(V{}, 0.02), std::nullopt);
+  EXPECT_THROW(conv_pick_in_band(V{1.0}, -0.01), std::invalid_argument);
+  EXPECT_THROW(conv_pick_in_band(V{1.0}, nan), std::invalid_argument);
+  EXPECT_THROW(conv_pick_in_band(V{}, nan), std::invalid_argument) << "checked before the times";
+}
+
+TEST(ConvModel, FinalistsAreTheFastestInTheBandInCandidateOrder) {
+  using Idx = std::vector<std::size_t>;
+  using V = std::vector<double>;
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(conv_finalists(V{1.5, 1.04, 9.0, 1.0, 1.06, 1.05}, 0.06, 8), (Idx{1, 3, 4, 5}));
+  EXPECT_EQ(conv_finalists(V{1.5, 1.04, 9.0, 1.0, 1.06, 1.05}, 0.06, 2), (Idx{1, 3})) << "the fastest two";
+  EXPECT_EQ(conv_finalists(V{1.0, 1.01, 1.01, 1.01}, 0.06, 2), (Idx{0, 1})) << "a tie for the last place to the earlier";
+  EXPECT_EQ(conv_finalists(V{1.25, 1.0}, 0.25, 8), (Idx{0, 1})) << "the edge is in";
+  EXPECT_EQ(conv_finalists(V{std::nextafter(1.25, 2.0), 1.0}, 0.25, 8), (Idx{1}));
+  EXPECT_EQ(conv_finalists(V{nan, 1.0, inf, 1.01}, 0.06, 8), (Idx{1, 3}));
+  EXPECT_EQ(conv_finalists(V{1.0, 1.01}, 0.06, 0), Idx{});
+  EXPECT_EQ(conv_finalists(V{inf, nan}, 0.06, 8), Idx{});
+  EXPECT_EQ(conv_finalists(V{}, 0.06, 8), Idx{});
+  EXPECT_THROW(conv_finalists(V{1.0}, -1, 8), std::invalid_argument);
+}
+
 // Brute-force convolutions over integer-valued arrays: the terms must reproduce them
 // exactly, and the three directions must be adjoint (<fwd(x,w),dy> = <x,bwd_data(dy,w)> =
 // <w,bwd_filter(dy,x)>), which pins down every index.

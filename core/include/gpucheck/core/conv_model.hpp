@@ -96,6 +96,22 @@ std::string conv_describe_found(std::span<const ConvFound> found, ConvDir d);
 // The candidate with the lowest median time; a stalled candidate (infinite or NaN median) is
 // left out, a tie goes to the earlier one. nullopt when every candidate stalled (or none).
 std::optional<std::size_t> conv_fastest(std::span<const double> median_s);
+// The finalists of a search: the candidates whose median is within `band` (a fraction: 0.06 is
+// 6%) of the lowest, at most max_n of them (the fastest, ties to the earlier, when more are in
+// the band), in candidate order. A stalled candidate (non-finite median) or a negative time is
+// never one; empty when no candidate has a time. Throws std::invalid_argument on a negative
+// or NaN band.
+std::vector<std::size_t> conv_finalists(std::span<const double> median_s, double band, std::size_t max_n);
+// The pick that holds still across processes: among the candidates within `band` of the
+// lowest median (non-finite and negative ones left out), the earliest in candidate order, so
+// two engines inside the noise give the same pick whichever read faster this time. `within`
+// counts the candidates in the band (the pick among them). nullopt when no candidate has a
+// time; std::invalid_argument on a negative or NaN band. With band 0, conv_fastest's pick.
+struct ConvPick {
+  std::size_t index = 0;
+  std::size_t within = 0;
+};
+std::optional<ConvPick> conv_pick_in_band(std::span<const double> median_s, double band);
 
 // Element counts of the NCHW tensors: x (n c h w), filter (k c r s), y (n k p q).
 std::size_t conv_x_elems(const ConvShape& s);
