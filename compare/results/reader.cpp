@@ -655,7 +655,7 @@ class EntryReader {
 }  // namespace
 
 const Benchmark* Results::find(std::string_view name) const {
-  const auto it = index_.find(std::string(name));
+  const auto it = index_.find(name);
   return it == index_.end() ? nullptr : &benchmarks[it->second];
 }
 
