@@ -25,6 +25,9 @@ struct CliEnvironment {
   std::optional<std::string> cuda_visible_devices;  // CUDA_VISIBLE_DEVICES: which GPU is --device N
   ProcessRunner* runner = nullptr;       // gate / run: starts the benchmark binaries
   GpuActivityProbe* gpu_probe = nullptr; // gate: who else uses the GPU (nullptr: unknown)
+  // The process ends when the command returns (main sets it): a command may leave its large
+  // values to the end of the process instead of freeing them (tests and bench_tool: false).
+  bool process_ends_after = false;
 };
 
 struct CliOutput {

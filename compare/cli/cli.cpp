@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <future>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <set>
+#include <type_traits>
+#include <utility>
 
 #include "accept/command.hpp"
 #include "fleet/command.hpp"
@@ -157,6 +160,18 @@ Results keep_matching(const Results& in, const std::regex& re) {
   return out;
 }
 
+// Values a command is done with, where the process ends after it (CliEnvironment::
+// process_ends_after): handed to a holder that is never destroyed, so their millions of small
+// strings and maps (about a second of destructors at 1M entries) are not freed one by one before
+// the process exits; the kernel takes the pages back at once. Everything written is written
+// before. Elsewhere (tests, bench_tool) the caller's scope frees them as usual.
+template <class... T>
+void leave_to_exit(const CliEnvironment& env, T&&... values) {
+  if (!env.process_ends_after) return;
+  static auto* const kept = new std::vector<std::shared_ptr<void>>();  // deliberately never deleted
+  (kept->push_back(std::make_shared<std::decay_t<T>>(std::forward<T>(values))), ...);
+}
+
 Expected<std::optional<std::regex>> filter_from(const Args& a) {
   const auto f = value(a, "--filter");
   if (!f) return std::optional<std::regex>();
@@ -217,7 +232,14 @@ ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
 
   Comparison judged = compare_results(*base, *cur, *o);
   explain_regressions(judged, *base, *cur, std::nullopt);
-  const CompareReport c(std::move(judged));
+  CompareReport c(std::move(judged));
+  // With --out, the table beside the file: the file's own text when that is the table without
+  // colour, else rendered on a second thread while the file is rendered and written (at a
+  // million rows each takes a large part of a second). Both only read `c`.
+  const bool table_colour = out && *colour && !is_standard_output(ctx.fs, *out);
+  const bool table_is_file = format == "terminal" && !table_colour;
+  std::future<std::string> table;
+  if (out && !table_is_file) table = std::async(std::launch::async, [&c, table_colour] { return render_terminal(c, table_colour); });
   std::string rendered;
   if (format == "terminal") rendered = render_terminal(c, *colour && !out);
   else if (format == "markdown") rendered = render_markdown(c);
@@ -227,12 +249,17 @@ ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
 
   if (out) {
     if (auto w = write_command_output(ctx.fs, io, *out, rendered); !w) return fail(io, w.error());
-    print_beside(ctx.fs, io, {*out}, render_terminal(c, *colour && !is_standard_output(ctx.fs, *out)));
+    print_beside(ctx.fs, io, {*out}, table_is_file ? rendered : table.get());
+  } else if (io.out.empty()) {
+    io.out = std::move(rendered);
   } else {
     io.out += rendered;
   }
-  append_step_summary(ctx.fs, ctx.env, io, render_markdown(c));
-  return c.failed() ? ExitStatus::Regression : ExitStatus::Ok;
+  if (ctx.env.step_summary_path && !ctx.env.step_summary_path->empty())
+    append_step_summary(ctx.fs, ctx.env, io, render_markdown(c));
+  const ExitStatus status = c.failed() ? ExitStatus::Regression : ExitStatus::Ok;
+  leave_to_exit(ctx.env, std::move(*base), std::move(*cur), std::move(c));
+  return status;
 }
 
 namespace {

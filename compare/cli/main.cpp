@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
     PosixProcessRunner runner(&gpucheck::stop_flag());
     NvmlActivityProbe probe;
     env.runner = &runner;
+    env.process_ends_after = true;
     env.gpu_probe = &probe;
     RealFileSystem fs;
     CliOutput io;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <numeric>
 #include <nlohmann/json.hpp>
 
 #include "report/csv.hpp"
@@ -238,19 +239,28 @@ std::string render_terminal(const CompareReport& rep, bool colour) {
   std::array<std::size_t, 7> w{};
   for (const auto& row : cells)
     for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], row[i].size());
+  // Each line built in one reused buffer and appended (a million rows: no copy per cell).
+  out.reserve(out.size() + cells.size() * (std::accumulate(w.begin(), w.end(), std::size_t{0}) + 2 * w.size()));
+  std::string line;
   for (std::size_t ri = 0; ri < cells.size(); ++ri) {
     const auto& row = cells[ri];
-    std::string line;
+    line.clear();
     for (std::size_t i = 0; i < row.size(); ++i) {
       const bool right = i >= 1 && i <= 3;
-      std::string cell = pad(row[i], w[i], right);
-      if (i == 4 && ri > 0 && colour && !colour_of(*shown[ri - 1]).empty())
-        cell = colour_of(*shown[ri - 1]) + cell + reset;
-      line += (i ? "  " : "") + cell;
+      const std::size_t fill = w[i] - row[i].size();
+      const std::string paint = i == 4 && ri > 0 && colour ? colour_of(*shown[ri - 1]) : std::string();
+      if (i) line += "  ";
+      line += paint;
+      if (right) line.append(fill, ' ');
+      line += row[i];
+      if (!right) line.append(fill, ' ');
+      if (!paint.empty()) line += reset;
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
-    if (ri == 0 && colour) line = bold + line + reset;
-    out += line + "\n";
+    if (ri == 0 && colour) out += bold;
+    out += line;
+    if (ri == 0 && colour) out += reset;
+    out += '\n';
   }
   if (const auto ro = rows_where(c, is_report_only); !ro.empty()) {
     out += std::string(bold) + "report only (shown, never gated):" + reset + "\n";
@@ -352,43 +362,124 @@ std::string render_markdown(const CompareReport& rep) {
 
 namespace {
 
-// One row of compare.json, its members in the file's order.
-nlohmann::ordered_json json_row(const Row& r) {
-  using json = nlohmann::ordered_json;
-  auto opt = [](std::optional<double> v) { return v ? json(*v) : json(nullptr); };
-  json row;
-  row["name"] = r.name;
-  row["verdict"] = std::string(verdict_name(r.verdict));
-  row["fails_gate"] = r.fails_gate;
-  row["noisy"] = r.noisy;
-  row["baseline"] = opt(r.base);
-  row["current"] = opt(r.cur);
-  row["change"] = opt(r.change);
-  row["threshold_pct"] = r.threshold_pct;
-  row["p_value"] = opt(r.p_value);
-  row["exact_test"] = r.exact_test;
-  row["baseline_cv"] = opt(r.base_cv);
-  row["current_cv"] = opt(r.cur_cv);
-  row["baseline_repetitions"] = r.base_reps;
-  row["current_repetitions"] = r.cur_reps;
-  row["rate_counter"] = r.rate;
-  row["baseline_rate"] = opt(r.base_rate);
-  row["current_rate"] = opt(r.cur_rate);
-  row["note"] = r.note;
-  row["why"] = r.why;
-  row["baseline_noise_cv_pct"] = opt(r.base_noise_pct);
-  row["current_noise_cv_pct"] = opt(r.cur_noise_pct);
-  if (r.verdict == Verdict::ReportOnly || r.verdict == Verdict::HostDiffers) {
-    row["measured_verdict"] = std::string(verdict_name(r.measured));
-    row["rule_why"] = r.rule_why;
+// compare.json's rows written straight into the text, no document built and freed per row (its
+// keys and values allocated a million times): the member names are fixed ASCII; numbers go through
+// nlohmann's own to_chars and strings with anything to escape through its serializer, so the
+// bytes are those json::dump(2) writes (tests/unit/compare/test_render.cpp holds them to it).
+class RowText {
+ public:
+  RowText(std::string& out, std::size_t indent) : out_(out), indent_(indent) {}
+  void open() {
+    out_ += '{';
+    indent_ += 2;
+    first_ = true;
   }
-  if (r.verdict == Verdict::MethodChanged) row["method"] = {{"baseline", r.base_method}, {"current", r.cur_method}};
-  if (r.listed_cv_pct) row["listed_cv_pct"] = *r.listed_cv_pct;
-  if (r.confirmation != Confirmation::None)
-    row["confirmation"] = {{"status", std::string(confirmation_name(r.confirmation))},
-                           {"first_change", opt(r.first_change)},
-                           {"first_current_repetitions", r.first_cur_reps}};
-  return row;
+  void close() {
+    indent_ -= 2;
+    out_ += '\n';
+    out_.append(indent_, ' ');
+    out_ += '}';
+    first_ = false;
+  }
+  RowText& key(std::string_view k) {
+    out_ += first_ ? "\n" : ",\n";
+    first_ = false;
+    out_.append(indent_, ' ');
+    out_ += '"';
+    out_ += k;
+    out_ += "\": ";
+    return *this;
+  }
+  void number(double v) {
+    if (!std::isfinite(v)) {
+      out_ += "null";
+      return;
+    }
+    std::array<char, 64> buf{};
+    const char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), v);
+    out_.append(buf.data(), static_cast<std::size_t>(end - buf.data()));
+  }
+  void number(std::optional<double> v) {
+    if (v) number(*v);
+    else out_ += "null";
+  }
+  void integer(int v) { out_ += std::to_string(v); }
+  void boolean(bool b) { out_ += b ? "true" : "false"; }
+  void string(std::string_view s) {
+    const bool plain = std::all_of(s.begin(), s.end(), [](char ch) { return ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\'; });
+    if (!plain) {
+      out_ += nlohmann::ordered_json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      return;
+    }
+    out_ += '"';
+    out_ += s;
+    out_ += '"';
+  }
+  void strings(const std::vector<std::string>& v) {
+    if (v.empty()) {
+      out_ += "[]";
+      return;
+    }
+    out_ += "[\n";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (i) out_ += ",\n";
+      out_.append(indent_ + 2, ' ');
+      string(v[i]);
+    }
+    out_ += '\n';
+    out_.append(indent_, ' ');
+    out_ += ']';
+  }
+
+ private:
+  std::string& out_;
+  std::size_t indent_;
+  bool first_ = true;
+};
+
+// One row of compare.json, its members in the file's order.
+void write_row(RowText& t, const Row& r) {
+  t.open();
+  t.key("name").string(r.name);
+  t.key("verdict").string(verdict_name(r.verdict));
+  t.key("fails_gate").boolean(r.fails_gate);
+  t.key("noisy").boolean(r.noisy);
+  t.key("baseline").number(r.base);
+  t.key("current").number(r.cur);
+  t.key("change").number(r.change);
+  t.key("threshold_pct").number(r.threshold_pct);
+  t.key("p_value").number(r.p_value);
+  t.key("exact_test").boolean(r.exact_test);
+  t.key("baseline_cv").number(r.base_cv);
+  t.key("current_cv").number(r.cur_cv);
+  t.key("baseline_repetitions").integer(r.base_reps);
+  t.key("current_repetitions").integer(r.cur_reps);
+  t.key("rate_counter").string(r.rate);
+  t.key("baseline_rate").number(r.base_rate);
+  t.key("current_rate").number(r.cur_rate);
+  t.key("note").string(r.note);
+  t.key("why").strings(r.why);
+  t.key("baseline_noise_cv_pct").number(r.base_noise_pct);
+  t.key("current_noise_cv_pct").number(r.cur_noise_pct);
+  if (r.verdict == Verdict::ReportOnly || r.verdict == Verdict::HostDiffers) {
+    t.key("measured_verdict").string(verdict_name(r.measured));
+    t.key("rule_why").string(r.rule_why);
+  }
+  if (r.verdict == Verdict::MethodChanged) {
+    t.key("method").open();
+    t.key("baseline").string(r.base_method);
+    t.key("current").string(r.cur_method);
+    t.close();
+  }
+  if (r.listed_cv_pct) t.key("listed_cv_pct").number(*r.listed_cv_pct);
+  if (r.confirmation != Confirmation::None) {
+    t.key("confirmation").open();
+    t.key("status").string(confirmation_name(r.confirmation));
+    t.key("first_change").number(r.first_change);
+    t.key("first_current_repetitions").integer(r.first_cur_reps);
+    t.close();
+  }
+  t.close();
 }
 
 }  // namespace
@@ -448,11 +539,10 @@ std::string render_json(const CompareReport& rep) {
   out.resize(out.size() - std::string_view("[]\n}").size());  // "rows" is the last member
   out.reserve(out.size() + c.rows.size() * 1024);
   out += "[\n";
-  nlohmann::detail::serializer<json> rows(nlohmann::detail::output_adapter<char, std::string>(out), ' ',
-                                          nlohmann::json::error_handler_t::replace);
   for (std::size_t i = 0; i < c.rows.size(); ++i) {
     out += "    ";
-    rows.dump(json_row(c.rows[i]), true, false, 2, 4);
+    RowText row(out, 4);
+    write_row(row, c.rows[i]);
     out += i + 1 < c.rows.size() ? ",\n" : "\n";
   }
   out += "  ]\n}\n";

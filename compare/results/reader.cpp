@@ -8,6 +8,8 @@
 #include <cmath>
 #include <functional>
 #include <numeric>
+#include <type_traits>
+#include <utility>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
@@ -302,10 +304,15 @@ struct Group {
   std::optional<Error> time_error;  // the first iteration whose time is refused
   std::vector<double> samples_ns;
   std::map<std::string, std::vector<double>> counter_samples;
+  // The first repetition's counters in the file's order, into counter_samples (a map's nodes
+  // stay put as it grows and moves): the next repetitions, written in the same order, append
+  // without a search.
+  std::vector<std::pair<const std::string*, std::vector<double>*>> counter_order;
   std::map<std::string, double> first_counters;
   std::optional<std::string> first_unit;
   std::string first_label;
 };
+static_assert(std::is_nothrow_move_constructible_v<Group>, "groups_ grows by moving: counter_order's pointers stay valid");
 
 Taken take(const std::string& src, std::size_t index, const Flat& e, bool counters) {
   Taken t;
@@ -345,11 +352,23 @@ void fold_iteration(const std::string& src, std::size_t index, const Flat& e, Gr
       at->second.reserve(reps);
       (at++)->second.push_back(v);
     }
+    if (reps > 1) {
+      g.counter_order.reserve(g.counter_samples.size());
+      for (std::size_t i = 0; i < e.size; ++i)
+        if (const auto it = g.counter_samples.find(e.members[i].key); it != g.counter_samples.end())
+          g.counter_order.emplace_back(&it->first, &it->second);
+    }
     return;
   }
   g.samples_ns.push_back(*t);
-  for (std::size_t i = 0; i < e.size; ++i)
-    if (const auto d = counter_value(e.members[i])) g.counter_samples[e.members[i].key].push_back(*d);
+  std::size_t next = 0;  // in counter_order
+  for (std::size_t i = 0; i < e.size; ++i) {
+    const auto d = counter_value(e.members[i]);
+    if (!d) continue;
+    const std::string& k = e.members[i].key;
+    if (next < g.counter_order.size() && *g.counter_order[next].first == k) g.counter_order[next++].second->push_back(*d);
+    else g.counter_samples[k].push_back(*d);
+  }
 }
 
 // A median or mean aggregate that disagrees with the repetitions it summarises (beyond a
@@ -655,7 +674,7 @@ class EntryReader {
 }  // namespace
 
 const Benchmark* Results::find(std::string_view name) const {
-  const auto it = index_.find(std::string(name));
+  const auto it = index_.find(name);
   return it == index_.end() ? nullptr : &benchmarks[it->second];
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -55,7 +56,12 @@ struct Results {
   void reindex();
 
  private:
-  std::unordered_map<std::string, std::size_t> index_;
+  // Hashed as a string_view, so find() looks a name up without copying it.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::size_t, NameHash, std::equal_to<>> index_;
 };
 
 struct ReadOptions {

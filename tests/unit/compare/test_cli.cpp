@@ -232,6 +232,65 @@ TEST(Cli, FormatsToFileAndStepSummary) {
   EXPECT_EQ(fs.files["out.terminal"].find('\033'), std::string::npos);
 }
 
+// --format terminal --out FILE: the file and the table on stdout are one rendering, byte for
+// byte, when neither is coloured; with colour the table is the file's text painted.
+TEST(Cli, TerminalOutAndStdoutCarryTheSameTable) {
+  FakeFileSystem fs;
+  gc::RealFileSystem real;
+  for (const char* f : {"crafted/baseline.json", "crafted/slower_11pct.json"}) fs.add(f, *real.read(fixture(f), 1 << 20));
+  const std::vector<std::string> args{"compare", "crafted/baseline.json", "crafted/slower_11pct.json", "--format", "terminal",
+                                      "--out", "table.txt"};
+  const auto plain = cli(args, fs);
+  EXPECT_EQ(plain.status, gc::ExitStatus::Regression);
+  ASSERT_EQ(fs.files.count("table.txt"), 1u);
+  EXPECT_EQ(plain.io.out, fs.files["table.txt"]);
+  EXPECT_NE(plain.io.out.find("REGRESSION"), std::string::npos);
+  auto coloured_args = args;
+  coloured_args.emplace_back("--color=always");
+  const auto coloured = cli(coloured_args, fs);
+  EXPECT_EQ(coloured.status, gc::ExitStatus::Regression);
+  EXPECT_EQ(fs.files["table.txt"].find('\033'), std::string::npos);
+  EXPECT_NE(coloured.io.out.find('\033'), std::string::npos);
+  std::string unpainted;  // the coloured table less its escape sequences
+  for (std::size_t i = 0; i < coloured.io.out.size(); ++i) {
+    if (coloured.io.out[i] != '\033') {
+      unpainted += coloured.io.out[i];
+      continue;
+    }
+    i = coloured.io.out.find('m', i);
+    ASSERT_NE(i, std::string::npos);
+  }
+  EXPECT_EQ(unpainted, fs.files["table.txt"]);
+}
+
+// Where the process ends after the command (main's case), the results are left to the end of the
+// process instead of freed: the status, stdout, stderr and every file written are the same.
+TEST(Cli, LeavingTheResultsToTheProcessEndChangesNoOutput) {
+  for (const char* current : {"crafted/slower_11pct.json", "crafted/baseline.json"}) {
+    FakeFileSystem fs;
+    gc::RealFileSystem real;
+    for (const char* f : {"crafted/baseline.json", current}) fs.add(f, *real.read(fixture(f), 1 << 20));
+    gc::CliEnvironment ends;
+    ends.process_ends_after = true;
+    ends.step_summary_path = "summary.md";
+    gc::CliEnvironment stays = ends;
+    stays.process_ends_after = false;
+    for (const std::string fmt : {"json", "terminal", "csv"}) {
+      const std::vector<std::string> args{"compare", "crafted/baseline.json", current, "--format", fmt, "--out", "out." + fmt};
+      const auto a = cli(args, fs, stays);
+      const std::string file_a = fs.files["out." + fmt];
+      const auto b = cli(args, fs, ends);
+      EXPECT_EQ(a.status, b.status) << current << " " << fmt;
+      EXPECT_EQ(a.io.out, b.io.out) << current << " " << fmt;
+      EXPECT_EQ(a.io.err, b.io.err) << current << " " << fmt;
+      EXPECT_EQ(file_a, fs.files["out." + fmt]) << current << " " << fmt;
+    }
+    const std::string& summary = fs.files["summary.md"];  // appended once per run, the same each time
+    ASSERT_FALSE(summary.empty());
+    EXPECT_EQ(summary.substr(0, summary.size() / 2), summary.substr(summary.size() / 2));
+  }
+}
+
 TEST(Cli, ColourFollowsTtyAndNoColor) {
   gc::RealFileSystem fs;
   gc::CliEnvironment tty;

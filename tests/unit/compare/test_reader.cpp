@@ -318,6 +318,29 @@ TEST(Reader, InterleavedRepetitionsFoldIntoTheirBenchmarks) {
   EXPECT_EQ(B.counter_samples.at("x").size(), 2u);  // the second repetition has no x
 }
 
+// Repetitions that announce their count append each counter in the first one's order without a
+// search; one whose counters come in another order, lack one, hold a NaN or add a new one still
+// puts every value under its own name.
+TEST(Reader, RepetitionsCountersInAnyOrderFoldUnderTheirNames) {
+  const char* reps[] = {
+      R"("a": 1, "b": 10, "c": 100)", R"("a": 2, "b": 20, "c": 200)", R"("c": 300, "a": 3, "b": 30)",
+      R"("a": 4, "c": 400)",          R"("a": NaN, "b": 50, "c": 500, "d": 7)"};
+  std::string list;
+  for (int r = 0; r < 5; ++r)
+    list += (r ? ", " : "") + std::string(R"({"name": "k", "run_type": "iteration", "repetitions": 5, "repetition_index": )") +
+            std::to_string(r) + R"(, "real_time": )" + std::to_string(10 + r) + R"(, "time_unit": "ns", )" + reps[r] + "}";
+  auto res = gc::parse_results(R"({"benchmarks": [)" + list + "]}", "o.json");
+  ASSERT_TRUE(res) << res.error().str();
+  ASSERT_EQ(res->benchmarks.size(), 1u);
+  const gc::Benchmark& k = res->benchmarks[0];
+  EXPECT_EQ(k.counter_samples.at("a"), (std::vector<double>{1, 2, 3, 4}));
+  EXPECT_EQ(k.counter_samples.at("b"), (std::vector<double>{10, 20, 30, 50}));
+  EXPECT_EQ(k.counter_samples.at("c"), (std::vector<double>{100, 200, 300, 400, 500}));
+  EXPECT_EQ(k.counter_samples.at("d"), (std::vector<double>{7}));
+  EXPECT_EQ(k.counter_samples.size(), 4u);
+  EXPECT_DOUBLE_EQ(k.counters.at("c"), 300);
+}
+
 // A refused time in a repetition is reported only when the benchmark is read as run; an entry
 // later marking it errored wins, as it did when the fold came after the whole list.
 TEST(Reader, ARefusedTimeYieldsToALaterErrorMark) {

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -79,10 +80,35 @@ TEST(Render, JsonRowByRowIsTheWholeDocumentsPrettyPrint) {
   c.rows[1].first_change = 0.125;
   c.rows[2].listed_cv_pct = 3.5;
   c.rows[2].name = "bad\xff\xfe name";
+  // Every member written row by row: a method object, a list of reasons, text to escape, whole,
+  // tiny, huge and non-finite numbers (null), a report-only row's own members.
+  c.rows[0].verdict = gc::Verdict::MethodChanged;
+  c.rows[0].base_method = "1";
+  c.rows[0].cur_method = "2";
+  c.rows[0].why = {"SM clock 1980 -> 1545 MHz", "tab\there \"quoted\" back\\slash \x01 \x7f", "caf\xc3\xa9 \xe2\x86\x92"};
+  c.rows[0].base = 20000.0;
+  c.rows[0].cur = 1e-300;
+  c.rows[0].change = std::numeric_limits<double>::quiet_NaN();
+  c.rows[0].p_value = std::numeric_limits<double>::infinity();
+  c.rows[0].base_rate = -0.0;
+  c.rows[0].cur_rate = 1.7976931348623157e308;
+  c.rows[0].base_reps = -3;
+  c.rows[1].verdict = gc::Verdict::ReportOnly;
+  c.rows[1].rule_why = "listed report-only in thresholds.json";
+  c.rows[1].note = "line\nbreak\r\f\b";
   const std::string all = gc::render_json(c);
   EXPECT_EQ(all, pretty(all));
   EXPECT_NE(all.find("bad\xef\xbf\xbd\xef\xbf\xbd name"), std::string::npos);  // replaced, as dump() replaces
   EXPECT_NE(all.find("\"first_change\": 0.125"), std::string::npos);
+  EXPECT_NE(all.find("\"baseline\": 20000.0,"), std::string::npos);
+  EXPECT_NE(all.find("\"change\": null,"), std::string::npos);
+  EXPECT_NE(all.find("\"method\": {\n        \"baseline\": \"1\",\n        \"current\": \"2\"\n      }"), std::string::npos);
+  EXPECT_NE(all.find("\\u0001"), std::string::npos);
+  const auto rows = nlohmann::json::parse(all)["rows"];
+  EXPECT_EQ(rows[0]["why"].size(), 3u);
+  EXPECT_EQ(rows[0]["why"][2], "caf\xc3\xa9 \xe2\x86\x92");
+  EXPECT_EQ(rows[1]["measured_verdict"], "ok");
+  EXPECT_EQ(rows[1]["note"], "line\nbreak\r\f\b");
   c.rows.resize(1);
   const std::string one = gc::render_json(c);
   EXPECT_EQ(one, pretty(one));
