@@ -269,8 +269,9 @@ ExitStatus history_list(const std::vector<std::string>& args, Context& ctx) {
   return finish(*store, ExitStatus::Ok);
 }
 
-Expected<Thresholds> thresholds_of(const FileSystem& fs, const Args& a) {
+Expected<Thresholds> thresholds_of(const FileSystem& fs, const Args& a, std::string* source = nullptr) {
   const auto found = find_data_file(fs, value(a, "--thresholds"), "thresholds.json");
+  if (source) *source = found ? *found : std::string();
   if (!found) return Thresholds{};
   auto text = fs.read(*found, std::size_t{16} << 20);
   if (!text) return text.error();
@@ -313,12 +314,13 @@ struct Analysis {
   std::optional<Store> store;
   Reading reading;
   Thresholds thresholds;
+  std::string thresholds_source;  // empty: none found, every case at the default limit
   std::vector<history::Series> series;
   std::vector<history::CaseChanges> found;
 };
 
 std::optional<Error> analyse(const FileSystem& fs, const Args& a, const history::ChangeOptions& o, Analysis& an) {
-  auto t = thresholds_of(fs, a);
+  auto t = thresholds_of(fs, a, &an.thresholds_source);
   if (!t) return t.error();
   an.thresholds = std::move(*t);
   auto store = open_db(a, false);
@@ -374,6 +376,11 @@ ExitStatus history_changes(const std::vector<std::string>& args, Context& ctx) {
                     " " + format_change(ch.at.change) + (ch.regression ? " worse" : " better") +
                     ", p=" + format_double("%.2g", ch.at.p_value) + "\n";
   }
+  // Which limits judged the sizes: a run from another folder finds no thresholds.json and says so.
+  ctx.io.out += an.thresholds_source.empty()
+                    ? "limits: the default " + format_pct(an.thresholds.default_pct) +
+                          " for every case (no thresholds.json found; --thresholds FILE)\n"
+                    : "limits: " + an.thresholds_source + "\n";
   ctx.io.out += std::to_string(found.size()) + " of " + std::to_string(series.size()) + " case series moved on " + r->gpu +
                 (r->filter.branch && *r->filter.branch != r->base_branch
                      ? " (branch " + *r->filter.branch + " after " + std::to_string(r->base_runs) + " runs of " +
