@@ -47,10 +47,29 @@ double limit_of(const Thresholds& t, const std::string& name) {
   return r.kind == RuleKind::ReportOnly ? t.default_pct : r.pct;
 }
 
+// Legend entries left to right, wrapped onto a new row where the next would pass right_x:
+// each entry's x and row (machine names with their host CPU run long; three did not fit one row).
+std::vector<std::pair<double, int>> legend_layout(const std::vector<double>& widths, double left_x, double right_x) {
+  std::vector<std::pair<double, int>> at;
+  double x = left_x;
+  int row = 0;
+  for (const double wd : widths) {
+    if (x > left_x && x + wd > right_x) x = left_x, ++row;
+    at.emplace_back(x, row);
+    x += wd;
+  }
+  return at;
+}
 }  // namespace
 
 std::string trend_svg(const Series& s, const CaseChanges* changes, std::optional<double> baseline, double limit_pct) {
-  const double w = 1000, h = 220, x0 = 80, x1 = w - 20, y0 = 20, y1 = h - 40;
+  std::map<std::string, std::size_t> machines;
+  for (const Point& p : s.points) machines.emplace(machine_of(p), machines.size());
+  std::vector<double> legend_w;
+  for (const auto& [m, i] : machines) legend_w.push_back(24 + text_width_px(m, 11));
+  const double w = 1000, x0 = 80, x1 = w - 20, y0 = 20;
+  const auto legend = legend_layout(legend_w, x0, x1);
+  const double h = 220 + 14.0 * (legend.empty() ? 0 : legend.back().second), y1 = 220 - 40;
   double lo = HUGE_VAL, hi = -HUGE_VAL;
   for (const Point& p : s.points) lo = std::min(lo, p.median), hi = std::max(hi, p.median);
   const double band = limit_pct / 100.0;
@@ -89,8 +108,6 @@ std::string trend_svg(const Series& s, const CaseChanges* changes, std::optional
   line(x0, y0, x0, y1, "axis");
   text(x0 - 4, y0 + 4, format_metric(s.metric, hi), "end", "axis");
   text(x0 - 4, y1, format_metric(s.metric, lo), "end", "axis");
-  std::map<std::string, std::size_t> machines;
-  for (const Point& p : s.points) machines.emplace(machine_of(p), machines.size());
   for (std::size_t i = 0; i < n; ++i) {
     const Point& p = s.points[i];
     o += "<circle cx=\"" + num(xs(static_cast<double>(i))) + "\" cy=\"" + num(ys(p.median)) + "\" r=\"2.5\" fill=\"" +
@@ -104,14 +121,15 @@ std::string trend_svg(const Series& s, const CaseChanges* changes, std::optional
       line(x, y0, x, y1, c.regression ? "limit" : "marker");
       text(x + 3, y0 + 10, c.commit.substr(0, 10) + " " + format_change(c.at.change), "start", c.regression ? "worse" : "better");
     }
-  text(x0, h - 22, s.points.empty() ? "" : "first " + s.points.front().commit, "start", "axis");
-  text(x1, h - 22, s.points.empty() ? "" : "newest " + s.points.back().commit, "end", "axis");
-  double lx = x0;
+  text(x0, y1 + 18, s.points.empty() ? "" : "first " + s.points.front().commit, "start", "axis");
+  text(x1, y1 + 18, s.points.empty() ? "" : "newest " + s.points.back().commit, "end", "axis");
+  std::size_t k = 0;
   for (const auto& [m, i] : machines) {
-    o += "<rect x=\"" + num(lx) + "\" y=\"" + num(h - 12) + "\" width=\"10\" height=\"10\" fill=\"" +
+    const auto [lx, row] = legend[k++];
+    const double ly = 220 + 14.0 * row;
+    o += "<rect x=\"" + num(lx) + "\" y=\"" + num(ly - 12) + "\" width=\"10\" height=\"10\" fill=\"" +
          std::string(series_colour(i)) + "\"/>\n";
-    text(lx + 14, h - 3, m, "start", "axis");
-    lx += 24 + text_width_px(m, 11);
+    text(lx + 14, ly - 3, m, "start", "axis");
   }
   return o + "</svg>\n";
 }
