@@ -354,3 +354,26 @@ TEST(Compare, AnErroredFamilyBlamesOnlyCasesWithoutAFigure) {
   EXPECT_EQ(c.counts[gc::Verdict::Regression], 1);
   EXPECT_EQ(c.counts[gc::Verdict::Errored], 1);
 }
+
+// 30,000 rows are judged on two threads (compare.cpp's kParallelRows): every row lands at its own
+// name with its own verdict, in both halves, and the order is the serial one's.
+TEST(Compare, ALargeComparisonJudgedOnTwoThreadsKeepsEveryRow) {
+  std::vector<B> base, cur;
+  constexpr int n = 30000;
+  for (int i = 0; i < n; ++i) {
+    const std::string name = "m/a/fp32/" + std::to_string(i);
+    base.push_back({name, {100.0}});
+    // a 20% regression at each thousandth row, a new case at the end, one case missing
+    if (i != 7) cur.push_back({name, {i % 1000 == 0 ? 120.0 : 100.0}});
+  }
+  cur.push_back({"m/a/fp32/new", {1.0}});
+  const auto c = cmp(base, cur);
+  ASSERT_EQ(c.rows.size(), static_cast<std::size_t>(n + 1));
+  EXPECT_EQ(c.counts[gc::Verdict::Regression], n / 1000);
+  EXPECT_EQ(row(c, "m/a/fp32/0").verdict, gc::Verdict::Regression);
+  EXPECT_EQ(row(c, "m/a/fp32/29000").verdict, gc::Verdict::Regression);
+  EXPECT_EQ(row(c, "m/a/fp32/7").verdict, gc::Verdict::Missing);
+  EXPECT_EQ(row(c, "m/a/fp32/new").verdict, gc::Verdict::New);
+  EXPECT_EQ(row(c, "m/a/fp32/29999").verdict, gc::Verdict::Same);
+  EXPECT_EQ(c.rows.front().verdict, gc::Verdict::Regression);  // worst first, as before
+}
