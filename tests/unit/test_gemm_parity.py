@@ -4,23 +4,16 @@ medians, ratios, the clock-normalised ratio and the power-capped mark over N alt
 spreads, issue 40's criteria as PASS/FAIL lines naming the rows that miss them, rows with a
 side missing or NaN, the GPUCHECK_COOLDOWN rule (the twin of energy.cpp's parse_cooldown and
 cooled, tests/unit/test_energy.cpp) and its note in the labels."""
-import importlib.util
 import json
 import math
 import os
+import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "..", "ci", "torch_reference.py")
-
-
-def load():
-    spec = importlib.util.spec_from_file_location("torch_reference", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)  # must import without torch
-    return mod
-
+sys.path.insert(0, HERE)
+from torch_reference_module import load  # noqa: E402
 
 tr = load()
 

@@ -4,7 +4,6 @@
 one-rank NCCL counterparts, the axes session's table from both sides' JSON, and the GEMM parity
 table's kernel names as bench_matmul makes them (the table itself: test_gemm_parity.py). The timing
 needs PyTorch and a GPU (ci/axes_session.sh); a test of it here would skip, so there is none."""
-import importlib.util
 import json
 import os
 import sys
@@ -12,15 +11,8 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "..", "ci", "torch_reference.py")
-
-
-def load():
-    spec = importlib.util.spec_from_file_location("torch_reference", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)  # must import without torch
-    return mod
-
+sys.path.insert(0, HERE)
+from torch_reference_module import SCRIPT, load  # noqa: E402
 
 tr = load()
 
