@@ -128,6 +128,23 @@ TEST(WatchRules2, StalledFromTwentyPercentOfTheWindow) {
   EXPECT_EQ(v.bound, Bound::Starved);  // util 78% over the window: the rule before stalls
 }
 
+// Set-up before the job's first busy run of 0.5 s (context creation's blip of util, then library
+// loads) is no stall and not in the figures; a pause after 0.5 s of work is one.
+TEST(WatchRules2, SetUpBeforeTheFirstBusyRunIsNoStall) {
+  GpuTimeline g = with_stalls({{0.1, 5.0}}, 13.0, 95);  // busy 0-0.1 s (a blip), idle to 5 s, busy after
+  GpuVerdict v = judge_gpu(g);
+  EXPECT_EQ(v.stalls.count, 0);
+  EXPECT_NEAR(v.f.active_from_s, 5.0, 0.011);
+  EXPECT_NEAR(v.f.setup_s, 5.0, 0.011);
+  EXPECT_EQ(v.bound, Bound::Compute);
+  // The same pause after 0.6 s of work (a busy run of 0.5 s and more) is a stall, the window whole.
+  v = judge_gpu(with_stalls({{0.6, 5.5}}, 13.0, 95));
+  EXPECT_EQ(v.stalls.count, 1);
+  EXPECT_DOUBLE_EQ(v.f.active_from_s, 0.0);
+  EXPECT_DOUBLE_EQ(v.f.setup_s, 0.0);
+  EXPECT_EQ(v.bound, Bound::Stalled);
+}
+
 TEST(WatchRules2, StalledNeedsTheGpuBusyBetweenStalls) {
   GpuVerdict v = judge_gpu(with_stalls({{2.0, 4.0}}, 10.0, 80));
   ASSERT_TRUE(v.stalls.util_between_pct.has_value());
