@@ -341,10 +341,21 @@ bool explain_refusal(std::string_view text, const std::string& source, std::stri
   return false;
 }
 
+// A raw NUL is never JSON text (in a string it must be escaped). nlohmann's parser takes one as
+// the end of the input, so "{...}\0anything" read as the object alone: both readers refuse it
+// first, with one wording.
+bool refuse_nul(std::string_view text, const std::string& source, std::string* err) {
+  const std::size_t at = text.find('\0');
+  if (at == std::string_view::npos) return false;
+  *err = source + ": not valid JSON: a NUL byte at byte " + std::to_string(at);
+  return true;
+}
+
 }  // namespace
 
 bool load_json_by_nlohmann(std::string_view text, const std::string& source, json* out, std::string* err,
                            const JsonLoadOptions& options) {
+  if (refuse_nul(text, source, err)) return false;
   const NonFiniteSanitized s = sanitize_non_finite(text, options.non_finite ? *options.non_finite : kNamed);
   if (s.max_depth > options.max_depth) {
     *err = source + ": JSON nested deeper than " + std::to_string(options.max_depth) + " levels";
@@ -371,6 +382,7 @@ bool load_json_by_nlohmann(std::string_view text, const std::string& source, jso
 
 bool load_json(std::string_view text, const std::string& source, json* out, std::string* err,
                const JsonLoadOptions& options) {
+  if (refuse_nul(text, source, err)) return false;
   json_scan::Marks marks;
   if (!decode_marks(options.non_finite ? *options.non_finite : kNamed, &marks))
     return load_json_by_nlohmann(text, source, out, err, options);

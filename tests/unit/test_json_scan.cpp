@@ -75,8 +75,24 @@ TEST(JsonScan, AgreesWithNlohmannOnCraftedInputs) {
       "{\"benchmarks\":[]}", "{\"benchmarks\":{}}", "{\"benchmarks\":[{\"n\":{\"w\":1,\"w\":2}}]}",
       "{\"benchmarks\":[{\"a\":1}],\"benchmarks\":[]}", "{\"c\":{\"benchmarks\":[7]},\"benchmarks\":[{\"x\":[1,{\"q\":2}]}]}",
       "{\"benchmarks\":[{\"real_time\":1.25,\"time_unit\":\"us\",\"n\":\"\\u00e9\\ud83d\\ude00\"}]}",
-      "[\"a\0b\"]"s, "{}\0"s, "{}\0garbage"s, "[1]\0x"s, "[\0]"s, "\0"s, "{\"a\":1\0}"s, " \0{}"s};
+      "[\"a\0b\"]"s, "{}\0"s, "{}\0garbage"s, "[1]\0x"s, "[\0]"s, "\0"s, "{\"a\":1\0}"s, " \0{}"s,
+      "\"x\"\0"s + std::string(100, '[')};
   for (const std::string& t : texts) expect_same(t);
+}
+
+// A raw NUL is never JSON: nlohmann's parser took one as the end of the input, so a document with
+// anything after a NUL read as the part before it (the fuzzer found the two readers parting on
+// "\"x\"\0[[[...": ours read the string, nlohmann's depth pre-scan saw the brackets). Both refuse,
+// naming the byte.
+TEST(JsonScan, ANulByteAnywhereIsRefusedNamingItsOffset) {
+  using namespace std::string_literals;
+  for (const auto& [text, at] : std::vector<std::pair<std::string, std::size_t>>{
+           {"{}\0garbage"s, 2}, {"\0"s, 0}, {"[\"a\0b\"]"s, 3}, {"\"x\"\0"s + std::string(100, '['), 3}})
+    for (const bool by_nlohmann : {false, true}) {
+      const Read r = read(text, false, nullptr, by_nlohmann);
+      EXPECT_FALSE(r.ok);
+      EXPECT_EQ(r.err, "t.json: not valid JSON: a NUL byte at byte " + std::to_string(at)) << by_nlohmann;
+    }
 }
 
 TEST(JsonScan, AgreesOnDepthAtTheBoundAndFarPastIt) {
