@@ -642,3 +642,26 @@ TEST(HistorySeries, FromStartPointKeepsTheBaseRunsBeforeTheBranch) {
   EXPECT_TRUE(gh::from_start_point(base, {}, &kept).empty());
   EXPECT_EQ(kept, 0u);
 }
+
+// The real history of 2026-12-03 (fixtures/history/h200-2026-12-03.db): 18 gate runs of main on
+// 5 fresh H200 machines and 6 runs of the copy drill (branch drill-copy6, commit e3f5bb1691cf:
+// the copy kernel moves 6% more bytes) on two of them.
+TEST(HistoryDrill, TheRealH200HistoryNamesTheDrillsCommit) {
+  const TempDir d("gpucheck-history");
+  std::filesystem::copy_file(gpucheck::testutil::fixture("history/h200-2026-12-03.db"), d / "h.db");
+  const std::string limits = gpucheck::testutil::source_path("baselines/thresholds.json");
+  const auto pr = cli({"history", "changes", "--db", d / "h.db", "--thresholds", limits, "--branch", "drill-copy6", "--format", "json"});
+  ASSERT_EQ(pr.status, gc::ExitStatus::Regression) << pr.io.err;
+  const auto j = nlohmann::json::parse(pr.io.out);
+  EXPECT_EQ(j["base_runs"], 7);
+  ASSERT_EQ(j["cases"].size(), 1u);
+  EXPECT_EQ(j["cases"][0]["name"], "memory/copy_kernel/u8/2GiB");
+  ASSERT_EQ(j["cases"][0]["changes"].size(), 1u);
+  EXPECT_EQ(j["cases"][0]["changes"][0]["commit"], "e3f5bb1691cf");
+  EXPECT_EQ(j["cases"][0]["changes"][0]["regression"], true);
+  EXPECT_NEAR(j["cases"][0]["changes"][0]["change_pct"].get<double>(), 6.06, 0.05);
+  // main alone moved nowhere past its limits: 18 runs of an unchanged tree on 5 machines.
+  const auto main_only = cli({"history", "changes", "--db", d / "h.db", "--thresholds", limits, "--branch", "main", "--format", "json"});
+  EXPECT_EQ(main_only.status, gc::ExitStatus::Ok) << main_only.io.err;
+  EXPECT_TRUE(nlohmann::json::parse(main_only.io.out)["cases"].empty()) << main_only.io.out;
+}
