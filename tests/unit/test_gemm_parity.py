@@ -13,7 +13,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from torch_reference_module import load  # noqa: E402
+from torch_reference_module import gb_entry, load  # noqa: E402
 
 tr = load()
 
@@ -22,14 +22,6 @@ def run(tflops, clock, kernel, ms=2.0, cool=""):
     """One side's result for one case in one run, as read_results gives it."""
     return {"values": [{"TFLOPS": tflops, "real_time": ms * 1e3, "time_unit": "us", "sm_clock_mean_MHz": clock}],
             "skipped": None, "label": f"algo=1 kernel={kernel}{cool}"}
-
-
-def gb_entry(name, **kw):
-    e = {"name": name + "/iterations:1/manual_time", "run_name": name + "/iterations:1/manual_time",
-         "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 1,
-         "real_time": 10.0, "cpu_time": 10.0, "time_unit": "us"}
-    e.update(kw)
-    return e
 
 
 def row(case, ratio, ok="a", tk="a", ms=2.0, so=1.0, st=1.0):

@@ -12,7 +12,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from torch_reference_module import SCRIPT, load  # noqa: E402
+from torch_reference_module import SCRIPT, gb_entry, load  # noqa: E402
 
 tr = load()
 
@@ -123,14 +123,6 @@ class Nccl(unittest.TestCase):
         self.assertEqual(tr.parse_bytes("1MiB"), 1 << 20)
         self.assertEqual(tr.parse_bytes("1GiB"), 1 << 30)
         self.assertIsNone(tr.parse_bytes("1M"))
-
-
-def gb_entry(name, **kw):
-    e = {"name": name + "/iterations:1/manual_time", "run_name": name + "/iterations:1/manual_time",
-         "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 1,
-         "real_time": 10.0, "cpu_time": 10.0, "time_unit": "us"}
-    e.update(kw)
-    return e
 
 
 class Table(unittest.TestCase):

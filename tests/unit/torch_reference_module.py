@@ -1,5 +1,5 @@
 """ci/torch_reference.py loaded as a module for the tests beside this file (it must import
-without torch: its pure helpers are what they test)."""
+without torch: its pure helpers are what they test), and a Google Benchmark entry to feed it."""
 import importlib.util
 import os
 
@@ -11,3 +11,11 @@ def load():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def gb_entry(name, **kw):
+    e = {"name": name + "/iterations:1/manual_time", "run_name": name + "/iterations:1/manual_time",
+         "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 1,
+         "real_time": 10.0, "cpu_time": 10.0, "time_unit": "us"}
+    e.update(kw)
+    return e
