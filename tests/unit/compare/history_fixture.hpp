@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "../test_util.hpp"
+#include "base/filesystem.hpp"
+#include "results/results.hpp"
 
 namespace gpucheck::testutil {
 
@@ -58,6 +60,16 @@ inline void add_by_cli(const TempDir& dir, const std::string& db, const std::vec
     const auto added = cli({"history", "add", "--db", db, file});
     ASSERT_EQ(added.status, compare::ExitStatus::Ok) << added.io.err;
   }
+}
+
+// `gpucheck baseline update --suite quick --from-history DB --branch main --last N` into DIR/bl,
+// read back: the baseline the history gives, or the command's error.
+inline compare::Expected<compare::Results> baseline_from_history(const TempDir& dir, const std::string& db, int last) {
+  const auto u = cli({"baseline", "update", "--suite", "quick", "--from-history", db, "--branch", "main", "--last",
+                      std::to_string(last), "--root", dir / "bl"});
+  if (u.status != compare::ExitStatus::Ok) return compare::Error{"baseline update", u.io.err};
+  const compare::RealFileSystem fs;
+  return compare::load_results(fs, dir / "bl/nvidia-h200/quick.json");
 }
 
 }  // namespace gpucheck::testutil

@@ -64,11 +64,7 @@ TEST(BaselineFromHistory, TheLastRunsOfTheBranchWithEveryRepetition) {
     write_file(d / (commit + ".json"), results_text(s));
     ASSERT_EQ(cli({"history", "add", "--db", d / "h.db", d / (commit + ".json")}).status, gc::ExitStatus::Ok);
   }
-  const auto u = cli({"baseline", "update", "--suite", "quick", "--from-history", d / "h.db", "--branch", "main",
-                      "--last", "2", "--root", d / "bl"});
-  ASSERT_EQ(u.status, gc::ExitStatus::Ok) << u.io.err;
-  const gc::RealFileSystem fs;
-  auto b = gc::load_results(fs, d / "bl/nvidia-h200/quick.json");
+  auto b = gpucheck::testutil::baseline_from_history(d, d / "h.db", 2);
   ASSERT_TRUE(b.ok()) << b.error().str();
   EXPECT_EQ(b->context.at("gpucheck_commit"), "c4");  // the newest run's context
   const gc::Benchmark* m = b->find("matmul/x/bf16/1");
@@ -101,11 +97,7 @@ TEST(BaselineFromHistory, NeverSpansTwoMethods) {
     runs[i].cases = {{"matmul/x/bf16/1", {methods[i] == 2 ? 2000.0 : 1000.0}}};
   }
   gpucheck::testutil::add_by_cli(d, d / "h.db", runs);
-  const auto u = cli({"baseline", "update", "--suite", "quick", "--from-history", d / "h.db", "--branch", "main",
-                      "--last", "4", "--root", d / "bl"});
-  ASSERT_EQ(u.status, gc::ExitStatus::Ok) << u.io.err;
-  const gc::RealFileSystem fs;
-  auto b = gc::load_results(fs, d / "bl/nvidia-h200/quick.json");
+  auto b = gpucheck::testutil::baseline_from_history(d, d / "h.db", 4);
   ASSERT_TRUE(b.ok()) << b.error().str();
   const gc::Benchmark* m = b->find("matmul/x/bf16/1");
   ASSERT_NE(m, nullptr);

@@ -191,11 +191,7 @@ TEST(Method, ABaselineFromTheHistoryNeverMixesTwoMethods) {
     if (i > 0) runs[i].case_method = {{"matmul/x/bf16/1", 2}};  // its way of measuring changed at c2
   }
   tu::add_by_cli(d, d / "h.db", runs);
-  const auto u = tu::cli({"baseline", "update", "--suite", "quick", "--from-history", d / "h.db", "--branch", "main",
-                          "--last", "3", "--root", d / "bl"});
-  ASSERT_EQ(u.status, gc::ExitStatus::Ok) << u.io.err;
-  const gc::RealFileSystem fs;
-  auto b = gc::load_results(fs, d / "bl/nvidia-h200/quick.json");
+  auto b = tu::baseline_from_history(d, d / "h.db", 3);
   ASSERT_TRUE(b.ok()) << b.error().str();
   const gc::Benchmark* m = b->find("matmul/x/bf16/1");
   ASSERT_NE(m, nullptr);
