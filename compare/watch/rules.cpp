@@ -93,9 +93,6 @@ bool is_active(const GpuSample& s) {
   return (s.util_gpu_pct && *s.util_gpu_pct >= th::kActiveUtilPct) || (s.sm_active_pct && *s.sm_active_pct >= th::kActiveUtilPct);
 }
 
-}  // namespace
-
-namespace {
 // Where the job's work starts: the first busy run (util over kStallUtilPct) of kStallMinSeconds
 // or longer. Before it is set-up (context creation's blip, then library loads and compilation:
 // a bf16 GEMM loop on a fresh H200 read util 2% for 0.1 s, then 0% for 4.9 s before its first
@@ -113,6 +110,7 @@ double work_start(const GpuTimeline& g, double from_s, double to_s) {
   }
   return from_s;
 }
+
 }  // namespace
 
 GpuFigures gpu_figures(const GpuTimeline& g, const std::optional<Window>& steps) {
@@ -187,10 +185,8 @@ GpuFigures gpu_figures(const GpuTimeline& g, const std::optional<Window>& steps)
   return f;
 }
 
-
-Stalls find_stalls(const GpuTimeline& g, double window_from_s, double to_s) {
+Stalls find_stalls(const GpuTimeline& g, double from_s, double to_s) {
   Stalls s;
-  const double from_s = work_start(g, window_from_s, to_s);
   bool in_stall = false;
   double start = 0.0, last_t = from_s;
   auto close = [&](double end) {

@@ -201,7 +201,8 @@ struct Stalls {
   double share = 0.0;                    // of the window searched
   std::optional<double> util_between_pct;  // mean util outside the stalls
 };
-// Searched from the job's first busy run of kStallMinSeconds (set-up before it is no stall).
+// Over [from_s, to_s]: judge_gpu passes the figures' window, which starts after the job's set-up
+// (gpu_figures: the first busy run of kStallMinSeconds), so set-up is never a stall.
 Stalls find_stalls(const GpuTimeline& g, double from_s, double to_s);
 
 // A GPU's PCIe link over the run, decided by core's decide_pcie_link (accept's rule): the width
