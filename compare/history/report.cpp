@@ -67,9 +67,9 @@ std::string trend_svg(const Series& s, const CaseChanges* changes, std::optional
   for (const Point& p : s.points) machines.emplace(machine_of(p), machines.size());
   std::vector<double> legend_w;
   for (const auto& [m, i] : machines) legend_w.push_back(24 + text_width_px(m, 11));
-  const double w = 1000, x0 = 80, x1 = w - 20, y0 = 20;
+  const double w = 1000, x0 = 80, x1 = w - 20, y0 = 20, legend_y = 220, row_h = 14, y1 = legend_y - 40;
   const auto legend = legend_layout(legend_w, x0, x1);
-  const double h = 220 + 14.0 * (legend.empty() ? 0 : legend.back().second), y1 = 220 - 40;
+  const double h = legend_y + row_h * (legend.empty() ? 0 : legend.back().second);
   double lo = HUGE_VAL, hi = -HUGE_VAL;
   for (const Point& p : s.points) lo = std::min(lo, p.median), hi = std::max(hi, p.median);
   const double band = limit_pct / 100.0;
@@ -126,7 +126,7 @@ std::string trend_svg(const Series& s, const CaseChanges* changes, std::optional
   std::size_t k = 0;
   for (const auto& [m, i] : machines) {
     const auto [lx, row] = legend[k++];
-    const double ly = 220 + 14.0 * row;
+    const double ly = legend_y + row_h * row;
     o += "<rect x=\"" + num(lx) + "\" y=\"" + num(ly - 12) + "\" width=\"10\" height=\"10\" fill=\"" +
          std::string(series_colour(i)) + "\"/>\n";
     text(lx + 14, ly - 3, m, "start", "axis");
