@@ -447,11 +447,10 @@ Comparison compare_results(const Results& baseline, const Results& current, cons
   c.host_base = baseline.context_value("host_cpu");
   c.host_cur = current.context_value("host_cpu");
   const bool same_host = c.host_base == c.host_cur && c.host_base != "unknown";
-  c.rows.reserve(std::max(baseline.benchmarks.size(), current.benchmarks.size()));
 
   // Each row's two sides, found once (a lookup in a large index is a few cache misses).
   std::vector<std::pair<const Benchmark*, const Benchmark*>> sides;
-  sides.reserve(c.rows.capacity());
+  sides.reserve(std::max(baseline.benchmarks.size(), current.benchmarks.size()));
   for (const Benchmark& b : baseline.benchmarks) sides.emplace_back(&b, current.find(b.name));
   for (const Benchmark& k : current.benchmarks)
     if (baseline.find(k.name) == nullptr) sides.emplace_back(nullptr, &k);
