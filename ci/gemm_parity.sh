@@ -14,11 +14,9 @@
 # PyTorch first: A B, B A, A B), each a fresh process; then one table, OUT/parity.md (printed)
 # and OUT/parity.csv (docs/MATMUL.md says what it shows), ending with issue 40's criteria, one
 # PASS/FAIL line each.
-# Time (an estimate, not yet measured): 100 rows a side, 32 of them of 0.5 ms or more (22 of
-# 1 ms or more); a row about 1 s (process share, set-up, 0.3 s settle, a burst of at most
-# ~0.3 s) plus its cool-down, ~1-2 s after a long row: about 5 minutes per alternation on an
-# H200, about 15 minutes for N=3. Bound: 2 x 100 x max_s more per alternation if every
-# cool-down hits its cap (the table's notes name the rows where one did).
+# Time (measured 2026-12-03, one H200): 107 s an alternation of the 100 rows a side, the
+# cool-down never at its cap; bound: 2 x 100 x max_s more per alternation if every cool-down
+# hits its cap (the table's notes name the rows where one did).
 # PARITY_FP8=1 adds the fp8 rows (half as many again).
 # Usage: ci/gemm_parity.sh BUILD_DIR OUT [N]   (N: alternations, default 3; python3 with torch;
 #        one GPU, device 0 on both sides)

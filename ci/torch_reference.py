@@ -1239,13 +1239,13 @@ Skip = collections.namedtuple("Skip", "name reason")
 
 
 def gemm_operands(tag, m, n, k):
-    """Two row-major operands, (m, k) and (n, k), uniform in [-1, 1): fp8 e4m3 rounded from
-    fp32, else in the dtype of `tag`."""
-    def rand(rows):
-        if tag == "fp8e4m3":
-            return (torch.rand(rows, k, device="cuda") * 2 - 1).to(torch.float8_e4m3fn)
-        return torch.rand(rows, k, device="cuda", dtype=DT[tag]) * 2 - 1
-    return rand(m), rand(n)
+    """Two row-major operands, (m, k) and (n, k), uniform in [-1, 1) drawn in fp32 and rounded
+    once to the dtype of `tag`, as bench_matmul fills its operands (kernels/src/fill.cu).
+    Drawn in the dtype itself, torch.rand(..., dtype=bf16) is a multiple of 2^-8, so
+    rand * 2 - 1 takes at most 256 values: other data, and a GEMM's power draw, hence its clock
+    in a burst, follows the data (docs/MATMUL.md gives the figures)."""
+    target = torch.float8_e4m3fn if tag == "fp8e4m3" else DT[tag]
+    return tuple((torch.rand(r, k, device="cuda") * 2 - 1).to(target) for r in (m, n))
 
 
 def scaled_mm(p, q):

@@ -81,7 +81,12 @@ TEST(Thresholds, RepositoryFileParses) {
   // others at twice their spread; a case measured nowhere gets the default.
   EXPECT_DOUBLE_EQ(t->pct_for("launch/graph/empty/100"), 5.0);
   EXPECT_DOUBLE_EQ(t->pct_for("memory/copy_kernel/u8/2GiB"), 5.0);
-  EXPECT_DOUBLE_EQ(t->pct_for("matmul/cublaslt/tf32/8192x8192x8192"), 17.0);
+  // The tf32 burst follows the power cap (+10.85% over 28 processes): report-only, and its
+  // sustained row gates the GEMM at 5%.
+  EXPECT_EQ(t->rule_for("matmul/cublaslt/tf32/8192x8192x8192").kind, gc::RuleKind::ReportOnly);
+  EXPECT_DOUBLE_EQ(t->pct_for("matmul/cublaslt_sustained/tf32/8192x8192x8192"), 5.0);
+  EXPECT_DOUBLE_EQ(t->pct_for("conv/nchw/tf32/n64c128h28w28k128r3s3"), 5.0);
+  EXPECT_DOUBLE_EQ(t->pct_for("nccl/allreduce/fp32/1MiB/g1"), 17.0);
   EXPECT_DOUBLE_EQ(t->pct_for("matmul/cublaslt/bf16/1024x1024x1024"), 10.0);
   EXPECT_DOUBLE_EQ(t->pct_for("pcie/h2d/pinned/256MiB"), 10.0);  // host-bound
   EXPECT_EQ(t->rule_for("pcie/h2d/pinned/256MiB").kind, gc::RuleKind::HostBound);
