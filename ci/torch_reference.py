@@ -1240,7 +1240,7 @@ Skip = collections.namedtuple("Skip", "name reason")
 
 def gemm_operands(tag, m, n, k):
     """Two row-major operands, (m, k) and (n, k), uniform in [-1, 1) drawn in fp32 and rounded
-    once to the dtype of `tag`, as bench_matmul fills its operands (kernels/src/fill.cu).
+    once to the dtype of `tag` (so -1 to 1), as bench_matmul fills its operands (kernels/src/fill.cu).
     Drawn in the dtype itself, torch.rand(..., dtype=bf16) is a multiple of 2^-8, so
     rand * 2 - 1 takes at most 256 values: other data, and a GEMM's power draw, hence its clock
     in a burst, follows the data (docs/MATMUL.md gives the figures)."""
