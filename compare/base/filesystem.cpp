@@ -86,6 +86,19 @@ Expected<std::string> RealFileSystem::read(const std::string& path, std::size_t 
   return text;
 }
 
+Expected<InputText> FileSystem::read_text(const std::string& path, std::size_t max_bytes) const {
+  auto text = read(path, max_bytes);
+  if (!text) return text.error();
+  return InputText(std::move(*text));
+}
+
+Expected<InputText> RealFileSystem::read_text(const std::string& path, std::size_t max_bytes) const {
+  InputText text;
+  std::string err;
+  if (!map_input_file(path, max_bytes, &text, &err)) return core_error(path, err);
+  return text;
+}
+
 Expected<std::vector<std::string>> RealFileSystem::list(const std::string& dir) const {
   std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
   if (!d) return sys_error(dir, "cannot open folder");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/expected.hpp"
+#include "gpucheck/core/input.hpp"
 #include "gpucheck/core/output.hpp"
 
 namespace gpucheck::compare {
@@ -39,6 +40,9 @@ class FileSystem {
   // missing or unreadable path, or more than max_bytes.
   [[nodiscard]] virtual Expected<std::string> read(const std::string& path,
                                                    std::size_t max_bytes) const = 0;
+  // The same for a loader that only reads the bytes and frees them early: read()'s text here,
+  // the file mapped rather than copied on the real disk (gpucheck/core/input.hpp).
+  [[nodiscard]] virtual Expected<InputText> read_text(const std::string& path, std::size_t max_bytes) const;
   // Entry names (not paths) of a folder, sorted.
   [[nodiscard]] virtual Expected<std::vector<std::string>> list(const std::string& dir) const = 0;
   // Creates or truncates `path`, writes all of `data` and flushes it to the disk (the runner's
@@ -74,6 +78,7 @@ class RealFileSystem final : public FileSystem {
   [[nodiscard]] Kind kind(const std::string& path) const override;
   [[nodiscard]] Expected<std::string> read(const std::string& path,
                                            std::size_t max_bytes) const override;
+  [[nodiscard]] Expected<InputText> read_text(const std::string& path, std::size_t max_bytes) const override;
   [[nodiscard]] Expected<std::vector<std::string>> list(const std::string& dir) const override;
   Status write(const std::string& path, std::string_view data) override;
   Status append(const std::string& path, std::string_view data) override;

@@ -722,8 +722,8 @@ namespace {
 // The loader's checks and the document; `owned`, when given, is the file's text, its pages
 // released behind the scanner (a large file's text and its results are not kept at once), and
 // `fs` reads the file again where a refusal must be worded from its whole text.
-Expected<Results> parse_text(std::string_view text, std::string* owned, const std::string& source,
-                             const ReadOptions& options, const FileSystem* fs = nullptr) {
+Expected<Results> parse_owned(std::string_view text, InputText* owned, const std::string& source,
+                              const ReadOptions& options, const FileSystem* fs = nullptr) {
   const bool blank = std::all_of(text.begin(), text.end(),
                                  [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; });
   if (blank) return Error{source, "empty file"};
@@ -750,7 +750,7 @@ Expected<Results> parse_text(std::string_view text, std::string* owned, const st
       return t.ok();
     };
   if (!load_json(text, source, &doc, &err, lo)) return Error{source, err.substr(source.size() + 2)};
-  if (owned != nullptr) std::string().swap(*owned);
+  if (owned != nullptr) owned->release();
   try {
     return entries.finish(doc, stream.count);
   } catch (const json::exception& e) {  // a type we did not expect somewhere: still one line
@@ -758,10 +758,20 @@ Expected<Results> parse_text(std::string_view text, std::string* owned, const st
   }
 }
 
+// A file's text as the disk gave it: a file cut short while mapped read zeros past its new end,
+// which would be refused as a NUL byte or worse; it is refused for what it is.
+Expected<Results> parse_text(InputText* owned, const std::string& source, const ReadOptions& options,
+                             const FileSystem& fs) {
+  auto r = parse_owned(owned->text(), owned, source, options, &fs);
+  owned->release();
+  if (owned->cut()) return Error{source, "the file shrank while it was being read"};
+  return r;
+}
+
 }  // namespace
 
 Expected<Results> parse_results(std::string_view text, const std::string& source, const ReadOptions& options) {
-  return parse_text(text, nullptr, source, options);
+  return parse_owned(text, nullptr, source, options);
 }
 
 std::optional<std::string> gate_folder_results(const FileSystem& fs, const std::string& dir) {
@@ -777,9 +787,9 @@ Expected<Results> load_results(const FileSystem& fs, const std::string& path, co
   if (kind == FileSystem::Kind::Loop) return Error{path, "a symbolic link loop"};
   if (kind == FileSystem::Kind::Other) return fs.read(path, kMaxFileBytes).error();  // says what it is
   if (kind == FileSystem::Kind::File) {
-    auto text = fs.read(path, kMaxFileBytes);
+    auto text = fs.read_text(path, kMaxFileBytes);
     if (!text) return text.error();
-    return parse_text(*text, &*text, path, options, &fs);
+    return parse_text(&*text, path, options, fs);
   }
   if (const auto gate = gate_folder_results(fs, path)) return load_results(fs, *gate, options);
   auto names = fs.list(path);
@@ -796,9 +806,9 @@ Expected<Results> load_results(const FileSystem& fs, const std::string& path, co
     }
     if (!n.ends_with(".json") || k != FileSystem::Kind::File)
       return Error{path, "folder holds \"" + printable(n) + "\", which is not a .json results file"};
-    auto text = fs.read(full, kMaxFileBytes);
+    auto text = fs.read_text(full, kMaxFileBytes);
     if (!text) return text.error();
-    auto r = parse_text(*text, &*text, full, options, &fs);
+    auto r = parse_text(&*text, full, options, fs);
     if (!r) return r.error();
     parts.push_back(std::move(*r));
   }

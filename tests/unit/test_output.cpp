@@ -268,6 +268,70 @@ TEST(Input, NonRegularInputsAreRefusedAtOnce) {
   EXPECT_EQ(text.size(), 100u);
 }
 
+// Issue 36: a large input is mapped, not copied; the refusals are read_input_file's, word for word.
+TEST(Input, MappedTextIsTheFileAndTheRefusalsAreUnchanged) {
+  TempDir d("gpucheck-output");
+  ASSERT_EQ(::mkfifo((d / "p").c_str(), 0600), 0);
+  fs::create_symlink(d / "l1", d / "l2");
+  fs::create_symlink(d / "l2", d / "l1");
+  std::ofstream(d / "big") << std::string(100, 'x');
+  std::ofstream(d / "empty");
+  for (const std::string& path : {d / "p", d / "l1", d.str(), d / "none", d / "big"}) {
+    std::string text, err_read, err_map;
+    InputText mapped;
+    EXPECT_FALSE(read_input_file(path, 10, &text, &err_read));
+    EXPECT_FALSE(map_input_file(path, 10, &mapped, &err_map));
+    EXPECT_EQ(err_map, err_read);
+  }
+  std::string err;
+  InputText t;
+  ASSERT_TRUE(map_input_file(d / "big", 100, &t, &err)) << err;
+  EXPECT_TRUE(t.mapped());
+  EXPECT_EQ(t.text(), std::string(100, 'x'));
+  InputText moved(std::move(t));
+  EXPECT_TRUE(moved.mapped());
+  EXPECT_FALSE(t.mapped());  // NOLINT(bugprone-use-after-move): a moved-from text is empty
+  EXPECT_TRUE(t.text().empty());
+  EXPECT_EQ(moved.text(), std::string(100, 'x'));
+  EXPECT_FALSE(moved.cut());
+  moved.release();
+  EXPECT_TRUE(moved.text().empty());
+  ASSERT_TRUE(map_input_file(d / "empty", 100, &t, &err)) << err;  // nothing to map: read
+  EXPECT_FALSE(t.mapped());
+  EXPECT_TRUE(t.text().empty());
+  InputText small(std::string("abc"));  // a short string moves its bytes: the view follows
+  InputText small2(std::move(small));
+  EXPECT_EQ(small2.text(), "abc");
+}
+
+// Issue 36: a mapped file truncated under the reader would raise SIGBUS at the first page past
+// its new end; the pages read as zeros instead and the text says it was cut, after release too.
+TEST(Input, MappedFileCutUnderTheReaderReadsZerosAndSaysSo) {
+  TempDir d("gpucheck-output");
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  std::ofstream(d / "f") << std::string(3 * page + 5, 'y');
+  std::string err;
+  InputText t;
+  ASSERT_TRUE(map_input_file(d / "f", 1 << 20, &t, &err)) << err;
+  ASSERT_TRUE(t.mapped());
+  ASSERT_EQ(::truncate((d / "f").c_str(), 10), 0);
+  const std::string_view v = t.text();
+  EXPECT_EQ(v[0], 'y');
+  EXPECT_EQ(v[2 * page], '\0');
+  EXPECT_EQ(v[3 * page + 4], '\0');
+  EXPECT_TRUE(t.cut());
+  t.release();
+  EXPECT_TRUE(t.cut());
+  InputText again;  // the table's entry is free and clean for the next file
+  std::ofstream(d / "g") << std::string(3 * page, 'z');
+  ASSERT_TRUE(map_input_file(d / "g", 1 << 20, &again, &err)) << err;
+  EXPECT_EQ(again.text()[2 * page], 'z');
+  EXPECT_FALSE(again.cut());
+  ASSERT_EQ(::truncate((d / "g").c_str(), static_cast<off_t>(2 * page + 1)), 0);  // inside the last page: no SIGBUS
+  EXPECT_EQ(again.text()[2 * page + 2], '\0');
+  EXPECT_TRUE(again.cut());
+}
+
 // Issue 18, item 3: duplicate keys, the last one won.
 TEST(JsonLoad, DuplicateKeysAreAnErrorNamingFileObjectAndKey) {
   nlohmann::ordered_json j;

@@ -2,6 +2,8 @@
 // plus switches that make a write stop half-way or a rename fail, to prove atomic updates.
 #pragma once
 
+#include <unistd.h>
+
 #include <map>
 #include <optional>
 #include <set>
@@ -29,6 +31,9 @@ class FakeFileSystem final : public FileSystem {
   std::set<std::string> char_devices, fifos, no_reader, loops;
   std::map<std::string, std::string> written_in_place;
   std::optional<std::string> stdout_file;  // the path standard output is open on (`> f`)
+  // Paths whose read_text maps a real file (first) and then cuts it to `second` bytes: a file
+  // truncated under the loader while it reads.
+  std::map<std::string, std::pair<std::string, std::size_t>> cut_after_map;
 
   class Lock final : public FileLock {
    public:
@@ -62,6 +67,15 @@ class FakeFileSystem final : public FileSystem {
     if (it == files.end()) return Error{path, "cannot open: No such file or directory"};
     if (it->second.size() > max_bytes) return Error{path, "file too large"};
     return it->second;
+  }
+  [[nodiscard]] Expected<InputText> read_text(const std::string& path, std::size_t max_bytes) const override {
+    const auto it = cut_after_map.find(path);
+    if (it == cut_after_map.end()) return FileSystem::read_text(path, max_bytes);
+    InputText text;
+    std::string err;
+    if (!map_input_file(it->second.first, max_bytes, &text, &err)) return Error{path, err};
+    if (::truncate(it->second.first.c_str(), static_cast<off_t>(it->second.second)) != 0) return Error{path, "cannot cut"};
+    return text;
   }
   [[nodiscard]] Expected<std::vector<std::string>> list(const std::string& dir) const override {
     if (!dirs.count(dir)) return Error{dir, "cannot open folder"};

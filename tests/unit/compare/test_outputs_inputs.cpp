@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -285,6 +286,33 @@ TEST(Issue18Messages, SymlinkLoopIsNamedAsOne) {
   const CliRun r = cli({"compare", d / "a", fixture("crafted/baseline.json")}, real);
   EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
   EXPECT_NE(r.io.err.find("symbolic link loop"), std::string::npos) << r.io.err;
+}
+
+// Issue 36: a results file is mapped, not copied; one truncated under the loader would raise
+// SIGBUS. It reads zeros past its new end and is refused for what happened, one line, exit 2.
+TEST(Issue36Inputs, FileCutWhileLoadingIsRefusedNotACrash) {
+  TempDir d("gpucheck-io");
+  const std::string text = slurp(fixture("crafted/baseline.json"));
+  ASSERT_EQ(text.front(), '{');
+  const std::string padded = "{" + std::string(std::size_t{1} << 16, ' ') + text.substr(1);  // pages past the cut
+  std::ofstream(d / "r.json") << padded;
+  FakeFileSystem f;
+  f.add("cur.json", text);
+  f.add("base.json", "");
+  f.cut_after_map["base.json"] = {d / "r.json", 100};
+  const auto r = gc::load_results(f, "base.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().where, "base.json");
+  EXPECT_EQ(r.error().message, "the file shrank while it was being read");
+  std::ofstream(d / "r.json") << padded;
+  const CliRun c = cli({"compare", "base.json", "cur.json"}, f);
+  EXPECT_EQ(c.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(std::count(c.io.err.begin(), c.io.err.end(), '\n'), 1) << c.io.err;
+  std::ofstream(d / "r.json") << padded;
+  f.cut_after_map["base.json"].second = padded.size();  // not cut: the mapped file loads whole
+  const auto whole = gc::load_results(f, "base.json");
+  ASSERT_TRUE(whole.ok()) << whole.error().str();
+  EXPECT_EQ(whole->benchmarks.size(), gc::parse_results(text, "x").value().benchmarks.size());
 }
 
 // Repro: `--out missing/x.md` named the temporary file, not x.md.

@@ -66,8 +66,9 @@ struct JsonLoadOptions {
   JsonStream* stream = nullptr;
   // The caller owns the text and discards it after the load: the pages the scanner has passed
   // are handed back to the system as it goes (a 650 MB file is not held whole to the end), and
-  // the text's bytes behind it read as zeros afterwards. Only with `reread`, which puts the
-  // text in its argument again (false where it cannot): a refusal is worded from the whole text.
+  // the bytes behind it read as zeros afterwards (a mapped file's, as the file again). Only with
+  // `reread`, which puts the text in its argument again (false where it cannot): a refusal is
+  // worded from the whole text.
   bool release_behind = false;
   std::function<bool(std::string*)> reread;
 };
