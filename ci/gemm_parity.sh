@@ -14,7 +14,7 @@
 # PyTorch first: A B, B A, A B), each a fresh process; then one table, OUT/parity.md (printed)
 # and OUT/parity.csv (docs/MATMUL.md says what it shows), ending with issue 40's criteria, one
 # PASS/FAIL line each.
-# Time (measured 2026-12-03, one H200): 107 s an alternation of the 100 rows a side, the
+# Time (measured 2026-12-03, two H200s): 102-107 s an alternation of the 100 rows a side, the
 # cool-down never at its cap; bound: 2 x 100 x max_s more per alternation if every cool-down
 # hits its cap (the table's notes name the rows where one did).
 # PARITY_FP8=1 adds the fp8 rows (half as many again).
