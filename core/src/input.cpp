@@ -180,9 +180,8 @@ InputText::InputText(InputText&& other) noexcept { *this = std::move(other); }
 InputText& InputText::operator=(InputText&& other) noexcept {
   if (this == &other) return *this;
   release();
-  const bool small = other.slot_ < 0 && other.view_.data() == other.owned_.data();
   owned_ = std::move(other.owned_);
-  view_ = small ? std::string_view(owned_) : other.view_;
+  view_ = other.slot_ < 0 ? std::string_view(owned_) : other.view_;  // unmapped text is owned_ (or empty)
   slot_ = std::exchange(other.slot_, -1);
   cut_ = std::exchange(other.cut_, false);
   fd_ = std::exchange(other.fd_, -1);
