@@ -3,6 +3,12 @@
 //                           chain, no synchronisation inside it; us_per_launch = chain / N.
 //   graph/{empty,small}/N   the same N launches captured once into a CUDA Graph, replayed with
 //                           one cudaGraphLaunch between the events; us_per_launch = chain / N.
+//   eager_held/{empty,small}/N   the eager chain queued whole behind the harness's hold (a spin
+//                           kernel the host releases once the chain and the stop event are
+//                           queued), events around it: the GPU's own cost of N individually
+//                           submitted kernels, with the host's launch time taken out. Device
+//                           time, so it holds still where the host figures move between
+//                           processes (docs/GATE.md); us_per_launch = chain / N.
 //   host_launch/{empty,small}/1      host time of one cudaLaunchKernel (steady_clock around 100
 //                           async launches, no sync inside, then sync); us_per_launch = that.
 //   host_graph_launch/empty/N        host time of one cudaGraphLaunch of an N-node graph (10
@@ -13,7 +19,8 @@
 // The host-timed cases take many samples (at least 100) and report the median: one sample in
 // a few lands on a host hiccup (scheduling, page faults in the driver), which moves a mean by
 // tens of percent; the median does not move with them.
-// How to read the GPU-side figures: the stream is NOT held by the harness's spin kernel here.
+// How to read the GPU-side figures: the stream is NOT held by the harness's spin kernel for
+// eager and graph (eager_held is the held counterpart).
 // A held stream would let the host queue the whole chain first and then show only the GPU's
 // drain rate, hiding the cost eager launching really has. Unheld, the start event fires as soon
 // as the idle GPU reaches it and the kernels run as the host issues them, so eager
@@ -176,11 +183,12 @@ class LaunchOp : public harness::Op {
 };
 
 // eager: the chain launched kernel by kernel; graph: captured once, one cudaGraphLaunch.
-// Timed per call (events around the chain, stream not held): see the top of the file.
+// Timed per call (events around the chain; the stream held for eager_held only): see the top
+// of the file.
 class ChainOp final : public LaunchOp {
  public:
-  ChainOp(std::string name, Kernel k, std::int64_t n, harness::Device& dev, bool as_graph)
-      : LaunchOp(std::move(name), k, n, dev, n, n), as_graph_(as_graph) {
+  ChainOp(std::string name, Kernel k, std::int64_t n, harness::Device& dev, bool as_graph, bool held = false)
+      : LaunchOp(std::move(name), k, n, dev, n, n), as_graph_(as_graph), held_(held) {
     if (as_graph_) {
       chain_.capture(dev_.stream(), graph_);
       GPUCHECK_CUDA(cudaGraphInstantiateWithFlags(exec_.out(), graph_.get(), 0));
@@ -193,11 +201,12 @@ class ChainOp final : public LaunchOp {
     ++calls_;
   }
   std::string label() const override {
+    if (held_) return "events around the chain, queued behind the hold: the GPU's cost per kernel";
     return as_graph_ ? "events around one cudaGraphLaunch, stream not held" : "events around the chain, stream not held";
   }
 
  private:
-  bool as_graph_;
+  bool as_graph_, held_;
   Graph graph_;
   GraphExec exec_;
 };
@@ -280,6 +289,7 @@ std::unique_ptr<harness::Op> make(std::string_view mode, const std::string& n, K
   namespace seg = contract::segment;
   if (mode == seg::eager) return std::make_unique<ChainOp>(n, k, len, d, false);
   if (mode == seg::graph) return std::make_unique<ChainOp>(n, k, len, d, true);
+  if (mode == "eager_held") return std::make_unique<ChainOp>(n, k, len, d, false, true);
   if (mode == "host_launch") return std::make_unique<HostLaunchOp>(n, d);
   if (mode == "host_graph_launch") return std::make_unique<HostGraphLaunchOp>(n, len, d);
   return std::make_unique<InstantiateOp>(n, len, d);
@@ -313,7 +323,7 @@ harness::Family harness::family() {
   f.model = launch::model();
   f.register_cases = register_cases;
   f.summary = "bench_launch: the cost of launching (us per kernel): a chain of kernels launched eagerly against the "
-              "same chain replayed as a CUDA Graph, and the host's time in cudaLaunchKernel, cudaGraphLaunch and "
+              "same chain replayed as a CUDA Graph, the eager chain's GPU side (queued behind a hold), and the host's time in cudaLaunchKernel, cudaGraphLaunch and "
               "cudaGraphInstantiate.";
   f.list = [](Suite s, const std::vector<axes::Point>* p, const axes::DeviceFacts&) {
     return listed(launch::cases(s, p));

@@ -37,6 +37,7 @@ inline const std::vector<Mode>& modes() {
   static const std::vector<Mode> m{
       {seg::eager, TimingMode::per_call, 1, Shape::chains},
       {seg::graph, TimingMode::per_call, 1, Shape::chains},
+      {"eager_held", TimingMode::held, 1, Shape::chains},
       {"host_launch", TimingMode::host, kHostLaunchesPerSample, Shape::single},
       {"host_graph_launch", TimingMode::host, kGraphLaunchesPerSample, Shape::per_length},
       {"graph_instantiate", TimingMode::host, 1, Shape::per_length},
@@ -63,8 +64,8 @@ struct Case {
   }
 };
 
-// The suites: the chains per length (per mode, per kernel), then the host modes, each over
-// the lengths (host_launch once). Acceptance and the burn run none.
+// The suites: the chains per length (per mode, per kernel), the held eager chains of 100, then
+// the host modes, each over the lengths (host_launch once). Acceptance and the burn run none.
 inline axes::CaseModel model() {
   using axes::Kind;
   using enum Suite;
@@ -73,12 +74,13 @@ inline axes::CaseModel model() {
   const auto suite = [](Suite s, const std::vector<std::string>& lengths, const std::string& all) {
     axes::SuiteAxes x{s, {{"mode", "eager,graph"}, {"kernel", "empty,small"}, {"length", all}}, {}};
     for (const std::string& n : lengths) x.sets.push_back({{"length", n}});
+    x.sets.push_back({{"mode", "eager_held"}, {"length", "100"}});  // the GPU's side of eager launching
     x.sets.push_back({{"mode", "host_launch"}, {"kernel", "empty"}, {"length", "1"}});
     for (const std::string m : {"host_graph_launch", "graph_instantiate"}) x.sets.push_back({{"mode", m}, {"kernel", "empty"}});
     return x;
   };
   return {std::string(contract::family::launch),
-          {{"mode", Kind::word, "eager launches, graph replay, the host's cost of a call", names, 1, 1},
+          {{"mode", Kind::word, "eager launches, graph replay, eager launches queued behind a hold (the GPU's side), the host's cost of a call", names, 1, 1},
            {"kernel", Kind::word, "the kernel chained", {"empty", "small"}, 1, 1},
            {"length", Kind::integer, "kernels per chain (graph nodes)", {}, 1, 1 << 20}},
           {suite(quick, {"100"}, "100"), suite(full, {"1", "10", "100", "1000"}, "1,10,100,1000")}};

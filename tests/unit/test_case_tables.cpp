@@ -2,7 +2,8 @@
 // fixtures/case_names.txt: the names each family's code at b8ecbae registered per suite, in
 // order (generated from that code before the tables became rows), and the rows added since
 // (issue 22's attention shapes end the attention block; issue 40's llm suite follows matmul's
-// burn, written from the models' dimensions). A renamed case, a case moved to
+// burn, written from the models' dimensions; issue 39's held eager chains follow the unheld
+// chains of each suite). A renamed case, a case moved to
 // another suite or a changed order fails here. The binary may leave out what the
 // device cannot hold (memory sizes under 4x L2) or register as skipped (fp8 before cc 8.9).
 #include <gtest/gtest.h>
