@@ -13,6 +13,10 @@
 // GEMM draws past the power cap soon after it starts and the SM clock falls (the case's
 // sm_clock_MHz and throttled counters say so; docs/PERFORMANCE.md has the figures). The burst
 // figure compares with other tools; the ratio of the two shows power capping.
+// `linear` rows (suite llm, F.linear's order) are bursts as a model's step meets them: the
+// operands rotate over copies that keep each out of the L2 between its uses, and the burst
+// warms up for 0.2 s of calls first (matmul::linear_copies, kLinearWarmupS; ci/gemm_parity.sh
+// times PyTorch's side alike).
 // `burn` (suite burn, `gpucheck accept --burn`): bf16 8192^3 GEMMs for --burn-seconds, every
 // result compared bit for bit with the first verified one (silent corruption under load is
 // an error), the SM clock and temperature tracked.
@@ -108,6 +112,14 @@ class Gemm : public harness::Op {
     cudaStream_t s = dev_.stream();
     kernels::fill_uniform(a_.get(), p_.k * p_.m, c.dtype, seed_, -1.f, 1.f, s);
     kernels::fill_uniform(b_.get(), p_.k * p_.n, c.dtype, seed_ + 1, -1.f, 1.f, s);
+    if (c.operands == matmul::Operands::linear) {  // rotated copies: see matmul::linear_copies
+      const int copies = matmul::linear_copies(a_.bytes() + b_.bytes(), static_cast<std::uint64_t>(std::max(0, dev.props().l2CacheSize)));
+      for (int i = 1; i < copies; ++i) {
+        copies_.push_back({harness::DeviceBuffer(a_.bytes()), harness::DeviceBuffer(b_.bytes())});
+        GPUCHECK_CUDA(cudaMemcpyAsync(copies_.back().a.get(), a_.get(), a_.bytes(), cudaMemcpyDeviceToDevice, s));
+        GPUCHECK_CUDA(cudaMemcpyAsync(copies_.back().b.get(), b_.get(), b_.bytes(), cudaMemcpyDeviceToDevice, s));
+      }
+    }
 
     GPUCHECK_CUBLAS(cublasLtMatmulDescCreate(&op_, types_.compute, CUDA_R_32F));
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
@@ -140,10 +152,21 @@ class Gemm : public harness::Op {
   Gemm(const Gemm&) = delete;
   Gemm& operator=(const Gemm&) = delete;
 
+  // Each call reads the next copy of the operands (the first is the verified one; F.linear
+  // rows only: the others are byte copies of it, so every call computes the same D).
   void run(cudaStream_t s) override {
     const float alpha = 1.f, beta = 0.f;
-    GPUCHECK_CUBLAS(cublasLtMatmul(lt_, op_, &alpha, a_.get(), la_, b_.get(), lb_, &beta, d_.get(), ld_,
-                                   d_.get(), ld_, &heur_.algo, ws_.get(), kWorkspaceBytes, s));
+    const void* a = a_.get();
+    const void* b = b_.get();
+    if (!copies_.empty()) {
+      if (next_copy_ > 0) {
+        a = copies_[next_copy_ - 1].a.get();
+        b = copies_[next_copy_ - 1].b.get();
+      }
+      next_copy_ = (next_copy_ + 1) % (copies_.size() + 1);
+    }
+    GPUCHECK_CUBLAS(cublasLtMatmul(lt_, op_, &alpha, a, la_, b, lb_, &beta, d_.get(), ld_, d_.get(), ld_, &heur_.algo,
+                                   ws_.get(), kWorkspaceBytes, s));
   }
 
   // Poisons D, runs once (traced: the kernel's name), and checks 16 x 16 sampled outputs
@@ -151,6 +174,7 @@ class Gemm : public harness::Op {
   void verify() override {
     cudaStream_t s = dev_.stream();
     kernels::poison(d_.get(), d_.bytes(), s);
+    next_copy_ = 0;  // the verified call reads the first copy
     name_kernel(s);
     const LtProblem& p = p_;
     std::mt19937_64 rng(seed_);
@@ -200,7 +224,8 @@ class Gemm : public harness::Op {
     cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages, sizeof stages, &w);
     cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &w);
     return "algo=" + std::to_string(id) + " tile=" + std::to_string(tile) + " stages=" + std::to_string(stages) +
-           " splitk=" + std::to_string(splitk) + " ws=" + std::to_string(heur_.workspaceSize) + " " +
+           " splitk=" + std::to_string(splitk) + " ws=" + std::to_string(heur_.workspaceSize) +
+           (copies_.empty() ? std::string() : " copies=" + std::to_string(copies_.size() + 1)) + " " +
            kernel_name::label(kernel_);
   }
 
@@ -247,6 +272,11 @@ class Gemm : public harness::Op {
   harness::Device& dev_;
   cublasLtHandle_t lt_;
   harness::DeviceBuffer a_, b_, d_, ws_;
+  struct Copy {
+    harness::DeviceBuffer a, b;
+  };
+  std::vector<Copy> copies_;  // the operands' other copies (F.linear rows), run in turn after a_, b_
+  std::size_t next_copy_ = 0;
   std::uint64_t seed_ = 0;
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t la_ = nullptr, lb_ = nullptr, ld_ = nullptr;
@@ -304,11 +334,14 @@ class BurnGemm final : public Gemm {
 
 // How each load is measured: a burst stays ahead of the power limiter; sustained and burn
 // load the GPU first and then measure for a fixed time.
-harness::MeasureOptions measure_for(Load load, const harness::Registry& r, double burn_seconds) {
+harness::MeasureOptions measure_for(const GemmCase& c, const harness::Registry& r, double burn_seconds) {
   harness::MeasureOptions o = r.defaults();
   o.plan.warmup_calls = 5;
-  switch (load) {
-    case Load::burst: o = harness::power_burst(o); break;
+  switch (c.load) {
+    case Load::burst:
+      o = harness::power_burst(o);
+      if (c.operands == matmul::Operands::linear) o.plan.warmup_s = matmul::kLinearWarmupS;  // a busy card
+      break;
     case Load::sustained:
       o.plan.warmup_s = 1.0;
       o.plan.stop.min_time_s = 1.0;
@@ -353,7 +386,7 @@ void register_cases(harness::Registry& r) {
     harness::Case hc;
     hc.name = c.name();
     hc.rates = {harness::tflops(c.flops())};
-    hc.measure = measure_for(c.load, r, burn_seconds);
+    hc.measure = measure_for(c, r, burn_seconds);
     if (c.load == Load::burn) hc.setup = [c, &dev, &lt] { return std::make_unique<BurnGemm>(c, dev, lt.get()); };
     else hc.setup = [c, &dev, &lt] { return std::make_unique<Gemm>(c, dev, lt.get()); };
     r.add(std::move(hc));

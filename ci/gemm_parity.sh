@@ -4,7 +4,9 @@
 # and fp16, and PyTorch's F.linear / torch.mm of the same names (ci/torch_reference.py --cases
 # --parity), timed the same way on both sides: every row a power burst (0.3 s idle, then the
 # card cooled to the same limits, 5 warm-up calls, one call sizing the batch, 20 held samples,
-# the median), the kernel named on one untimed call before it on both sides.
+# the median), the kernel named on one untimed call before it on both sides. The F.linear rows
+# as a model's step meets them: at least 0.2 s of warm-up calls, the operands rotated over
+# copies that keep each out of the L2 between uses (benchmarks/cases/matmul.hpp).
 # The cool-down: GPUCHECK_COOLDOWN, read by bench_matmul's harness and by torch_reference.py
 # alike: before each burst, NVML's board power and GPU temperature under limits (capped at
 # max_s). Unless set, this script reads the card's idle power and temperature at the start

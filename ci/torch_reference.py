@@ -40,7 +40,9 @@ bmm and NCHW; every fused attention against the naive one where S fits).
 --table OUT.md writes the axes session's table from the JSON of both sides (no torch needed).
 --parity times GEMMs as bench_matmul does, step for step (time_case), and adds the kernel one
 untimed call ran before the burst (torch.profiler), NVML's SM clock during the samples, and,
-under GPUCHECK_COOLDOWN, the harness's cool-down before each burst; --parity-table OUT writes
+under GPUCHECK_COOLDOWN, the harness's cool-down before each burst (matmul/linear rows, as
+ours: the operands rotated over copies, linear_copies, and a warm-up of LINEAR_WARMUP_S);
+--parity-table OUT writes
 ci/gemm_parity.sh's table with issue 40's criteria (no torch needed).
 
 Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX] [--cases FILE] [--kernels]
@@ -50,6 +52,7 @@ Usage: python3 ci/torch_reference.py [--json OUT.json] [--filter REGEX] [--cases
 """
 import argparse
 import collections
+import itertools
 import json
 import math
 import os
@@ -67,9 +70,21 @@ except ImportError:  # the pure helpers below (names, the engine's rules, the ta
 CALLS = 20  # calls per held sample (bmm, conv, nccl)
 SAMPLES = 15  # held samples per case (median)
 PARITY_MIN_HOLD_MS = 0.1  # --parity: the spin kernel's least hold before a sample (ours: the queueing time)
+LINEAR_WARMUP_S = 0.2  # --parity, matmul/linear: warm-up time before sampling (benchmarks/cases/matmul.hpp kLinearWarmupS)
+MAX_LINEAR_COPIES = 8  # matmul/linear: most copies of the operands rotated over (kMaxLinearCopies)
 
 
 # ---- Pure helpers: no torch, tested by tests/unit/test_torch_reference.py -------------------
+
+def linear_copies(operand_bytes, l2_bytes):
+    """Copies of an F.linear call's operands to rotate over, as bench_matmul's linear rows
+    (benchmarks/cases/matmul.hpp, linear_copies): each copy evicted by the others (twice the
+    L2) before it is used again; 1 where one call's operands already hold that much."""
+    if operand_bytes <= 0 or operand_bytes >= 2 * l2_bytes:
+        return 1
+    others = -(-2 * l2_bytes // operand_bytes)
+    return min(1 + others, MAX_LINEAR_COPIES)
+
 
 def choose_batch(one_call_s, min_sample_s=5e-4, min_batch=1, max_batch=64):
     """Calls per sample, as the engine picks them (core/src/measure.cpp,
@@ -694,7 +709,9 @@ def render_parity(rows, runs, ours_ctx, torch_ctx, cooldown=None):
     lines = [f"# GEMMs: gpucheck (bench_matmul) beside PyTorch, {runs} alternation{'' if runs == 1 else 's'}", "",
              "Both sides timed as one power burst (0.3 s idle, then " +
              (f"the card cooled to GPUCHECK_COOLDOWN={cooldown}, " if cooldown else "") +
-             "5 warm-up calls, one call sizing the batch, 20 held samples, the median); figures are medians over "
+             "5 warm-up calls, and for the F.linear rows (matmul/linear) at least "
+             f"{LINEAR_WARMUP_S:g} s of them, with the operands rotated over copies that keep each out of the L2 "
+             "between uses, one call sizing the batch, 20 held samples, the median); figures are medians over "
              "the alternations, spread = (max - min) / median across them; SM MHz: the mean NVML reading over the "
              "timed samples (median over the alternations); clock-normalised = ours / PyTorch x PyTorch's MHz / "
              f"ours; capped: a side's SM MHz under {100 * CAPPED_BELOW:g}% of its maximum; start °C: the "
@@ -876,7 +893,7 @@ class HeldSampler:
 
 
 def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=64, settle_s=0.3, probe=None,
-             cool_down=None, min_hold_ms=0.5):
+             cool_down=None, min_hold_ms=0.5, warmup_s=0.0):
     """gpucheck's power burst (harness::power_burst), step by step as the engine runs it for
     bench_matmul's cublaslt and bench_attention's cases (engine.cpp measure(), core/src/
     measure.cpp run_sampling()): the device idle settle_s; warmup_calls untimed calls, each
@@ -887,7 +904,8 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     calls run (the SM clock, as the engine reads it during samples). cool_down(), when given, runs
     after the settle (the engine's GPUCHECK_COOLDOWN wait). min_hold_ms: the spin kernel's least
     hold before a sample; the card idles under it, so parity lowers it towards ours (whose hold
-    ends as soon as the calls are queued).
+    ends as soon as the calls are queued). warmup_s: the warm-up goes on, call by call, until
+    it has lasted that long too (at most 1000 calls), as run_sampling's.
     A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
     milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
     torch.cuda.synchronize()
@@ -896,7 +914,8 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
         cool_down()
     stream = torch.cuda.current_stream()
     issue = []
-    for _ in range(warmup_calls):
+    w0 = time.perf_counter()
+    while len(issue) < 1000 and (len(issue) < warmup_calls or time.perf_counter() - w0 < warmup_s):
         t0 = time.perf_counter()
         fn()
         issue.append(time.perf_counter() - t0)
@@ -1326,14 +1345,21 @@ def linear_case(name, tag, M, N, K):
         set_tf32(tag == "tf32")
         set_reduced_precision_reduction(True)  # PyTorch's default, as matmul_case says
         x, w = gemm_operands(tag, M, N, K)
+        # Rotated over copies, as bench_matmul's linear rows (the first call reads x, w).
+        n = linear_copies(x.nbytes + w.nbytes, torch.cuda.get_device_properties(0).L2_cache_size)
+        pairs = [(x, w)] + [(x.clone(), w.clone()) for _ in range(n - 1)]
         if tag == "fp8e4m3":
             what = "torch._scaled_mm(x, w.t(), bf16 out): cuBLASLt T,N m=N n=M k=K"
-            fn = scaled_mm(x, w)
+            calls = [scaled_mm(p, q) for p, q in pairs]
         else:
             what = "F.linear(x, w): cuBLAS T,N m=N n=M k=K, fp32 accumulate"
+            calls = [(lambda p=p, q=q: F.linear(p, q)) for p, q in pairs]
+        if n > 1:
+            what += f", copies={n}"
+        turn = itertools.cycle(calls)
 
-            def fn():
-                return F.linear(x, w)
+        def fn():
+            return next(turn)()
         return checked_gemm(name, what, fn, x, w)
     return setup, 2.0 * M * N * K, "TFLOPS"
 
@@ -1547,7 +1573,9 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
         probe = clock.read if clock is not None else None
         if gemm_parity:
             cool = (lambda: cool_result.append(clock.cool_down())) if clock is not None and clock.rule else None
-            held, batch, retries, cv = burst_ms(hold, fn, probe=probe, cool_down=cool, min_hold_ms=PARITY_MIN_HOLD_MS)
+            warm = LINEAR_WARMUP_S if name.startswith("matmul/linear/") else 0.0
+            held, batch, retries, cv = burst_ms(hold, fn, probe=probe, cool_down=cool, min_hold_ms=PARITY_MIN_HOLD_MS,
+                                                warmup_s=warm)
         else:
             held, batch, retries, cv = burst_ms(hold, fn, probe=probe)
         samples = 20

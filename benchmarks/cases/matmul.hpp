@@ -1,6 +1,7 @@
 // bench_matmul's case model: the axes of a GEMM and the suites as values of them. Pure (no
 // CUDA): the binary registers the cases, tests/unit/test_case_tables.cpp lists them per suite.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -67,6 +68,25 @@ inline std::vector<Projection> projections() {
   return out;
 }
 inline constexpr std::string_view kLlmTokens = "1,16,128,1024,4096,8192";
+
+// How an F.linear row (the llm suite) is timed, on both sides of ci/gemm_parity.sh alike, as a
+// model's step meets the GEMM: its weights come from HBM, since the layers run between two
+// calls of one projection evict them from the L2, and the card is busy, not waking from idle.
+// So the operands are rotated over copies (linear_copies), and the burst warms up for at least
+// kLinearWarmupS of calls before it is sampled. One weight near the L2's size read again and
+// again runs 3-12% apart between two allocations of it (its L2 hits follow where it landed),
+// and a decode GEMV sampled within milliseconds of an idle card ran 4-12% slow (measured on
+// an H200, 2026-12-03: docs/MATMUL.md).
+inline constexpr double kLinearWarmupS = 0.2;
+inline constexpr int kMaxLinearCopies = 8;
+// The copies of a call's operands (operand_bytes: A and B of one call) to rotate over so that
+// each copy has been evicted by the others before it is used again: the others hold at least
+// twice the L2 (1 where one call's operands already do), at most kMaxLinearCopies.
+inline int linear_copies(std::uint64_t operand_bytes, std::uint64_t l2_bytes) {
+  if (operand_bytes == 0 || operand_bytes >= 2 * l2_bytes) return 1;
+  const std::uint64_t others = (2 * l2_bytes + operand_bytes - 1) / operand_bytes;
+  return static_cast<int>(std::min<std::uint64_t>(1 + others, kMaxLinearCopies));
+}
 
 // The error a split-K may add to one output beyond core's tolerance (gpucheck/core/verify.hpp),
 // when cuBLASLt reduces in the output type (reduction scheme INPLACE or OUTPUT_TYPE): each of

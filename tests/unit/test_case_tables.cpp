@@ -375,5 +375,21 @@ TEST(CaseTables, TheJudgedNamesAreRegistered) {
     }
 }
 
+// F.linear rows rotate their operands over copies that keep each out of the L2 between uses
+// (ci/torch_reference.py's linear_copies is tested against the same figures).
+TEST(CaseTables, LinearRowsRotateEnoughCopiesToMissTheL2) {
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20, l2 = 50 * kMiB;  // an H200's
+  EXPECT_EQ(matmul::linear_copies(32 * kMiB + 8192, l2), 5);      // 1x4096x4096 bf16: 4 others hold 128 MiB
+  EXPECT_EQ(matmul::linear_copies(48 * kMiB + 131072, l2), 4);    // 16x6144x4096 bf16
+  EXPECT_EQ(matmul::linear_copies(100 * kMiB, l2), 1);            // one call reads twice the L2
+  EXPECT_EQ(matmul::linear_copies(100 * kMiB - 1, l2), 3);        // one other copy falls a byte short
+  EXPECT_EQ(matmul::linear_copies(std::uint64_t{940} * kMiB, l2), 1);
+  EXPECT_EQ(matmul::linear_copies(kMiB, l2), matmul::kMaxLinearCopies);  // capped
+  EXPECT_EQ(matmul::linear_copies(0, l2), 1);
+  EXPECT_EQ(matmul::linear_copies(kMiB, 0), 1);                   // no L2 reported
+  EXPECT_EQ(matmul::kMaxLinearCopies, 8);  // the two sides' constants (test_torch_reference.py pins its own)
+  EXPECT_EQ(matmul::kLinearWarmupS, 0.2);
+}
+
 }  // namespace
 }  // namespace gpucheck
