@@ -14,9 +14,9 @@
 // sm_clock_MHz and throttled counters say so; docs/PERFORMANCE.md has the figures). The burst
 // figure compares with other tools; the ratio of the two shows power capping.
 // `linear` rows (suite llm, F.linear's order) are bursts as a model's step meets them: the
-// operands rotate over copies that keep each out of the L2 between its uses, and the burst
-// warms up for 0.2 s of calls first (matmul::linear_copies, kLinearWarmupS; ci/gemm_parity.sh
-// times PyTorch's side alike).
+// operands rotate over copies that keep each out of the L2 between its uses, and decode rows
+// (at most 16 tokens) warm up for 0.2 s of calls first (matmul::linear_copies,
+// linear_warmup_s; ci/gemm_parity.sh times PyTorch's side alike).
 // `burn` (suite burn, `gpucheck accept --burn`): bf16 8192^3 GEMMs for --burn-seconds, every
 // result compared bit for bit with the first verified one (silent corruption under load is
 // an error), the SM clock and temperature tracked.
@@ -340,7 +340,7 @@ harness::MeasureOptions measure_for(const GemmCase& c, const harness::Registry& 
   switch (c.load) {
     case Load::burst:
       o = harness::power_burst(o);
-      if (c.operands == matmul::Operands::linear) o.plan.warmup_s = matmul::kLinearWarmupS;  // a busy card
+      if (c.operands == matmul::Operands::linear) o.plan.warmup_s = matmul::linear_warmup_s(c.m);  // decode: a busy card
       break;
     case Load::sustained:
       o.plan.warmup_s = 1.0;

@@ -5,8 +5,9 @@
 # --parity), timed the same way on both sides: every row a power burst (0.3 s idle, then the
 # card cooled to the same limits, 5 warm-up calls, one call sizing the batch, 20 held samples,
 # the median), the kernel named on one untimed call before it on both sides. The F.linear rows
-# as a model's step meets them: at least 0.2 s of warm-up calls, the operands rotated over
-# copies that keep each out of the L2 between uses (benchmarks/cases/matmul.hpp).
+# as a model's step meets them: the operands rotated over copies that keep each out of the L2
+# between uses, decode rows (at most 16 tokens) after 0.2 s of warm-up calls
+# (benchmarks/cases/matmul.hpp).
 # The cool-down: GPUCHECK_COOLDOWN, read by bench_matmul's harness and by torch_reference.py
 # alike: before each burst, NVML's board power and GPU temperature under limits (capped at
 # max_s). Unless set, this script reads the card's idle power and temperature at the start
@@ -16,9 +17,11 @@
 # PyTorch first: A B, B A, A B), each a fresh process; then one table, OUT/parity.md (printed)
 # and OUT/parity.csv (docs/MATMUL.md says what it shows), ending with issue 40's criteria, one
 # PASS/FAIL line each.
-# Time (measured 2026-12-03, two H200s): 102-107 s an alternation of the 100 rows a side, the
-# cool-down never at its cap; bound: 2 x 100 x max_s more per alternation if every cool-down
-# hits its cap (the table's notes name the rows where one did).
+# Time (measured 2026-12-03, H200s): 102-107 s an alternation of the 100 rows a side before the
+# F.linear rows rotated copies and warmed up (two machines), 211-217 s with 0.2 s of warm-up on
+# every F.linear row (one machine, three alternations); with the warm-up on the decode rows
+# only, as now: not measured yet. Bound: 2 x 100 x max_s more per alternation if every
+# cool-down hits its cap (the table's notes name the rows where one did).
 # PARITY_FP8=1 adds the fp8 rows (half as many again).
 # Usage: ci/gemm_parity.sh BUILD_DIR OUT [N]   (N: alternations, default 3; python3 with torch;
 #        one GPU, device 0 on both sides)

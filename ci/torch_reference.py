@@ -41,7 +41,8 @@ bmm and NCHW; every fused attention against the naive one where S fits).
 --parity times GEMMs as bench_matmul does, step for step (time_case), and adds the kernel one
 untimed call ran before the burst (torch.profiler), NVML's SM clock during the samples, and,
 under GPUCHECK_COOLDOWN, the harness's cool-down before each burst (matmul/linear rows, as
-ours: the operands rotated over copies, linear_copies, and a warm-up of LINEAR_WARMUP_S);
+ours: the operands rotated over copies, linear_copies, and decode rows a warm-up of
+LINEAR_WARMUP_S, linear_warmup_s);
 --parity-table OUT writes
 ci/gemm_parity.sh's table with issue 40's criteria (no torch needed).
 
@@ -70,7 +71,8 @@ except ImportError:  # the pure helpers below (names, the engine's rules, the ta
 CALLS = 20  # calls per held sample (bmm, conv, nccl)
 SAMPLES = 15  # held samples per case (median)
 PARITY_MIN_HOLD_MS = 0.1  # --parity: the spin kernel's least hold before a sample (ours: the queueing time)
-LINEAR_WARMUP_S = 0.2  # --parity, matmul/linear: warm-up time before sampling (benchmarks/cases/matmul.hpp kLinearWarmupS)
+LINEAR_WARMUP_S = 0.2  # --parity, matmul/linear decode rows: warm-up time (benchmarks/cases/matmul.hpp kLinearWarmupS)
+LINEAR_WARM_MAX_TOKENS = 16  # the decode rows: at most this many tokens (kLinearWarmMaxTokens)
 MAX_LINEAR_COPIES = 8  # matmul/linear: most copies of the operands rotated over (kMaxLinearCopies)
 
 
@@ -84,6 +86,12 @@ def linear_copies(operand_bytes, l2_bytes):
         return 1
     others = -(-2 * l2_bytes // operand_bytes)
     return min(1 + others, MAX_LINEAR_COPIES)
+
+
+def linear_warmup_s(tokens):
+    """The warm-up time of an F.linear row of `tokens` tokens (matmul.hpp, linear_warmup_s):
+    decode rows warm up for LINEAR_WARMUP_S, the others keep the burst's 5 calls."""
+    return LINEAR_WARMUP_S if tokens <= LINEAR_WARM_MAX_TOKENS else 0.0
 
 
 def choose_batch(one_call_s, min_sample_s=5e-4, min_batch=1, max_batch=64):
@@ -709,9 +717,10 @@ def render_parity(rows, runs, ours_ctx, torch_ctx, cooldown=None):
     lines = [f"# GEMMs: gpucheck (bench_matmul) beside PyTorch, {runs} alternation{'' if runs == 1 else 's'}", "",
              "Both sides timed as one power burst (0.3 s idle, then " +
              (f"the card cooled to GPUCHECK_COOLDOWN={cooldown}, " if cooldown else "") +
-             "5 warm-up calls, and for the F.linear rows (matmul/linear) at least "
-             f"{LINEAR_WARMUP_S:g} s of them, with the operands rotated over copies that keep each out of the L2 "
-             "between uses, one call sizing the batch, 20 held samples, the median); figures are medians over "
+             "5 warm-up calls (F.linear rows, matmul/linear: the operands rotated over copies that keep each "
+             f"out of the L2 between uses, and rows of at most {LINEAR_WARM_MAX_TOKENS} tokens at least "
+             f"{LINEAR_WARMUP_S:g} s of warm-up calls), one call sizing the batch, 20 held samples, the median); "
+             "figures are medians over "
              "the alternations, spread = (max - min) / median across them; SM MHz: the mean NVML reading over the "
              "timed samples (median over the alternations); clock-normalised = ours / PyTorch x PyTorch's MHz / "
              f"ours; capped: a side's SM MHz under {100 * CAPPED_BELOW:g}% of its maximum; start °C: the "
@@ -1573,7 +1582,8 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
         probe = clock.read if clock is not None else None
         if gemm_parity:
             cool = (lambda: cool_result.append(clock.cool_down())) if clock is not None and clock.rule else None
-            warm = LINEAR_WARMUP_S if name.startswith("matmul/linear/") else 0.0
+            linear = re.fullmatch(r"matmul/linear/[^/]+/(\d+)x\d+x\d+", name)
+            warm = linear_warmup_s(int(linear.group(1))) if linear else 0.0
             held, batch, retries, cv = burst_ms(hold, fn, probe=probe, cool_down=cool, min_hold_ms=PARITY_MIN_HOLD_MS,
                                                 warmup_s=warm)
         else:

@@ -71,13 +71,18 @@ inline constexpr std::string_view kLlmTokens = "1,16,128,1024,4096,8192";
 
 // How an F.linear row (the llm suite) is timed, on both sides of ci/gemm_parity.sh alike, as a
 // model's step meets the GEMM: its weights come from HBM, since the layers run between two
-// calls of one projection evict them from the L2, and the card is busy, not waking from idle.
-// So the operands are rotated over copies (linear_copies), and the burst warms up for at least
-// kLinearWarmupS of calls before it is sampled. One weight near the L2's size read again and
-// again runs 3-12% apart between two allocations of it (its L2 hits follow where it landed),
-// and a decode GEMV sampled within milliseconds of an idle card ran 4-12% slow (measured on
-// an H200, 2026-12-03: docs/MATMUL.md).
+// calls of one projection evict them from the L2. So the operands are rotated over copies
+// (linear_copies): one weight near the L2's size read again and again ran 14.2-15.4 us across
+// four allocations of it in one process (16x6144x4096 bf16; PyTorch's 14.9-16.8), its L2 hits
+// following where it landed. Decode rows (at most kLinearWarmMaxTokens tokens: HBM-bound,
+// they draw little power) also warm up for kLinearWarmupS of calls, as a decode step finds
+// the card busy: sampled within milliseconds of an idle card, 1x57344x8192 read 221 and
+// 240 us on the two sides against 212 and 215 back to back. Rows of more tokens keep the
+// burst's 5 warm-up calls: 0.2 s of them took 49 of 100 rows into the power cap (H200,
+// 2026-12-03; docs/MATMUL.md).
 inline constexpr double kLinearWarmupS = 0.2;
+inline constexpr std::int64_t kLinearWarmMaxTokens = 16;
+inline double linear_warmup_s(std::int64_t tokens) { return tokens <= kLinearWarmMaxTokens ? kLinearWarmupS : 0.0; }
 inline constexpr int kMaxLinearCopies = 8;
 // The copies of a call's operands (operand_bytes: A and B of one call) to rotate over so that
 // each copy has been evicted by the others before it is used again: the others hold at least

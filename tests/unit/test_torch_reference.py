@@ -103,7 +103,7 @@ class Engine(unittest.TestCase):
         self.assertEqual(tr.choose_batch(float("nan")), 64)
         self.assertEqual(tr.choose_batch(2.6e-5), 20)  # 2048^3 bf16 at ~660 TFLOP/s
 
-    def test_linear_copies_as_matmul_hpp(self):
+    def test_linear_copies_and_warmup_as_matmul_hpp(self):
         # tests/unit/test_case_tables.cpp's figures of the C++ rule, one for one
         mib, l2 = 1 << 20, 50 << 20
         for args, want in (((32 * mib + 8192, l2), 5), ((48 * mib + 131072, l2), 4), ((100 * mib, l2), 1),
@@ -112,6 +112,8 @@ class Engine(unittest.TestCase):
             self.assertEqual(tr.linear_copies(*args), want, args)
         self.assertEqual(tr.MAX_LINEAR_COPIES, 8)
         self.assertEqual(tr.LINEAR_WARMUP_S, 0.2)
+        for tokens, want in ((1, 0.2), (16, 0.2), (17, 0.0), (128, 0.0), (8192, 0.0)):
+            self.assertEqual(tr.linear_warmup_s(tokens), want, tokens)
 
     def test_dotted_versions_as_our_context(self):
         self.assertEqual(tr.dotted_version(130100), "13.1.0")
