@@ -90,9 +90,14 @@ TEST(Thresholds, RepositoryFileParses) {
   EXPECT_DOUBLE_EQ(t->pct_for("matmul/cublaslt/bf16/1024x1024x1024"), 10.0);
   EXPECT_DOUBLE_EQ(t->pct_for("pcie/h2d/pinned/256MiB"), 10.0);  // host-bound
   EXPECT_EQ(t->rule_for("pcie/h2d/pinned/256MiB").kind, gc::RuleKind::HostBound);
-  // The host-timed launch cases failed unchanged trees: shown, not gated.
-  for (const char* n : {"launch/host_launch/empty/1", "launch/host_graph_launch/empty/100", "launch/eager/small/100"})
+  // The host-timed launch cases failed unchanged trees, and the held eager chain moves between
+  // processes past twice 5% (+6.94%): shown, not gated. So does the bidirectional copy (+42%
+  // in an unchanged tree's gate, the one-way copies +4.3%): the one-way copies gate the link.
+  for (const char* n : {"launch/host_launch/empty/1", "launch/host_graph_launch/empty/100", "launch/eager/small/100",
+                        "launch/eager_held/empty/100", "launch/eager_held/small/100", "pcie/bidir/pinned/256MiB"})
     EXPECT_EQ(t->rule_for(n).kind, gc::RuleKind::ReportOnly) << n;
+  EXPECT_EQ(t->rule_for("pcie/d2h/pinned/256MiB").kind, gc::RuleKind::HostBound);
+  EXPECT_DOUBLE_EQ(t->pct_for("pcie/h2d/pinned/4KiB"), 10.0);
   EXPECT_EQ(t->rule_for("launch/graph_instantiate/empty/100").kind, gc::RuleKind::ReportOnly);
   for (const auto& o : t->overrides) EXPECT_NE(o.why.find("fresh processes"), std::string::npos) << o.glob;
   EXPECT_EQ(t->rule_for("pcie/d2h/pageable/256MiB").kind, gc::RuleKind::ReportOnly);
