@@ -144,7 +144,7 @@ import pathlib
 p = pathlib.Path("benchmarks/bench_matmul.cpp"); s = p.read_text()
 anchors = {
     "ctor": "    ws_ = harness::DeviceBuffer(kWorkspaceBytes);\n",
-    "run": "                                   d_.get(), ld_, &heur_.algo, ws_.get(), kWorkspaceBytes, s));\n",
+    "run": "                                   ws_.get(), kWorkspaceBytes, s));\n",
     "member": "  std::optional<kernel_name::Picked> kernel_;\n};\n",
 }
 for a in anchors.values():
