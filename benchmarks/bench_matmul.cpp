@@ -29,10 +29,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cases/matmul.hpp"
@@ -175,6 +177,7 @@ class Gemm : public harness::Op {
     cudaStream_t s = dev_.stream();
     kernels::poison(d_.get(), d_.bytes(), s);
     next_copy_ = 0;  // the verified call reads the first copy
+    check_copies(s);
     name_kernel(s);
     const LtProblem& p = p_;
     std::mt19937_64 rng(seed_);
@@ -248,6 +251,32 @@ class Gemm : public harness::Op {
     cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME, &scheme, sizeof scheme, &w);
     const bool in_output = (scheme & (CUBLASLT_REDUCTION_SCHEME_INPLACE | CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE)) != 0;
     return splitk > 1 && in_output ? splitk : 1;
+  }
+
+  // The rotated copies must hold the verified operands bit for bit (F.linear rows): the 16-byte
+  // words on the device, a last partial word on the host.
+  void check_copies(cudaStream_t s) const {
+    if (copies_.empty()) return;
+    harness::DeviceBuffer count(sizeof(unsigned long long));
+    GPUCHECK_CUDA(cudaMemsetAsync(count.get(), 0, count.bytes(), s));
+    bool tails_equal = true;
+    for (const Copy& c : copies_)
+      for (const auto& [copy, first] : {std::pair{&c.a, &a_}, std::pair{&c.b, &b_}}) {
+        const std::size_t whole = first->bytes() / 16 * 16, tail = first->bytes() - whole;
+        if (whole > 0) kernels::add_differing_words(copy->get(), first->get(), whole, count.as<unsigned long long>(), s);
+        if (tail == 0) continue;
+        unsigned char x[16], y[16];
+        GPUCHECK_CUDA(cudaMemcpyAsync(x, copy->as<unsigned char>() + whole, tail, cudaMemcpyDeviceToHost, s));
+        GPUCHECK_CUDA(cudaMemcpyAsync(y, first->as<unsigned char>() + whole, tail, cudaMemcpyDeviceToHost, s));
+        GPUCHECK_CUDA(cudaStreamSynchronize(s));
+        tails_equal = tails_equal && std::memcmp(x, y, tail) == 0;
+      }
+    unsigned long long words = 0;
+    GPUCHECK_CUDA(cudaMemcpyAsync(&words, count.get(), sizeof words, cudaMemcpyDeviceToHost, s));
+    GPUCHECK_CUDA(cudaStreamSynchronize(s));
+    if (words != 0 || !tails_equal)
+      throw VerificationError(c_.name() + ": the operands' rotated copies differ from the verified ones (" +
+                              std::to_string(words) + " 16-byte words" + (tails_equal ? "" : " and a last partial word") + ")");
   }
 
   // Runs the call once, to completion, under CUPTI: the kernel that ran, or "?" (the reason
@@ -379,7 +408,15 @@ void register_cases(harness::Registry& r) {
         (static_cast<double>(c.m) * static_cast<double>(c.k) + static_cast<double>(c.k) * static_cast<double>(c.n)) *
             static_cast<double>(storage_bytes(c.dtype)) +
         static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(storage_bytes(t.out)));
-    if (const auto why = harness::exceeds_free_memory(need + kWorkspaceBytes)) {
+    // F.linear rows hold their operands' rotated copies too (matmul::linear_copies).
+    const double operands = (static_cast<double>(c.m) + static_cast<double>(c.n)) * static_cast<double>(c.k) *
+                            static_cast<double>(storage_bytes(c.dtype));
+    const int copies = c.operands == matmul::Operands::linear
+                           ? matmul::linear_copies(static_cast<std::uint64_t>(operands),
+                                                   static_cast<std::uint64_t>(std::max(0, dev.props().l2CacheSize)))
+                           : 1;
+    const auto all = need + static_cast<std::uint64_t>(operands * (copies - 1));
+    if (const auto why = harness::exceeds_free_memory(all + kWorkspaceBytes)) {
       r.add_unsupported(c.name(), *why);
       continue;
     }
