@@ -424,6 +424,7 @@ void register_cases(harness::Registry& r) {
     hc.name = c.name();
     hc.rates = {harness::tflops(c.flops())};
     hc.measure = measure_for(c, r, burn_seconds);
+    if (c.operands == matmul::Operands::linear) hc.method = matmul::kLinearMethod;
     if (c.load == Load::burn) hc.setup = [c, &dev, &lt] { return std::make_unique<BurnGemm>(c, dev, lt.get()); };
     else hc.setup = [c, &dev, &lt] { return std::make_unique<Gemm>(c, dev, lt.get()); };
     r.add(std::move(hc));

@@ -74,6 +74,7 @@ PARITY_MIN_HOLD_MS = 0.1  # --parity: the spin kernel's least hold before a samp
 LINEAR_WARMUP_S = 0.2  # --parity, matmul/linear decode rows: warm-up time (benchmarks/cases/matmul.hpp kLinearWarmupS)
 LINEAR_WARM_MAX_TOKENS = 16  # the decode rows: at most this many tokens (kLinearWarmMaxTokens)
 MAX_LINEAR_COPIES = 8  # matmul/linear: most copies of the operands rotated over (kMaxLinearCopies)
+LINEAR_METHOD = 2  # matmul/linear: the counter `method`, as bench_matmul's (kLinearMethod)
 
 
 # ---- Pure helpers: no torch, tested by tests/unit/test_torch_reference.py -------------------
@@ -1580,14 +1581,14 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
     cool_result = []  # (waited, capped, temperature) of the cool-down
     if name.startswith(("attention/", "matmul/")):  # power bursts, as bench_attention and bench_matmul
         probe = clock.read if clock is not None else None
+        linear = re.fullmatch(r"matmul/linear/[^/]+/(\d+)x\d+x\d+", name)
+        warm = linear_warmup_s(int(linear.group(1))) if linear else 0.0  # as bench_matmul's linear rows
         if gemm_parity:
             cool = (lambda: cool_result.append(clock.cool_down())) if clock is not None and clock.rule else None
-            linear = re.fullmatch(r"matmul/linear/[^/]+/(\d+)x\d+x\d+", name)
-            warm = linear_warmup_s(int(linear.group(1))) if linear else 0.0
             held, batch, retries, cv = burst_ms(hold, fn, probe=probe, cool_down=cool, min_hold_ms=PARITY_MIN_HOLD_MS,
                                                 warmup_s=warm)
         else:
-            held, batch, retries, cv = burst_ms(hold, fn, probe=probe)
+            held, batch, retries, cv = burst_ms(hold, fn, probe=probe, warmup_s=warm)
         samples = 20
     else:
         held, batch, retries, cv, samples = held_ms(hold, fn), CALLS, 0, None, SAMPLES
@@ -1598,6 +1599,8 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
         counter: amount / held / per_ms, "batch": batch, "samples": samples,
         "hold_retries": retries, "label": what,
     }
+    if name.startswith("matmul/linear/"):
+        entry["method"] = LINEAR_METHOD  # timed as ours: gpucheck compare lines the two up
     if not gemm_parity:
         per_call = per_call_ms(fn)
         entry["per_call_" + counter] = amount / per_call / per_ms

@@ -84,6 +84,10 @@ inline constexpr double kLinearWarmupS = 0.2;
 inline constexpr std::int64_t kLinearWarmMaxTokens = 16;
 inline double linear_warmup_s(std::int64_t tokens) { return tokens <= kLinearWarmMaxTokens ? kLinearWarmupS : 0.0; }
 inline constexpr int kMaxLinearCopies = 8;
+// The F.linear rows' way of measuring (the counter `method`, on both sides of the parity): 2
+// since the rotated copies and the decode rows' warm-up (2026-12-03), so that no comparison
+// or history series spans the change.
+inline constexpr int kLinearMethod = 2;
 // The copies of a call's operands (operand_bytes: A and B of one call) to rotate over so that
 // each copy has been evicted by the others before it is used again: the others hold at least
 // twice the L2 (1 where one call's operands already do), at most kMaxLinearCopies.

@@ -390,6 +390,7 @@ TEST(CaseTables, LinearRowsRotateEnoughCopiesToMissTheL2AndDecodeRowsWarmUp) {
   EXPECT_EQ(matmul::linear_copies(kMiB, 0), 1);                   // no L2 reported
   EXPECT_EQ(matmul::kMaxLinearCopies, 8);  // the two sides' constants (test_torch_reference.py pins its own)
   EXPECT_EQ(matmul::kLinearWarmupS, 0.2);
+  EXPECT_EQ(matmul::kLinearMethod, 2);
   // Decode rows (at most 16 tokens) warm up for 0.2 s; the others keep the burst's 5 calls.
   EXPECT_EQ(matmul::linear_warmup_s(1), 0.2);
   EXPECT_EQ(matmul::linear_warmup_s(16), 0.2);

@@ -112,6 +112,7 @@ class Engine(unittest.TestCase):
             self.assertEqual(tr.linear_copies(*args), want, args)
         self.assertEqual(tr.MAX_LINEAR_COPIES, 8)
         self.assertEqual(tr.LINEAR_WARMUP_S, 0.2)
+        self.assertEqual(tr.LINEAR_METHOD, 2)
         for tokens, want in ((1, 0.2), (16, 0.2), (17, 0.0), (128, 0.0), (8192, 0.0)):
             self.assertEqual(tr.linear_warmup_s(tokens), want, tokens)
 
