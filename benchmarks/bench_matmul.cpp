@@ -93,6 +93,21 @@ class LtHandle {
 
 constexpr std::size_t kWorkspaceBytes = 64u << 20;
 
+// The bytes of a case's two operands, A and B (a double: a user's axes may ask for more than
+// any device holds; compared with free memory, never allocated from this figure).
+double operand_bytes(const GemmCase& c) {
+  return (static_cast<double>(c.m) + static_cast<double>(c.n)) * static_cast<double>(c.k) *
+         static_cast<double>(storage_bytes(c.dtype));
+}
+
+// How many copies of its operands a case's calls rotate over: matmul::linear_copies for the
+// F.linear rows, 1 for the others.
+int operand_copies(const GemmCase& c, const harness::Device& dev) {
+  if (c.operands != matmul::Operands::linear) return 1;
+  return matmul::linear_copies(static_cast<std::uint64_t>(operand_bytes(c)),
+                               static_cast<std::uint64_t>(std::max(0, dev.props().l2CacheSize)));
+}
+
 // cuBLASLt's problem: D (m x n, column-major) = A^T B, A stored k x m, B k x n.
 struct LtProblem {
   std::int64_t m, n, k;
@@ -114,13 +129,13 @@ class Gemm : public harness::Op {
     cudaStream_t s = dev_.stream();
     kernels::fill_uniform(a_.get(), p_.k * p_.m, c.dtype, seed_, -1.f, 1.f, s);
     kernels::fill_uniform(b_.get(), p_.k * p_.n, c.dtype, seed_ + 1, -1.f, 1.f, s);
-    if (c.operands == matmul::Operands::linear) {  // rotated copies: see matmul::linear_copies
-      const int copies = matmul::linear_copies(a_.bytes() + b_.bytes(), static_cast<std::uint64_t>(std::max(0, dev.props().l2CacheSize)));
-      for (int i = 1; i < copies; ++i) {
-        copies_.push_back({harness::DeviceBuffer(a_.bytes()), harness::DeviceBuffer(b_.bytes())});
-        GPUCHECK_CUDA(cudaMemcpyAsync(copies_.back().a.get(), a_.get(), a_.bytes(), cudaMemcpyDeviceToDevice, s));
-        GPUCHECK_CUDA(cudaMemcpyAsync(copies_.back().b.get(), b_.get(), b_.bytes(), cudaMemcpyDeviceToDevice, s));
-      }
+    turns_.emplace_back(a_.get(), b_.get());
+    const int copies = operand_copies(c, dev);  // F.linear rows: see matmul::linear_copies
+    for (int i = 1; i < copies; ++i) {
+      copies_.push_back({harness::DeviceBuffer(a_.bytes()), harness::DeviceBuffer(b_.bytes())});
+      GPUCHECK_CUDA(cudaMemcpyAsync(copies_.back().a.get(), a_.get(), a_.bytes(), cudaMemcpyDeviceToDevice, s));
+      GPUCHECK_CUDA(cudaMemcpyAsync(copies_.back().b.get(), b_.get(), b_.bytes(), cudaMemcpyDeviceToDevice, s));
+      turns_.emplace_back(copies_.back().a.get(), copies_.back().b.get());
     }
 
     GPUCHECK_CUBLAS(cublasLtMatmulDescCreate(&op_, types_.compute, CUDA_R_32F));
@@ -158,15 +173,8 @@ class Gemm : public harness::Op {
   // rows only: the others are byte copies of it, so every call computes the same D).
   void run(cudaStream_t s) override {
     const float alpha = 1.f, beta = 0.f;
-    const void* a = a_.get();
-    const void* b = b_.get();
-    if (!copies_.empty()) {
-      if (next_copy_ > 0) {
-        a = copies_[next_copy_ - 1].a.get();
-        b = copies_[next_copy_ - 1].b.get();
-      }
-      next_copy_ = (next_copy_ + 1) % (copies_.size() + 1);
-    }
+    const auto [a, b] = turns_[next_turn_];
+    next_turn_ = (next_turn_ + 1) % turns_.size();
     GPUCHECK_CUBLAS(cublasLtMatmul(lt_, op_, &alpha, a, la_, b, lb_, &beta, d_.get(), ld_, d_.get(), ld_, &heur_.algo,
                                    ws_.get(), kWorkspaceBytes, s));
   }
@@ -176,7 +184,7 @@ class Gemm : public harness::Op {
   void verify() override {
     cudaStream_t s = dev_.stream();
     kernels::poison(d_.get(), d_.bytes(), s);
-    next_copy_ = 0;  // the verified call reads the first copy
+    next_turn_ = 0;  // the verified call reads the first copy
     check_copies(s);
     name_kernel(s);
     const LtProblem& p = p_;
@@ -228,7 +236,7 @@ class Gemm : public harness::Op {
     cublasLtMatmulAlgoConfigGetAttribute(&heur_.algo, CUBLASLT_ALGO_CONFIG_SPLITK_NUM, &splitk, sizeof splitk, &w);
     return "algo=" + std::to_string(id) + " tile=" + std::to_string(tile) + " stages=" + std::to_string(stages) +
            " splitk=" + std::to_string(splitk) + " ws=" + std::to_string(heur_.workspaceSize) +
-           (copies_.empty() ? std::string() : " copies=" + std::to_string(copies_.size() + 1)) + " " +
+           (turns_.size() > 1 ? " copies=" + std::to_string(turns_.size()) : std::string()) + " " +
            kernel_name::label(kernel_);
   }
 
@@ -304,8 +312,10 @@ class Gemm : public harness::Op {
   struct Copy {
     harness::DeviceBuffer a, b;
   };
-  std::vector<Copy> copies_;  // the operands' other copies (F.linear rows), run in turn after a_, b_
-  std::size_t next_copy_ = 0;
+  std::vector<Copy> copies_;  // the operands' other copies (F.linear rows)
+  // The operands each call reads in turn: a_ and b_ (the verified ones), then the copies.
+  std::vector<std::pair<const void*, const void*>> turns_;
+  std::size_t next_turn_ = 0;
   std::uint64_t seed_ = 0;
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t la_ = nullptr, lb_ = nullptr, ld_ = nullptr;
@@ -404,19 +414,11 @@ void register_cases(harness::Registry& r) {
       continue;
     }
     const LtTypes t = lt_types(c.dtype);
+    // The operands with their rotated copies (F.linear rows), and D.
     const auto need = static_cast<std::uint64_t>(
-        (static_cast<double>(c.m) * static_cast<double>(c.k) + static_cast<double>(c.k) * static_cast<double>(c.n)) *
-            static_cast<double>(storage_bytes(c.dtype)) +
+        operand_bytes(c) * operand_copies(c, dev) +
         static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(storage_bytes(t.out)));
-    // F.linear rows hold their operands' rotated copies too (matmul::linear_copies).
-    const double operands = (static_cast<double>(c.m) + static_cast<double>(c.n)) * static_cast<double>(c.k) *
-                            static_cast<double>(storage_bytes(c.dtype));
-    const int copies = c.operands == matmul::Operands::linear
-                           ? matmul::linear_copies(static_cast<std::uint64_t>(operands),
-                                                   static_cast<std::uint64_t>(std::max(0, dev.props().l2CacheSize)))
-                           : 1;
-    const auto all = need + static_cast<std::uint64_t>(operands * (copies - 1));
-    if (const auto why = harness::exceeds_free_memory(all + kWorkspaceBytes)) {
+    if (const auto why = harness::exceeds_free_memory(need + kWorkspaceBytes)) {
       r.add_unsupported(c.name(), *why);
       continue;
     }
