@@ -382,10 +382,10 @@ bool load_json_by_nlohmann(std::string_view text, const std::string& source, jso
 
 bool load_json(std::string_view text, const std::string& source, json* out, std::string* err,
                const JsonLoadOptions& options) {
-  if (refuse_nul(text, source, err)) return false;
   json_scan::Marks marks;
   if (!decode_marks(options.non_finite ? *options.non_finite : kNamed, &marks))
-    return load_json_by_nlohmann(text, source, out, err, options);
+    return load_json_by_nlohmann(text, source, out, err, options);  // refuses a NUL itself
+  if (refuse_nul(text, source, err)) return false;
   DomBuilder dom(out, options.stream);
   json_scan::Scanner<DomBuilder> scan(text, marks, options.max_depth, dom, options.release_behind && options.reread);
   const json_scan::Outcome outcome = scan.run();
