@@ -13,10 +13,12 @@
 // GEMM draws past the power cap soon after it starts and the SM clock falls (the case's
 // sm_clock_MHz and throttled counters say so; docs/PERFORMANCE.md has the figures). The burst
 // figure compares with other tools; the ratio of the two shows power capping.
-// `linear` rows (suite llm, F.linear's order) are bursts as a model's step meets them: the
-// operands rotate over copies that keep each out of the L2 between its uses, and decode rows
-// (at most 16 tokens) warm up for 0.2 s of calls first (matmul::linear_copies,
-// linear_warmup_s; ci/gemm_parity.sh times PyTorch's side alike).
+// `linear` rows (suite llm, F.linear's order) are timed as a model's step meets them: the
+// operands rotate over copies that keep each out of the L2 between its uses; decode rows (at
+// most 16 tokens) are bursts after 0.2 s of warm-up calls; rows of more tokens are timed on
+// the power limit's plateau, 0.2 s of load not counted, then 0.4 s counted
+// (matmul::linear_copies, linear_warmup_s, linear_plateau; ci/gemm_parity.sh times PyTorch's
+// side alike).
 // `burn` (suite burn, `gpucheck accept --burn`): bf16 8192^3 GEMMs for --burn-seconds, every
 // result compared bit for bit with the first verified one (silent corruption under load is
 // an error), the SM clock and temperature tracked.
@@ -371,13 +373,16 @@ class BurnGemm final : public Gemm {
   std::chrono::steady_clock::time_point last_watch_{};
 };
 
-// How each load is measured: a burst stays ahead of the power limiter; sustained and burn
-// load the GPU first and then measure for a fixed time.
+// How each load is measured: a burst stays ahead of the power limiter, and F.linear rows of
+// more than 16 tokens are timed on its plateau (matmul.hpp); sustained and burn load the GPU
+// first and then measure for a fixed time.
 harness::MeasureOptions measure_for(const GemmCase& c, const harness::Registry& r, double burn_seconds) {
   harness::MeasureOptions o = r.defaults();
   o.plan.warmup_calls = 5;
   switch (c.load) {
     case Load::burst:
+      if (c.operands == matmul::Operands::linear && matmul::linear_plateau(c.m))
+        return harness::power_plateau(o, matmul::kLinearPlateauLoadS, matmul::kLinearPlateauS);
       o = harness::power_burst(o);
       if (c.operands == matmul::Operands::linear) o.plan.warmup_s = matmul::linear_warmup_s(c.m);  // decode: a busy card
       break;

@@ -41,8 +41,9 @@ bmm and NCHW; every fused attention against the naive one where S fits).
 --parity times GEMMs as bench_matmul does, step for step (time_case), and adds the kernel one
 untimed call ran before the burst (torch.profiler), NVML's SM clock during the samples, and,
 under GPUCHECK_COOLDOWN, the harness's cool-down before each burst (matmul/linear rows, as
-ours: the operands rotated over copies, linear_copies, and decode rows a warm-up of
-LINEAR_WARMUP_S, linear_warmup_s);
+ours: the operands rotated over copies, linear_copies; decode rows a warm-up of
+LINEAR_WARMUP_S, linear_warmup_s; rows of more tokens timed on the power limit's plateau,
+linear_plateau and plateau_next, with no cool-down);
 --parity-table OUT writes
 ci/gemm_parity.sh's table with issue 40's criteria (no torch needed).
 
@@ -73,8 +74,10 @@ SAMPLES = 15  # held samples per case (median)
 PARITY_MIN_HOLD_MS = 0.1  # --parity: the spin kernel's least hold before a sample (ours: the queueing time)
 LINEAR_WARMUP_S = 0.2  # --parity, matmul/linear decode rows: warm-up time (benchmarks/cases/matmul.hpp kLinearWarmupS)
 LINEAR_WARM_MAX_TOKENS = 16  # the decode rows: at most this many tokens (kLinearWarmMaxTokens)
+LINEAR_PLATEAU_LOAD_S = 0.2  # matmul/linear rows of more tokens: load not counted (kLinearPlateauLoadS)
+LINEAR_PLATEAU_S = 0.4  # ... then this long counted (kLinearPlateauS)
 MAX_LINEAR_COPIES = 8  # matmul/linear: most copies of the operands rotated over (kMaxLinearCopies)
-LINEAR_METHOD = 2  # matmul/linear: the counter `method`, as bench_matmul's (kLinearMethod)
+LINEAR_METHOD = 3  # matmul/linear: the counter `method`, as bench_matmul's (kLinearMethod)
 
 
 # ---- Pure helpers: no torch, tested by tests/unit/test_torch_reference.py -------------------
@@ -91,8 +94,25 @@ def linear_copies(operand_bytes, l2_bytes):
 
 def linear_warmup_s(tokens):
     """The warm-up time of an F.linear row of `tokens` tokens (matmul.hpp, linear_warmup_s):
-    decode rows warm up for LINEAR_WARMUP_S, the others keep the burst's 5 calls."""
+    decode rows warm up for LINEAR_WARMUP_S; the others are timed on the plateau."""
     return LINEAR_WARMUP_S if tokens <= LINEAR_WARM_MAX_TOKENS else 0.0
+
+
+def linear_plateau(tokens):
+    """Whether an F.linear row of `tokens` tokens is timed on the power limit's plateau
+    (matmul.hpp, linear_plateau: rows of more than LINEAR_WARM_MAX_TOKENS tokens)."""
+    return tokens > LINEAR_WARM_MAX_TOKENS
+
+
+def plateau_next(elapsed_s, counted, load_s=LINEAR_PLATEAU_LOAD_S, window_s=LINEAR_PLATEAU_S, min_counted=10):
+    """The plateau's sampling rule (core/src/measure.cpp run_sampling with discard_s, as
+    harness::power_plateau sets it), before each sample: elapsed_s since the first timed
+    sample began, counted the samples counted so far. "stop" once load_s + window_s have passed
+    with at least min_counted counted; "count" from load_s on; "discard" before it (the
+    load that takes the card into its power limit: run, not counted, not clock-read)."""
+    if elapsed_s >= load_s + window_s and counted >= min_counted:
+        return "stop"
+    return "count" if elapsed_s >= load_s else "discard"
 
 
 def choose_batch(one_call_s, min_sample_s=5e-4, min_batch=1, max_batch=64):
@@ -716,12 +736,15 @@ def render_parity(rows, runs, ours_ctx, torch_ctx, cooldown=None):
             return ""
         return f"{num(r['ours_start_C'], '.0f') or '?'} / {num(r['torch_start_C'], '.0f') or '?'}"
     lines = [f"# GEMMs: gpucheck (bench_matmul) beside PyTorch, {runs} alternation{'' if runs == 1 else 's'}", "",
-             "Both sides timed as one power burst (0.3 s idle, then " +
+             "Both sides timed alike. The squares and the F.linear rows of at most "
+             f"{LINEAR_WARM_MAX_TOKENS} tokens: one power burst (0.3 s idle, then " +
              (f"the card cooled to GPUCHECK_COOLDOWN={cooldown}, " if cooldown else "") +
-             "5 warm-up calls (F.linear rows, matmul/linear: the operands rotated over copies that keep each "
-             f"out of the L2 between uses, and rows of at most {LINEAR_WARM_MAX_TOKENS} tokens at least "
-             f"{LINEAR_WARMUP_S:g} s of warm-up calls), one call sizing the batch, 20 held samples, the median); "
-             "figures are medians over "
+             f"5 warm-up calls (F.linear rows: at least {LINEAR_WARMUP_S:g} s of them), one call sizing the "
+             "batch, 20 held samples, the median). F.linear rows of more tokens: the power limit's plateau (0.3 s "
+             f"idle, no cool-down, 5 warm-up calls, one call sizing the batch, {LINEAR_PLATEAU_LOAD_S:g} s of held "
+             f"samples not counted, then {LINEAR_PLATEAU_S:g} s of them counted, the median). Every F.linear row "
+             "(matmul/linear) rotates its operands over copies that keep each out of the L2 between uses. "
+             "Figures are medians over "
              "the alternations, spread = (max - min) / median across them; SM MHz: the mean NVML reading over the "
              "timed samples (median over the alternations); clock-normalised = ours / PyTorch x PyTorch's MHz / "
              f"ours; capped: a side's SM MHz under {100 * CAPPED_BELOW:g}% of its maximum; start °C: the "
@@ -903,19 +926,22 @@ class HeldSampler:
 
 
 def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=64, settle_s=0.3, probe=None,
-             cool_down=None, min_hold_ms=0.5, warmup_s=0.0):
+             cool_down=None, min_hold_ms=0.5, warmup_s=0.0, plateau=None):
     """gpucheck's power burst (harness::power_burst), step by step as the engine runs it for
     bench_matmul's cublaslt and bench_attention's cases (engine.cpp measure(), core/src/
     measure.cpp run_sampling()): the device idle settle_s; warmup_calls untimed calls, each
     waited for; one held call decides the batch (choose_batch: enough calls for a sample of
     min_sample_ms, at most 64); then exactly `samples` held samples of that batch; the median
     per call. No L2 flush and no CUDA graph, as ours. Returns (ms per call, batch, retries,
-    the samples' cv in percent). probe(), when given, runs once per timed sample while its
+    the samples' cv in percent, the samples counted). probe(), when given, runs once per timed sample while its
     calls run (the SM clock, as the engine reads it during samples). cool_down(), when given, runs
     after the settle (the engine's GPUCHECK_COOLDOWN wait). min_hold_ms: the spin kernel's least
     hold before a sample; the card idles under it, so parity lowers it towards ours (whose hold
     ends as soon as the calls are queued). warmup_s: the warm-up goes on, call by call, until
     it has lasted that long too (at most 1000 calls), as run_sampling's.
+    plateau=(load_s, window_s): harness::power_plateau instead of the 20 samples: held samples
+    for load_s + window_s, those that start in the first load_s run but are not counted nor
+    probed (plateau_next); pass no cool_down with it (ours waits for none).
     A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
     milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
     torch.cuda.synchronize()
@@ -933,10 +959,18 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     sampler = HeldSampler(hold, fn, max(issue[1:] or issue), min_hold_ms=min_hold_ms)  # the first call may initialise
     one_ms = sampler.sample_ms(1)
     batch = choose_batch(one_ms / 1e3, min_sample_ms / 1e3, 1, max_batch)
-    sampler.probe = probe
-    times = [sampler.sample_ms(batch) / batch for _ in range(samples)]
+    if plateau is None:
+        sampler.probe = probe
+        times = [sampler.sample_ms(batch) / batch for _ in range(samples)]
+    else:
+        times, t_start = [], time.perf_counter()
+        while (step := plateau_next(time.perf_counter() - t_start, len(times), *plateau)) != "stop":
+            sampler.probe = probe if step == "count" else None
+            ms = sampler.sample_ms(batch) / batch
+            if step == "count":
+                times.append(ms)
     cv = 100.0 * statistics.stdev(times) / statistics.mean(times) if len(times) > 1 else 0.0
-    return statistics.median(times), batch, sampler.retries, cv
+    return statistics.median(times), batch, sampler.retries, cv, len(times)
 
 
 def old_burst_ms(hold, fn, samples=20, min_sample_ms=0.5, max_calls=64):
@@ -1571,7 +1605,8 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
     untimed call before the burst (ours names it in its verification, before timing), no
     per-call timing after it (ours has none: its 55 calls would heat the card before the next
     case), the card cooled to clock.rule's limits after the settle (GPUCHECK_COOLDOWN, as
-    ours), and a spin-kernel hold of at least PARITY_MIN_HOLD_MS instead of 0.5 ms; the label
+    ours; not before the F.linear rows timed on the plateau, which ours does not cool), and
+    a spin-kernel hold of at least PARITY_MIN_HOLD_MS instead of 0.5 ms; the label
     ends with kernel=NAME and, when cooled, the wait and the temperature it ended at."""
     per_ms = 1e9 if counter == "TFLOPS" else 1e6  # FLOP/ms -> TFLOP/s; bytes/ms -> GB/s
     gemm_parity = parity and name.startswith("matmul/")
@@ -1582,14 +1617,16 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
     if name.startswith(("attention/", "matmul/")):  # power bursts, as bench_attention and bench_matmul
         probe = clock.read if clock is not None else None
         linear = re.fullmatch(r"matmul/linear/[^/]+/(\d+)x\d+x\d+", name)
-        warm = linear_warmup_s(int(linear.group(1))) if linear else 0.0  # as bench_matmul's linear rows
+        tokens = int(linear.group(1)) if linear else 0
+        warm = linear_warmup_s(tokens) if linear else 0.0  # as bench_matmul's linear rows
+        plateau = (LINEAR_PLATEAU_LOAD_S, LINEAR_PLATEAU_S) if linear and linear_plateau(tokens) else None
         if gemm_parity:
             cool = (lambda: cool_result.append(clock.cool_down())) if clock is not None and clock.rule else None
-            held, batch, retries, cv = burst_ms(hold, fn, probe=probe, cool_down=cool, min_hold_ms=PARITY_MIN_HOLD_MS,
-                                                warmup_s=warm)
+            held, batch, retries, cv, samples = burst_ms(
+                hold, fn, probe=probe, cool_down=None if plateau else cool, min_hold_ms=PARITY_MIN_HOLD_MS,
+                warmup_s=warm, plateau=plateau)
         else:
-            held, batch, retries, cv = burst_ms(hold, fn, probe=probe, warmup_s=warm)
-        samples = 20
+            held, batch, retries, cv, samples = burst_ms(hold, fn, probe=probe, warmup_s=warm, plateau=plateau)
     else:
         held, batch, retries, cv, samples = held_ms(hold, fn), CALLS, 0, None, SAMPLES
     entry = {

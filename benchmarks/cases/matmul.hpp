@@ -77,17 +77,23 @@ inline constexpr std::string_view kLlmTokens = "1,16,128,1024,4096,8192";
 // following where it landed. Decode rows (at most kLinearWarmMaxTokens tokens: HBM-bound,
 // they draw little power) also warm up for kLinearWarmupS of calls, as a decode step finds
 // the card busy: sampled within milliseconds of an idle card, 1x57344x8192 read 221 and
-// 240 us on the two sides against 212 and 215 back to back. Rows of more tokens keep the
-// burst's 5 warm-up calls: 0.2 s of them took 49 of 100 rows into the power cap (H200,
-// 2026-12-03; docs/MATMUL.md).
+// 240 us on the two sides against 212 and 215 back to back. Rows of more tokens draw the
+// card to its 700 W limit, where a burst's figure depends on when the limiter cut in (rows of
+// 1024 tokens and more read 0.876-1.019 of PyTorch's, 2026-12-03): they are timed on the
+// plateau instead (harness::power_plateau), kLinearPlateauLoadS of load not counted, then
+// kLinearPlateauS counted. Continuous F.linear load on an H200 (6 shapes of 128-8192 tokens,
+// 3 starts each, cool and hot) held within 1% of one figure per shape from 0.15 s to 0.75 s,
+// and swung by 3-5% after it (docs/MATMUL.md).
 inline constexpr double kLinearWarmupS = 0.2;
 inline constexpr std::int64_t kLinearWarmMaxTokens = 16;
 inline double linear_warmup_s(std::int64_t tokens) { return tokens <= kLinearWarmMaxTokens ? kLinearWarmupS : 0.0; }
+inline constexpr double kLinearPlateauLoadS = 0.2, kLinearPlateauS = 0.4;
+inline bool linear_plateau(std::int64_t tokens) { return tokens > kLinearWarmMaxTokens; }
 inline constexpr int kMaxLinearCopies = 8;
-// The F.linear rows' way of measuring (the counter `method`, on both sides of the parity): 2
-// since the rotated copies and the decode rows' warm-up (2026-12-03), so that no comparison
-// or history series spans the change.
-inline constexpr int kLinearMethod = 2;
+// The F.linear rows' way of measuring (the counter `method`, on both sides of the parity): 3
+// since rows of more than 16 tokens are timed on the plateau (2 from the rotated copies and
+// the decode rows' warm-up, 2026-12-03), so that no comparison or history series spans a change.
+inline constexpr int kLinearMethod = 3;
 // The copies of a call's operands (operand_bytes: A and B of one call) to rotate over so that
 // each copy has been evicted by the others before it is used again: the others hold at least
 // twice the L2 (1 where one call's operands already do), at most kMaxLinearCopies.

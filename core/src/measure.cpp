@@ -167,8 +167,20 @@ Sampled run_sampling(SampleSource& src, const SamplingPlan& plan, const Clock& c
   const double start = clock.now_s();
   double last_read = -1e300;
   bool slowed_now = false;
+  bool counting = !(plan.discard_s > 0);
   for (;;) {
     const double now = clock.now_s();
+    if (!counting && everyone(agree, now - start >= plan.discard_s)) {
+      src.counting_starts();
+      counting = true;
+    }
+    if (!counting) {  // the load before the plateau: run, not counted, not clock-read
+      const SampleSource::Sample s = src.sample(out.batch, false);
+      if (agree) agree->max(s.seconds);  // the ranks' samples stay paired
+      ++out.discarded;
+      src.between_samples();
+      continue;
+    }
     const bool read = now - last_read >= plan.clock_read_interval_s;
     SampleSource::Sample s = src.sample(out.batch, read);
     double seconds = s.seconds;

@@ -378,7 +378,7 @@ TEST(CaseTables, TheJudgedNamesAreRegistered) {
 // F.linear rows rotate their operands over copies that keep each out of the L2 between uses,
 // and decode rows warm up first (ci/torch_reference.py's linear_copies and linear_warmup_s are
 // tested against the same figures).
-TEST(CaseTables, LinearRowsRotateEnoughCopiesToMissTheL2AndDecodeRowsWarmUp) {
+TEST(CaseTables, LinearRowsRotateCopiesDecodeRowsWarmUpLargerRowsTimeThePlateau) {
   constexpr std::uint64_t kMiB = std::uint64_t{1} << 20, l2 = 50 * kMiB;  // an H200's
   EXPECT_EQ(matmul::linear_copies(32 * kMiB + 8192, l2), 5);      // 1x4096x4096 bf16: 4 others hold 128 MiB
   EXPECT_EQ(matmul::linear_copies(48 * kMiB + 131072, l2), 4);    // 16x6144x4096 bf16
@@ -390,13 +390,19 @@ TEST(CaseTables, LinearRowsRotateEnoughCopiesToMissTheL2AndDecodeRowsWarmUp) {
   EXPECT_EQ(matmul::linear_copies(kMiB, 0), 1);                   // no L2 reported
   EXPECT_EQ(matmul::kMaxLinearCopies, 8);  // the two sides' constants (test_torch_reference.py pins its own)
   EXPECT_EQ(matmul::kLinearWarmupS, 0.2);
-  EXPECT_EQ(matmul::kLinearMethod, 2);
-  // Decode rows (at most 16 tokens) warm up for 0.2 s; the others keep the burst's 5 calls.
-  EXPECT_EQ(matmul::linear_warmup_s(1), 0.2);
-  EXPECT_EQ(matmul::linear_warmup_s(16), 0.2);
-  EXPECT_EQ(matmul::linear_warmup_s(17), 0.0);
-  EXPECT_EQ(matmul::linear_warmup_s(128), 0.0);
-  EXPECT_EQ(matmul::linear_warmup_s(8192), 0.0);
+  EXPECT_EQ(matmul::kLinearMethod, 3);
+  EXPECT_EQ(matmul::kLinearPlateauLoadS, 0.2);
+  EXPECT_EQ(matmul::kLinearPlateauS, 0.4);
+  // Decode rows (at most 16 tokens) are bursts after 0.2 s of warm-up; the others are timed
+  // on the plateau (no warm-up time of their own: the load before the window is theirs).
+  for (const std::int64_t decode : {1, 16}) {
+    EXPECT_EQ(matmul::linear_warmup_s(decode), 0.2) << decode;
+    EXPECT_FALSE(matmul::linear_plateau(decode)) << decode;
+  }
+  for (const std::int64_t tokens : {17, 128, 1024, 8192}) {
+    EXPECT_EQ(matmul::linear_warmup_s(tokens), 0.0) << tokens;
+    EXPECT_TRUE(matmul::linear_plateau(tokens)) << tokens;
+  }
 }
 
 }  // namespace

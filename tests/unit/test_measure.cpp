@@ -234,6 +234,71 @@ TEST(Sampling, ClockIsReadAtMostEveryIntervalAndSlowedSamplesAreCounted) {
   EXPECT_EQ(s.reason, StopReason::sample_limit);
 }
 
+// A plateau: the samples of the first discard_s run (the load that takes the card into its
+// power limit) but are not counted, nor clock-read; the source hears once where counting
+// starts; the window's end still counts from the first timed sample.
+class CountingSource final : public SampleSource {
+ public:
+  FakeClock& clock;
+  int samples = 0, starts = 0, samples_at_start = -1, reads = 0;
+  explicit CountingSource(FakeClock& c) : clock(c) {}
+  static constexpr double kMs = 1.0 / 1024;  // about 1 ms, exact in binary: the counts below are exact
+  void warm_up() override { clock.t += kMs; }
+  Sample sample(int batch, bool read_clock) override {
+    // 1 "ms" a call until counting starts (the boost clock), then 2.
+    const double per_call = starts == 0 ? kMs : 2 * kMs;
+    ++samples;
+    reads += read_clock;
+    clock.t += per_call * batch;
+    Sample s;
+    s.seconds = per_call * batch;
+    if (read_clock) s.clock = ClockReading{1500, 0};
+    return s;
+  }
+  void counting_starts() override {
+    ++starts;
+    samples_at_start = samples;
+  }
+};
+
+TEST(Sampling, APlateauDiscardsItsLoadAndCountsTheWindowOnly) {
+  FakeClock clock;
+  CountingSource src(clock);
+  SamplingPlan plan;
+  plan.discard_s = 0.25;
+  plan.stop.min_time_s = plan.stop.max_time_s = 0.75;
+  plan.stop.target_cv = plan.stop.target_rel_ci = 0;
+  plan.clock_read_interval_s = 0;
+  const Sampled s = run_sampling(src, plan, clock);
+  EXPECT_EQ(src.starts, 1);
+  // Calibration (1 call), then 0.25 s of 1-unit samples (batch 1: one call is over the 0.5 ms
+  // minimum sample), then 0.5 s of 2-unit samples.
+  EXPECT_EQ(s.batch, 1);
+  EXPECT_EQ(s.discarded, 256);
+  EXPECT_EQ(src.samples_at_start, 257);
+  EXPECT_EQ(s.stats.n, 256);
+  EXPECT_DOUBLE_EQ(s.stats.median, 2 * CountingSource::kMs);  // none of the load's samples
+  EXPECT_DOUBLE_EQ(s.stats.min, 2 * CountingSource::kMs);
+  // Identical samples meet the target cv of 0, but only at min_time_s: the window's end.
+  EXPECT_EQ(s.reason, StopReason::converged);
+  EXPECT_DOUBLE_EQ(s.elapsed_s, 0.75);
+  EXPECT_EQ(src.reads, 256);  // only counted samples read the clock
+  EXPECT_EQ(s.slowed_samples, 0);
+  EXPECT_EQ(s.sm_clock_MHz, 1500u);
+}
+
+TEST(Sampling, WithoutADiscardEverySampleCountsAndCountingNeverAnnounces) {
+  FakeClock clock;
+  CountingSource src(clock);
+  SamplingPlan plan;
+  plan.stop.min_samples = plan.stop.max_samples = 20;
+  const Sampled s = run_sampling(src, plan, clock);
+  EXPECT_EQ(src.starts, 0);
+  EXPECT_EQ(s.discarded, 0);
+  EXPECT_EQ(s.stats.n, 20);
+  EXPECT_DOUBLE_EQ(s.stats.median, CountingSource::kMs);
+}
+
 TEST(Sampling, HostReferenceIsReadWarmBeforeAndAfterTheCase) {
   FakeClock clock;
   FakeSource src(clock, {1e-3});

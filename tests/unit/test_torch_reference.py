@@ -103,7 +103,7 @@ class Engine(unittest.TestCase):
         self.assertEqual(tr.choose_batch(float("nan")), 64)
         self.assertEqual(tr.choose_batch(2.6e-5), 20)  # 2048^3 bf16 at ~660 TFLOP/s
 
-    def test_linear_copies_and_warmup_as_matmul_hpp(self):
+    def test_linear_copies_warmup_and_plateau_as_matmul_hpp(self):
         # tests/unit/test_case_tables.cpp's figures of the C++ rule, one for one
         mib, l2 = 1 << 20, 50 << 20
         for args, want in (((32 * mib + 8192, l2), 5), ((48 * mib + 131072, l2), 4), ((100 * mib, l2), 1),
@@ -112,9 +112,32 @@ class Engine(unittest.TestCase):
             self.assertEqual(tr.linear_copies(*args), want, args)
         self.assertEqual(tr.MAX_LINEAR_COPIES, 8)
         self.assertEqual(tr.LINEAR_WARMUP_S, 0.2)
-        self.assertEqual(tr.LINEAR_METHOD, 2)
-        for tokens, want in ((1, 0.2), (16, 0.2), (17, 0.0), (128, 0.0), (8192, 0.0)):
-            self.assertEqual(tr.linear_warmup_s(tokens), want, tokens)
+        self.assertEqual(tr.LINEAR_METHOD, 3)
+        self.assertEqual((tr.LINEAR_PLATEAU_LOAD_S, tr.LINEAR_PLATEAU_S), (0.2, 0.4))
+        for tokens, warm, plateau in ((1, 0.2, False), (16, 0.2, False), (17, 0.0, True), (128, 0.0, True),
+                                      (1024, 0.0, True), (8192, 0.0, True)):
+            self.assertEqual(tr.linear_warmup_s(tokens), warm, tokens)
+            self.assertEqual(tr.linear_plateau(tokens), plateau, tokens)
+
+    def test_plateau_counts_only_the_window_as_the_engine(self):
+        # test_measure.cpp's APlateauDiscardsItsLoadAndCountsTheWindowOnly, one for one: samples
+        # of 1/1024 s during the load, 2/1024 s after it; 0.25 s not counted, 0.5 s counted.
+        unit, elapsed, counted, discarded = 1.0 / 1024, 0.0, 0, 0
+        while (step := tr.plateau_next(elapsed, counted, 0.25, 0.5)) != "stop":
+            if step == "count":
+                counted += 1
+                elapsed += 2 * unit
+            else:
+                discarded += 1
+                elapsed += unit
+        self.assertEqual((discarded, counted, elapsed), (256, 256, 0.75))
+        # Boundaries: the load ends exactly at load_s; the window needs its 10 counted samples.
+        self.assertEqual(tr.plateau_next(0.0, 0), "discard")
+        self.assertEqual(tr.plateau_next(0.2, 0), "count")
+        self.assertEqual(tr.plateau_next(0.2 + 0.4, 10), "stop")  # the same sum as the engine's limit
+        self.assertEqual(tr.plateau_next(0.59, 10), "count")
+        self.assertEqual(tr.plateau_next(0.61, 9), "count")  # a long call still gets its 10
+        self.assertEqual(tr.plateau_next(5.0, 9), "count")
 
     def test_dotted_versions_as_our_context(self):
         self.assertEqual(tr.dotted_version(130100), "13.1.0")

@@ -174,6 +174,13 @@ class GpuSource final : public SampleSource {
     if (o_.between_samples) o_.between_samples();
   }
 
+  // The plateau's counted samples start here: the clock readings and the energy mark too.
+  void counting_starts() override {
+    if (!o_.record_power) return;
+    clock_MHz_.clear();
+    timed_from_ = energy_now();
+  }
+
   double host_reference(const Clock& clock) override {
     if (!o_.host_reference) return SampleSource::host_reference(clock);
     const double t0 = clock.now_s();
@@ -183,8 +190,8 @@ class GpuSource final : public SampleSource {
 
   // record_power, called as soon as sampling returned: what the card did during the timed
   // samples. They run from the end of the first sample (run_sampling's calibration of the
-  // batch, untimed, never clock-read) to now; two energy readings in all, so that reading the
-  // counter adds no gap between the burst's samples.
+  // batch, untimed, never clock-read), or from counting_starts on a plateau, to now; two
+  // energy readings in all, so that reading the counter adds no gap between the samples.
   void power_over(Measurement& m) const {
     if (!o_.record_power || !timed_from_) return;
     m.sm_clock_mean_MHz = energy::mean_clock_MHz(clock_MHz_);
@@ -289,6 +296,22 @@ MeasureOptions power_burst(MeasureOptions o) {
   o.plan.stop.min_samples = o.plan.stop.max_samples = 20;
   o.plan.clock_read_interval_s = 0;  // a reading in every sample: the clock's mean over the burst
   o.record_power = true;
+  o.wait_cooldown = true;
+  return o;
+}
+
+MeasureOptions power_plateau(MeasureOptions o, double load_s, double window_s) {
+  o.settle_s = 0.3;
+  o.plan.warmup_calls = 5;
+  o.plan.warmup_s = 0;
+  o.plan.discard_s = load_s;
+  o.plan.stop.min_time_s = o.plan.stop.max_time_s = load_s + window_s;
+  o.plan.stop.target_cv = o.plan.stop.target_rel_ci = 0;  // the whole window, whatever the noise
+  o.plan.stop.min_samples = 10;
+  o.plan.stop.max_samples = 1 << 20;
+  o.plan.clock_read_interval_s = 0;
+  o.record_power = true;
+  o.wait_cooldown = false;
   return o;
 }
 
@@ -303,7 +326,7 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
     std::this_thread::sleep_for(std::chrono::duration<double>(opt.settle_s));
   }
   Measurement m;
-  if (opt.record_power) cool_down(d, m);
+  if (opt.wait_cooldown) cool_down(d, m);
   m.mode = opt.mode;
   m.sampled = run_sampling(src, opt.plan, SteadyClock(), opt.agree);
   m.per_call_s = m.sampled.stats.median;

@@ -117,6 +117,9 @@ class SampleSource {
   // a fixed piece of CPU work; a family whose figure rides on another part of the host
   // (PCIe copies: its memory) times that instead.
   virtual double host_reference(const Clock& clock);
+  // Once, before the first counted sample, when the plan discards the samples of its first
+  // discard_s: what the source records about the timed samples starts here.
+  virtual void counting_starts() {}
 };
 
 // Several processes measuring in lockstep (MPI ranks): the sample's time is the slowest
@@ -140,6 +143,11 @@ struct SamplingPlan {
   // Host-bound modes: time the host reference workload (below) every this many samples,
   // so that the host's own speed during the case is known (0: never).
   int host_reference_every = 0;  // > 0: read the host reference, warm, before and after the case
+  // Samples that start within this many seconds of the first timed one run but are not
+  // counted (no statistics, no clock reading): the load that takes the card into its power
+  // limit before a plateau is timed (harness::power_plateau). The stop rule's times still
+  // count from the first timed sample.
+  double discard_s = 0;
 };
 
 struct Sampled {
@@ -154,6 +162,7 @@ struct Sampled {
   std::uint64_t clock_event_reasons = 0;     // OR of every reading
   bool clock_read = false;
   std::vector<double> host_reference_s;      // the warm host reference before and after the case, when asked for
+  int discarded = 0;                         // samples run within plan.discard_s, not counted
 };
 
 // A fixed piece of host work (integer hashing with dependent loads from a 256 KiB table, so

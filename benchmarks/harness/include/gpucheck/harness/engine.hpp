@@ -61,6 +61,9 @@ struct MeasureOptions {
   // sample) and the board's mean power from the energy counter (counters sm_clock_mean_MHz and
   // power_W, report-only). Set by power_burst.
   bool record_power = false;
+  // Under GPUCHECK_COOLDOWN, wait after the settle until the card's power and temperature are
+  // under its limits (energy::Cooldown). Set by power_burst.
+  bool wait_cooldown = false;
 };
 
 // The defaults of the device's suite: quick stops sooner than full.
@@ -73,6 +76,15 @@ MeasureOptions default_measure(const Device& d);
 // and the energy counter around the timed samples (record_power). Under GPUCHECK_COOLDOWN the
 // idle also lasts until the card's power and temperature are under its limits (energy::Cooldown).
 MeasureOptions power_burst(MeasureOptions o);
+
+// `o` as a power plateau, for the same work timed where the card holds its power limit: the GPU
+// is left idle 0.3 s, then 5 warm-up calls, then held samples for load_s + window_s, of which
+// those that start in the first load_s are not counted (SamplingPlan::discard_s); the median of
+// the rest. On an H200 a GEMM at 700 W runs at its boost clock for about 0.1 s, then holds a
+// lower clock within 1% until about 0.75 s, when the slower power loop starts to swing it by
+// 3-5% (docs/MATMUL.md): a window inside that span reads the same from a cool or a hot card,
+// so no cool-down is waited for. Records the SM clock and power over the counted samples.
+MeasureOptions power_plateau(MeasureOptions o, double load_s, double window_s);
 
 struct Measurement {
   TimingMode mode = TimingMode::held;
