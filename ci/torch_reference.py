@@ -76,6 +76,8 @@ LINEAR_WARMUP_S = 0.2  # --parity, matmul/linear decode rows: warm-up time (benc
 LINEAR_WARM_MAX_TOKENS = 16  # the decode rows: at most this many tokens (kLinearWarmMaxTokens)
 LINEAR_PLATEAU_LOAD_S = 0.2  # matmul/linear rows of more tokens: load not counted (kLinearPlateauLoadS)
 LINEAR_PLATEAU_S = 0.4  # ... then this long counted (kLinearPlateauS)
+PLATEAU_SAMPLE_MS = 5.0  # a plateau's queued samples: at least this long (harness kPlateauSampleS)
+PLATEAU_MAX_BATCH = 1024  # ... and at most this many calls (kPlateauMaxBatch)
 MAX_LINEAR_COPIES = 8  # matmul/linear: most copies of the operands rotated over (kMaxLinearCopies)
 LINEAR_METHOD = 3  # matmul/linear: the counter `method`, as bench_matmul's (kLinearMethod)
 
@@ -741,8 +743,9 @@ def render_parity(rows, runs, ours_ctx, torch_ctx, cooldown=None):
              (f"the card cooled to GPUCHECK_COOLDOWN={cooldown}, " if cooldown else "") +
              f"5 warm-up calls (F.linear rows: at least {LINEAR_WARMUP_S:g} s of them), one call sizing the "
              "batch, 20 held samples, the median). F.linear rows of more tokens: the power limit's plateau (0.3 s "
-             f"idle, no cool-down, 5 warm-up calls, one call sizing the batch, {LINEAR_PLATEAU_LOAD_S:g} s of held "
-             f"samples not counted, then {LINEAR_PLATEAU_S:g} s of them counted, the median). Every F.linear row "
+             "idle, no cool-down, 5 warm-up calls, one call sizing the batch, then samples of at least "
+             f"{PLATEAU_SAMPLE_MS:g} ms queued back to back so that the card never idles: {LINEAR_PLATEAU_LOAD_S:g} s "
+             f"of them not counted, then {LINEAR_PLATEAU_S:g} s counted, the median). Every F.linear row "
              "(matmul/linear) rotates its operands over copies that keep each out of the L2 between uses. "
              "Figures are medians over "
              "the alternations, spread = (max - min) / median across them; SM MHz: the mean NVML reading over the "
@@ -925,6 +928,51 @@ class HeldSampler:
         raise RuntimeError("the calls could not be queued inside the hold in 12 tries (host too slow?)")
 
 
+class QueuedSampler:
+    """TimingMode::queued as benchmarks/harness/src/engine.cpp's GpuSource runs it (a power
+    plateau's samples): events around each batch on a stream kept busy, two samples in flight;
+    the oldest is waited for only once the next has been queued behind it, so the card never
+    idles between samples. A batch that changes waits for the old sample and starts afresh.
+    probe(), when set, runs once per sample while its calls run."""
+
+    class _Slot:
+        def __init__(self):
+            self.start = torch.cuda.Event(enable_timing=True)
+            self.stop = torch.cuda.Event(enable_timing=True)
+            self.calls, self.pending = 0, False
+
+    def __init__(self, fn, probe=None):
+        self.fn, self.probe = fn, probe
+        self.slots, self.oldest = [self._Slot(), self._Slot()], 0
+
+    def _enqueue(self, slot, calls):
+        slot.start.record()
+        for _ in range(calls):
+            self.fn()
+        slot.stop.record()
+        slot.calls, slot.pending = calls, True
+
+    def sample_ms(self, calls):
+        old = self.slots[self.oldest]
+        if old.pending and old.calls != calls:
+            old.stop.synchronize()
+            old.pending = False
+        if not old.pending:
+            self._enqueue(old, calls)
+        self._enqueue(self.slots[1 - self.oldest], calls)
+        if self.probe:
+            self.probe()
+        old.stop.synchronize()
+        old.pending = False
+        self.oldest = 1 - self.oldest
+        return old.start.elapsed_time(old.stop)
+
+    def drain(self):
+        torch.cuda.current_stream().synchronize()
+        for slot in self.slots:
+            slot.pending = False
+
+
 def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=64, settle_s=0.3, probe=None,
              cool_down=None, min_hold_ms=0.5, warmup_s=0.0, plateau=None):
     """gpucheck's power burst (harness::power_burst), step by step as the engine runs it for
@@ -939,9 +987,11 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     hold before a sample; the card idles under it, so parity lowers it towards ours (whose hold
     ends as soon as the calls are queued). warmup_s: the warm-up goes on, call by call, until
     it has lasted that long too (at most 1000 calls), as run_sampling's.
-    plateau=(load_s, window_s): harness::power_plateau instead of the 20 samples: held samples
-    for load_s + window_s, those that start in the first load_s run but are not counted nor
-    probed (plateau_next); pass no cool_down with it (ours waits for none).
+    plateau=(load_s, window_s): harness::power_plateau instead of the held samples: the batch
+    sized from one queued call for PLATEAU_SAMPLE_MS (at most PLATEAU_MAX_BATCH calls), then
+    queued samples (QueuedSampler) for load_s + window_s, those that start in the first load_s
+    run but are not counted nor probed (plateau_next); pass no cool_down with it (ours waits
+    for none).
     A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
     milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
     torch.cuda.synchronize()
@@ -956,21 +1006,26 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
         fn()
         issue.append(time.perf_counter() - t0)
         stream.synchronize()
-    sampler = HeldSampler(hold, fn, max(issue[1:] or issue), min_hold_ms=min_hold_ms)  # the first call may initialise
-    one_ms = sampler.sample_ms(1)
-    batch = choose_batch(one_ms / 1e3, min_sample_ms / 1e3, 1, max_batch)
     if plateau is None:
+        sampler = HeldSampler(hold, fn, max(issue[1:] or issue), min_hold_ms=min_hold_ms)  # the first call may initialise
+        one_ms = sampler.sample_ms(1)
+        batch = choose_batch(one_ms / 1e3, min_sample_ms / 1e3, 1, max_batch)
         sampler.probe = probe
         times = [sampler.sample_ms(batch) / batch for _ in range(samples)]
+        retries = sampler.retries
     else:
-        times, t_start = [], time.perf_counter()
+        queued = QueuedSampler(fn)
+        one_ms = queued.sample_ms(1)
+        batch = choose_batch(one_ms / 1e3, PLATEAU_SAMPLE_MS / 1e3, 1, PLATEAU_MAX_BATCH)
+        times, t_start, retries = [], time.perf_counter(), 0
         while (step := plateau_next(time.perf_counter() - t_start, len(times), *plateau)) != "stop":
-            sampler.probe = probe if step == "count" else None
-            ms = sampler.sample_ms(batch) / batch
+            queued.probe = probe if step == "count" else None
+            ms = queued.sample_ms(batch) / batch
             if step == "count":
                 times.append(ms)
+        queued.drain()
     cv = 100.0 * statistics.stdev(times) / statistics.mean(times) if len(times) > 1 else 0.0
-    return statistics.median(times), batch, sampler.retries, cv, len(times)
+    return statistics.median(times), batch, retries, cv, len(times)
 
 
 def old_burst_ms(hold, fn, samples=20, min_sample_ms=0.5, max_calls=64):

@@ -16,6 +16,7 @@ std::string_view to_string(TimingMode m) {
     case TimingMode::host: return "host";
     case TimingMode::cold: return "cold";
     case TimingMode::wall: return "wall";
+    case TimingMode::queued: return "queued";
   }
   return "?";
 }

@@ -1,6 +1,6 @@
-// The measurement engine on the device: each mode measures work of a known duration; a work
-// that throws mid-batch releases the held stream at once (not after the spin kernel's 2 s
-// timeout) and fails that case only; every case reports samples and cv_pct.
+// The measurement engine on the device: each mode measures work of a known duration (a plateau
+// its window only); a work that throws mid-batch releases the held stream at once (not after
+// the spin kernel's 2 s timeout) and fails that case only; every case reports samples and cv_pct.
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
@@ -34,7 +34,7 @@ TEST(Engine, HeldPerCallAndColdMeasureWorkOfKnownDuration) {
   GPUCHECK_REQUIRE_DEVICE();
   harness::Device dev(Options{});
   const harness::Work work = [](cudaStream_t s) { kernels::busy_wait(kWorkNs, s); };
-  for (TimingMode mode : {TimingMode::held, TimingMode::per_call, TimingMode::cold}) {
+  for (TimingMode mode : {TimingMode::held, TimingMode::per_call, TimingMode::cold, TimingMode::queued}) {
     const harness::Measurement m = harness::measure(dev, work, quick_plan(dev, mode));
     SCOPED_TRACE(std::string(to_string(mode)));
     EXPECT_GE(m.per_call_s, 0.95 * kWorkNs * 1e-9);
@@ -44,6 +44,24 @@ TEST(Engine, HeldPerCallAndColdMeasureWorkOfKnownDuration) {
     if (mode == TimingMode::cold) EXPECT_EQ(m.sampled.batch, 1);
     else EXPECT_EQ(m.sampled.batch, 3);  // 0.5 ms of 0.2 ms calls
   }
+}
+
+TEST(Engine, APlateauQueuesFiveMillisecondSamplesAndCountsOnlyItsWindow) {
+  GPUCHECK_REQUIRE_DEVICE();
+  harness::Device dev(Options{});
+  const harness::Work work = [](cudaStream_t s) { kernels::busy_wait(kWorkNs, s); };
+  const harness::Measurement m = harness::measure(dev, work, harness::power_plateau(harness::default_measure(dev), 0.05, 0.1));
+  EXPECT_EQ(m.mode, TimingMode::queued);
+  EXPECT_EQ(m.sampled.batch, 25);  // 5 ms of 0.2 ms calls
+  EXPECT_GE(m.sampled.discarded, 7);  // 50 ms of 5 ms samples
+  EXPECT_LE(m.sampled.discarded, 12);
+  EXPECT_GE(m.sampled.stats.n, 16);  // then 100 ms of them
+  EXPECT_LE(m.sampled.stats.n, 24);
+  EXPECT_GE(m.per_call_s, 0.95 * kWorkNs * 1e-9);
+  EXPECT_LE(m.per_call_s, 1.05 * kWorkNs * 1e-9);
+  EXPECT_FALSE(m.cooldown_s.has_value());  // a plateau waits for no cool-down
+  EXPECT_GE(m.sampled.elapsed_s, 0.15);
+  EXPECT_EQ(cudaStreamQuery(dev.stream()), cudaSuccess);  // drained: nothing of the case still runs
 }
 
 TEST(Engine, HostModeTimesTheCallsNotTheDevice) {

@@ -287,6 +287,15 @@ TEST(Sampling, APlateauDiscardsItsLoadAndCountsTheWindowOnly) {
   EXPECT_EQ(s.sm_clock_MHz, 1500u);
 }
 
+TEST(Sampling, APlateausSamplesAreFiveMillisecondsOfCallsAtMost1024) {
+  // ci/torch_reference.py's PLATEAU_SAMPLE_MS and PLATEAU_MAX_BATCH pin the same figures.
+  EXPECT_EQ(kPlateauSampleS, 5e-3);
+  EXPECT_EQ(kPlateauMaxBatch, 1024);
+  EXPECT_EQ(choose_batch(14e-6, kPlateauSampleS, 1, kPlateauMaxBatch), 358);  // 128x4096x4096: 5 ms
+  EXPECT_EQ(choose_batch(2e-6, kPlateauSampleS, 1, kPlateauMaxBatch), 1024);  // capped
+  EXPECT_EQ(choose_batch(11e-3, kPlateauSampleS, 1, kPlateauMaxBatch), 1);    // 8192x57344x8192
+}
+
 TEST(Sampling, WithoutADiscardEverySampleCountsAndCountingNeverAnnounces) {
   FakeClock clock;
   CountingSource src(clock);

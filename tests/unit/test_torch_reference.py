@@ -114,6 +114,8 @@ class Engine(unittest.TestCase):
         self.assertEqual(tr.LINEAR_WARMUP_S, 0.2)
         self.assertEqual(tr.LINEAR_METHOD, 3)
         self.assertEqual((tr.LINEAR_PLATEAU_LOAD_S, tr.LINEAR_PLATEAU_S), (0.2, 0.4))
+        self.assertEqual((tr.PLATEAU_SAMPLE_MS, tr.PLATEAU_MAX_BATCH), (5.0, 1024))  # test_measure.cpp's
+        self.assertEqual(tr.choose_batch(14e-6, tr.PLATEAU_SAMPLE_MS / 1e3, 1, tr.PLATEAU_MAX_BATCH), 358)
         for tokens, warm, plateau in ((1, 0.2, False), (16, 0.2, False), (17, 0.0, True), (128, 0.0, True),
                                       (1024, 0.0, True), (8192, 0.0, True)):
             self.assertEqual(tr.linear_warmup_s(tokens), warm, tokens)

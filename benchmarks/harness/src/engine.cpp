@@ -2,6 +2,7 @@
 #include "gpucheck/harness/engine.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -119,6 +120,7 @@ class GpuSource final : public SampleSource {
   }
 
   Sample sample(int batch, bool read_clock) override {
+    if (o_.mode == TimingMode::queued) return sample_queued(batch, read_clock);
     Sample s;
     if (o_.mode == TimingMode::wall) {
       sync_lanes();
@@ -174,6 +176,13 @@ class GpuSource final : public SampleSource {
     if (o_.between_samples) o_.between_samples();
   }
 
+  // Queued mode: waits for the sample still in flight after the last one was returned (called
+  // as soon as sampling ends, so that nothing of the case runs past its measurement).
+  void drain() {
+    if (slots_[0].pending || slots_[1].pending) sync_lanes();
+    slots_[0].pending = slots_[1].pending = false;
+  }
+
   // The plateau's counted samples start here: the clock readings and the energy mark too.
   void counting_starts() override {
     if (!o_.record_power) return;
@@ -215,6 +224,49 @@ class GpuSource final : public SampleSource {
   void mark_end() {
     if (o_.record_power && !timed_from_) timed_from_ = energy_now();
   }
+  // Queued mode: two samples in flight. The oldest (slots_[oldest_]) is returned once the
+  // next has been queued behind it, so the stream never runs dry between them; a batch that
+  // changes (after the calibration) waits for the old one and starts the queue afresh.
+  struct Slot {
+    std::vector<std::unique_ptr<Event>> start, stop;
+    int batch = 0;
+    bool pending = false;
+  };
+  void enqueue(Slot& slot, int batch) {
+    if (slot.start.empty()) {
+      for (const Lane& l : lanes_) {
+        ScopedDevice on(l.device);
+        slot.start.push_back(std::make_unique<Event>());
+        slot.stop.push_back(std::make_unique<Event>());
+      }
+    }
+    record(slot.start);
+    for (int b = 0; b < batch; ++b) work_(lanes_.front().stream);
+    record(slot.stop);
+    slot.batch = batch;
+    slot.pending = true;
+  }
+  Sample sample_queued(int batch, bool read_clock) {
+    Slot& old = slots_[static_cast<std::size_t>(oldest_)];
+    if (old.pending && old.batch != batch) {
+      wait_for(old.stop);
+      old.pending = false;
+    }
+    if (!old.pending) enqueue(old, batch);
+    enqueue(slots_[static_cast<std::size_t>(1 - oldest_)], batch);
+    Sample s;
+    if (read_clock) read_while_running(s);
+    wait_for(old.stop);
+    old.pending = false;
+    double ms = 0;
+    for (std::size_t i = 0; i < lanes_.size(); ++i)
+      ms = std::max(ms, static_cast<double>(old.stop[i]->elapsed_ms_since(*old.start[i])));
+    s.seconds = ms / 1e3;
+    oldest_ = 1 - oldest_;
+    mark_end();
+    return s;
+  }
+
   void record(const std::vector<std::unique_ptr<Event>>& events) {
     for (std::size_t i = 0; i < lanes_.size(); ++i) {
       ScopedDevice on(lanes_[i].device);
@@ -242,6 +294,8 @@ class GpuSource final : public SampleSource {
   const MeasureOptions& o_;
   std::vector<Lane> lanes_;
   std::vector<std::unique_ptr<Event>> start_, stop_;
+  std::array<Slot, 2> slots_;
+  int oldest_ = 0;
   std::vector<unsigned> clock_MHz_;       // record_power: every reading, all during timed samples
   std::optional<EnergyMark> timed_from_;  // record_power: the energy counter at the calibration's end
 };
@@ -301,6 +355,7 @@ MeasureOptions power_burst(MeasureOptions o) {
 }
 
 MeasureOptions power_plateau(MeasureOptions o, double load_s, double window_s) {
+  o.mode = TimingMode::queued;  // continuous load: a held sample idles the card while it queues
   o.settle_s = 0.3;
   o.plan.warmup_calls = 5;
   o.plan.warmup_s = 0;
@@ -310,6 +365,8 @@ MeasureOptions power_plateau(MeasureOptions o, double load_s, double window_s) {
   o.plan.stop.min_samples = 10;
   o.plan.stop.max_samples = 1 << 20;
   o.plan.clock_read_interval_s = 0;
+  o.plan.min_sample_s = kPlateauSampleS;
+  o.plan.max_batch = kPlateauMaxBatch;
   o.record_power = true;
   o.wait_cooldown = false;
   return o;
@@ -329,6 +386,7 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
   if (opt.wait_cooldown) cool_down(d, m);
   m.mode = opt.mode;
   m.sampled = run_sampling(src, opt.plan, SteadyClock(), opt.agree);
+  src.drain();
   m.per_call_s = m.sampled.stats.median;
   src.power_over(m);
   if (!(m.per_call_s > 0) || !std::isfinite(m.per_call_s))

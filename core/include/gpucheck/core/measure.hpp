@@ -23,8 +23,12 @@ namespace gpucheck {
 //             samples: launch and instantiate costs;
 //   cold      held, with L2 flushed before every sample and one call per sample;
 //   wall      host wall-clock from before the batch is issued until it has completed on
-//             every lane: nccl-tests' method (its busbw columns are what users read).
-enum class TimingMode { held, per_call, host, cold, wall };
+//             every lane: nccl-tests' method (its busbw columns are what users read);
+//   queued    events around the batch on a stream kept busy: the next sample is queued
+//             before this one is waited for, so the device never idles between samples
+//             (continuous load, as a power plateau needs; held samples leave it idle while
+//             the host queues each batch).
+enum class TimingMode { held, per_call, host, cold, wall, queued };
 std::string_view to_string(TimingMode m);
 
 // When sampling stops. After at least min_samples samples and min_time_s of sampling, it
@@ -149,6 +153,14 @@ struct SamplingPlan {
   // count from the first timed sample.
   double discard_s = 0;
 };
+
+// A power plateau's queued samples (harness::power_plateau): at least 5 ms of calls, at most
+// 1024 calls, so that the host queueing one sample stays well ahead of the device running the
+// one before (PyTorch's F.linear issues in about 10 us a call, ours in 3-5 us; the shortest
+// F.linear row of the llm suite runs 14 us). ci/torch_reference.py's PLATEAU_SAMPLE_MS and
+// PLATEAU_MAX_BATCH are the same.
+inline constexpr double kPlateauSampleS = 5e-3;
+inline constexpr int kPlateauMaxBatch = 1024;
 
 struct Sampled {
   std::vector<double> per_call_s;  // one per sample

@@ -78,7 +78,8 @@ MeasureOptions default_measure(const Device& d);
 MeasureOptions power_burst(MeasureOptions o);
 
 // `o` as a power plateau, for the same work timed where the card holds its power limit: the GPU
-// is left idle 0.3 s, then 5 warm-up calls, then held samples for load_s + window_s, of which
+// is left idle 0.3 s, then 5 warm-up calls, then queued samples (TimingMode::queued: the card
+// kept busy, kPlateauSampleS each) for load_s + window_s, of which
 // those that start in the first load_s are not counted (SamplingPlan::discard_s); the median of
 // the rest. On an H200 a GEMM at 700 W runs at its boost clock for about 0.1 s, then holds a
 // lower clock within 1% until about 0.75 s, when the slower power loop starts to swing it by
