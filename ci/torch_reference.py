@@ -106,6 +106,15 @@ def linear_plateau(tokens):
     return tokens > LINEAR_WARM_MAX_TOKENS
 
 
+def follow_batch(batch, per_call_s, min_sample_s, min_batch, max_batch):
+    """The batch during a plateau's load, after each discarded sample (core/src/measure.cpp
+    follow_batch): choose_batch's figure when it is 25% or more away from `batch`, else
+    `batch`; the load's back-to-back samples know the call's steady time, which the one
+    calibration call misjudges."""
+    want = choose_batch(per_call_s, min_sample_s, min_batch, max_batch)
+    return want if want * 4 >= batch * 5 or batch * 4 >= want * 5 else batch
+
+
 def plateau_next(elapsed_s, counted, load_s=LINEAR_PLATEAU_LOAD_S, window_s=LINEAR_PLATEAU_S, min_counted=10):
     """The plateau's sampling rule (core/src/measure.cpp run_sampling with discard_s, as
     harness::power_plateau sets it), before each sample: elapsed_s since the first timed
@@ -990,8 +999,8 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     plateau=(load_s, window_s): harness::power_plateau instead of the held samples: the batch
     sized from one queued call for PLATEAU_SAMPLE_MS (at most PLATEAU_MAX_BATCH calls), then
     queued samples (QueuedSampler) for load_s + window_s, those that start in the first load_s
-    run but are not counted nor probed (plateau_next); pass no cool_down with it (ours waits
-    for none).
+    run but are not counted nor probed (plateau_next), the batch following their time
+    (follow_batch); pass no cool_down with it (ours waits for none).
     A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
     milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
     torch.cuda.synchronize()
@@ -1023,6 +1032,8 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
             ms = queued.sample_ms(batch) / batch
             if step == "count":
                 times.append(ms)
+            else:  # the load: the batch follows the steady call time
+                batch = follow_batch(batch, ms / 1e3, PLATEAU_SAMPLE_MS / 1e3, 1, PLATEAU_MAX_BATCH)
         queued.drain()
     cv = 100.0 * statistics.stdev(times) / statistics.mean(times) if len(times) > 1 else 0.0
     return statistics.median(times), batch, retries, cv, len(times)

@@ -44,6 +44,12 @@ double RunningStats::cv() const {
   return std::sqrt(variance()) / std::fabs(mean_);
 }
 
+int follow_batch(int batch, double per_call_s, double min_sample_s, int min_batch, int max_batch) {
+  const int want = choose_batch(per_call_s, min_sample_s, min_batch, max_batch);
+  const auto far = [](int a, int b) { return static_cast<long long>(a) * 4 >= static_cast<long long>(b) * 5; };
+  return far(want, batch) || far(batch, want) ? want : batch;
+}
+
 std::optional<StopReason> should_stop(const StopRule& rule, const RunningStats& stats, double elapsed_s) {
   const int n = stats.count();
   if (n >= rule.max_samples) return StopReason::sample_limit;
@@ -177,8 +183,9 @@ Sampled run_sampling(SampleSource& src, const SamplingPlan& plan, const Clock& c
     }
     if (!counting) {  // the load before the plateau: run, not counted, not clock-read
       const SampleSource::Sample s = src.sample(out.batch, false);
-      if (agree) agree->max(s.seconds);  // the ranks' samples stay paired
+      const double seconds = agree ? agree->max(s.seconds) : s.seconds;  // the same batch on every rank
       ++out.discarded;
+      out.batch = follow_batch(out.batch, seconds / out.batch, plan.min_sample_s, plan.min_batch, plan.max_batch);
       src.between_samples();
       continue;
     }

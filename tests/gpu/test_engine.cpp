@@ -52,7 +52,8 @@ TEST(Engine, APlateauQueuesFiveMillisecondSamplesAndCountsOnlyItsWindow) {
   const harness::Work work = [](cudaStream_t s) { kernels::busy_wait(kWorkNs, s); };
   const harness::Measurement m = harness::measure(dev, work, harness::power_plateau(harness::default_measure(dev), 0.05, 0.1));
   EXPECT_EQ(m.mode, TimingMode::queued);
-  EXPECT_EQ(m.sampled.batch, 25);  // 5 ms of 0.2 ms calls
+  EXPECT_GE(m.sampled.batch, 23);  // 5 ms of calls of 0.2 ms or a little more (24 and 25 seen)
+  EXPECT_LE(m.sampled.batch, 25);
   EXPECT_GE(m.sampled.discarded, 7);  // 50 ms of 5 ms samples
   EXPECT_LE(m.sampled.discarded, 12);
   EXPECT_GE(m.sampled.stats.n, 16);  // then 100 ms of them

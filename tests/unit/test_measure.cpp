@@ -296,6 +296,41 @@ TEST(Sampling, APlateausSamplesAreFiveMillisecondsOfCallsAtMost1024) {
   EXPECT_EQ(choose_batch(11e-3, kPlateauSampleS, 1, kPlateauMaxBatch), 1);    // 8192x57344x8192
 }
 
+TEST(Batch, APlateausLoadFollowsTheSteadyCallTimeWhenItIsAQuarterAway) {
+  // 5 ms samples: a 15 us call wants 334; the batch moves only when 25% or more away.
+  EXPECT_EQ(follow_batch(100, 15e-6, 5e-3, 1, 1024), 334);   // calibration overstated 3.3x
+  EXPECT_EQ(follow_batch(1024, 15e-6, 5e-3, 1, 1024), 334);  // understated
+  EXPECT_EQ(follow_batch(300, 15e-6, 5e-3, 1, 1024), 300);   // 334 is 11% away: kept
+  EXPECT_EQ(follow_batch(267, 15e-6, 5e-3, 1, 1024), 334);   // 334 >= 1.25 x 267
+  EXPECT_EQ(follow_batch(268, 15e-6, 5e-3, 1, 1024), 268);
+  EXPECT_EQ(follow_batch(417, 15e-6, 5e-3, 1, 1024), 417);   // 417 < 1.25 x 334
+  EXPECT_EQ(follow_batch(418, 15e-6, 5e-3, 1, 1024), 334);
+  EXPECT_EQ(follow_batch(1, 11e-3, 5e-3, 1, 1024), 1);       // a long call stays one a sample
+  EXPECT_EQ(follow_batch(5, 0.0, 5e-3, 1, 1024), 1024);      // no time: choose_batch's cap
+}
+
+TEST(Sampling, APlateausLoadResizesABatchTheCalibrationMisjudged) {
+  FakeClock clock;
+  // The calibration call reads 1 ms; every later call 0.1 ms.
+  std::vector<double> times(2000, 1e-4);
+  times[0] = 1e-3;
+  FakeSource src(clock, times);
+  SamplingPlan plan;
+  plan.min_sample_s = 5e-3;
+  plan.max_batch = 1024;
+  plan.discard_s = 0.05;
+  plan.stop.min_time_s = plan.stop.max_time_s = 0.1;
+  plan.stop.target_cv = plan.stop.target_rel_ci = 0;
+  const Sampled s = run_sampling(src, plan, clock);
+  ASSERT_GE(src.batches.size(), 3u);
+  EXPECT_EQ(src.batches[0], 1);   // calibration
+  EXPECT_EQ(src.batches[1], 5);   // from its 1 ms
+  EXPECT_EQ(src.batches[2], 50);  // from the first discarded sample's 0.1 ms
+  EXPECT_EQ(s.batch, 50);
+  for (std::size_t i = 2; i < src.batches.size(); ++i) EXPECT_EQ(src.batches[i], 50) << i;
+  EXPECT_DOUBLE_EQ(s.stats.median, 1e-4);
+}
+
 TEST(Sampling, WithoutADiscardEverySampleCountsAndCountingNeverAnnounces) {
   FakeClock clock;
   CountingSource src(clock);

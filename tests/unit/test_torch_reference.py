@@ -121,6 +121,13 @@ class Engine(unittest.TestCase):
             self.assertEqual(tr.linear_warmup_s(tokens), warm, tokens)
             self.assertEqual(tr.linear_plateau(tokens), plateau, tokens)
 
+    def test_follow_batch_as_the_engine(self):
+        # test_measure.cpp's APlateausLoadFollowsTheSteadyCallTimeWhenItIsAQuarterAway
+        for batch, per_call, want in ((100, 15e-6, 334), (1024, 15e-6, 334), (300, 15e-6, 300), (267, 15e-6, 334),
+                                      (268, 15e-6, 268), (417, 15e-6, 417), (418, 15e-6, 334), (1, 11e-3, 1),
+                                      (5, 0.0, 1024)):
+            self.assertEqual(tr.follow_batch(batch, per_call, 5e-3, 1, 1024), want, (batch, per_call))
+
     def test_plateau_counts_only_the_window_as_the_engine(self):
         # test_measure.cpp's APlateauDiscardsItsLoadAndCountsTheWindowOnly, one for one: samples
         # of 1/1024 s during the load, 2/1024 s after it; 0.25 s not counted, 0.5 s counted.

@@ -69,6 +69,12 @@ std::optional<StopReason> should_stop(const StopRule& rule, const RunningStats& 
 // Calls per sample: enough that one sample spans min_sample_s, within [min_batch, max_batch].
 // A call that measured no time (or a negative one) gets max_batch.
 int choose_batch(double one_call_s, double min_sample_s, int min_batch, int max_batch);
+// The batch during a plateau's load (SamplingPlan::discard_s), after each discarded sample of
+// `batch` calls at per_call_s: choose_batch's figure when it is 25% or more away from `batch`,
+// else `batch` (a queued source restarts its queue on every change). The load's samples run
+// back to back, so they know the call's steady time, which the one calibration call, timed
+// alone, misjudges: on an H200 a 15 us F.linear call read 9-200 us so (2026-12-03).
+int follow_batch(int batch, double per_call_s, double min_sample_s, int min_batch, int max_batch);
 
 // What the driver said about the SM clock while a sample ran.
 struct ClockReading {
