@@ -2,12 +2,14 @@
 # The GEMMs users run, ours beside PyTorch's (issue 40): bench_matmul's llm suite (Llama-3 8B
 # and 70B projections as F.linear runs them, 1-8192 tokens) and the squares 4096 and 8192, bf16
 # and fp16, and PyTorch's F.linear / torch.mm of the same names (ci/torch_reference.py --cases
-# --parity), timed the same way on both sides: every row a power burst (0.3 s idle, then the
-# card cooled to the same limits, 5 warm-up calls, one call sizing the batch, 20 held samples,
-# the median), the kernel named on one untimed call before it on both sides. The F.linear rows
-# as a model's step meets them: the operands rotated over copies that keep each out of the L2
-# between uses, decode rows (at most 16 tokens) after 0.2 s of warm-up calls
-# (benchmarks/cases/matmul.hpp).
+# --parity), timed the same way on both sides, the kernel named on one untimed call before it:
+# the squares and the decode rows (at most 16 tokens) as a power burst (0.3 s idle, then the
+# card cooled to the same limits, 5 warm-up calls, at least 0.2 s of them on decode rows, one
+# call sizing the batch, 20 held samples, the median); the F.linear rows of more tokens on
+# the power limit's plateau (0.3 s idle, no cool-down, 5 warm-up calls, samples of at least
+# 5 ms queued back to back, 0.2 s of them not counted, then 0.4 s counted, the median). Every
+# F.linear row rotates its operands over copies that keep each out of the L2 between uses
+# (benchmarks/cases/matmul.hpp; docs/MATMUL.md).
 # The cool-down: GPUCHECK_COOLDOWN, read by bench_matmul's harness and by torch_reference.py
 # alike: before each burst, NVML's board power and GPU temperature under limits (capped at
 # max_s). Unless set, this script reads the card's idle power and temperature at the start
@@ -17,11 +19,9 @@
 # PyTorch first: A B, B A, A B), each a fresh process; then one table, OUT/parity.md (printed)
 # and OUT/parity.csv (docs/MATMUL.md says what it shows), ending with issue 40's criteria, one
 # PASS/FAIL line each.
-# Time (measured 2026-12-03, H200s): 102-107 s an alternation of the 100 rows a side before the
-# F.linear rows rotated copies and warmed up (two machines), 211-217 s with 0.2 s of warm-up on
-# every F.linear row (one machine, three alternations); with the warm-up on the decode rows
-# only, as now: not measured yet. Bound: 2 x 100 x max_s more per alternation if every
-# cool-down hits its cap (the table's notes name the rows where one did).
+# Time (measured 2026-12-03, one H200): 185-186 s an alternation of the 100 rows a side
+# (three alternations). Bound: 2 x 36 x max_s more per alternation if every burst's cool-down
+# hits its cap (the table's notes name the rows where one did).
 # PARITY_FP8=1 adds the fp8 rows (half as many again).
 # Usage: ci/gemm_parity.sh BUILD_DIR OUT [N]   (N: alternations, default 3; python3 with torch;
 #        one GPU, device 0 on both sides)
