@@ -572,7 +572,7 @@ def _most_common(values):
 def _side(results, name):
     """One side's figures for `name` over the alternations: TFLOP/s, ms, the mean SM clock,
     kernels, cool-downs (cooldown_from_label) and the first skip reason."""
-    got = {"tflops": [], "ms": [], "clock": [], "kernels": [], "cooldowns": [], "skipped": None}
+    got = {"tflops": [], "ms": [], "clock": [], "kernels": [], "cooldowns": [], "issue_us": [], "skipped": None}
     for res in results:
         r = res.get(name)
         if r is None:
@@ -583,6 +583,7 @@ def _side(results, name):
         got["tflops"].append(metric_of(r, "TFLOPS"))
         got["ms"].append(ms_of(r))
         got["clock"].append(metric_of(r, "sm_clock_mean_MHz"))
+        got["issue_us"].append(metric_of(r, "issue_us"))
         got["kernels"].append(kernel_from_label(r["label"]))
         got["cooldowns"].append(cooldown_from_label(r["label"]))
     return got
@@ -603,6 +604,17 @@ def max_clock_of(ctx):
 
 
 CAPPED_BELOW = 0.95  # a row is power-capped when a side's mean SM clock is under 95% of the maximum
+HOST_BOUND_AT = 0.8  # a side is host-bound when queueing a call takes 80% of the call's GPU time or more
+
+
+def host_bound_note(who, issue_us, ms):
+    """The note for a side whose host could barely queue the calls as fast as the GPU ran them
+    (a plateau's samples: issue_us, the median host time to queue a call, at least
+    HOST_BOUND_AT of the call's time ms): its samples may hold idle gaps, so its figure is
+    the host's as much as the GPU's. None otherwise or when either is unknown."""
+    if issue_us is None or ms is None or not ms > 0 or issue_us < HOST_BOUND_AT * ms * 1e3:
+        return None
+    return f"host-bound ({who}: queues a call in {issue_us:.1f} us, runs it in {ms * 1e3:.1f})"
 
 
 def parity_rows(names, ours_runs, torch_runs, ours_max_MHz=None, torch_max_MHz=None):
@@ -630,6 +642,9 @@ def parity_rows(names, ours_runs, torch_runs, ours_max_MHz=None, torch_max_MHz=N
                 notes.append(f"kernel changed between runs ({who})")
             if any(c and c[1] for c in side["cooldowns"]):
                 notes.append(f"cool-down hit its cap ({who})")
+            fed = host_bound_note(who, _median(side["issue_us"]), _median(side["ms"]))
+            if fed:
+                notes.append(fed)
         if ov is not None and tv is not None:
             if ok is None or tk is None:
                 notes.append("kernel unknown (" + ("ours" if ok is None else "PyTorch") + ")")
@@ -953,12 +968,15 @@ class QueuedSampler:
     def __init__(self, fn, probe=None):
         self.fn, self.probe = fn, probe
         self.slots, self.oldest = [self._Slot(), self._Slot()], 0
+        self.issue_s = []  # host time per call to queue each sample's calls
 
     def _enqueue(self, slot, calls):
+        t0 = time.perf_counter()
         slot.start.record()
         for _ in range(calls):
             self.fn()
         slot.stop.record()
+        self.issue_s.append((time.perf_counter() - t0) / calls)
         slot.calls, slot.pending = calls, True
 
     def sample_ms(self, calls):
@@ -990,7 +1008,8 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     waited for; one held call decides the batch (choose_batch: enough calls for a sample of
     min_sample_ms, at most 64); then exactly `samples` held samples of that batch; the median
     per call. No L2 flush and no CUDA graph, as ours. Returns (ms per call, batch, retries,
-    the samples' cv in percent, the samples counted). probe(), when given, runs once per timed sample while its
+    the samples' cv in percent, the samples counted, and on a plateau the host's median time
+    to queue a call in microseconds, else None). probe(), when given, runs once per timed sample while its
     calls run (the SM clock, as the engine reads it during samples). cool_down(), when given, runs
     after the settle (the engine's GPUCHECK_COOLDOWN wait). min_hold_ms: the spin kernel's least
     hold before a sample; the card idles under it, so parity lowers it towards ours (whose hold
@@ -1021,7 +1040,7 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
         batch = choose_batch(one_ms / 1e3, min_sample_ms / 1e3, 1, max_batch)
         sampler.probe = probe
         times = [sampler.sample_ms(batch) / batch for _ in range(samples)]
-        retries = sampler.retries
+        retries, issue_us = sampler.retries, None
     else:
         queued = QueuedSampler(fn)
         one_ms = queued.sample_ms(1)
@@ -1035,8 +1054,9 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
             else:  # the load: the batch follows the steady call time
                 batch = follow_batch(batch, ms / 1e3, PLATEAU_SAMPLE_MS / 1e3, 1, PLATEAU_MAX_BATCH)
         queued.drain()
+        issue_us = statistics.median(queued.issue_s) * 1e6
     cv = 100.0 * statistics.stdev(times) / statistics.mean(times) if len(times) > 1 else 0.0
-    return statistics.median(times), batch, retries, cv, len(times)
+    return statistics.median(times), batch, retries, cv, len(times), issue_us
 
 
 def old_burst_ms(hold, fn, samples=20, min_sample_ms=0.5, max_calls=64):
@@ -1688,13 +1708,14 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
         plateau = (LINEAR_PLATEAU_LOAD_S, LINEAR_PLATEAU_S) if linear and linear_plateau(tokens) else None
         if gemm_parity:
             cool = (lambda: cool_result.append(clock.cool_down())) if clock is not None and clock.rule else None
-            held, batch, retries, cv, samples = burst_ms(
+            held, batch, retries, cv, samples, issue_us = burst_ms(
                 hold, fn, probe=probe, cool_down=None if plateau else cool, min_hold_ms=PARITY_MIN_HOLD_MS,
                 warmup_s=warm, plateau=plateau)
         else:
-            held, batch, retries, cv, samples = burst_ms(hold, fn, probe=probe, warmup_s=warm, plateau=plateau)
+            held, batch, retries, cv, samples, issue_us = burst_ms(hold, fn, probe=probe, warmup_s=warm,
+                                                                   plateau=plateau)
     else:
-        held, batch, retries, cv, samples = held_ms(hold, fn), CALLS, 0, None, SAMPLES
+        held, batch, retries, cv, samples, issue_us = held_ms(hold, fn), CALLS, 0, None, SAMPLES, None
     entry = {
         "name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
         "repetition_index": 0, "threads": 1, "iterations": batch * samples,
@@ -1710,6 +1731,8 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
         entry["dispatch_us"] = max(0.0, (per_call - held) * 1e3)
     if cv is not None:
         entry["cv_pct"] = cv
+    if issue_us is not None:
+        entry["issue_us"] = issue_us  # the host's time to queue a call (a plateau's samples)
     if clock is not None and clock.readings:
         entry["sm_clock_MHz"] = min(clock.readings)
         entry["sm_clock_mean_MHz"] = statistics.mean(clock.readings)

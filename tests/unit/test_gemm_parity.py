@@ -154,6 +154,33 @@ class Rows(unittest.TestCase):
                                      "no figure (PyTorch)")
 
 
+class HostBound(unittest.TestCase):
+    ROW = "matmul/linear/bf16/128x4096x4096"
+
+    def test_a_side_queueing_a_call_in_80_percent_of_its_time_is_named(self):
+        self.assertEqual(tr.host_bound_note("PyTorch", 12.2, 0.015),
+                         "host-bound (PyTorch: queues a call in 12.2 us, runs it in 15.0)")
+        self.assertEqual(tr.host_bound_note("PyTorch", 12.0, 0.015), "host-bound (PyTorch: queues a call in "
+                                                                    "12.0 us, runs it in 15.0)")  # exactly 80%
+        self.assertIsNone(tr.host_bound_note("PyTorch", 11.9, 0.015))
+        self.assertIsNone(tr.host_bound_note("ours", 4.0, 0.015))
+        for issue, ms in ((None, 0.015), (12.2, None), (12.2, 0.0), (12.2, math.nan)):
+            self.assertIsNone(tr.host_bound_note("PyTorch", issue, ms), (issue, ms))
+
+    def test_the_row_notes_it_from_the_median_over_runs(self):
+        def side(issue):
+            r = run(280.0, 1980, "a", ms=0.015)
+            if issue is not None:
+                r["values"][0]["issue_us"] = issue
+            return {self.ROW: r}
+        ours = [side(None) for _ in range(3)]  # ours writes no issue_us: never named
+        theirs = [side(v) for v in (11.0, 12.2, 12.5)]
+        r = tr.parity_rows([self.ROW], ours, theirs, 1980.0, 1980.0)[0]
+        self.assertEqual(r["note"], "host-bound (PyTorch: queues a call in 12.2 us, runs it in 15.0)")
+        theirs = [side(v) for v in (5.0, 6.0, 13.0)]
+        self.assertEqual(tr.parity_rows([self.ROW], ours, theirs, 1980.0, 1980.0)[0]["note"], "")
+
+
 class Criteria(unittest.TestCase):
     def test_pass_and_fail_lines_name_the_rows(self):
         rows = [row("sq", 1.01), row("down", 0.905, so=4.2), row("gemv", 0.99, "a", "b", ms=0.1, so=9.0, st=9.0),
