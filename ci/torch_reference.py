@@ -589,6 +589,11 @@ def _side(results, name):
     return got
 
 
+def _min_known(*values):
+    vals = [v for v in values if v is not None and math.isfinite(v)]
+    return min(vals) if vals else None
+
+
 def _median(values):
     vals = [v for v in values if v is not None and math.isfinite(v)]
     return statistics.median(vals) if vals else None
@@ -604,14 +609,15 @@ def max_clock_of(ctx):
 
 
 CAPPED_BELOW = 0.95  # a row is power-capped when a side's mean SM clock is under 95% of the maximum
-HOST_BOUND_AT = 0.8  # a side is host-bound when queueing a call takes 80% of the call's GPU time or more
+HOST_BOUND_AT = 0.75  # a side is host-bound when queueing a call takes 75% of the call's time or more
 
 
 def host_bound_note(who, issue_us, ms):
     """The note for a side whose host could barely queue the calls as fast as the GPU ran them
     (a plateau's samples: issue_us, the median host time to queue a call, at least
-    HOST_BOUND_AT of the call's time ms): its samples may hold idle gaps, so its figure is
-    the host's as much as the GPU's. None otherwise or when either is unknown."""
+    HOST_BOUND_AT of the call's time ms, the faster side's: a starved side's own time holds
+    its gaps): its samples may hold idle gaps, so its figure is the host's as much as the
+    GPU's. None otherwise or when either is unknown."""
     if issue_us is None or ms is None or not ms > 0 or issue_us < HOST_BOUND_AT * ms * 1e3:
         return None
     return f"host-bound ({who}: queues a call in {issue_us:.1f} us, runs it in {ms * 1e3:.1f})"
@@ -642,7 +648,7 @@ def parity_rows(names, ours_runs, torch_runs, ours_max_MHz=None, torch_max_MHz=N
                 notes.append(f"kernel changed between runs ({who})")
             if any(c and c[1] for c in side["cooldowns"]):
                 notes.append(f"cool-down hit its cap ({who})")
-            fed = host_bound_note(who, _median(side["issue_us"]), _median(side["ms"]))
+            fed = host_bound_note(who, _median(side["issue_us"]), _min_known(_median(o["ms"]), _median(t["ms"])))
             if fed:
                 notes.append(fed)
         if ov is not None and tv is not None:
