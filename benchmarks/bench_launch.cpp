@@ -41,6 +41,7 @@
 #include "gpucheck/core/launch_model.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/harness/device.hpp"
+#include "gpucheck/harness/graph.hpp"
 #include "gpucheck/harness/main.hpp"
 #include "gpucheck/harness/memory.hpp"
 #include "gpucheck/harness/registry.hpp"
@@ -55,38 +56,8 @@ using launch::kHostLaunchesPerSample;
 
 constexpr int kSmallElems = 1024;            // 4 KiB of uint32
 
-class Graph {
- public:
-  Graph() = default;
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  ~Graph() {
-    if (g_) GPUCHECK_CUDA_NOEXCEPT(cudaGraphDestroy(g_));
-  }
-  cudaGraph_t* out() { return &g_; }
-  cudaGraph_t get() const { return g_; }
-
- private:
-  cudaGraph_t g_ = nullptr;
-};
-
-class GraphExec {
- public:
-  GraphExec() = default;
-  GraphExec(const GraphExec&) = delete;
-  GraphExec& operator=(const GraphExec&) = delete;
-  GraphExec(GraphExec&& o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
-  ~GraphExec() { reset(); }
-  void reset() noexcept {
-    if (e_) GPUCHECK_CUDA_NOEXCEPT(cudaGraphExecDestroy(e_));
-    e_ = nullptr;
-  }
-  cudaGraphExec_t* out() { return &e_; }
-  cudaGraphExec_t get() const { return e_; }
-
- private:
-  cudaGraphExec_t e_ = nullptr;
-};
+using harness::Graph;
+using harness::GraphExec;
 
 // The launches of one case, on stream s; counter is the small kernel's array.
 class Chain {

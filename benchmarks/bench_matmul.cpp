@@ -16,7 +16,8 @@
 // `linear` rows (suite llm, F.linear's order) are timed as a model's step meets them: the
 // operands rotate over copies that keep each out of the L2 between its uses; decode rows (at
 // most 16 tokens) are bursts after 0.2 s of warm-up calls; rows of more tokens are timed on
-// the power limit's plateau, 0.2 s of load not counted, then 0.4 s counted
+// the power limit's plateau (samples queued back to back as CUDA graph replays), 0.2 s of
+// load not counted, then 0.4 s counted
 // (matmul::linear_copies, linear_warmup_s, linear_plateau; ci/gemm_parity.sh times PyTorch's
 // side alike).
 // `burn` (suite burn, `gpucheck accept --burn`): bf16 8192^3 GEMMs for --burn-seconds, every

@@ -7,7 +7,8 @@
 # card cooled to the same limits, 5 warm-up calls, at least 0.2 s of them on decode rows, one
 # call sizing the batch, 20 held samples, the median); the F.linear rows of more tokens on
 # the power limit's plateau (0.3 s idle, no cool-down, 5 warm-up calls, samples of at least
-# 5 ms queued back to back, 0.2 s of them not counted, then 0.4 s counted, the median). Every
+# 5 ms queued back to back, each one CUDA graph replay of its calls, 0.2 s of them not
+# counted, then 0.4 s counted, the median). Every
 # F.linear row rotates its operands over copies that keep each out of the L2 between uses
 # (benchmarks/cases/matmul.hpp; docs/MATMUL.md).
 # The cool-down: GPUCHECK_COOLDOWN, read by bench_matmul's harness and by torch_reference.py

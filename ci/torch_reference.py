@@ -79,7 +79,7 @@ LINEAR_PLATEAU_S = 0.4  # ... then this long counted (kLinearPlateauS)
 PLATEAU_SAMPLE_MS = 5.0  # a plateau's queued samples: at least this long (harness kPlateauSampleS)
 PLATEAU_MAX_BATCH = 1024  # ... and at most this many calls (kPlateauMaxBatch)
 MAX_LINEAR_COPIES = 8  # matmul/linear: most copies of the operands rotated over (kMaxLinearCopies)
-LINEAR_METHOD = 3  # matmul/linear: the counter `method`, as bench_matmul's (kLinearMethod)
+LINEAR_METHOD = 4  # matmul/linear: the counter `method`, as bench_matmul's (kLinearMethod)
 
 
 # ---- Pure helpers: no torch, tested by tests/unit/test_torch_reference.py -------------------
@@ -774,7 +774,8 @@ def render_parity(rows, runs, ours_ctx, torch_ctx, cooldown=None):
              f"5 warm-up calls (F.linear rows: at least {LINEAR_WARMUP_S:g} s of them), one call sizing the "
              "batch, 20 held samples, the median). F.linear rows of more tokens: the power limit's plateau (0.3 s "
              "idle, no cool-down, 5 warm-up calls, one call sizing the batch, then samples of at least "
-             f"{PLATEAU_SAMPLE_MS:g} ms queued back to back so that the card never idles: {LINEAR_PLATEAU_LOAD_S:g} s "
+             f"{PLATEAU_SAMPLE_MS:g} ms, each one CUDA graph replay of its calls, queued back to back so that the card "
+             f"never idles: {LINEAR_PLATEAU_LOAD_S:g} s "
              f"of them not counted, then {LINEAR_PLATEAU_S:g} s counted, the median). Every F.linear row "
              "(matmul/linear) rotates its operands over copies that keep each out of the L2 between uses. "
              "Figures are medians over "
@@ -963,7 +964,10 @@ class QueuedSampler:
     plateau's samples): events around each batch on a stream kept busy, two samples in flight;
     the oldest is waited for only once the next has been queued behind it, so the card never
     idles between samples. A batch that changes waits for the old sample and starts afresh.
-    probe(), when set, runs once per sample while its calls run."""
+    graph: each sample's calls are one CUDA graph, captured once per batch size and replayed
+    (MeasureOptions::graph, as power_plateau sets it): Python's ~12 us a call to queue an
+    F.linear no longer bounds a 15 us call. probe(), when set, runs once per sample while its
+    calls run."""
 
     class _Slot:
         def __init__(self):
@@ -971,16 +975,33 @@ class QueuedSampler:
             self.stop = torch.cuda.Event(enable_timing=True)
             self.calls, self.pending = 0, False
 
-    def __init__(self, fn, probe=None):
-        self.fn, self.probe = fn, probe
+    def __init__(self, fn, probe=None, graph=False):
+        self.fn, self.probe, self.graph = fn, probe, graph
         self.slots, self.oldest = [self._Slot(), self._Slot()], 0
         self.issue_s = []  # host time per call to queue each sample's calls
+        self.captured, self.captured_calls = None, 0
 
-    def _enqueue(self, slot, calls):
-        t0 = time.perf_counter()
-        slot.start.record()
+    def _calls(self, calls):
         for _ in range(calls):
             self.fn()
+
+    def _enqueue(self, slot, calls):
+        if self.graph and self.captured_calls != calls:  # captured once per batch size
+            side = torch.cuda.Stream()  # warmed before its capture, as PyTorch asks
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                self._calls(1)
+            torch.cuda.current_stream().wait_stream(side)
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g, stream=side):  # it waits for the device first
+                self._calls(calls)
+            self.captured, self.captured_calls = g, calls
+        t0 = time.perf_counter()
+        slot.start.record()
+        if self.graph:
+            self.captured.replay()
+        else:
+            self._calls(calls)
         slot.stop.record()
         self.issue_s.append((time.perf_counter() - t0) / calls)
         slot.calls, slot.pending = calls, True
@@ -1023,7 +1044,7 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     it has lasted that long too (at most 1000 calls), as run_sampling's.
     plateau=(load_s, window_s): harness::power_plateau instead of the held samples: the batch
     sized from one queued call for PLATEAU_SAMPLE_MS (at most PLATEAU_MAX_BATCH calls), then
-    queued samples (QueuedSampler) for load_s + window_s, those that start in the first load_s
+    queued samples (QueuedSampler, each a CUDA graph replay) for load_s + window_s, those that start in the first load_s
     run but are not counted nor probed (plateau_next), the batch following their time
     (follow_batch); pass no cool_down with it (ours waits for none).
     A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
@@ -1048,7 +1069,7 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
         times = [sampler.sample_ms(batch) / batch for _ in range(samples)]
         retries, issue_us = sampler.retries, None
     else:
-        queued = QueuedSampler(fn)
+        queued = QueuedSampler(fn, graph=True)
         one_ms = queued.sample_ms(1)
         batch = choose_batch(one_ms / 1e3, PLATEAU_SAMPLE_MS / 1e3, 1, PLATEAU_MAX_BATCH)
         times, t_start, retries = [], time.perf_counter(), 0

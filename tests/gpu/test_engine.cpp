@@ -52,6 +52,7 @@ TEST(Engine, APlateauQueuesFiveMillisecondSamplesAndCountsOnlyItsWindow) {
   const harness::Work work = [](cudaStream_t s) { kernels::busy_wait(kWorkNs, s); };
   const harness::Measurement m = harness::measure(dev, work, harness::power_plateau(harness::default_measure(dev), 0.05, 0.1));
   EXPECT_EQ(m.mode, TimingMode::queued);
+  EXPECT_TRUE(m.graph);  // each sample one graph replay of its calls
   EXPECT_GE(m.sampled.batch, 23);  // 5 ms of calls of 0.2 ms or a little more (24 and 25 seen)
   EXPECT_LE(m.sampled.batch, 25);
   EXPECT_GE(m.sampled.discarded, 7);  // 50 ms of 5 ms samples

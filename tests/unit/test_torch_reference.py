@@ -112,7 +112,7 @@ class Engine(unittest.TestCase):
             self.assertEqual(tr.linear_copies(*args), want, args)
         self.assertEqual(tr.MAX_LINEAR_COPIES, 8)
         self.assertEqual(tr.LINEAR_WARMUP_S, 0.2)
-        self.assertEqual(tr.LINEAR_METHOD, 3)
+        self.assertEqual(tr.LINEAR_METHOD, 4)
         self.assertEqual((tr.LINEAR_PLATEAU_LOAD_S, tr.LINEAR_PLATEAU_S), (0.2, 0.4))
         self.assertEqual((tr.PLATEAU_SAMPLE_MS, tr.PLATEAU_MAX_BATCH), (5.0, 1024))  # test_measure.cpp's
         self.assertEqual(tr.choose_batch(14e-6, tr.PLATEAU_SAMPLE_MS / 1e3, 1, tr.PLATEAU_MAX_BATCH), 358)

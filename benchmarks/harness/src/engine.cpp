@@ -1,5 +1,6 @@
 #include "gpucheck/core/contract.hpp"
 #include "gpucheck/harness/engine.hpp"
+#include "gpucheck/harness/graph.hpp"
 
 #include <algorithm>
 #include <array>
@@ -241,7 +242,18 @@ class GpuSource final : public SampleSource {
       }
     }
     record(slot.start);
-    for (int b = 0; b < batch; ++b) work_(lanes_.front().stream);
+    if (o_.graph) {
+      const cudaStream_t s = lanes_.front().stream;
+      if (graph_batch_ != batch) {  // captured once per batch size: the load settles it
+        graph_ = capture_exec(s, [this, batch](cudaStream_t st) {
+          for (int b = 0; b < batch; ++b) work_(st);
+        });
+        graph_batch_ = batch;
+      }
+      GPUCHECK_CUDA(cudaGraphLaunch(graph_.get(), s));
+    } else {
+      for (int b = 0; b < batch; ++b) work_(lanes_.front().stream);
+    }
     record(slot.stop);
     slot.batch = batch;
     slot.pending = true;
@@ -296,6 +308,8 @@ class GpuSource final : public SampleSource {
   std::vector<std::unique_ptr<Event>> start_, stop_;
   std::array<Slot, 2> slots_;
   int oldest_ = 0;
+  GraphExec graph_;  // MeasureOptions::graph: one sample's calls, for graph_batch_ of them
+  int graph_batch_ = 0;
   std::vector<unsigned> clock_MHz_;       // record_power: every reading, all during timed samples
   std::optional<EnergyMark> timed_from_;  // record_power: the energy counter at the calibration's end
 };
@@ -369,6 +383,7 @@ MeasureOptions power_plateau(MeasureOptions o, double load_s, double window_s) {
   o.plan.max_batch = kPlateauMaxBatch;
   o.record_power = true;
   o.wait_cooldown = false;
+  o.graph = true;
   return o;
 }
 
@@ -385,6 +400,7 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
   Measurement m;
   if (opt.wait_cooldown) cool_down(d, m);
   m.mode = opt.mode;
+  m.graph = opt.graph && opt.mode == TimingMode::queued;
   m.sampled = run_sampling(src, opt.plan, SteadyClock(), opt.agree);
   src.drain();
   m.per_call_s = m.sampled.stats.median;
@@ -421,7 +437,7 @@ void report(benchmark::State& state, const Measurement& m) {
 
 std::string engine_note(const Measurement& m) {
   std::string n;
-  if (m.mode != TimingMode::held) n += " timing=" + std::string(to_string(m.mode));
+  if (m.mode != TimingMode::held) n += " timing=" + std::string(to_string(m.mode)) + (m.graph ? "_graph" : "");
   if (const std::string noise = noise_note(m.sampled); !noise.empty()) n += " " + noise;
   if (m.cooldown_s) {
     char buf[64];

@@ -64,6 +64,10 @@ struct MeasureOptions {
   // Under GPUCHECK_COOLDOWN, wait after the settle until the card's power and temperature are
   // under its limits (energy::Cooldown). Set by power_burst.
   bool wait_cooldown = false;
+  // Queued mode: each sample's calls are one CUDA graph, captured once per batch size and
+  // replayed, so that no host's launch rate enters the figure (the work must be capturable).
+  // Set by power_plateau.
+  bool graph = false;
 };
 
 // The defaults of the device's suite: quick stops sooner than full.
@@ -79,7 +83,8 @@ MeasureOptions power_burst(MeasureOptions o);
 
 // `o` as a power plateau, for the same work timed where the card holds its power limit: the GPU
 // is left idle 0.3 s, then 5 warm-up calls, then queued samples (TimingMode::queued: the card
-// kept busy, kPlateauSampleS each) for load_s + window_s, of which
+// kept busy, kPlateauSampleS each, each a replay of its calls captured as one CUDA graph, so
+// that neither ours' nor a Python host's launch rate enters it) for load_s + window_s, of which
 // those that start in the first load_s are not counted (SamplingPlan::discard_s); the median of
 // the rest. On an H200 a GEMM at 700 W runs at its boost clock for about 0.1 s, then holds a
 // lower clock within 1% until about 0.75 s, when the slower power loop starts to swing it by
@@ -99,6 +104,7 @@ struct Measurement {
   std::optional<double> cooldown_s;
   std::optional<unsigned> start_temp_C;
   bool cooldown_capped = false;
+  bool graph = false;  // MeasureOptions::graph: the samples were graph replays
 };
 
 // Times `work`. Throws GpuError on a CUDA failure (a work that throws mid-batch releases a
