@@ -154,6 +154,121 @@ class Engine(unittest.TestCase):
         self.assertEqual(tr.dotted_version(22809), "2.28.9")
 
 
+class FakeCuda:
+    """torch.cuda as the plateau's sampler uses it, on a simulated device that never idles: each
+    call adds call_s of device time, an event records the device time queued before it, a
+    graph counts the calls captured into it and adds them on each replay."""
+
+    class Event:
+        def __init__(self, cuda, enable_timing=False):
+            self.cuda, self.at = cuda, None
+
+        def record(self):
+            assert self.cuda.capturing is None, "an event recorded inside a capture"
+            self.at = self.cuda.t
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, other):
+            return (other.at - self.at) * 1e3
+
+    class Stream:
+        def wait_stream(self, other):
+            pass
+
+        def synchronize(self):
+            pass
+
+    class Graph:
+        def __init__(self, cuda):
+            self.cuda, self.calls = cuda, 0
+
+        def replay(self):
+            self.cuda.t += self.calls * self.cuda.call_s
+            self.cuda.replays += 1
+
+    def __init__(self, call_s):
+        self.call_s, self.t, self.capturing, self.replays, self.captures, self.eager = call_s, 0.0, None, 0, [], 0
+
+    def call(self):
+        if self.capturing is not None:
+            self.capturing.calls += 1
+        else:
+            self.t += self.call_s
+            self.eager += 1
+
+    def synchronize(self):
+        pass
+
+    def current_stream(self):
+        return self.Stream()
+
+    def stream(self, s):
+        import contextlib
+        return contextlib.nullcontext()
+
+    def CUDAGraph(self):  # noqa: N802 (torch's name)
+        return self.Graph(self)
+
+    def graph(self, g, stream=None):
+        import contextlib
+        cuda = self
+
+        @contextlib.contextmanager
+        def capture():
+            cuda.capturing = g
+            try:
+                yield
+            finally:
+                cuda.capturing = None
+                cuda.captures.append(g.calls)
+        return capture()
+
+
+class PlateauSampler(unittest.TestCase):
+    """burst_ms's plateau (harness::power_plateau) on FakeCuda: no GPU, no torch."""
+
+    def setUp(self):
+        self.saved = tr.torch
+
+    def tearDown(self):
+        tr.torch = self.saved
+
+    def fake(self, call_s):
+        import types
+        cuda = FakeCuda(call_s)
+        cuda.Event = lambda enable_timing=False: FakeCuda.Event(cuda, enable_timing)
+        cuda.Stream = FakeCuda.Stream
+        tr.torch = types.SimpleNamespace(cuda=cuda)
+        return cuda
+
+    def test_graph_replays_of_a_batch_sized_for_5_ms_and_only_the_window_counted(self):
+        cuda = self.fake(15e-6)
+        ms, batch, retries, cv, n, issue_us = tr.burst_ms(None, cuda.call, settle_s=0, plateau=(0.02, 0.04))
+        self.assertAlmostEqual(ms, 15e-3)  # per call, in ms
+        self.assertEqual(batch, 334)  # 5 ms of 15 us calls
+        self.assertEqual(retries, 0)
+        self.assertAlmostEqual(cv, 0.0, places=6)
+        self.assertGreaterEqual(n, 10)
+        # Captured once per batch size (1 to size it, then 334), each after one warm-up call on
+        # its side stream; the 5 warm-up calls of the burst are eager.
+        self.assertEqual(cuda.captures, [1, 334])
+        self.assertEqual(cuda.eager, 5 + 2)
+        self.assertGreater(cuda.replays, n)  # the discarded load's samples replay too
+        self.assertLess(issue_us, 15.0)
+
+    def test_queued_samples_without_a_graph_time_each_batch(self):
+        cuda = self.fake(2e-3)
+        q = tr.QueuedSampler(cuda.call)
+        self.assertAlmostEqual(q.sample_ms(1), 2.0)
+        self.assertAlmostEqual(q.sample_ms(3), 6.0)  # the batch changed: the queue starts afresh
+        self.assertAlmostEqual(q.sample_ms(3), 6.0)
+        q.drain()
+        self.assertEqual(cuda.captures, [])
+        self.assertEqual(len(q.issue_s), 5)  # 2 + 2 queued, 1 more behind the third
+
+
 class Nccl(unittest.TestCase):
     def test_only_what_moves_data_is_compared(self):
         self.assertEqual(tr.nccl_counterpart("allgather", "g1")[0], "dist.all_gather_into_tensor")
