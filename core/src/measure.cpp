@@ -50,6 +50,14 @@ int follow_batch(int batch, double per_call_s, double min_sample_s, int min_batc
   return far(want, batch) || far(batch, want) ? want : batch;
 }
 
+int whole_turns(int batch, int turns, int max_batch) {
+  if (turns <= 1) return batch;
+  const long long up = (static_cast<long long>(std::max(batch, 1)) + turns - 1) / turns * turns;
+  if (up <= max_batch) return static_cast<int>(up);
+  const int down = max_batch / turns * turns;
+  return down > 0 ? down : turns;
+}
+
 std::optional<StopReason> should_stop(const StopRule& rule, const RunningStats& stats, double elapsed_s) {
   const int n = stats.count();
   if (n >= rule.max_samples) return StopReason::sample_limit;
@@ -167,7 +175,8 @@ Sampled run_sampling(SampleSource& src, const SamplingPlan& plan, const Clock& c
   // One timed call decides the batch (the same on every rank: the slowest rank's call).
   double one = src.sample(1, false).seconds;
   if (agree) one = agree->max(one);
-  out.batch = choose_batch(one, plan.min_sample_s, plan.min_batch, plan.max_batch);
+  out.batch = whole_turns(choose_batch(one, plan.min_sample_s, plan.min_batch, plan.max_batch), plan.batch_turns,
+                          plan.max_batch);
   src.between_samples();
 
   RunningStats stats;
@@ -185,7 +194,9 @@ Sampled run_sampling(SampleSource& src, const SamplingPlan& plan, const Clock& c
       const SampleSource::Sample s = src.sample(out.batch, false);
       const double seconds = agree ? agree->max(s.seconds) : s.seconds;  // the same batch on every rank
       ++out.discarded;
-      out.batch = follow_batch(out.batch, seconds / out.batch, plan.min_sample_s, plan.min_batch, plan.max_batch);
+      out.batch = whole_turns(follow_batch(out.batch, seconds / out.batch, plan.min_sample_s, plan.min_batch,
+                                           plan.max_batch),
+                              plan.batch_turns, plan.max_batch);
       src.between_samples();
       continue;
     }

@@ -331,6 +331,42 @@ TEST(Sampling, APlateausLoadResizesABatchTheCalibrationMisjudged) {
   EXPECT_DOUBLE_EQ(s.stats.median, 1e-4);
 }
 
+TEST(Batch, WholeTurnsOfTheRotatedCopies) {
+  EXPECT_EQ(whole_turns(193, 1, 1024), 193);  // no copies: unchanged
+  EXPECT_EQ(whole_turns(193, 0, 1024), 193);
+  EXPECT_EQ(whole_turns(193, -3, 1024), 193);
+  EXPECT_EQ(whole_turns(193, 4, 1024), 196);  // up to the next whole turn
+  EXPECT_EQ(whole_turns(196, 4, 1024), 196);
+  EXPECT_EQ(whole_turns(27, 4, 64), 28);
+  EXPECT_EQ(whole_turns(1, 3, 64), 3);
+  EXPECT_EQ(whole_turns(0, 3, 64), 3);
+  EXPECT_EQ(whole_turns(1023, 5, 1024), 1020);  // up passes the cap: down
+  EXPECT_EQ(whole_turns(64, 5, 64), 60);
+  EXPECT_EQ(whole_turns(1, 8, 4), 8);  // no multiple under the cap: one turn
+}
+
+TEST(Sampling, EveryBatchIsAWholeNumberOfTurns) {
+  FakeClock clock;
+  // As the load test above, with 3 copies: the calibration's 5 becomes 6, the load's 50 becomes 51.
+  std::vector<double> times(2000, 1e-4);
+  times[0] = 1e-3;
+  FakeSource src(clock, times);
+  SamplingPlan plan;
+  plan.min_sample_s = 5e-3;
+  plan.max_batch = 1024;
+  plan.discard_s = 0.05;
+  plan.batch_turns = 3;
+  plan.stop.min_time_s = plan.stop.max_time_s = 0.1;
+  plan.stop.target_cv = plan.stop.target_rel_ci = 0;
+  const Sampled s = run_sampling(src, plan, clock);
+  ASSERT_GE(src.batches.size(), 3u);
+  EXPECT_EQ(src.batches[0], 1);  // the calibration: one call
+  EXPECT_EQ(src.batches[1], 6);
+  EXPECT_EQ(src.batches[2], 51);
+  EXPECT_EQ(s.batch, 51);
+  for (std::size_t i = 1; i < src.batches.size(); ++i) EXPECT_EQ(src.batches[i] % 3, 0) << i;
+}
+
 TEST(Sampling, WithoutADiscardEverySampleCountsAndCountingNeverAnnounces) {
   FakeClock clock;
   CountingSource src(clock);

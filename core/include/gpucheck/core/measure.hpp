@@ -75,6 +75,11 @@ int choose_batch(double one_call_s, double min_sample_s, int min_batch, int max_
 // back to back, so they know the call's steady time, which the one calibration call, timed
 // alone, misjudges: on an H200 a 15 us F.linear call read 9-200 us so (2026-12-03).
 int follow_batch(int batch, double per_call_s, double min_sample_s, int min_batch, int max_batch);
+// `batch` rounded up to a whole number of `turns` (SamplingPlan::batch_turns), or down where
+// that passes max_batch; `turns` itself where no multiple fits. A sample that a CUDA graph
+// replays again and again must end where the next begins in the rotation of its operands'
+// copies: else the copy it ended on is read again at once, from the L2. 1 (or less): `batch`.
+int whole_turns(int batch, int turns, int max_batch);
 
 // What the driver said about the SM clock while a sample ran.
 struct ClockReading {
@@ -158,6 +163,9 @@ struct SamplingPlan {
   // limit before a plateau is timed (harness::power_plateau). The stop rule's times still
   // count from the first timed sample.
   double discard_s = 0;
+  // Every batch a whole number of this many calls (whole_turns): a case whose calls rotate
+  // over copies of their operands sets its number of copies.
+  int batch_turns = 1;
 };
 
 // A power plateau's queued samples (harness::power_plateau): at least 5 ms of calls, at most
