@@ -66,6 +66,38 @@ TEST(Engine, APlateauQueuesFiveMillisecondSamplesAndCountsOnlyItsWindow) {
   EXPECT_EQ(cudaStreamQuery(dev.stream()), cudaSuccess);  // drained: nothing of the case still runs
 }
 
+// A call whose host side is slow (100 us, half its device time): captured into a graph, that
+// host time must never be timed. Timed (the capture after the sample's start event, as before
+// 2026-12-03), the plateau's load read each new batch's calls 1.5x slower and shrank the batch.
+harness::Work host_slow_work() {
+  return [](cudaStream_t s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - t0 < std::chrono::microseconds(100)) {
+    }
+    kernels::busy_wait(kWorkNs, s);
+  };
+}
+
+TEST(Engine, AGraphsCaptureIsNeverTimed) {
+  GPUCHECK_REQUIRE_DEVICE();
+  harness::Device dev(Options{});
+  const harness::Work work = host_slow_work();
+  const harness::Measurement p = harness::measure(dev, work, harness::power_plateau(harness::default_measure(dev), 0.05, 0.1));
+  EXPECT_TRUE(p.graph);
+  EXPECT_GE(p.sampled.batch, 23);  // 5 ms of 0.2 ms calls, as without the host's cost (17 when timed)
+  EXPECT_LE(p.sampled.batch, 25);
+  EXPECT_LE(p.sampled.stats.max, 1.10 * kWorkNs * 1e-9);  // no sample holds a capture (1.5x)
+  harness::MeasureOptions o = quick_plan(dev, TimingMode::held);
+  o.graph = true;
+  o.plan.batch_turns = 2;
+  const harness::Measurement h = harness::measure(dev, work, o);
+  EXPECT_TRUE(h.graph);
+  EXPECT_EQ(h.sampled.batch, 4);  // 0.5 ms of 0.2 ms calls is 3: up to whole turns of 2
+  EXPECT_GE(h.per_call_s, 0.95 * kWorkNs * 1e-9);
+  EXPECT_LE(h.sampled.stats.max, 1.10 * kWorkNs * 1e-9);
+  EXPECT_NE(harness::engine_note(h).find("timing=held_graph"), std::string::npos) << harness::engine_note(h);
+}
+
 TEST(Engine, HostModeTimesTheCallsNotTheDevice) {
   GPUCHECK_REQUIRE_DEVICE();
   harness::Device dev(Options{});

@@ -64,9 +64,10 @@ struct MeasureOptions {
   // Under GPUCHECK_COOLDOWN, wait after the settle until the card's power and temperature are
   // under its limits (energy::Cooldown). Set by power_burst.
   bool wait_cooldown = false;
-  // Queued mode: each sample's calls are one CUDA graph, captured once per batch size and
-  // replayed, so that no host's launch rate enters the figure (the work must be capturable).
-  // Set by power_plateau.
+  // Held and queued modes, one lane: each sample's calls are one CUDA graph, captured once
+  // per batch size (untimed, before the sample) and replayed, so that no host's launch path
+  // enters the figure (the work must be capturable). Set by power_plateau; bench_matmul sets
+  // it on its decode F.linear bursts too.
   bool graph = false;
 };
 
