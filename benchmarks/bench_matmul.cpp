@@ -377,15 +377,19 @@ class BurnGemm final : public Gemm {
 // How each load is measured: a burst stays ahead of the power limiter, and F.linear rows of
 // more than 16 tokens are timed on its plateau (matmul.hpp); sustained and burn load the GPU
 // first and then measure for a fixed time.
-harness::MeasureOptions measure_for(const GemmCase& c, const harness::Registry& r, double burn_seconds) {
+harness::MeasureOptions measure_for(const GemmCase& c, const harness::Registry& r, double burn_seconds, int copies) {
   harness::MeasureOptions o = r.defaults();
   o.plan.warmup_calls = 5;
+  o.plan.batch_turns = copies;  // a graph replay ends where the next begins in the copies' rotation
   switch (c.load) {
     case Load::burst:
       if (c.operands == matmul::Operands::linear && matmul::linear_plateau(c.m))
         return harness::power_plateau(o, matmul::kLinearPlateauLoadS, matmul::kLinearPlateauS);
       o = harness::power_burst(o);
-      if (c.operands == matmul::Operands::linear) o.plan.warmup_s = matmul::linear_warmup_s(c.m);  // decode: a busy card
+      if (c.operands == matmul::Operands::linear) {
+        o.plan.warmup_s = matmul::linear_warmup_s(c.m);  // decode: a busy card
+        o.graph = true;  // graph replays, as the plateau's: no launch path in a 13-60 us call (matmul.hpp)
+      }
       break;
     case Load::sustained:
       o.plan.warmup_s = 1.0;
@@ -431,7 +435,7 @@ void register_cases(harness::Registry& r) {
     harness::Case hc;
     hc.name = c.name();
     hc.rates = {harness::tflops(c.flops())};
-    hc.measure = measure_for(c, r, burn_seconds);
+    hc.measure = measure_for(c, r, burn_seconds, operand_copies(c, dev));
     if (c.operands == matmul::Operands::linear) hc.method = matmul::kLinearMethod;
     if (c.load == Load::burn) hc.setup = [c, &dev, &lt] { return std::make_unique<BurnGemm>(c, dev, lt.get()); };
     else hc.setup = [c, &dev, &lt] { return std::make_unique<Gemm>(c, dev, lt.get()); };

@@ -41,9 +41,10 @@ bmm and NCHW; every fused attention against the naive one where S fits).
 --parity times GEMMs as bench_matmul does, step for step (time_case), and adds the kernel one
 untimed call ran before the burst (torch.profiler), NVML's SM clock during the samples, and,
 under GPUCHECK_COOLDOWN, the harness's cool-down before each burst (matmul/linear rows, as
-ours: the operands rotated over copies, linear_copies; decode rows a warm-up of
-LINEAR_WARMUP_S, linear_warmup_s; rows of more tokens timed on the power limit's plateau,
-linear_plateau and plateau_next, with no cool-down);
+ours: the operands rotated over copies, linear_copies, every batch whole turns of them,
+whole_turns; each sample one CUDA graph replay; decode rows a warm-up of LINEAR_WARMUP_S,
+linear_warmup_s; rows of more tokens timed on the power limit's plateau, linear_plateau and
+plateau_next, with no cool-down);
 --parity-table OUT writes
 ci/gemm_parity.sh's table with issue 40's criteria (no torch needed).
 
@@ -79,7 +80,7 @@ LINEAR_PLATEAU_S = 0.4  # ... then this long counted (kLinearPlateauS)
 PLATEAU_SAMPLE_MS = 5.0  # a plateau's queued samples: at least this long (harness kPlateauSampleS)
 PLATEAU_MAX_BATCH = 1024  # ... and at most this many calls (kPlateauMaxBatch)
 MAX_LINEAR_COPIES = 8  # matmul/linear: most copies of the operands rotated over (kMaxLinearCopies)
-LINEAR_METHOD = 4  # matmul/linear: the counter `method`, as bench_matmul's (kLinearMethod)
+LINEAR_METHOD = 5  # matmul/linear: the counter `method`, as bench_matmul's (kLinearMethod)
 
 
 # ---- Pure helpers: no torch, tested by tests/unit/test_torch_reference.py -------------------
@@ -113,6 +114,26 @@ def follow_batch(batch, per_call_s, min_sample_s, min_batch, max_batch):
     calibration call misjudges."""
     want = choose_batch(per_call_s, min_sample_s, min_batch, max_batch)
     return want if want * 4 >= batch * 5 or batch * 4 >= want * 5 else batch
+
+
+def whole_turns(batch, turns, max_batch):
+    """`batch` rounded up to a whole number of `turns` (core/src/measure.cpp whole_turns), or
+    down where that passes max_batch; `turns` itself where no multiple fits; `batch` when turns
+    is 1 or less. A sample that a CUDA graph replays again and again ends where the next begins
+    in the rotation of the operands' copies, so that no copy is read again from the L2."""
+    if turns <= 1:
+        return batch
+    up = -(-max(batch, 1) // turns) * turns
+    if up <= max_batch:
+        return up
+    down = max_batch // turns * turns
+    return down if down > 0 else turns
+
+
+def copies_of(what):
+    """The number of copies a case's label says its calls rotate over ("copies=N"), else 1."""
+    m = re.search(r"\bcopies=(\d+)", what or "")
+    return int(m.group(1)) if m else 1
 
 
 def plateau_next(elapsed_s, counted, load_s=LINEAR_PLATEAU_LOAD_S, window_s=LINEAR_PLATEAU_S, min_counted=10):
@@ -929,24 +950,43 @@ class HeldSampler:
     yet, i.e. the spin kernel was still holding the stream and no call started before all were
     queued. Otherwise the sample is not used (the GPU would have waited for Python inside the
     events) and the hold is doubled. gpucheck's own hold is a flag the host releases after the
-    stop event (benchmarks/harness/src/engine.cpp, StreamHold), so it always covers the queue."""
+    stop event (benchmarks/harness/src/engine.cpp, StreamHold), so it always covers the queue.
+    graph: each sample's calls are one CUDA graph replay (MeasureOptions::graph in held mode,
+    as bench_matmul's decode F.linear rows set it), captured once per batch size before the
+    hold; the hold then covers one replay's issue, timed on the untimed replay after capture."""
 
-    def __init__(self, hold, fn, issue_s_per_call, probe=None, min_hold_ms=0.5):
+    def __init__(self, hold, fn, issue_s_per_call, probe=None, min_hold_ms=0.5, graph=False):
         self.hold, self.fn, self.probe = hold, fn, probe  # probe(): called while a sample's calls run
         self.min_hold_ms = min_hold_ms
         self.issue_s = max(issue_s_per_call, 5e-6)
+        self.graph, self.captured, self.captured_calls, self.replay_s = graph, None, 0, 0.0
         self.factor = 3.0  # hold = factor x the calls' measured issue time (at least 0.5 ms)
         self.retries = 0
         self.start = torch.cuda.Event(enable_timing=True)
         self.end = torch.cuda.Event(enable_timing=True)
 
+    def _capture(self, calls):
+        if self.captured_calls == calls:
+            return
+        self.captured, self.captured_calls = capture_calls(self.fn, calls), calls
+        t0 = time.perf_counter()
+        self.captured.replay()  # untimed: its issue time sizes the hold
+        self.replay_s = max(time.perf_counter() - t0, 5e-6)
+        torch.cuda.current_stream().synchronize()
+
     def sample_ms(self, calls):
+        if self.graph:
+            self._capture(calls)
         for _ in range(12):
-            hold_ms = min(2000.0, max(self.min_hold_ms, self.factor * calls * self.issue_s * 1e3))  # ours: 2 s
+            issue_s = self.replay_s if self.graph else calls * self.issue_s
+            hold_ms = min(2000.0, max(self.min_hold_ms, self.factor * issue_s * 1e3))  # ours: 2 s
             torch.cuda._sleep(self.hold.cycles(hold_ms))
             self.start.record()
-            for _ in range(calls):
-                self.fn()
+            if self.graph:
+                self.captured.replay()
+            else:
+                for _ in range(calls):
+                    self.fn()
             self.end.record()
             covered = not self.start.query()
             if self.probe and covered:
@@ -957,6 +997,22 @@ class HeldSampler:
             self.retries += 1
             self.factor *= 2
         raise RuntimeError("the calls could not be queued inside the hold in 12 tries (host too slow?)")
+
+
+def capture_calls(fn, calls):
+    """A CUDA graph of `calls` calls of fn, as MeasureOptions::graph captures one: on a side
+    stream warmed by one call first, as PyTorch asks; captured before any sample's events, so
+    that the capture's host time is never timed (torch.cuda.graph waits for the device)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fn()
+    torch.cuda.current_stream().wait_stream(side)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g, stream=side):
+        for _ in range(calls):
+            fn()
+    return g
 
 
 class QueuedSampler:
@@ -987,15 +1043,7 @@ class QueuedSampler:
 
     def _enqueue(self, slot, calls):
         if self.graph and self.captured_calls != calls:  # captured once per batch size
-            side = torch.cuda.Stream()  # warmed before its capture, as PyTorch asks
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
-                self._calls(1)
-            torch.cuda.current_stream().wait_stream(side)
-            g = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(g, stream=side):  # it waits for the device first
-                self._calls(calls)
-            self.captured, self.captured_calls = g, calls
+            self.captured, self.captured_calls = capture_calls(self.fn, calls), calls
         t0 = time.perf_counter()
         slot.start.record()
         if self.graph:
@@ -1028,7 +1076,7 @@ class QueuedSampler:
 
 
 def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=64, settle_s=0.3, probe=None,
-             cool_down=None, min_hold_ms=0.5, warmup_s=0.0, plateau=None):
+             cool_down=None, min_hold_ms=0.5, warmup_s=0.0, plateau=None, graph=False, batch_turns=1):
     """gpucheck's power burst (harness::power_burst), step by step as the engine runs it for
     bench_matmul's cublaslt and bench_attention's cases (engine.cpp measure(), core/src/
     measure.cpp run_sampling()): the device idle settle_s; warmup_calls untimed calls, each
@@ -1046,7 +1094,9 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     sized from one queued call for PLATEAU_SAMPLE_MS (at most PLATEAU_MAX_BATCH calls), then
     queued samples (QueuedSampler, each a CUDA graph replay) for load_s + window_s, those that start in the first load_s
     run but are not counted nor probed (plateau_next), the batch following their time
-    (follow_batch); pass no cool_down with it (ours waits for none).
+    (follow_batch); pass no cool_down with it (ours waits for none). graph: the held samples are
+    CUDA graph replays too (HeldSampler's graph; the plateau's always are). batch_turns: every
+    batch a whole number of them (whole_turns), the copies a case's calls rotate over.
     A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
     milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
     torch.cuda.synchronize()
@@ -1062,16 +1112,18 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
         issue.append(time.perf_counter() - t0)
         stream.synchronize()
     if plateau is None:
-        sampler = HeldSampler(hold, fn, max(issue[1:] or issue), min_hold_ms=min_hold_ms)  # the first call may initialise
+        sampler = HeldSampler(hold, fn, max(issue[1:] or issue), min_hold_ms=min_hold_ms,  # the first call may initialise
+                              graph=graph)
         one_ms = sampler.sample_ms(1)
-        batch = choose_batch(one_ms / 1e3, min_sample_ms / 1e3, 1, max_batch)
+        batch = whole_turns(choose_batch(one_ms / 1e3, min_sample_ms / 1e3, 1, max_batch), batch_turns, max_batch)
         sampler.probe = probe
         times = [sampler.sample_ms(batch) / batch for _ in range(samples)]
         retries, issue_us = sampler.retries, None
     else:
         queued = QueuedSampler(fn, graph=True)
         one_ms = queued.sample_ms(1)
-        batch = choose_batch(one_ms / 1e3, PLATEAU_SAMPLE_MS / 1e3, 1, PLATEAU_MAX_BATCH)
+        batch = whole_turns(choose_batch(one_ms / 1e3, PLATEAU_SAMPLE_MS / 1e3, 1, PLATEAU_MAX_BATCH), batch_turns,
+                            PLATEAU_MAX_BATCH)
         times, t_start, retries = [], time.perf_counter(), 0
         while (step := plateau_next(time.perf_counter() - t_start, len(times), *plateau)) != "stop":
             queued.probe = probe if step == "count" else None
@@ -1079,7 +1131,8 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
             if step == "count":
                 times.append(ms)
             else:  # the load: the batch follows the steady call time
-                batch = follow_batch(batch, ms / 1e3, PLATEAU_SAMPLE_MS / 1e3, 1, PLATEAU_MAX_BATCH)
+                batch = whole_turns(follow_batch(batch, ms / 1e3, PLATEAU_SAMPLE_MS / 1e3, 1, PLATEAU_MAX_BATCH),
+                                    batch_turns, PLATEAU_MAX_BATCH)
         queued.drain()
         issue_us = statistics.median(queued.issue_s) * 1e6
     cv = 100.0 * statistics.stdev(times) / statistics.mean(times) if len(times) > 1 else 0.0
@@ -1733,14 +1786,16 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
         tokens = int(linear.group(1)) if linear else 0
         warm = linear_warmup_s(tokens) if linear else 0.0  # as bench_matmul's linear rows
         plateau = (LINEAR_PLATEAU_LOAD_S, LINEAR_PLATEAU_S) if linear and linear_plateau(tokens) else None
+        # F.linear rows as bench_matmul's: graph replays, whole turns of the copies (method 5)
+        as_linear = dict(graph=bool(linear), batch_turns=copies_of(what) if linear else 1)
         if gemm_parity:
             cool = (lambda: cool_result.append(clock.cool_down())) if clock is not None and clock.rule else None
             held, batch, retries, cv, samples, issue_us = burst_ms(
                 hold, fn, probe=probe, cool_down=None if plateau else cool, min_hold_ms=PARITY_MIN_HOLD_MS,
-                warmup_s=warm, plateau=plateau)
+                warmup_s=warm, plateau=plateau, **as_linear)
         else:
             held, batch, retries, cv, samples, issue_us = burst_ms(hold, fn, probe=probe, warmup_s=warm,
-                                                                   plateau=plateau)
+                                                                   plateau=plateau, **as_linear)
     else:
         held, batch, retries, cv, samples, issue_us = held_ms(hold, fn), CALLS, 0, None, SAMPLES, None
     entry = {
@@ -1848,7 +1903,8 @@ def main():
             "timing": f"held: {CALLS} calls queued behind torch.cuda._sleep, median of {SAMPLES} samples; "
                       "matmul and attention as gpucheck's power burst (0.3 s idle, 5 warm-up calls, one held call "
                       "sets the batch (samples of >= 0.5 ms, at most 64 calls), median of 20 held samples whose "
-                      "hold is checked); on a non-blocking stream, as gpucheck's",
+                      "hold is checked; F.linear rows: each sample one CUDA graph replay, every batch whole turns "
+                      "of the rotated copies); on a non-blocking stream, as gpucheck's",
         },
         "benchmarks": [],
     }

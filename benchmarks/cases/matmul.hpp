@@ -90,11 +90,14 @@ inline double linear_warmup_s(std::int64_t tokens) { return tokens <= kLinearWar
 inline constexpr double kLinearPlateauLoadS = 0.2, kLinearPlateauS = 0.4;
 inline bool linear_plateau(std::int64_t tokens) { return tokens > kLinearWarmMaxTokens; }
 inline constexpr int kMaxLinearCopies = 8;
-// The F.linear rows' way of measuring (the counter `method`, on both sides of the parity): 4
-// since the plateau's samples are CUDA graph replays (3: rows of more than 16 tokens timed on
-// the plateau; 2: the rotated copies and the decode rows' warm-up; all 2026-12-03), so that no
-// comparison or history series spans a change.
-inline constexpr int kLinearMethod = 4;
+// The F.linear rows' way of measuring (the counter `method`, on both sides of the parity): 5
+// since the decode rows' held samples are CUDA graph replays too, every graph captured before
+// its sample and every batch a whole number of turns of the copies (4: the plateau's samples
+// graph replays; 3: rows of more than 16 tokens timed on the plateau; 2: the rotated copies
+// and the decode rows' warm-up; all 2026-12-03), so that no comparison or history series spans
+// a change. Why the decode rows: held and eager, PyTorch's 1x6144x4096 call read 17.3 us, as a
+// graph replay 16.0 (one H200, 2026-12-03), ours eager 16.7: the launch path, not the kernel.
+inline constexpr int kLinearMethod = 5;
 // The copies of a call's operands (operand_bytes: A and B of one call) to rotate over so that
 // each copy has been evicted by the others before it is used again: the others hold at least
 // twice the L2 (1 where one call's operands already do), at most kMaxLinearCopies.

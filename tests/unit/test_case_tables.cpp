@@ -390,7 +390,7 @@ TEST(CaseTables, LinearRowsRotateCopiesDecodeRowsWarmUpLargerRowsTimeThePlateau)
   EXPECT_EQ(matmul::linear_copies(kMiB, 0), 1);                   // no L2 reported
   EXPECT_EQ(matmul::kMaxLinearCopies, 8);  // the two sides' constants (test_torch_reference.py pins its own)
   EXPECT_EQ(matmul::kLinearWarmupS, 0.2);
-  EXPECT_EQ(matmul::kLinearMethod, 4);
+  EXPECT_EQ(matmul::kLinearMethod, 5);
   EXPECT_EQ(matmul::kLinearPlateauLoadS, 0.2);
   EXPECT_EQ(matmul::kLinearPlateauS, 0.4);
   // Decode rows (at most 16 tokens) are bursts after 0.2 s of warm-up; the others are timed

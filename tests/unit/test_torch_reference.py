@@ -103,6 +103,20 @@ class Engine(unittest.TestCase):
         self.assertEqual(tr.choose_batch(float("nan")), 64)
         self.assertEqual(tr.choose_batch(2.6e-5), 20)  # 2048^3 bf16 at ~660 TFLOP/s
 
+    def test_whole_turns_as_measure_cpp(self):
+        # tests/unit/test_measure.cpp's figures, one for one
+        for args, want in (((193, 1, 1024), 193), ((193, 0, 1024), 193), ((193, -3, 1024), 193),
+                           ((193, 4, 1024), 196), ((196, 4, 1024), 196), ((27, 4, 64), 28), ((1, 3, 64), 3),
+                           ((0, 3, 64), 3), ((1023, 5, 1024), 1020), ((64, 5, 64), 60), ((1, 8, 4), 8)):
+            self.assertEqual(tr.whole_turns(*args), want, args)
+
+    def test_copies_read_from_a_label(self):
+        self.assertEqual(tr.copies_of("F.linear(x, w): cuBLAS T,N m=N n=M k=K, fp32 accumulate, copies=4"), 4)
+        self.assertEqual(tr.copies_of("F.linear(x, w): cuBLAS T,N m=N n=M k=K, fp32 accumulate"), 1)
+        self.assertEqual(tr.copies_of("ncopies=3"), 1)
+        self.assertEqual(tr.copies_of(""), 1)
+        self.assertEqual(tr.copies_of(None), 1)
+
     def test_linear_copies_warmup_and_plateau_as_matmul_hpp(self):
         # tests/unit/test_case_tables.cpp's figures of the C++ rule, one for one
         mib, l2 = 1 << 20, 50 << 20
@@ -112,7 +126,7 @@ class Engine(unittest.TestCase):
             self.assertEqual(tr.linear_copies(*args), want, args)
         self.assertEqual(tr.MAX_LINEAR_COPIES, 8)
         self.assertEqual(tr.LINEAR_WARMUP_S, 0.2)
-        self.assertEqual(tr.LINEAR_METHOD, 4)
+        self.assertEqual(tr.LINEAR_METHOD, 5)
         self.assertEqual((tr.LINEAR_PLATEAU_LOAD_S, tr.LINEAR_PLATEAU_S), (0.2, 0.4))
         self.assertEqual((tr.PLATEAU_SAMPLE_MS, tr.PLATEAU_MAX_BATCH), (5.0, 1024))  # test_measure.cpp's
         self.assertEqual(tr.choose_batch(14e-6, tr.PLATEAU_SAMPLE_MS / 1e3, 1, tr.PLATEAU_MAX_BATCH), 358)
@@ -170,6 +184,9 @@ class FakeCuda:
         def synchronize(self):
             pass
 
+        def query(self):  # the device never reaches a held sample's start before it is queued
+            return False
+
         def elapsed_time(self, other):
             return (other.at - self.at) * 1e3
 
@@ -190,6 +207,7 @@ class FakeCuda:
 
     def __init__(self, call_s):
         self.call_s, self.t, self.capturing, self.replays, self.captures, self.eager = call_s, 0.0, None, 0, [], 0
+        self.holds = []
 
     def call(self):
         if self.capturing is not None:
@@ -200,6 +218,9 @@ class FakeCuda:
 
     def synchronize(self):
         pass
+
+    def _sleep(self, cycles):  # a hold: before the start event, so never timed
+        self.holds.append(cycles)
 
     def current_stream(self):
         return self.Stream()
@@ -257,6 +278,38 @@ class PlateauSampler(unittest.TestCase):
         self.assertEqual(cuda.eager, 5 + 2)
         self.assertGreater(cuda.replays, n)  # the discarded load's samples replay too
         self.assertLess(issue_us, 15.0)
+
+    def test_plateau_batches_are_whole_turns_of_the_copies(self):
+        cuda = self.fake(15e-6)
+        ms, batch, *_ = tr.burst_ms(None, cuda.call, settle_s=0, plateau=(0.02, 0.04), batch_turns=3)
+        self.assertAlmostEqual(ms, 15e-3)
+        self.assertEqual(batch, 336)  # 334, up to a multiple of 3
+        self.assertEqual(cuda.captures, [1, 336])  # the calibration's one call is not rounded up
+
+    def test_held_graph_samples_capture_before_the_hold_and_replay_whole_turns(self):
+        import types
+        cuda = self.fake(16e-6)
+        hold = types.SimpleNamespace(cycles=lambda ms: int(ms * 1e6))
+        ms, batch, retries, cv, n, issue_us = tr.burst_ms(hold, cuda.call, settle_s=0, graph=True, batch_turns=4)
+        self.assertAlmostEqual(ms, 16e-3)  # per call: neither the capture nor the hold is timed
+        self.assertEqual(batch, 32)  # 0.5 ms of 16 us calls is 32: already whole turns of 4
+        self.assertEqual((retries, n), (0, 20))
+        self.assertIsNone(issue_us)
+        self.assertEqual(cuda.captures, [1, 32])
+        # one untimed replay after each capture, then the calibration's and the 20 samples'
+        self.assertEqual(cuda.replays, 2 + 1 + 20)
+        self.assertEqual(cuda.eager, 5 + 2)  # the warm-up, and one call before each capture
+        self.assertEqual(len(cuda.holds), 21)
+
+    def test_held_eager_samples_round_to_whole_turns_too(self):
+        import types
+        cuda = self.fake(16e-6)
+        hold = types.SimpleNamespace(cycles=lambda ms: int(ms * 1e6))
+        ms, batch, *_ = tr.burst_ms(hold, cuda.call, settle_s=0, batch_turns=3)
+        self.assertAlmostEqual(ms, 16e-3)
+        self.assertEqual(batch, 33)  # 32, up to a multiple of 3
+        self.assertEqual(cuda.captures, [])
+        self.assertEqual(cuda.eager, 5 + 1 + 20 * 33)
 
     def test_queued_samples_without_a_graph_time_each_batch(self):
         cuda = self.fake(2e-3)
