@@ -309,19 +309,31 @@ TEST(Batch, APlateausLoadFollowsTheSteadyCallTimeWhenItIsAQuarterAway) {
   EXPECT_EQ(follow_batch(5, 0.0, 5e-3, 1, 1024), 1024);      // no time: choose_batch's cap
 }
 
-TEST(Sampling, APlateausLoadResizesABatchTheCalibrationMisjudged) {
+// A plateau of 5 ms samples whose calibration call reads 1 ms and every later call 0.1 ms.
+struct MisjudgedPlateau {
   FakeClock clock;
-  // The calibration call reads 1 ms; every later call 0.1 ms.
-  std::vector<double> times(2000, 1e-4);
-  times[0] = 1e-3;
-  FakeSource src(clock, times);
+  FakeSource src{clock, calls()};
   SamplingPlan plan;
-  plan.min_sample_s = 5e-3;
-  plan.max_batch = 1024;
-  plan.discard_s = 0.05;
-  plan.stop.min_time_s = plan.stop.max_time_s = 0.1;
-  plan.stop.target_cv = plan.stop.target_rel_ci = 0;
-  const Sampled s = run_sampling(src, plan, clock);
+  static std::vector<double> calls() {
+    std::vector<double> times(2000, 1e-4);
+    times[0] = 1e-3;
+    return times;
+  }
+  explicit MisjudgedPlateau(int turns) {
+    plan.min_sample_s = 5e-3;
+    plan.max_batch = 1024;
+    plan.discard_s = 0.05;
+    plan.batch_turns = turns;
+    plan.stop.min_time_s = plan.stop.max_time_s = 0.1;
+    plan.stop.target_cv = plan.stop.target_rel_ci = 0;
+  }
+  Sampled run() { return run_sampling(src, plan, clock); }
+};
+
+TEST(Sampling, APlateausLoadResizesABatchTheCalibrationMisjudged) {
+  MisjudgedPlateau p(1);
+  const Sampled s = p.run();
+  const FakeSource& src = p.src;
   ASSERT_GE(src.batches.size(), 3u);
   EXPECT_EQ(src.batches[0], 1);   // calibration
   EXPECT_EQ(src.batches[1], 5);   // from its 1 ms
@@ -346,19 +358,10 @@ TEST(Batch, WholeTurnsOfTheRotatedCopies) {
 }
 
 TEST(Sampling, EveryBatchIsAWholeNumberOfTurns) {
-  FakeClock clock;
   // As the load test above, with 3 copies: the calibration's 5 becomes 6, the load's 50 becomes 51.
-  std::vector<double> times(2000, 1e-4);
-  times[0] = 1e-3;
-  FakeSource src(clock, times);
-  SamplingPlan plan;
-  plan.min_sample_s = 5e-3;
-  plan.max_batch = 1024;
-  plan.discard_s = 0.05;
-  plan.batch_turns = 3;
-  plan.stop.min_time_s = plan.stop.max_time_s = 0.1;
-  plan.stop.target_cv = plan.stop.target_rel_ci = 0;
-  const Sampled s = run_sampling(src, plan, clock);
+  MisjudgedPlateau p(3);
+  const Sampled s = p.run();
+  const FakeSource& src = p.src;
   ASSERT_GE(src.batches.size(), 3u);
   EXPECT_EQ(src.batches[0], 1);  // the calibration: one call
   EXPECT_EQ(src.batches[1], 6);
