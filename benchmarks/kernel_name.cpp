@@ -148,8 +148,9 @@ Cupti& cupti() {
 
 std::optional<std::vector<Record>> trace(const std::function<void()>& call, std::string* why) {
   Cupti& c = cupti();
-  if (!c.error.empty()) {
+  if (!c.error.empty()) {  // the call runs all the same: the caller needs its work done
     *why = c.error;
+    call();
     return std::nullopt;
   }
   {
@@ -158,6 +159,7 @@ std::optional<std::vector<Record>> trace(const std::function<void()>& call, std:
   }
   if (const Result r = c.enable(kActivityConcurrentKernel); r != 0) {
     *why = c.what("cuptiActivityEnable", r);
+    call();
     return std::nullopt;
   }
   struct Off {  // tracing stops however the call ends

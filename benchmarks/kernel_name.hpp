@@ -64,9 +64,11 @@ std::optional<Picked> pick(const std::vector<Record>& records);
 // "kernel=NAME" (with " kernels=N" when the call launched more than one), or "kernel=?".
 std::string label(const std::optional<Picked>& p);
 
-// The kernels `call` launched (it must complete its work before returning: synchronise),
-// recorded by CUPTI; nullopt with *why when CUPTI cannot be loaded or refuses (a profiler
-// such as nsys or ncu already holds it). Thread-compatible: one trace at a time.
+// Runs `call` once, whatever CUPTI says (it must complete its work before returning:
+// synchronise), and returns the kernels it launched, recorded by CUPTI; nullopt with *why
+// when CUPTI cannot be loaded or refuses (a profiler such as nsys or ncu already holds it).
+// Under ncu, bench_matmul's verification call once never ran that way, and every GEMM failed
+// its check on the poisoned output (2026-12-03). Thread-compatible: one trace at a time.
 std::optional<std::vector<Record>> trace(const std::function<void()>& call, std::string* why);
 
 }  // namespace gpucheck::kernel_name

@@ -4,6 +4,7 @@
 // same names), and the kernel that names a call.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -73,5 +74,24 @@ TEST(KernelName, TheLongestKernelNamesTheCall) {
   EXPECT_FALSE(pick({{"", 0, 10}}));  // a record without a name names nothing
 }
 
+TEST(KernelName, TheCallRunsOnceWithOrWithoutCupti) {
+  // Without libcupti (this machine's CI), or with CUPTI held by a profiler, the call still runs:
+  // bench_matmul verifies the output of the call it names.
+  int calls = 0;
+  std::string why;
+  const auto records = kernel_name::trace([&] { ++calls; }, &why);
+  EXPECT_EQ(calls, 1);
+  if (!records) {
+    EXPECT_FALSE(why.empty());
+  }
+  // A call that throws propagates, and CUPTI is left ready for the next trace.
+  EXPECT_THROW(kernel_name::trace([&] { ++calls; throw std::runtime_error("call failed"); }, &why),
+               std::runtime_error);
+  EXPECT_EQ(calls, 2);
+  (void)kernel_name::trace([&] { ++calls; }, &why);
+  EXPECT_EQ(calls, 3);
+}
+
 }  // namespace
+
 }  // namespace gpucheck::kernel_name
