@@ -593,7 +593,8 @@ def _most_common(values):
 def _side(results, name):
     """One side's figures for `name` over the alternations: TFLOP/s, ms, the mean SM clock,
     kernels, cool-downs (cooldown_from_label) and the first skip reason."""
-    got = {"tflops": [], "ms": [], "clock": [], "kernels": [], "cooldowns": [], "issue_us": [], "skipped": None}
+    got = {"tflops": [], "ms": [], "clock": [], "kernels": [], "cooldowns": [], "issue_us": [], "batch": [],
+           "method": [], "skipped": None}
     for res in results:
         r = res.get(name)
         if r is None:
@@ -605,6 +606,8 @@ def _side(results, name):
         got["ms"].append(ms_of(r))
         got["clock"].append(metric_of(r, "sm_clock_mean_MHz"))
         got["issue_us"].append(metric_of(r, "issue_us"))
+        got["batch"].append(metric_of(r, "batch"))
+        got["method"].append(metric_of(r, "method"))
         got["kernels"].append(kernel_from_label(r["label"]))
         got["cooldowns"].append(cooldown_from_label(r["label"]))
     return got
@@ -644,6 +647,19 @@ def host_bound_note(who, issue_us, ms):
     return f"host-bound ({who}: queues a call in {issue_us:.1f} us, runs it in {ms * 1e3:.1f})"
 
 
+def timed_apart_note(ours_batch, torch_batch, ours_method, torch_method):
+    """The note for a row the two sides did not time alike: their `method` counters differ
+    (a stale side), or their median batches are 25% or more apart (follow_batch's rule), as
+    ours' plateau batch of 193 calls against PyTorch's 284 was while ours timed its graph's
+    capture (2026-12-03). None when alike or unknown."""
+    notes = []
+    if ours_method is not None and torch_method is not None and ours_method != torch_method:
+        notes.append(f"methods differ (ours {ours_method:g}, PyTorch {torch_method:g})")
+    if ours_batch and torch_batch and (ours_batch * 4 >= torch_batch * 5 or torch_batch * 4 >= ours_batch * 5):
+        notes.append(f"batches differ (ours {ours_batch:g}, PyTorch {torch_batch:g})")
+    return "; ".join(notes) or None
+
+
 def parity_rows(names, ours_runs, torch_runs, ours_max_MHz=None, torch_max_MHz=None):
     """One row per case of `names` (in order) from N alternations: each run a {name: result}
     of read_results. Medians over the runs; ratio = ours / PyTorch; norm_ratio = ratio x
@@ -673,6 +689,10 @@ def parity_rows(names, ours_runs, torch_runs, ours_max_MHz=None, torch_max_MHz=N
             if fed:
                 notes.append(fed)
         if ov is not None and tv is not None:
+            apart = timed_apart_note(_median(o["batch"]), _median(t["batch"]), _median(o["method"]),
+                                     _median(t["method"]))
+            if apart:
+                notes.append(apart)
             if ok is None or tk is None:
                 notes.append("kernel unknown (" + ("ours" if ok is None else "PyTorch") + ")")
             elif ok != tk:

@@ -187,6 +187,36 @@ class HostBound(unittest.TestCase):
                          "host-bound (PyTorch: queues a call in 11.6 us, runs it in 15.0)")
 
 
+class TimedApart(unittest.TestCase):
+    ROW = "matmul/linear/bf16/128x6144x4096"
+
+    def test_methods_or_batches_a_quarter_apart_are_named(self):
+        self.assertIsNone(tr.timed_apart_note(284, 284, 5, 5))
+        self.assertIsNone(tr.timed_apart_note(284, 228, 5, 5))  # 284 < 1.25 x 228
+        self.assertEqual(tr.timed_apart_note(285, 228, 5, 5), "batches differ (ours 285, PyTorch 228)")
+        self.assertEqual(tr.timed_apart_note(193, 284, 5, 5), "batches differ (ours 193, PyTorch 284)")
+        self.assertEqual(tr.timed_apart_note(284, 284, 5, 4), "methods differ (ours 5, PyTorch 4)")
+        self.assertEqual(tr.timed_apart_note(20, 64, 4, 5),
+                         "methods differ (ours 4, PyTorch 5); batches differ (ours 20, PyTorch 64)")
+        for args in ((None, 284, 5, 5), (284, None, None, 5), (0, 284, 5, None), (None, None, None, None)):
+            self.assertIsNone(tr.timed_apart_note(*args), args)
+
+    def test_the_row_notes_it_from_the_median_over_runs(self):
+        def side(batches, method=5):
+            out = []
+            for b in batches:
+                r = run(390.0, 1650, "a", ms=0.0165)
+                r["values"][0].update(batch=b, method=method)
+                out.append({self.ROW: r})
+            return out
+        r = tr.parity_rows([self.ROW], side((193, 191, 141)), side((284, 278, 282)), 1980.0, 1980.0)[0]
+        self.assertEqual(r["note"], "batches differ (ours 191, PyTorch 282)")
+        r = tr.parity_rows([self.ROW], side((280, 284, 288)), side((284, 278, 282)), 1980.0, 1980.0)[0]
+        self.assertEqual(r["note"], "")
+        r = tr.parity_rows([self.ROW], side((280, 284, 288)), side((284, 278, 282), 4), 1980.0, 1980.0)[0]
+        self.assertEqual(r["note"], "methods differ (ours 5, PyTorch 4)")
+
+
 class Criteria(unittest.TestCase):
     def test_pass_and_fail_lines_name_the_rows(self):
         rows = [row("sq", 1.01), row("down", 0.905, so=4.2), row("gemv", 0.99, "a", "b", ms=0.1, so=9.0, st=9.0),
