@@ -80,6 +80,8 @@ LINEAR_PLATEAU_S = 0.4  # ... then this long counted (kLinearPlateauS)
 PLATEAU_SAMPLE_MS = 5.0  # a plateau's queued samples: at least this long (harness kPlateauSampleS)
 PLATEAU_MAX_BATCH = 1024  # ... and at most this many calls (kPlateauMaxBatch)
 MAX_LINEAR_COPIES = 8  # matmul/linear: most copies of the operands rotated over (kMaxLinearCopies)
+MIN_LINEAR_COPIES = 4  # ... and least, where they fit (kMinLinearCopies)
+PLACEMENT_COPIES_BYTES = 8 << 30  # ... in this many bytes (kPlacementCopiesBytes)
 LINEAR_METHOD = 5  # matmul/linear: the counter `method`, as bench_matmul's (kLinearMethod)
 
 
@@ -88,11 +90,18 @@ LINEAR_METHOD = 5  # matmul/linear: the counter `method`, as bench_matmul's (kLi
 def linear_copies(operand_bytes, l2_bytes):
     """Copies of an F.linear call's operands to rotate over, as bench_matmul's linear rows
     (benchmarks/cases/matmul.hpp, linear_copies): each copy evicted by the others (twice the
-    L2) before it is used again; 1 where one call's operands already hold that much."""
-    if operand_bytes <= 0 or operand_bytes >= 2 * l2_bytes:
+    L2) before it is used again, at most MAX_LINEAR_COPIES; and at least MIN_LINEAR_COPIES,
+    each its own allocation, where they hold at most PLACEMENT_COPIES_BYTES: an HBM-bound
+    call's time follows where its weight landed."""
+    if operand_bytes <= 0:
         return 1
-    others = -(-2 * l2_bytes // operand_bytes)
-    return min(1 + others, MAX_LINEAR_COPIES)
+    n = 1
+    if operand_bytes < 2 * l2_bytes:
+        others = -(-2 * l2_bytes // operand_bytes)
+        n = min(1 + others, MAX_LINEAR_COPIES)
+    if operand_bytes <= PLACEMENT_COPIES_BYTES // MIN_LINEAR_COPIES:
+        n = max(n, MIN_LINEAR_COPIES)
+    return n
 
 
 def linear_warmup_s(tokens):

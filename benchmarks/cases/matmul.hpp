@@ -92,19 +92,33 @@ inline bool linear_plateau(std::int64_t tokens) { return tokens > kLinearWarmMax
 inline constexpr int kMaxLinearCopies = 8;
 // The F.linear rows' way of measuring (the counter `method`, on both sides of the parity): 5
 // since the decode rows' held samples are CUDA graph replays too, every graph captured before
-// its sample and every batch a whole number of turns of the copies (4: the plateau's samples
+// its sample, every batch a whole number of turns of the copies, and at least 4 copies (4: the plateau's samples
 // graph replays; 3: rows of more than 16 tokens timed on the plateau; 2: the rotated copies
 // and the decode rows' warm-up; all 2026-12-03), so that no comparison or history series spans
 // a change. Why the decode rows: held and eager, PyTorch's 1x6144x4096 call read 17.3 us, as a
 // graph replay 16.0 (one H200, 2026-12-03), ours eager 16.7: the launch path, not the kernel.
 inline constexpr int kLinearMethod = 5;
-// The copies of a call's operands (operand_bytes: A and B of one call) to rotate over so that
-// each copy has been evicted by the others before it is used again: the others hold at least
-// twice the L2 (1 where one call's operands already do), at most kMaxLinearCopies.
+// At least this many copies, each its own allocation, where they fit in kPlacementCopiesBytes:
+// an HBM-bound call's time follows where its weight landed. Five allocations of one 1x28672x4096
+// bf16 weight in one process ran 57.2, 56.7, 62.8, 57.2 and 57.0 us (an H200, 2026-12-03), and
+// the decode rows read once each (no copies) spread 7.7-8.7% across 3 fresh processes on both
+// sides of the parity, on two machines; over 4 copies, 1x6144x4096's five placements ran
+// within 1.1%.
+inline constexpr int kMinLinearCopies = 4;
+inline constexpr std::uint64_t kPlacementCopiesBytes = std::uint64_t{8} << 30;
+// The copies of a call's operands (operand_bytes: A and B of one call) to rotate over: enough
+// that each copy has been evicted by the others before it is used again (the others hold at
+// least twice the L2), at most kMaxLinearCopies; and at least kMinLinearCopies, to spread the
+// placements, where that many hold at most kPlacementCopiesBytes.
 inline int linear_copies(std::uint64_t operand_bytes, std::uint64_t l2_bytes) {
-  if (operand_bytes == 0 || operand_bytes >= 2 * l2_bytes) return 1;
-  const std::uint64_t others = (2 * l2_bytes + operand_bytes - 1) / operand_bytes;
-  return static_cast<int>(std::min<std::uint64_t>(1 + others, kMaxLinearCopies));
+  if (operand_bytes == 0) return 1;
+  int n = 1;
+  if (operand_bytes < 2 * l2_bytes) {
+    const std::uint64_t others = (2 * l2_bytes + operand_bytes - 1) / operand_bytes;
+    n = static_cast<int>(std::min<std::uint64_t>(1 + others, kMaxLinearCopies));
+  }
+  if (operand_bytes <= kPlacementCopiesBytes / kMinLinearCopies) n = std::max(n, kMinLinearCopies);
+  return n;
 }
 
 // The error a split-K may add to one output beyond core's tolerance (gpucheck/core/verify.hpp),

@@ -379,16 +379,21 @@ TEST(CaseTables, TheJudgedNamesAreRegistered) {
 // and decode rows warm up first (ci/torch_reference.py's linear_copies and linear_warmup_s are
 // tested against the same figures).
 TEST(CaseTables, LinearRowsRotateCopiesDecodeRowsWarmUpLargerRowsTimeThePlateau) {
-  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20, l2 = 50 * kMiB;  // an H200's
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20, kGiB = kMiB << 10, l2 = 50 * kMiB;  // an H200's
   EXPECT_EQ(matmul::linear_copies(32 * kMiB + 8192, l2), 5);      // 1x4096x4096 bf16: 4 others hold 128 MiB
   EXPECT_EQ(matmul::linear_copies(48 * kMiB + 131072, l2), 4);    // 16x6144x4096 bf16
-  EXPECT_EQ(matmul::linear_copies(100 * kMiB, l2), 1);            // one call reads twice the L2
-  EXPECT_EQ(matmul::linear_copies(100 * kMiB - 1, l2), 3);        // one other copy falls a byte short
-  EXPECT_EQ(matmul::linear_copies(std::uint64_t{940} * kMiB, l2), 1);
+  EXPECT_EQ(matmul::linear_copies(100 * kMiB, l2), 4);            // twice the L2: 4 placements all the same
+  EXPECT_EQ(matmul::linear_copies(100 * kMiB - 1, l2), 4);        // 3 for the L2, 4 placements
+  EXPECT_EQ(matmul::linear_copies(std::uint64_t{940} * kMiB, l2), 4);
+  EXPECT_EQ(matmul::linear_copies(2 * kGiB, l2), 4);              // 8 GiB of copies: still 4
+  EXPECT_EQ(matmul::linear_copies(2 * kGiB + 1, l2), 1);          // over it: one, read in place
+  EXPECT_EQ(matmul::linear_copies(std::uint64_t{1} << 62, l2), 1);
   EXPECT_EQ(matmul::linear_copies(kMiB, l2), matmul::kMaxLinearCopies);  // capped
   EXPECT_EQ(matmul::linear_copies(0, l2), 1);
-  EXPECT_EQ(matmul::linear_copies(kMiB, 0), 1);                   // no L2 reported
+  EXPECT_EQ(matmul::linear_copies(kMiB, 0), 4);                   // no L2 reported: the placements
   EXPECT_EQ(matmul::kMaxLinearCopies, 8);  // the two sides' constants (test_torch_reference.py pins its own)
+  EXPECT_EQ(matmul::kMinLinearCopies, 4);
+  EXPECT_EQ(matmul::kPlacementCopiesBytes, 8 * kGiB);
   EXPECT_EQ(matmul::kLinearWarmupS, 0.2);
   EXPECT_EQ(matmul::kLinearMethod, 5);
   EXPECT_EQ(matmul::kLinearPlateauLoadS, 0.2);

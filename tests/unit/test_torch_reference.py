@@ -120,11 +120,13 @@ class Engine(unittest.TestCase):
     def test_linear_copies_warmup_and_plateau_as_matmul_hpp(self):
         # tests/unit/test_case_tables.cpp's figures of the C++ rule, one for one
         mib, l2 = 1 << 20, 50 << 20
-        for args, want in (((32 * mib + 8192, l2), 5), ((48 * mib + 131072, l2), 4), ((100 * mib, l2), 1),
-                           ((100 * mib - 1, l2), 3), ((940 * mib, l2), 1), ((mib, l2), tr.MAX_LINEAR_COPIES),
-                           ((0, l2), 1), ((mib, 0), 1)):
+        gib = mib << 10
+        for args, want in (((32 * mib + 8192, l2), 5), ((48 * mib + 131072, l2), 4), ((100 * mib, l2), 4),
+                           ((100 * mib - 1, l2), 4), ((940 * mib, l2), 4), ((2 * gib, l2), 4), ((2 * gib + 1, l2), 1),
+                           ((1 << 62, l2), 1), ((mib, l2), tr.MAX_LINEAR_COPIES), ((0, l2), 1), ((mib, 0), 4)):
             self.assertEqual(tr.linear_copies(*args), want, args)
         self.assertEqual(tr.MAX_LINEAR_COPIES, 8)
+        self.assertEqual((tr.MIN_LINEAR_COPIES, tr.PLACEMENT_COPIES_BYTES), (4, 8 << 30))
         self.assertEqual(tr.LINEAR_WARMUP_S, 0.2)
         self.assertEqual(tr.LINEAR_METHOD, 5)
         self.assertEqual((tr.LINEAR_PLATEAU_LOAD_S, tr.LINEAR_PLATEAU_S), (0.2, 0.4))
