@@ -14,12 +14,12 @@
 // sm_clock_MHz and throttled counters say so; docs/PERFORMANCE.md has the figures). The burst
 // figure compares with other tools; the ratio of the two shows power capping.
 // `linear` rows (suite llm, F.linear's order) are timed as a model's step meets them: the
-// operands rotate over copies that keep each out of the L2 between its uses; decode rows (at
-// most 16 tokens) are bursts after 0.2 s of warm-up calls; rows of more tokens are timed on
-// the power limit's plateau (samples queued back to back as CUDA graph replays), 0.2 s of
-// load not counted, then 0.4 s counted
-// (matmul::linear_copies, linear_warmup_s, linear_plateau; ci/gemm_parity.sh times PyTorch's
-// side alike).
+// operands rotate over copies (at least 4, each its own allocation) that keep each out of
+// the L2 between its uses; every sample is a CUDA graph replay of a whole number of turns of
+// them; decode rows (at most 16 tokens) are bursts after 0.2 s of warm-up calls; rows of more
+// tokens are timed on the power limit's plateau (samples queued back to back), 0.2 s of load
+// not counted, then 0.4 s counted (matmul::linear_copies, linear_warmup_s, linear_plateau;
+// ci/gemm_parity.sh times PyTorch's side alike).
 // `burn` (suite burn, `gpucheck accept --burn`): bf16 8192^3 GEMMs for --burn-seconds, every
 // result compared bit for bit with the first verified one (silent corruption under load is
 // an error), the SM clock and temperature tracked.
