@@ -424,9 +424,10 @@ void register_cases(harness::Registry& r) {
       continue;
     }
     const LtTypes t = lt_types(c.dtype);
+    const int copies = operand_copies(c, dev);
     // The operands with their rotated copies (F.linear rows), and D.
     const auto need = static_cast<std::uint64_t>(
-        operand_bytes(c) * operand_copies(c, dev) +
+        operand_bytes(c) * copies +
         static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(storage_bytes(t.out)));
     if (const auto why = harness::exceeds_free_memory(need + kWorkspaceBytes)) {
       r.add_unsupported(c.name(), *why);
@@ -435,7 +436,7 @@ void register_cases(harness::Registry& r) {
     harness::Case hc;
     hc.name = c.name();
     hc.rates = {harness::tflops(c.flops())};
-    hc.measure = measure_for(c, r, burn_seconds, operand_copies(c, dev));
+    hc.measure = measure_for(c, r, burn_seconds, copies);
     if (c.operands == matmul::Operands::linear) hc.method = matmul::kLinearMethod;
     if (c.load == Load::burn) hc.setup = [c, &dev, &lt] { return std::make_unique<BurnGemm>(c, dev, lt.get()); };
     else hc.setup = [c, &dev, &lt] { return std::make_unique<Gemm>(c, dev, lt.get()); };

@@ -94,6 +94,12 @@ bool launches_block(Device& d) {
 
 namespace {
 
+// MeasureOptions::graph takes effect in held and queued modes on one lane (no lanes given is
+// the device's own stream): the rule GpuSource samples by and Measurement::graph reports.
+bool replays_graphs(const MeasureOptions& o) {
+  return o.graph && o.lanes.size() <= 1 && (o.mode == TimingMode::held || o.mode == TimingMode::queued);
+}
+
 // The GPU modes as a sample source for the core loop.
 class GpuSource final : public SampleSource {
  public:
@@ -231,18 +237,15 @@ class GpuSource final : public SampleSource {
   // timed, its host time (a few us a call) read as a slower call, and the plateau's batch
   // followed it down to two thirds of its target (2026-12-03: 193 calls of 16.5 us where
   // PyTorch's side, which captured first, ran 284).
-  bool graphed() const {
-    return o_.graph && lanes_.size() == 1 && (o_.mode == TimingMode::held || o_.mode == TimingMode::queued);
-  }
   void capture_for(int batch) {
-    if (!graphed() || graph_batch_ == batch) return;
+    if (!replays_graphs(o_) || graph_batch_ == batch) return;
     graph_ = capture_exec(lanes_.front().stream, [this, batch](cudaStream_t st) {
       for (int b = 0; b < batch; ++b) work_(st);
     });
     graph_batch_ = batch;
   }
   void queue_calls(int batch) {
-    if (graphed()) {
+    if (replays_graphs(o_)) {
       GPUCHECK_CUDA(cudaGraphLaunch(graph_.get(), lanes_.front().stream));
       return;
     }
@@ -413,8 +416,7 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
   Measurement m;
   if (opt.wait_cooldown) cool_down(d, m);
   m.mode = opt.mode;
-  m.graph = opt.graph && (opt.lanes.size() <= 1) &&
-            (opt.mode == TimingMode::queued || opt.mode == TimingMode::held);
+  m.graph = replays_graphs(opt);
   m.sampled = run_sampling(src, opt.plan, SteadyClock(), opt.agree);
   src.drain();
   m.per_call_s = m.sampled.stats.median;
