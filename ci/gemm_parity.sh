@@ -2,7 +2,8 @@
 # The GEMMs users run, ours beside PyTorch's (issue 40): bench_matmul's llm suite (Llama-3 8B
 # and 70B projections as F.linear runs them, 1-8192 tokens) and the squares 4096 and 8192, bf16
 # and fp16, and PyTorch's F.linear / torch.mm of the same names (ci/torch_reference.py --cases
-# --parity), timed the same way on both sides, the kernel named on one untimed call before it:
+# --parity), timed the same way on both sides, the kernel named on one untimed call (ours: its
+# verification, before timing; PyTorch's: torch.profiler, once its last row is timed):
 # the squares and the decode rows (at most 16 tokens) as a power burst (0.3 s idle, then the
 # card cooled to the same limits, 5 warm-up calls, at least 0.2 s of them on decode rows, one
 # call sizing the batch, 20 held samples, each one CUDA graph replay of its calls on decode

@@ -39,7 +39,8 @@ bmm and NCHW; every fused attention against the naive one where S fits).
 
 --table OUT.md writes the axes session's table from the JSON of both sides (no torch needed).
 --parity times GEMMs as bench_matmul does, step for step (time_case), and adds the kernel one
-untimed call ran before the burst (torch.profiler), NVML's SM clock during the samples, and,
+untimed call ran (torch.profiler, after every row is timed: profile_after), NVML's SM clock
+during the samples, and,
 under GPUCHECK_COOLDOWN, the harness's cool-down before each burst (matmul/linear rows, as
 ours: the operands rotated over copies, linear_copies, every batch whole turns of them,
 whole_turns; each sample one CUDA graph replay; decode rows a warm-up of LINEAR_WARMUP_S,
@@ -1188,8 +1189,7 @@ def old_burst_ms(hold, fn, samples=20, min_sample_ms=0.5, max_calls=64):
 
 def kernel_census(fn, calls=4):
     """(kernels per call, {kernel name: count}) of `calls` calls, from torch.profiler; None
-    when the profiler is unavailable. Run after a case's timing: CUPTI may slow later host
-    launches (not a held figure: its hold is checked)."""
+    when the profiler is unavailable. Only once every row is timed (profile_after)."""
     try:
         from torch.profiler import profile, ProfilerActivity
         fn()
@@ -1287,19 +1287,15 @@ def gemm_diagnostics(hold, fn, amount):
     TFLOPS_old_rule is the same burst with split-K reductions in the output type disallowed
     (the earlier setting; kernels_per_call_old_rule and the label say what a call launched
     then), TFLOPS_old_timing the earlier burst (old_burst_ms) with today's rule."""
-    out, note = {}, ""
+    out = {}
     set_reduced_precision_reduction(False)
     try:
         ms = burst_ms(hold, fn)[0]
         out["TFLOPS_old_rule"] = amount / ms / 1e9
-        census = kernel_census(fn)
-        if census:
-            out["kernels_per_call_old_rule"] = census[0]
-            note = " [old rule: " + census_text(census) + "]"
     finally:
         set_reduced_precision_reduction(True)
     out["TFLOPS_old_timing"] = amount / old_burst_ms(hold, fn) / 1e9
-    return out, note
+    return out
 
 
 def differs(got, want, rtol, atol):
@@ -1793,11 +1789,84 @@ def write_json(path, out):
     os.replace(tmp, path)
 
 
+class ProfileLater:
+    """A timed row's torch.profiler work, done by profile_after once every row is timed: the
+    kernel one call ran (name_kernel, --parity: kernel=NAME after the row's `what` in its
+    label), the kernels a call launched (census, --kernels: counter kernels_per_call, the
+    census at the label's end), and that under the old reduction rule (old_rule,
+    --gemm-diagnostics: kernels_per_call_old_rule). Why later: with a profiler session before
+    each row, PyTorch's rows ran slower the later they came in the process: F.linear bf16
+    1x4096x4096 (two kernels a call) read 12.46-12.60 us a call as its process's first row and
+    13.28-13.29 us as its 7th (ours 12.6 in both places; one H200, GPU-e93a999b, 2026-12-04),
+    and every short row after the first ran 0.3-0.9 us a call over ours, with PyTorch's
+    cuBLASLt path too. Kineto leaves CUPTI loaded after a session unless TEARDOWN_CUPTI=1
+    (pytorch/pytorch issue 144455: a model ran slower after profiling had ended). Whether
+    timing every row before any session removes the whole difference is for the GPU to show
+    (docs/MATMUL.md)."""
+
+    def __init__(self, name, what, entry, name_kernel=False, census=False, old_rule=False):
+        self.name, self.what, self.entry = name, what, entry
+        self.name_kernel, self.census, self.old_rule = name_kernel, census, old_rule
+
+
+def with_kernel(label, what, picked):
+    """label with kernel_label(picked) right after the row's `what` (where ours' label has its
+    kernel=NAME, before the timing notes), or at its end when label does not start with it."""
+    k = kernel_label(picked)
+    if label.startswith(what):
+        return f"{what} {k}{label[len(what):]}"
+    return f"{label} {k}"
+
+
+def profile_after(pending, setups, name_of=None, census_of=None, rule=None):
+    """Runs each timed row's ProfileLater work, after the last row is timed: the rows of one
+    set-up share one new call of it (setups[i], the i-th pending row's), its operands freed
+    after. A set-up or a row that fails now leaves kernel=? (name_kernel) and no census: the
+    figures stand without them. name_of, census_of and rule (set_reduced_precision_reduction)
+    default to kernel_of, kernel_census and the real rule; the tests pass fakes."""
+    name_of = name_of or kernel_of
+    census_of = census_of or kernel_census
+    rule = rule or set_reduced_precision_reduction
+    groups = {}
+    for p, setup in zip(pending, setups):
+        groups.setdefault(id(setup), (setup, []))[1].append(p)
+    for setup, rows in groups.values():
+        try:
+            cases = setup()
+        except Exception as e:
+            print(f"  profiler pass: set-up failed ({e.__class__.__name__}: {first_line(e, 80)})", file=sys.stderr)
+            cases = {}
+        for p in rows:
+            spec = cases.get(p.name)
+            fn = spec[1] if isinstance(spec, tuple) else None
+            if p.name_kernel:
+                p.entry["label"] = with_kernel(p.entry["label"], p.what, name_of(fn) if fn else None)
+            if fn is None:
+                continue
+            if p.census:
+                census = census_of(fn)
+                if census:
+                    p.entry["kernels_per_call"] = census[0]
+                    p.entry["label"] += " [" + census_text(census) + "]"
+            if p.old_rule:
+                rule(False)
+                try:
+                    census = census_of(fn)
+                finally:
+                    rule(True)
+                if census:
+                    p.entry["kernels_per_call_old_rule"] = census[0]
+                    p.entry["label"] += " [old rule: " + census_text(census) + "]"
+        del cases
+        if torch is not None:
+            torch.cuda.empty_cache()
+
+
 def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=None, parity=False):
     """One case's entry. clock (SmClock): read during a burst's samples (counters sm_clock_MHz,
     the lowest reading as bench_matmul reports it, and sm_clock_mean_MHz). parity (a GEMM, for
-    ci/gemm_parity.sh): timed as bench_matmul times it, step for step: the kernel named on one
-    untimed call before the burst (ours names it in its verification, before timing), no
+    ci/gemm_parity.sh): timed as bench_matmul times it, step for step (the kernel is named
+    by profile_after, once every row is timed), no
     per-call timing after it (ours has none: its 55 calls would heat the card before the next
     case), the card cooled to clock.rule's limits after the settle (GPUCHECK_COOLDOWN, as
     ours; not before the F.linear rows timed on the plateau, which ours does not cool), and
@@ -1805,7 +1874,6 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
     ends with kernel=NAME and, when cooled, the wait and the temperature it ended at."""
     per_ms = 1e9 if counter == "TFLOPS" else 1e6  # FLOP/ms -> TFLOP/s; bytes/ms -> GB/s
     gemm_parity = parity and name.startswith("matmul/")
-    picked = kernel_of(fn) if gemm_parity else None
     if clock is not None:
         clock.readings = []
     cool_result = []  # (waited, capped, temperature) of the cool-down
@@ -1847,21 +1915,18 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
     if clock is not None and clock.readings:
         entry["sm_clock_MHz"] = min(clock.readings)
         entry["sm_clock_mean_MHz"] = statistics.mean(clock.readings)
-    if gemm_parity:
-        entry["label"] += " " + kernel_label(picked) + (cooldown_note(*cool_result[0]) if cool_result else "")
-    if (kernels or diagnose) and name.startswith("matmul/"):
-        census = kernel_census(fn)
-        if census:
-            entry["kernels_per_call"] = census[0]
-            entry["label"] += " [" + census_text(census) + "]"
-    if diagnose and name.startswith("matmul/cublaslt/") and name.split("/")[2] in ("bf16", "fp16"):
+    if gemm_parity and cool_result:
+        entry["label"] += cooldown_note(*cool_result[0])
+    old_rule = diagnose and name.startswith("matmul/cublaslt/") and name.split("/")[2] in ("bf16", "fp16")
+    if old_rule:
         try:  # a diagnostic: never the reason the compared figure is lost
-            extra, note = gemm_diagnostics(hold, fn, amount)
-            entry.update(extra)
-            entry["label"] += note
+            entry.update(gemm_diagnostics(hold, fn, amount))
         except Exception as e:
             print(f"  {name}: GEMM diagnostics failed ({e.__class__.__name__}: {first_line(e, 80)})", file=sys.stderr)
-    return entry
+            old_rule = False
+    census = (kernels or diagnose) and name.startswith("matmul/")
+    return entry, (ProfileLater(name, what, entry, name_kernel=gemm_parity, census=census, old_rule=old_rule)
+                   if gemm_parity or census else None)
 
 
 def main():
@@ -1878,7 +1943,7 @@ def main():
     ap.add_argument("--parity", action="store_true",
                     help="matmul: timed as bench_matmul times it (no per-call timing, a 0.1 ms least hold, "
                          "GPUCHECK_COOLDOWN's cool-down before each burst), with the kernel each case ran "
-                         "(torch.profiler, one untimed call before the burst: kernel=NAME in the label) and NVML's "
+                         "(torch.profiler, one untimed call once every row is timed: kernel=NAME in the label) and NVML's "
                          "SM clock during the burst's samples (sm_clock_MHz, sm_clock_mean_MHz), for "
                          "ci/gemm_parity.sh")
     ap.add_argument("--parity-table", metavar="OUT",
@@ -1958,6 +2023,7 @@ def main():
         if rule is not None and clock is None:
             print("torch_reference.py: GPUCHECK_COOLDOWN is set but NVML cannot be read: no cool-down",
                   file=sys.stderr)
+    pending, pending_setups = [], []  # ProfileLater of the timed rows, and each one's set-up
     with torch.cuda.stream(torch.cuda.Stream()):
         hold = Hold()
         print(f"{'name':52s} {'held rate':>11s} {'per-call':>9s} {'dispatch us':>12s} {'batch':>5s}  call")
@@ -1987,8 +2053,8 @@ def main():
                         continue
                     what, fn = spec
                     try:
-                        e = time_case(hold, name, what, fn, amount, counter, args.kernels, args.gemm_diagnostics,
-                                      clock, args.parity)
+                        e, later = time_case(hold, name, what, fn, amount, counter, args.kernels,
+                                             args.gemm_diagnostics, clock, args.parity)
                     except Exception as ex:
                         failed += 1
                         reason = f"timing failed: {ex.__class__.__name__}: {first_line(ex)}"
@@ -1996,6 +2062,9 @@ def main():
                         out["benchmarks"].append(skipped_entry(name, reason))
                         continue
                     out["benchmarks"].append(e)
+                    if later is not None:
+                        pending.append(later)
+                        pending_setups.append(setup)
                     print(f"{name:52s} {e[counter]:11.2f} {e.get('per_call_' + counter, math.nan):9.2f} "
                           f"{e.get('dispatch_us', math.nan):12.2f} "
                           f"{e['batch']:5d}  {e['label']}" + (f" (hold retries {e['hold_retries']})" if e["hold_retries"] else "")
@@ -2004,6 +2073,9 @@ def main():
                     write_json(args.json, out)  # after every case: a run cut short keeps what it measured
                 del cases
                 torch.cuda.empty_cache()
+        if pending:  # torch.profiler only now: see ProfileLater
+            print(f"torch.profiler on {len(pending)} row(s), once every row is timed", flush=True)
+            profile_after(pending, pending_setups)
     set_tf32(False)
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         torch.distributed.destroy_process_group()
