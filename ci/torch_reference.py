@@ -1857,7 +1857,7 @@ def profile_after(pending, setups, name_of=None, census_of=None, rule=None):
                 if census:
                     p.entry["kernels_per_call_old_rule"] = census[0]
                     p.entry["label"] += " [old rule: " + census_text(census) + "]"
-        del cases
+        cases = spec = fn = None  # this set-up's operands go before the next one's
         if torch is not None:
             torch.cuda.empty_cache()
 
