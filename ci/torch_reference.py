@@ -738,8 +738,12 @@ def parity_criteria(rows, same=(0.98, 1.02), differ_floor=0.98, spread_limit=3.0
     line naming the rows that miss it. Same kernel: the median ratio in `same`; kernels differ:
     at `differ_floor` or more; rows of `long_ms` or more: both sides' spread under
     `spread_limit` percent (a spread that cannot be known, from fewer than two runs of a side,
-    misses it). A criterion with no row to judge passes and says so."""
-    both = [r for r in rows if r["ratio"] is not None and r["ours_kernel"] and r["torch_kernel"]]
+    misses it); every row with a figure on both sides names both kernels (a side that could not
+    name its kernel, e.g. PyTorch's run cut short before its profiler pass, leaves a row that
+    neither ratio criterion can judge). A criterion with no row to judge passes and says so."""
+    timed = [r for r in rows if r["ratio"] is not None]
+    both = [r for r in timed if r["ours_kernel"] and r["torch_kernel"]]
+    unnamed = [r for r in timed if not (r["ours_kernel"] and r["torch_kernel"])]
     alike = [r for r in both if r["ours_kernel"] == r["torch_kernel"]]
     differ = [r for r in both if r["ours_kernel"] != r["torch_kernel"]]
     long_rows = [r for r in rows if r["ms"] is not None and r["ms"] >= long_ms]
@@ -760,6 +764,9 @@ def parity_criteria(rows, same=(0.98, 1.02), differ_floor=0.98, spread_limit=3.0
          lambda r: f"{r['ratio']:.3f}"),
         (long_rows, unsteady, f"rows of {long_ms:g} ms or more, spread across the runs under {spread_limit:g}% on "
          "both sides", "missed", spreads),
+        (timed, unnamed, "rows with both figures, both kernels named", "unnamed",
+         lambda r: "ours" if not r["ours_kernel"] and r["torch_kernel"]
+         else "PyTorch" if r["ours_kernel"] else "both"),
     ]
     out = []
     for judged, missed, what, word, text in crit:

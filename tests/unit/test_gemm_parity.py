@@ -222,7 +222,8 @@ class Criteria(unittest.TestCase):
         rows = [row("sq", 1.01), row("down", 0.905, so=4.2), row("gemv", 0.99, "a", "b", ms=0.1, so=9.0, st=9.0),
                 row("qkv", 0.90, "a", "b", st=None), row("gone", None, None, None, None, None, None)]
         got = tr.parity_criteria(rows)
-        self.assertEqual([ok for ok, _ in got], [False, False, False])
+        self.assertEqual([ok for ok, _ in got], [False, False, False, True])
+        self.assertEqual(got[3][1], "PASS rows with both figures, both kernels named: 4 of 4 rows.")
         self.assertEqual(got[0][1], "FAIL same kernel on both sides, median ours / PyTorch in [0.98, 1.02]: 1 of 2 "
                                     "rows; outside: down (0.905).")
         self.assertEqual(got[1][1], "FAIL kernels differ, median ours / PyTorch >= 0.98: 1 of 2 rows; below: "
@@ -234,7 +235,15 @@ class Criteria(unittest.TestCase):
         rows = [row("lo", 0.98), row("hi", 1.02), row("diff", 0.98, "a", "b"), row("short", 0.5, ms=0.999, so=50.0)]
         rows[3]["ours_kernel"] = rows[3]["torch_kernel"] = None  # not compared: no kernel
         got = tr.parity_criteria(rows)
-        self.assertEqual([ok for ok, _ in got], [True, True, True])
+        self.assertEqual([ok for ok, _ in got], [True, True, True, False])
+        self.assertEqual(got[3][1], "FAIL rows with both figures, both kernels named: 3 of 4 rows; unnamed: short (both).")
+        rows[3]["ours_kernel"] = "a"  # PyTorch's run cut short before it named its kernels
+        self.assertEqual(tr.parity_criteria(rows)[3][1], "FAIL rows with both figures, both kernels named: 3 of 4 rows; "
+                                                         "unnamed: short (PyTorch).")
+        rows[3]["ours_kernel"], rows[3]["torch_kernel"] = None, "a"
+        self.assertTrue(tr.parity_criteria(rows)[3][1].endswith("unnamed: short (ours)."))
+        rows[3]["ours_kernel"] = "a"  # named on both sides: now judged (0.5 is outside), and named
+        self.assertEqual([ok for ok, _ in tr.parity_criteria(rows)], [False, True, True, True])
         self.assertEqual(got[0][1], "PASS same kernel on both sides, median ours / PyTorch in [0.98, 1.02]: 2 of 2 rows.")
         self.assertEqual(got[2][1], "PASS rows of 1 ms or more, spread across the runs under 3% on both sides: "
                                     "3 of 3 rows.")
@@ -248,9 +257,9 @@ class Criteria(unittest.TestCase):
         rows[1]["note"] = "no figure (ours)"
         rows[0].update(capped=True, norm_ratio=1.031)
         lines = tr.parity_summary(rows)
-        self.assertEqual(len(lines), 5)
-        self.assertEqual(lines[3], "Not compared: 1 of 2 rows: gone (no figure (ours)).")
-        self.assertEqual(lines[4], "Power-capped (a side's mean SM clock under 95% of its maximum): 1 of 1 rows with "
+        self.assertEqual(len(lines), 6)
+        self.assertEqual(lines[4], "Not compared: 1 of 2 rows: gone (no figure (ours)).")
+        self.assertEqual(lines[5], "Power-capped (a side's mean SM clock under 95% of its maximum): 1 of 1 rows with "
                                    "both clocks known: sq (clock-normalised 1.031).")
 
 
