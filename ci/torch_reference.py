@@ -1805,9 +1805,10 @@ class ProfileLater:
     each row, PyTorch's rows ran slower the later they came in the process: F.linear bf16
     1x4096x4096 (two kernels a call) read 12.46-12.60 us a call as its process's first row and
     13.28-13.29 us as its 7th (ours 12.6 in both places; one H200, GPU-e93a999b, 2026-12-04),
-    and every short row after the first ran 0.3-0.9 us a call over ours, with PyTorch's
-    cuBLASLt path too. Kineto leaves CUPTI loaded after a session unless TEARDOWN_CUPTI=1
-    (pytorch/pytorch issue 144455: a model ran slower after profiling had ended). Whether
+    with PyTorch's cuBLASLt path too. Kineto leaves CUPTI loaded after a session unless
+    TEARDOWN_CUPTI=1 (pytorch/pytorch issue 144455: a model ran slower after profiling had
+    ended). In a parity run on another H200 (GPU-1999208f) nearly every row under 60 us ran
+    0.2-0.5 us a call over ours per kernel, the first row too (0.34 us in both runs): whether
     timing every row before any session removes the whole difference is for the GPU to show
     (docs/MATMUL.md)."""
 
