@@ -254,17 +254,40 @@ class PlateauSampler(unittest.TestCase):
 
     def setUp(self):
         self.saved = tr.torch
+        tr._capture_stream.clear()
 
     def tearDown(self):
         tr.torch = self.saved
+        tr._capture_stream.clear()
 
     def fake(self, call_s):
         import types
         cuda = FakeCuda(call_s)
         cuda.Event = lambda enable_timing=False: FakeCuda.Event(cuda, enable_timing)
-        cuda.Stream = FakeCuda.Stream
+        cuda.made = []  # every stream made with torch.cuda.Stream, in order
+        main = FakeCuda.Stream()
+        cuda.current_stream = lambda: main
+
+        def stream():
+            cuda.made.append(FakeCuda.Stream())
+            return cuda.made[-1]
+        cuda.Stream = stream
         tr.torch = types.SimpleNamespace(cuda=cuda)
         return cuda
+
+    def test_every_capture_of_a_process_runs_on_one_stream(self):
+        # A new side stream a capture read PyTorch's split-K rows 5-6% slower after an
+        # earlier row (2026-12-04): torch.cuda.graph's own default is one stream a process.
+        cuda = self.fake(15e-6)
+        used = []
+        real_graph = cuda.graph
+        cuda.graph = lambda g, stream=None: (used.append(stream), real_graph(g, stream))[1]
+        tr.burst_ms(None, cuda.call, settle_s=0, plateau=(0.02, 0.04))
+        tr.burst_ms(None, cuda.call, settle_s=0, plateau=(0.02, 0.04))
+        self.assertEqual(cuda.captures, [1, 334, 1, 334])
+        self.assertEqual(len(cuda.made), 1)
+        self.assertEqual(len(used), 4)
+        self.assertTrue(all(s is cuda.made[0] for s in used))
 
     def test_graph_replays_of_a_batch_sized_for_5_ms_and_only_the_window_counted(self):
         cuda = self.fake(15e-6)
