@@ -22,9 +22,8 @@
 # PyTorch first: A B, B A, A B), each a fresh process; then one table, OUT/parity.md (printed)
 # and OUT/parity.csv (docs/MATMUL.md says what it shows), ending with issue 40's criteria, one
 # PASS/FAIL line each.
-# Time (measured 2026-12-04, one H200): 203-208 s an alternation of the 100 rows a side (ours
-# 91-95 s, PyTorch's 103 s), before PyTorch's side set every row up once more for its profiler
-# pass after timing (not yet timed). Bound: 2 x 36 x max_s more per alternation if every burst's cool-down
+# Time (measured 2026-12-04, one H200): 191-196 s an alternation of the 100 rows a side, PyTorch's
+# profiler pass included. Bound: 2 x 36 x max_s more per alternation if every burst's cool-down
 # hits its cap (the table's notes name the rows where one did).
 # PARITY_FP8=1 adds the fp8 rows (half as many again).
 # Usage: ci/gemm_parity.sh BUILD_DIR OUT [N]   (N: alternations, default 3; python3 with torch;
