@@ -1815,16 +1815,11 @@ class ProfileLater:
     kernel one call ran (name_kernel, --parity: kernel=NAME after the row's `what` in its
     label), the kernels a call launched (census, --kernels: counter kernels_per_call, the
     census at the label's end), and that under the old reduction rule (old_rule,
-    --gemm-diagnostics: kernels_per_call_old_rule). Why later: with a profiler session before
-    each row, PyTorch's rows ran slower the later they came in the process: F.linear bf16
-    1x4096x4096 (two kernels a call) read 12.46-12.60 us a call as its process's first row and
-    13.28-13.29 us as its 7th (ours 12.6 in both places; one H200, GPU-e93a999b, 2026-12-04),
-    with PyTorch's cuBLASLt path too. Kineto leaves CUPTI loaded after a session unless
-    TEARDOWN_CUPTI=1 (pytorch/pytorch issue 144455: a model ran slower after profiling had
-    ended). In a parity run on another H200 (GPU-1999208f) nearly every row under 60 us ran
-    0.2-0.5 us a call over ours per kernel, the first row too (0.34 us in both runs): whether
-    timing every row before any session removes the whole difference is for the GPU to show
-    (docs/MATMUL.md)."""
+    --gemm-diagnostics: kernels_per_call_old_rule). Why later: so that no profiler session
+    (Kineto leaves CUPTI loaded after one unless TEARDOWN_CUPTI=1, pytorch/pytorch issue 144455)
+    runs in the process before a row is timed, as none runs before ours'. On an H200 this alone
+    did not move the split-K rows that read PyTorch 5-6% slower (1.051-1.061, 2026-12-04); one
+    capture stream a process did (capture_stream, docs/MATMUL.md)."""
 
     def __init__(self, name, what, entry, name_kernel=False, census=False, old_rule=False):
         self.name, self.what, self.entry = name, what, entry
