@@ -1036,7 +1036,7 @@ class HeldSampler:
         raise RuntimeError("the calls could not be queued inside the hold in 12 tries (host too slow?)")
 
 
-_capture_stream = []  # the process's one capture stream (capture_stream)
+_capture_stream = None  # the process's one capture stream (capture_stream)
 
 
 def capture_stream():
@@ -1044,9 +1044,10 @@ def capture_stream():
     own default capture stream is. A new stream a capture read PyTorch's split-K rows 5-6%
     slower once an earlier row had run (bf16 1x4096x4096: 13.1-13.3 us against 12.3-12.5
     alone or on one stream; 2026-12-04, one H200), a difference ours never has."""
-    if not _capture_stream:
-        _capture_stream.append(torch.cuda.Stream())
-    return _capture_stream[0]
+    global _capture_stream
+    if _capture_stream is None:
+        _capture_stream = torch.cuda.Stream()
+    return _capture_stream
 
 
 def capture_calls(fn, calls):

@@ -254,11 +254,11 @@ class PlateauSampler(unittest.TestCase):
 
     def setUp(self):
         self.saved = tr.torch
-        tr._capture_stream.clear()
+        tr._capture_stream = None
 
     def tearDown(self):
         tr.torch = self.saved
-        tr._capture_stream.clear()
+        tr._capture_stream = None
 
     def fake(self, call_s):
         import types
