@@ -58,6 +58,20 @@ int whole_turns(int batch, int turns, int max_batch) {
   return down > 0 ? down : turns;
 }
 
+std::optional<GroupPick> fastest_group(std::span<const double> medians) {
+  if (medians.empty()) return std::nullopt;
+  GroupPick pick;
+  double slowest = 0;
+  for (std::size_t i = 0; i < medians.size(); ++i) {
+    const double m = medians[i];
+    if (!(m > 0) || !std::isfinite(m)) return std::nullopt;
+    if (m < medians[pick.index]) pick.index = i;
+    slowest = std::max(slowest, m);
+  }
+  pick.spread = slowest / medians[pick.index] - 1;
+  return pick;
+}
+
 std::optional<StopReason> should_stop(const StopRule& rule, const RunningStats& stats, double elapsed_s) {
   const int n = stats.count();
   if (n >= rule.max_samples) return StopReason::sample_limit;

@@ -98,6 +98,31 @@ TEST(Engine, AGraphsCaptureIsNeverTimed) {
   EXPECT_NE(harness::engine_note(h).find("timing=held_graph"), std::string::npos) << harness::engine_note(h);
 }
 
+TEST(Engine, GroupsRedrawTheMemoryStateAndReportTheFastest) {
+  GPUCHECK_REQUIRE_DEVICE();
+  harness::Device dev(Options{});
+  const harness::Work work = [](cudaStream_t s) { kernels::busy_wait(kWorkNs, s); };
+  harness::MeasureOptions o = quick_plan(dev, TimingMode::held);
+  o.graph = true;
+  o.groups = 3;
+  std::size_t free_before = 0, free_after = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+  const harness::Measurement m = harness::measure(dev, work, o);
+  ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+  EXPECT_EQ(m.groups, 3);
+  EXPECT_GE(m.group_spread, 0.0);
+  EXPECT_LT(m.group_spread, 0.05);  // a spin of known length reads alike in every group
+  EXPECT_GE(m.per_call_s, 0.95 * kWorkNs * 1e-9);
+  EXPECT_LE(m.per_call_s, 1.20 * kWorkNs * 1e-9);
+  EXPECT_GE(m.sampled.stats.n, 10);  // the chosen group's own samples
+  EXPECT_NE(harness::engine_note(m).find("groups=3"), std::string::npos) << harness::engine_note(m);
+  EXPECT_GE(free_after + harness::kRedrawBytes / 2, free_before);  // the redraws' memory is freed again
+  o.groups = 1;
+  const harness::Measurement one = harness::measure(dev, work, o);
+  EXPECT_EQ(one.groups, 1);
+  EXPECT_EQ(harness::engine_note(one).find("groups="), std::string::npos);
+}
+
 TEST(Engine, HostModeTimesTheCallsNotTheDevice) {
   GPUCHECK_REQUIRE_DEVICE();
   harness::Device dev(Options{});

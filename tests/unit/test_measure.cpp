@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <vector>
 
@@ -355,6 +356,31 @@ TEST(Batch, WholeTurnsOfTheRotatedCopies) {
   EXPECT_EQ(whole_turns(1023, 5, 1024), 1020);  // up passes the cap: down
   EXPECT_EQ(whole_turns(64, 5, 64), 60);
   EXPECT_EQ(whole_turns(1, 8, 4), 8);  // no multiple under the cap: one turn
+}
+
+TEST(FastestGroup, PicksTheLowestMedianAndTheSpread) {
+  const std::vector<double> m{234.2e-6, 213.6e-6, 234.0e-6, 213.8e-6, 213.7e-6};
+  const auto p = fastest_group(m);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->index, 1u);
+  EXPECT_NEAR(p->spread, 234.2 / 213.6 - 1, 1e-12);
+}
+
+TEST(FastestGroup, OneGroupHasNoSpreadAndTiesGoToTheFirst) {
+  const std::vector<double> one{5e-6};
+  ASSERT_TRUE(fastest_group(one).has_value());
+  EXPECT_EQ(fastest_group(one)->index, 0u);
+  EXPECT_EQ(fastest_group(one)->spread, 0.0);
+  const std::vector<double> tie{7e-6, 5e-6, 5e-6};
+  EXPECT_EQ(fastest_group(tie)->index, 1u);
+}
+
+TEST(FastestGroup, NothingMeasuredIsNoPick) {
+  EXPECT_FALSE(fastest_group(std::vector<double>{}).has_value());
+  for (const double bad : {0.0, -1e-6, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    const std::vector<double> m{5e-6, bad, 4e-6};
+    EXPECT_FALSE(fastest_group(m).has_value()) << bad;
+  }
 }
 
 TEST(Sampling, EveryBatchIsAWholeNumberOfTurns) {

@@ -403,12 +403,35 @@ MeasureOptions power_plateau(MeasureOptions o, double load_s, double window_s) {
   return o;
 }
 
+void redraw_memory_state(Device& d) {
+  DeviceBuffer scratch(kRedrawBytes);
+  GPUCHECK_CUDA(cudaMemsetAsync(scratch.get(), 1, kRedrawBytes, d.stream()));
+  GPUCHECK_CUDA(cudaStreamSynchronize(d.stream()));
+}  // freed here
+
+namespace {
+
+// One group of samples (MeasureOptions::groups) into m: its samples, median and, with
+// record_power, the clock and power over them.
+void sample_group(Device& d, const Work& work, const MeasureOptions& opt, Measurement& m) {
+  GpuSource src(d, work, opt);
+  m.sampled = run_sampling(src, opt.plan, SteadyClock(), opt.agree);
+  src.drain();
+  m.per_call_s = m.sampled.stats.median;
+  m.sm_clock_mean_MHz.reset();
+  m.power_W.reset();
+  src.power_over(m);
+  if (!(m.per_call_s > 0) || !std::isfinite(m.per_call_s))
+    throw GpuError("timing: the median sample is " + std::to_string(m.per_call_s) + " s; nothing was measured");
+}
+
+}  // namespace
+
 Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
   MeasureOptions opt = o;
   if (opt.mode == TimingMode::cold) opt.plan.max_batch = 1;  // every call sees a flushed L2
   if (!opt.plan.sm_clock_max_MHz) opt.plan.sm_clock_max_MHz = d.telemetry().sm_clock_max_MHz;
   if (host_bound(opt.mode) && opt.plan.host_reference_every == 0) opt.plan.host_reference_every = 1;
-  GpuSource src(d, work, opt);
   if (opt.settle_s > 0) {
     GPUCHECK_CUDA(cudaDeviceSynchronize());
     std::this_thread::sleep_for(std::chrono::duration<double>(opt.settle_s));
@@ -417,13 +440,24 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
   if (opt.wait_cooldown) cool_down(d, m);
   m.mode = opt.mode;
   m.graph = replays_graphs(opt);
-  m.sampled = run_sampling(src, opt.plan, SteadyClock(), opt.agree);
-  src.drain();
-  m.per_call_s = m.sampled.stats.median;
-  src.power_over(m);
-  if (!(m.per_call_s > 0) || !std::isfinite(m.per_call_s))
-    throw GpuError("timing: the median sample is " + std::to_string(m.per_call_s) + " s; nothing was measured");
-  return m;
+  if (opt.groups <= 1) {
+    sample_group(d, work, opt, m);
+    return m;
+  }
+  std::vector<Measurement> groups;
+  std::vector<double> medians;
+  for (int g = 0; g < opt.groups; ++g) {
+    redraw_memory_state(d);
+    groups.push_back(m);
+    sample_group(d, work, opt, groups.back());
+    medians.push_back(groups.back().per_call_s);
+  }
+  const std::optional<GroupPick> pick = fastest_group(medians);
+  if (!pick) throw GpuError("timing: a group of samples measured nothing");
+  Measurement best = std::move(groups[pick->index]);
+  best.groups = opt.groups;
+  best.group_spread = pick->spread;
+  return best;
 }
 
 void report(benchmark::State& state, const Measurement& m) {
@@ -440,6 +474,10 @@ void report(benchmark::State& state, const Measurement& m) {
   }
   if (m.sm_clock_mean_MHz) state.counters[contract::counter::sm_clock_mean_MHz] = *m.sm_clock_mean_MHz;
   if (m.power_W) state.counters[contract::counter::power_W] = *m.power_W;
+  if (m.groups > 1) {
+    state.counters[contract::counter::groups] = m.groups;
+    state.counters[contract::counter::group_spread_pct] = 100.0 * m.group_spread;
+  }
   if (host_bound(m.mode))
     if (const auto p10 = percentile(s.per_call_s, 10.0)) state.counters[contract::counter::p10_us] = *p10 * 1e6;
   if (!s.host_reference_s.empty()) {
@@ -455,6 +493,7 @@ std::string engine_note(const Measurement& m) {
   std::string n;
   if (m.mode != TimingMode::held || m.graph) n += " timing=" + std::string(to_string(m.mode)) + (m.graph ? "_graph" : "");
   if (const std::string noise = noise_note(m.sampled); !noise.empty()) n += " " + noise;
+  if (m.groups > 1) n += " groups=" + std::to_string(m.groups);
   if (m.cooldown_s) {
     char buf[64];
     std::snprintf(buf, sizeof buf, " cooldown=%.1fs%s", *m.cooldown_s, m.cooldown_capped ? "(cap)" : "");

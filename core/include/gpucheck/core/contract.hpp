@@ -61,6 +61,10 @@ inline constexpr const char* method = "method";  // the case's way of measuring 
 inline constexpr const char* sm_clock_mean_MHz = "sm_clock_mean_MHz";
 inline constexpr const char* power_W = "power_W";
 inline constexpr const char* p10_us = "p10_us";
+// Report-only: the groups of samples a case timed, each after redrawing the memory state
+// (harness MeasureOptions::groups), and how far their medians spread.
+inline constexpr const char* groups = "groups";
+inline constexpr const char* group_spread_pct = "group_spread_pct";
 // A family's own.
 inline constexpr const char* ranks = "ranks";
 inline constexpr const char* wrong = "wrong";
@@ -72,7 +76,7 @@ inline constexpr const char* pcie_gen_load = "pcie_gen_load";
 inline constexpr const char* pcie_width_load = "pcie_width_load";
 }  // namespace counter
 
-inline constexpr std::array<CounterInfo, 31> kCounters{{
+inline constexpr std::array<CounterInfo, 33> kCounters{{
     {counter::TFLOPS, "TFLOP/s", Better::higher},
     {counter::GBps, "GB/s", Better::higher},
     {counter::busbw_GBps, "GB/s", Better::higher},  // nccl-tests' bus bandwidth
@@ -96,6 +100,8 @@ inline constexpr std::array<CounterInfo, 31> kCounters{{
     {counter::sm_clock_mean_MHz, "MHz", Better::none}, // the mean reading over a burst's timed samples
     {counter::power_W, "W", Better::none},             // energy counter's delta over them / their time
     {counter::p10_us, "µs", Better::lower},            // the samples' 10th percentile (host-bound modes)
+    {counter::groups, "", Better::none},               // groups of samples, the fastest reported
+    {counter::group_spread_pct, "%", Better::none},    // their medians' slowest over fastest, less 1
     {counter::ranks, "", Better::none},
     {counter::wrong, "", Better::lower},
     {counter::mismatches, "", Better::lower},

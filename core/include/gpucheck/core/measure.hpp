@@ -3,6 +3,7 @@
 // (benchmarks/harness/src/engine.cpp) only produce samples; the loop that warms up, batches,
 // samples and stops lives here, driven by a Clock so that tests run it on a fake clock.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -80,6 +81,16 @@ int follow_batch(int batch, double per_call_s, double min_sample_s, int min_batc
 // replays again and again must end where the next begins in the rotation of its operands'
 // copies: else the copy it ended on is read again at once, from the L2. 1 (or less): `batch`.
 int whole_turns(int batch, int turns, int max_batch);
+
+// Groups of samples of one case timed one after another (the engine's MeasureOptions::groups):
+// the group of the lowest median and how far the medians spread (the slowest over the fastest,
+// less 1, a fraction). nullopt when there is no group or a median is not finite and positive:
+// such a group measured nothing. Ties go to the first group.
+struct GroupPick {
+  std::size_t index = 0;
+  double spread = 0;
+};
+std::optional<GroupPick> fastest_group(std::span<const double> medians);
 
 // What the driver said about the SM clock while a sample ran.
 struct ClockReading {

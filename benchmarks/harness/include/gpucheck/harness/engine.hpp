@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <span>
@@ -69,7 +70,18 @@ struct MeasureOptions {
   // enters the figure (the work must be capturable). Set by power_plateau; bench_matmul sets
   // it on its decode F.linear bursts too.
   bool graph = false;
+  // Work that streams its operands from HBM and whose time follows a state of the card's
+  // memory that each write and free of other memory draws anew (bench_matmul's decode F.linear
+  // rows: matmul.hpp): this many groups, each after redraw_memory_state and with its own
+  // warm-up and samples; the group of the lowest median is the measurement (counters groups
+  // and group_spread_pct). The settle and the cool-down come once, before the first group.
+  int groups = 1;
 };
+
+// A write and a free of kRedrawBytes of device memory on the device's stream, waited for:
+// what draws that memory state anew (MeasureOptions::groups).
+inline constexpr std::size_t kRedrawBytes = std::size_t{256} << 20;
+void redraw_memory_state(Device& d);
 
 // The defaults of the device's suite: quick stops sooner than full.
 MeasureOptions default_measure(const Device& d);
@@ -106,6 +118,8 @@ struct Measurement {
   std::optional<unsigned> start_temp_C;
   bool cooldown_capped = false;
   bool graph = false;  // MeasureOptions::graph: the samples were graph replays
+  int groups = 1;          // MeasureOptions::groups: the groups timed, the fastest reported
+  double group_spread = 0;  // ...and their medians' spread (the slowest over the fastest, less 1)
 };
 
 // Times `work`. Throws GpuError on a CUDA failure (a work that throws mid-batch releases a
