@@ -83,7 +83,9 @@ PLATEAU_MAX_BATCH = 1024  # ... and at most this many calls (kPlateauMaxBatch)
 MAX_LINEAR_COPIES = 8  # matmul/linear: most copies of the operands rotated over (kMaxLinearCopies)
 MIN_LINEAR_COPIES = 4  # ... and least, where they fit (kMinLinearCopies)
 PLACEMENT_COPIES_BYTES = 8 << 30  # ... in this many bytes (kPlacementCopiesBytes)
-LINEAR_METHOD = 5  # matmul/linear: the counter `method`, as bench_matmul's (kLinearMethod)
+LINEAR_METHOD = 6  # matmul/linear: the counter `method`, as bench_matmul's (kLinearMethod)
+LINEAR_DECODE_GROUPS = 5  # decode rows: groups timed, the fastest reported (kLinearDecodeGroups)
+REDRAW_BYTES = 256 << 20  # ... each after a write and free of this much device memory (harness kRedrawBytes)
 
 
 # ---- Pure helpers: no torch, tested by tests/unit/test_torch_reference.py -------------------
@@ -109,6 +111,37 @@ def linear_warmup_s(tokens):
     """The warm-up time of an F.linear row of `tokens` tokens (matmul.hpp, linear_warmup_s):
     decode rows warm up for LINEAR_WARMUP_S; the others are timed on the plateau."""
     return LINEAR_WARMUP_S if tokens <= LINEAR_WARM_MAX_TOKENS else 0.0
+
+
+def linear_groups(tokens):
+    """Groups of samples an F.linear row of `tokens` tokens is timed in (matmul.hpp,
+    linear_groups): LINEAR_DECODE_GROUPS for decode rows, whose weights' read follows a memory
+    state that each write and free of other memory draws anew; else 1."""
+    return LINEAR_DECODE_GROUPS if tokens <= LINEAR_WARM_MAX_TOKENS else 1
+
+
+def fastest_group(medians):
+    """(index, spread) of groups of samples timed one after another (core/src/measure.cpp
+    fastest_group): the group of the lowest median (ties: the first) and the slowest median over
+    the fastest, less 1; None when there is none or a median is not finite and positive."""
+    if not medians or any(not (m > 0) or not math.isfinite(m) for m in medians):
+        return None
+    best = min(range(len(medians)), key=lambda i: (medians[i], i))
+    return best, max(medians) / medians[best] - 1
+
+
+def burst_groups(groups, burst):
+    """The engine's MeasureOptions::groups: burst(first) `groups` times (first: True for the
+    first only, which settles and cools); each returns (burst_ms's tuple, its clock readings).
+    Returns the group of the lowest median per call as (tuple, spread, readings), spread None
+    for one group."""
+    runs = [burst(g == 0) for g in range(max(1, groups))]
+    if len(runs) == 1:
+        return runs[0][0], None, runs[0][1]
+    pick = fastest_group([r[0][0] for r in runs])
+    if pick is None:
+        raise RuntimeError("a group of samples measured nothing")
+    return runs[pick[0]][0], pick[1], runs[pick[0]][1]
 
 
 def linear_plateau(tokens):
@@ -1128,7 +1161,8 @@ class QueuedSampler:
 
 
 def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=64, settle_s=0.3, probe=None,
-             cool_down=None, min_hold_ms=0.5, warmup_s=0.0, plateau=None, graph=False, batch_turns=1):
+             cool_down=None, min_hold_ms=0.5, warmup_s=0.0, plateau=None, graph=False, batch_turns=1,
+             before_warmup=None):
     """gpucheck's power burst (harness::power_burst), step by step as the engine runs it for
     bench_matmul's cublaslt and bench_attention's cases (engine.cpp measure(), core/src/
     measure.cpp run_sampling()): the device idle settle_s; warmup_calls untimed calls, each
@@ -1149,12 +1183,16 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     (follow_batch); pass no cool_down with it (ours waits for none). graph: the held samples are
     CUDA graph replays too (HeldSampler's graph; the plateau's always are). batch_turns: every
     batch a whole number of them (whole_turns), the copies a case's calls rotate over.
+    before_warmup(), when given, runs after the settle and the cool-down, before the warm-up
+    (redraw_memory_state: the engine's groups).
     A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
     milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
     torch.cuda.synchronize()
     time.sleep(settle_s)
     if cool_down is not None:
         cool_down()
+    if before_warmup is not None:
+        before_warmup()
     stream = torch.cuda.current_stream()
     issue = []
     w0 = time.perf_counter()
@@ -1189,6 +1227,16 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
         issue_us = statistics.median(queued.issue_s) * 1e6
     cv = 100.0 * statistics.stdev(times) / statistics.mean(times) if len(times) > 1 else 0.0
     return statistics.median(times), batch, retries, cv, len(times), issue_us
+
+
+def redraw_memory_state():
+    """harness::redraw_memory_state: a write and a free of REDRAW_BYTES of device memory,
+    waited for (the free through empty_cache: cudaFree, as ours)."""
+    scratch = torch.empty(REDRAW_BYTES, dtype=torch.uint8, device="cuda")
+    scratch.fill_(1)
+    torch.cuda.synchronize()
+    del scratch
+    torch.cuda.empty_cache()
 
 
 def old_burst_ms(hold, fn, samples=20, min_sample_ms=0.5, max_calls=64):
@@ -1901,18 +1949,28 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
         tokens = int(linear.group(1)) if linear else 0
         warm = linear_warmup_s(tokens) if linear else 0.0  # as bench_matmul's linear rows
         plateau = (LINEAR_PLATEAU_LOAD_S, LINEAR_PLATEAU_S) if linear and linear_plateau(tokens) else None
-        # F.linear rows as bench_matmul's: graph replays, whole turns of the copies (method 5)
+        # F.linear rows as bench_matmul's: graph replays, whole turns of the copies, decode rows in groups
         as_linear = dict(graph=bool(linear), batch_turns=copies_of(what) if linear else 1)
-        if gemm_parity:
-            cool = (lambda: cool_result.append(clock.cool_down())) if clock is not None and clock.rule else None
-            held, batch, retries, cv, samples, issue_us = burst_ms(
-                hold, fn, probe=probe, cool_down=None if plateau else cool, min_hold_ms=PARITY_MIN_HOLD_MS,
-                warmup_s=warm, plateau=plateau, **as_linear)
-        else:
-            held, batch, retries, cv, samples, issue_us = burst_ms(hold, fn, probe=probe, warmup_s=warm,
-                                                                   plateau=plateau, **as_linear)
+        groups = linear_groups(tokens) if linear else 1
+        cool = (lambda: cool_result.append(clock.cool_down())) if gemm_parity and clock is not None and clock.rule \
+            else None
+
+        def burst(first):
+            if clock is not None:
+                clock.readings = []
+            kw = dict(probe=probe, warmup_s=warm, plateau=plateau, **as_linear,
+                      before_warmup=redraw_memory_state if groups > 1 else None)
+            if not first:
+                kw["settle_s"] = 0.0  # the settle and the cool-down once, before the first group
+            if gemm_parity:
+                kw.update(cool_down=None if plateau or not first else cool, min_hold_ms=PARITY_MIN_HOLD_MS)
+            return burst_ms(hold, fn, **kw), list(clock.readings) if clock is not None else []
+        (held, batch, retries, cv, samples, issue_us), spread, readings = burst_groups(groups, burst)
+        if clock is not None:
+            clock.readings = readings
     else:
         held, batch, retries, cv, samples, issue_us = held_ms(hold, fn), CALLS, 0, None, SAMPLES, None
+        spread = None
     entry = {
         "name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
         "repetition_index": 0, "threads": 1, "iterations": batch * samples,
@@ -1928,6 +1986,8 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
         entry["dispatch_us"] = max(0.0, (per_call - held) * 1e3)
     if cv is not None:
         entry["cv_pct"] = cv
+    if spread is not None:
+        entry["groups"], entry["group_spread_pct"] = groups, 100.0 * spread  # the engine's counters
     if issue_us is not None:
         entry["issue_us"] = issue_us  # the host's time to queue a call (a plateau's samples)
     if clock is not None and clock.readings:
@@ -2016,7 +2076,8 @@ def main():
                       "matmul and attention as gpucheck's power burst (0.3 s idle, 5 warm-up calls, one held call "
                       "sets the batch (samples of >= 0.5 ms, at most 64 calls), median of 20 held samples whose "
                       "hold is checked; F.linear rows: each sample one CUDA graph replay, every batch whole turns "
-                      "of the rotated copies); on a non-blocking stream, as gpucheck's",
+                      "of the rotated copies; decode rows: the fastest of 5 such groups, each after a write and free "
+                      "of 256 MiB); on a non-blocking stream, as gpucheck's",
         },
         "benchmarks": [],
     }

@@ -395,7 +395,8 @@ TEST(CaseTables, LinearRowsRotateCopiesDecodeRowsWarmUpLargerRowsTimeThePlateau)
   EXPECT_EQ(matmul::kMinLinearCopies, 4);
   EXPECT_EQ(matmul::kPlacementCopiesBytes, 8 * kGiB);
   EXPECT_EQ(matmul::kLinearWarmupS, 0.2);
-  EXPECT_EQ(matmul::kLinearMethod, 5);
+  EXPECT_EQ(matmul::kLinearMethod, 6);
+  EXPECT_EQ(matmul::kLinearDecodeGroups, 5);
   EXPECT_EQ(matmul::kLinearPlateauLoadS, 0.2);
   EXPECT_EQ(matmul::kLinearPlateauS, 0.4);
   // Decode rows (at most 16 tokens) are bursts after 0.2 s of warm-up; the others are timed
@@ -403,10 +404,12 @@ TEST(CaseTables, LinearRowsRotateCopiesDecodeRowsWarmUpLargerRowsTimeThePlateau)
   for (const std::int64_t decode : {1, 16}) {
     EXPECT_EQ(matmul::linear_warmup_s(decode), 0.2) << decode;
     EXPECT_FALSE(matmul::linear_plateau(decode)) << decode;
+    EXPECT_EQ(matmul::linear_groups(decode), 5) << decode;
   }
   for (const std::int64_t tokens : {17, 128, 1024, 8192}) {
     EXPECT_EQ(matmul::linear_warmup_s(tokens), 0.0) << tokens;
     EXPECT_TRUE(matmul::linear_plateau(tokens)) << tokens;
+    EXPECT_EQ(matmul::linear_groups(tokens), 1) << tokens;
   }
 }
 

@@ -128,7 +128,8 @@ class Engine(unittest.TestCase):
         self.assertEqual(tr.MAX_LINEAR_COPIES, 8)
         self.assertEqual((tr.MIN_LINEAR_COPIES, tr.PLACEMENT_COPIES_BYTES), (4, 8 << 30))
         self.assertEqual(tr.LINEAR_WARMUP_S, 0.2)
-        self.assertEqual(tr.LINEAR_METHOD, 5)
+        self.assertEqual(tr.LINEAR_METHOD, 6)
+        self.assertEqual((tr.LINEAR_DECODE_GROUPS, tr.REDRAW_BYTES), (5, 256 << 20))  # matmul.hpp, engine.hpp
         self.assertEqual((tr.LINEAR_PLATEAU_LOAD_S, tr.LINEAR_PLATEAU_S), (0.2, 0.4))
         self.assertEqual((tr.PLATEAU_SAMPLE_MS, tr.PLATEAU_MAX_BATCH), (5.0, 1024))  # test_measure.cpp's
         self.assertEqual(tr.choose_batch(14e-6, tr.PLATEAU_SAMPLE_MS / 1e3, 1, tr.PLATEAU_MAX_BATCH), 358)
@@ -136,6 +137,36 @@ class Engine(unittest.TestCase):
                                       (1024, 0.0, True), (8192, 0.0, True)):
             self.assertEqual(tr.linear_warmup_s(tokens), warm, tokens)
             self.assertEqual(tr.linear_plateau(tokens), plateau, tokens)
+            self.assertEqual(tr.linear_groups(tokens), 1 if plateau else 5, tokens)
+
+    def test_fastest_group_as_measure_cpp(self):
+        # tests/unit/test_measure.cpp's figures, one for one
+        index, spread = tr.fastest_group([234.2e-6, 213.6e-6, 234.0e-6, 213.8e-6, 213.7e-6])
+        self.assertEqual(index, 1)
+        self.assertAlmostEqual(spread, 234.2 / 213.6 - 1, places=12)
+        self.assertEqual(tr.fastest_group([5e-6]), (0, 0.0))
+        self.assertEqual(tr.fastest_group([7e-6, 5e-6, 5e-6])[0], 1)
+        self.assertIsNone(tr.fastest_group([]))
+        for bad in (0.0, -1e-6, float("nan"), float("inf")):
+            self.assertIsNone(tr.fastest_group([5e-6, bad, 4e-6]), bad)
+
+    def test_burst_groups_settle_once_and_report_the_fastest(self):
+        calls, medians = [], iter([0.234, 0.2136, 0.2342])
+
+        def burst(first):
+            calls.append(first)
+            m = next(medians)
+            return (m, 8, 0, 0.1, 20, None), [1980 + len(calls)]
+        run, spread, readings = tr.burst_groups(3, burst)
+        self.assertEqual(calls, [True, False, False])  # settle and cool-down before the first only
+        self.assertEqual(run[0], 0.2136)
+        self.assertAlmostEqual(spread, 0.2342 / 0.2136 - 1)
+        self.assertEqual(readings, [1982])  # the chosen group's clock readings, as power_over's
+        calls.clear()
+        run, spread, _ = tr.burst_groups(1, lambda first: (calls.append(first) or ((0.5, 1, 0, 0, 20, None), [])))
+        self.assertEqual((calls, run[0], spread), ([True], 0.5, None))
+        with self.assertRaises(RuntimeError):
+            tr.burst_groups(2, lambda first: ((float("nan"), 1, 0, 0, 20, None), []))
 
     def test_follow_batch_as_the_engine(self):
         # test_measure.cpp's APlateausLoadFollowsTheSteadyCallTimeWhenItIsAQuarterAway
@@ -325,6 +356,17 @@ class PlateauSampler(unittest.TestCase):
         self.assertEqual(cuda.replays, 2 + 1 + 20)
         self.assertEqual(cuda.eager, 5 + 2)  # the warm-up, and one call before each capture
         self.assertEqual(len(cuda.holds), 21)
+
+    def test_the_redraw_runs_after_the_cool_down_and_before_the_warm_up(self):
+        import types
+        cuda = self.fake(16e-6)
+        hold = types.SimpleNamespace(cycles=lambda ms: int(ms * 1e6))
+        order = []
+        tr.burst_ms(hold, cuda.call, settle_s=0, graph=True, batch_turns=4,
+                    cool_down=lambda: order.append(("cool", cuda.eager)),
+                    before_warmup=lambda: order.append(("redraw", cuda.eager)))
+        self.assertEqual(order, [("cool", 0), ("redraw", 0)])  # no call of the case before either
+        self.assertEqual(cuda.eager, 5 + 2)
 
     def test_held_eager_samples_round_to_whole_turns_too(self):
         import types
