@@ -7,7 +7,8 @@
 # the squares and the decode rows (at most 16 tokens) as a power burst (0.3 s idle, then the
 # card cooled to the same limits, 5 warm-up calls, at least 0.2 s of them on decode rows, one
 # call sizing the batch, 20 held samples, each one CUDA graph replay of its calls on decode
-# rows, the median); the F.linear rows of more tokens on
+# rows, the median; decode rows in 5 such groups, each after a write and free of 256 MiB,
+# the fastest group); the F.linear rows of more tokens on
 # the power limit's plateau (0.3 s idle, no cool-down, 5 warm-up calls, samples of at least
 # 5 ms queued back to back, each one CUDA graph replay of its calls, 0.2 s of them not
 # counted, then 0.4 s counted, the median). Every
@@ -22,7 +23,7 @@
 # PyTorch first: A B, B A, A B), each a fresh process; then one table, OUT/parity.md (printed)
 # and OUT/parity.csv (docs/MATMUL.md says what it shows), ending with issue 40's criteria, one
 # PASS/FAIL line each.
-# Time (measured 2026-12-04, one H200): 191-196 s an alternation of the 100 rows a side, PyTorch's
+# Time (measured 2026-12-04, two H200s): 248-256 s an alternation of the 100 rows a side, PyTorch's
 # profiler pass included. Bound: 2 x 36 x max_s more per alternation if every burst's cool-down
 # hits its cap (the table's notes name the rows where one did).
 # PARITY_FP8=1 adds the fp8 rows (half as many again).
