@@ -431,8 +431,8 @@ void register_cases(harness::Registry& r) {
     const auto need = static_cast<std::uint64_t>(
         operand_bytes(c) * copies +
         static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(storage_bytes(t.out)));
-    const bool redraws = c.operands == matmul::Operands::linear && matmul::linear_groups(c.m) > 1;
-    const std::uint64_t redraw = redraws ? harness::kRedrawBytes : 0;  // harness::redraw_memory_state's
+    harness::MeasureOptions measure = measure_for(c, r, burn_seconds, copies);
+    const std::uint64_t redraw = measure.groups > 1 ? harness::kRedrawBytes : 0;  // harness::redraw_memory_state's
     if (const auto why = harness::exceeds_free_memory(need + kWorkspaceBytes + redraw)) {
       r.add_unsupported(c.name(), *why);
       continue;
@@ -440,7 +440,7 @@ void register_cases(harness::Registry& r) {
     harness::Case hc;
     hc.name = c.name();
     hc.rates = {harness::tflops(c.flops())};
-    hc.measure = measure_for(c, r, burn_seconds, copies);
+    hc.measure = std::move(measure);
     if (c.operands == matmul::Operands::linear) hc.method = matmul::kLinearMethod;
     if (c.load == Load::burn) hc.setup = [c, &dev, &lt] { return std::make_unique<BurnGemm>(c, dev, lt.get()); };
     else hc.setup = [c, &dev, &lt] { return std::make_unique<Gemm>(c, dev, lt.get()); };
