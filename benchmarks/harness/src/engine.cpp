@@ -411,10 +411,9 @@ void redraw_memory_state(Device& d) {
 
 namespace {
 
-// One group of samples (MeasureOptions::groups) into m: its samples, median and, with
-// record_power, the clock and power over them.
-void sample_group(Device& d, const Work& work, const MeasureOptions& opt, Measurement& m) {
-  GpuSource src(d, work, opt);
+// One group of samples (MeasureOptions::groups) from a fresh source into m: its samples,
+// median and, with record_power, the clock and power over them.
+void sample_group(GpuSource& src, const MeasureOptions& opt, Measurement& m) {
   m.sampled = run_sampling(src, opt.plan, SteadyClock(), opt.agree);
   src.drain();
   m.per_call_s = m.sampled.stats.median;
@@ -432,6 +431,9 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
   if (opt.mode == TimingMode::cold) opt.plan.max_batch = 1;  // every call sees a flushed L2
   if (!opt.plan.sm_clock_max_MHz) opt.plan.sm_clock_max_MHz = d.telemetry().sm_clock_max_MHz;
   if (host_bound(opt.mode) && opt.plan.host_reference_every == 0) opt.plan.host_reference_every = 1;
+  // Before the settle: a process's first source runs the launches_block probe, which must not
+  // fall between the idle and the warm-up.
+  auto src = std::make_unique<GpuSource>(d, work, opt);
   if (opt.settle_s > 0) {
     GPUCHECK_CUDA(cudaDeviceSynchronize());
     std::this_thread::sleep_for(std::chrono::duration<double>(opt.settle_s));
@@ -441,15 +443,16 @@ Measurement measure(Device& d, const Work& work, const MeasureOptions& o) {
   m.mode = opt.mode;
   m.graph = replays_graphs(opt);
   if (opt.groups <= 1) {
-    sample_group(d, work, opt, m);
+    sample_group(*src, opt, m);
     return m;
   }
   std::vector<Measurement> groups;
   std::vector<double> medians;
   for (int g = 0; g < opt.groups; ++g) {
+    if (g > 0) src = std::make_unique<GpuSource>(d, work, opt);  // its own energy mark and clock readings
     redraw_memory_state(d);
     groups.push_back(m);
-    sample_group(d, work, opt, groups.back());
+    sample_group(*src, opt, groups.back());
     medians.push_back(groups.back().per_call_s);
   }
   const GroupPick pick = *fastest_group(medians);  // sample_group threw on a median that measured nothing
