@@ -213,6 +213,7 @@ TEST(Output, ThePathStandardOutputIsOpenOnIsStandardOutput) {
   TempDir d("gpucheck-output");
   const std::string f = d / "f";
   std::ofstream(f) << "";
+  std::fflush(stdout);  // what the runner printed before (--gtest_brief prints no banner that flushes it)
   const int saved = ::dup(STDOUT_FILENO);
   const int fd = ::open(f.c_str(), O_WRONLY | O_APPEND);
   ASSERT_GE(fd, 0);
