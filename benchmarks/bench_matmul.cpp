@@ -16,11 +16,11 @@
 // `linear` rows (suite llm, F.linear's order) are timed as a model's step meets them: the
 // operands rotate over copies (at least 4, each its own allocation) that keep each out of
 // the L2 between its uses; every sample is a CUDA graph replay of a whole number of turns of
-// them; decode rows (at most 16 tokens) are bursts after 0.2 s of warm-up calls, in 5 groups
-// each after the memory state is drawn again, the fastest reported (matmul::linear_groups); rows of more
+// them; decode rows (at most 16 tokens) are bursts after 0.2 s of warm-up calls; rows of more
 // tokens are timed on the power limit's plateau (samples queued back to back), 0.2 s of load
-// not counted, then 0.4 s counted (matmul::linear_copies, linear_warmup_s, linear_plateau;
-// ci/gemm_parity.sh times PyTorch's side alike).
+// not counted, then 0.4 s counted; rows of at most 128 tokens in 5 groups, each after the
+// memory state is drawn again, the fastest reported (matmul::linear_copies, linear_warmup_s,
+// linear_plateau, linear_groups; ci/gemm_parity.sh times PyTorch's side alike).
 // `burn` (suite burn, `gpucheck accept --burn`): bf16 8192^3 GEMMs for --burn-seconds, every
 // result compared bit for bit with the first verified one (silent corruption under load is
 // an error), the SM clock and temperature tracked.
@@ -384,12 +384,15 @@ harness::MeasureOptions measure_for(const GemmCase& c, const harness::Registry& 
   o.plan.batch_turns = copies;  // a graph replay ends where the next begins in the copies' rotation
   switch (c.load) {
     case Load::burst:
-      if (c.operands == matmul::Operands::linear && matmul::linear_plateau(c.m))
-        return harness::power_plateau(o, matmul::kLinearPlateauLoadS, matmul::kLinearPlateauS);
+      if (c.operands == matmul::Operands::linear && matmul::linear_plateau(c.m)) {
+        o = harness::power_plateau(o, matmul::kLinearPlateauLoadS, matmul::kLinearPlateauS);
+        o.groups = matmul::linear_groups(c.m);  // 128 tokens: half weight, the memory state drawn again
+        return o;
+      }
       o = harness::power_burst(o);
       if (c.operands == matmul::Operands::linear) {
         o.plan.warmup_s = matmul::linear_warmup_s(c.m);  // decode: a busy card
-        o.groups = matmul::linear_groups(c.m);           // decode: the memory state drawn again (matmul.hpp)
+        o.groups = matmul::linear_groups(c.m);           // the memory state drawn again (matmul.hpp)
         o.graph = true;  // graph replays, as the plateau's: no launch path in a 13-60 us call (matmul.hpp)
       }
       break;

@@ -90,13 +90,14 @@ inline double linear_warmup_s(std::int64_t tokens) { return tokens <= kLinearWar
 inline constexpr double kLinearPlateauLoadS = 0.2, kLinearPlateauS = 0.4;
 inline bool linear_plateau(std::int64_t tokens) { return tokens > kLinearWarmMaxTokens; }
 inline constexpr int kMaxLinearCopies = 8;
-// The F.linear rows' way of measuring (the counter `method`, on both sides of the parity): 6
-// since the decode rows are timed in kLinearDecodeGroups groups, the fastest reported (5: their
+// The F.linear rows' way of measuring (the counter `method`, on both sides of the parity): 7
+// since the rows of 128 tokens are timed in groups too (6: the decode rows in
+// kLinearGroups groups, the fastest reported; 5: their
 // held samples graph replays, every batch whole turns of the copies, at least 4 copies; 4: the
 // plateau's samples graph replays; 3: rows of more than 16 tokens timed on the plateau; 2: the
 // rotated copies and the decode rows' warm-up; 2026-12-03/04), so that no comparison or
 // history series spans a change.
-inline constexpr int kLinearMethod = 6;
+inline constexpr int kLinearMethod = 7;
 // Decode rows stream their weights from HBM, and that read runs at one of two speeds that the
 // card's memory state decides, the same for every buffer, whatever the process: each write and
 // free of other memory draws it anew, and it holds until the next (an H200, 2026-12-04: 1x57344x8192
@@ -106,9 +107,15 @@ inline constexpr int kLinearMethod = 6;
 // read 7-10% apart between fresh processes, on both sides of the parity. So a decode row is timed
 // in groups (harness MeasureOptions::groups), each after a write and free of 256 MiB
 // (harness::redraw_memory_state) and its own warm-up, and the fastest group is its figure: with
-// a slow draw at most 1 in 3, all 5 slow is under 1 in 200.
-inline constexpr int kLinearDecodeGroups = 5;
-inline int linear_groups(std::int64_t tokens) { return tokens <= kLinearWarmMaxTokens ? kLinearDecodeGroups : 1; }
+// a slow draw at most 1 in 3, all 5 slow is under 1 in 200. The rows of 128 tokens, timed on
+// the plateau, still read half weight: 128x4096x4096 and 128x8192x8192 read ours 2-6% over
+// PyTorch's in every alternation on two of three H200s, ours at the lower SM clock
+// (fp16 128x8192x8192: 425 TFLOP/s at 1301 MHz against 402 at 1370; 2026-12-04), where
+// the rows of 1024 tokens and more, compute-bound, agreed within 1.5%. So the plateau's rows
+// of at most kLinearGroupsMaxTokens are timed in groups too, each group its own plateau.
+inline constexpr int kLinearGroups = 5;
+inline constexpr std::int64_t kLinearGroupsMaxTokens = 128;
+inline int linear_groups(std::int64_t tokens) { return tokens <= kLinearGroupsMaxTokens ? kLinearGroups : 1; }
 // At least this many copies, each its own allocation, where they fit in kPlacementCopiesBytes:
 // a weight that the L2 partly holds reads faster or slower with where it landed (over 4 copies,
 // 1x6144x4096's five placements ran within 1.1%; an H200, 2026-12-03). The larger weights'

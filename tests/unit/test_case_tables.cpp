@@ -395,8 +395,9 @@ TEST(CaseTables, LinearRowsRotateCopiesDecodeRowsWarmUpLargerRowsTimeThePlateau)
   EXPECT_EQ(matmul::kMinLinearCopies, 4);
   EXPECT_EQ(matmul::kPlacementCopiesBytes, 8 * kGiB);
   EXPECT_EQ(matmul::kLinearWarmupS, 0.2);
-  EXPECT_EQ(matmul::kLinearMethod, 6);
-  EXPECT_EQ(matmul::kLinearDecodeGroups, 5);
+  EXPECT_EQ(matmul::kLinearMethod, 7);
+  EXPECT_EQ(matmul::kLinearGroups, 5);
+  EXPECT_EQ(matmul::kLinearGroupsMaxTokens, 128);
   EXPECT_EQ(matmul::kLinearPlateauLoadS, 0.2);
   EXPECT_EQ(matmul::kLinearPlateauS, 0.4);
   // Decode rows (at most 16 tokens) are bursts after 0.2 s of warm-up; the others are timed
@@ -406,10 +407,11 @@ TEST(CaseTables, LinearRowsRotateCopiesDecodeRowsWarmUpLargerRowsTimeThePlateau)
     EXPECT_FALSE(matmul::linear_plateau(decode)) << decode;
     EXPECT_EQ(matmul::linear_groups(decode), 5) << decode;
   }
-  for (const std::int64_t tokens : {17, 128, 1024, 8192}) {
+  // Rows of at most 128 tokens (half weight) are timed in groups too, each its own plateau.
+  for (const std::int64_t tokens : {17, 128, 129, 1024, 8192}) {
     EXPECT_EQ(matmul::linear_warmup_s(tokens), 0.0) << tokens;
     EXPECT_TRUE(matmul::linear_plateau(tokens)) << tokens;
-    EXPECT_EQ(matmul::linear_groups(tokens), 1) << tokens;
+    EXPECT_EQ(matmul::linear_groups(tokens), tokens <= 128 ? 5 : 1) << tokens;
   }
 }
 

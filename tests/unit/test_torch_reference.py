@@ -128,16 +128,17 @@ class Engine(unittest.TestCase):
         self.assertEqual(tr.MAX_LINEAR_COPIES, 8)
         self.assertEqual((tr.MIN_LINEAR_COPIES, tr.PLACEMENT_COPIES_BYTES), (4, 8 << 30))
         self.assertEqual(tr.LINEAR_WARMUP_S, 0.2)
-        self.assertEqual(tr.LINEAR_METHOD, 6)
-        self.assertEqual((tr.LINEAR_DECODE_GROUPS, tr.REDRAW_BYTES), (5, 256 << 20))  # matmul.hpp, engine.hpp
+        self.assertEqual(tr.LINEAR_METHOD, 7)
+        self.assertEqual((tr.LINEAR_GROUPS, tr.LINEAR_GROUPS_MAX_TOKENS, tr.REDRAW_BYTES), (5, 128, 256 << 20))  # matmul.hpp, engine.hpp
         self.assertEqual((tr.LINEAR_PLATEAU_LOAD_S, tr.LINEAR_PLATEAU_S), (0.2, 0.4))
         self.assertEqual((tr.PLATEAU_SAMPLE_MS, tr.PLATEAU_MAX_BATCH), (5.0, 1024))  # test_measure.cpp's
         self.assertEqual(tr.choose_batch(14e-6, tr.PLATEAU_SAMPLE_MS / 1e3, 1, tr.PLATEAU_MAX_BATCH), 358)
-        for tokens, warm, plateau in ((1, 0.2, False), (16, 0.2, False), (17, 0.0, True), (128, 0.0, True),
-                                      (1024, 0.0, True), (8192, 0.0, True)):
+        for tokens, warm, plateau, groups in ((1, 0.2, False, 5), (16, 0.2, False, 5), (17, 0.0, True, 5),
+                                              (128, 0.0, True, 5), (129, 0.0, True, 1), (1024, 0.0, True, 1),
+                                              (8192, 0.0, True, 1)):
             self.assertEqual(tr.linear_warmup_s(tokens), warm, tokens)
             self.assertEqual(tr.linear_plateau(tokens), plateau, tokens)
-            self.assertEqual(tr.linear_groups(tokens), 1 if plateau else 5, tokens)
+            self.assertEqual(tr.linear_groups(tokens), groups, tokens)
 
     def test_fastest_group_as_measure_cpp(self):
         # tests/unit/test_measure.cpp's figures, one for one
