@@ -97,6 +97,11 @@ class LtHandle {
 
 constexpr std::size_t kWorkspaceBytes = 64u << 20;
 
+// The fp8 F.linear rows run as torch._scaled_mm: scales read from device memory, a 1 MiB
+// workspace (matmul::kLinearFp8WorkspaceBytes).
+bool scaled_mm(const GemmCase& c) { return c.operands == matmul::Operands::linear && c.dtype == DType::fp8e4m3; }
+std::size_t workspace_bytes(const GemmCase& c) { return scaled_mm(c) ? matmul::kLinearFp8WorkspaceBytes : kWorkspaceBytes; }
+
 // The bytes of a case's two operands, A and B (a double: a user's axes may ask for more than
 // any device holds; compared with free memory, never allocated from this figure).
 double operand_bytes(const GemmCase& c) {
@@ -128,7 +133,7 @@ class Gemm : public harness::Op {
     a_ = harness::DeviceBuffer(in_bytes * p_.k * p_.m);
     b_ = harness::DeviceBuffer(in_bytes * p_.k * p_.n);
     d_ = harness::DeviceBuffer(out_bytes * p_.m * p_.n);
-    ws_ = harness::DeviceBuffer(kWorkspaceBytes);
+    ws_ = harness::DeviceBuffer(workspace_bytes(c));
     seed_ = std::random_device{}();
     cudaStream_t s = dev_.stream();
     kernels::fill_uniform(a_.get(), p_.k * p_.m, c.dtype, seed_, -1.f, 1.f, s);
@@ -146,6 +151,15 @@ class Gemm : public harness::Op {
     const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
     GPUCHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
     GPUCHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    if (scaled_mm(c)) {  // A's scale (W's) and B's (x's), 1.0 each, where the kernel reads them
+      scales_ = harness::DeviceBuffer(2 * sizeof(float));
+      const float ones[2] = {1.f, 1.f};
+      GPUCHECK_CUDA(cudaMemcpy(scales_.get(), ones, sizeof ones, cudaMemcpyHostToDevice));
+      const void* sa = scales_.get();
+      const void* sb = static_cast<const float*>(scales_.get()) + 1;
+      GPUCHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
+      GPUCHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
+    }
     // A is stored k x m (lda = k), B k x n (ldb = k), D m x n (ldd = m).
     GPUCHECK_CUBLAS(cublasLtMatrixLayoutCreate(&la_, types_.ab, static_cast<std::uint64_t>(p_.k),
                                                static_cast<std::uint64_t>(p_.m), p_.k));
@@ -156,7 +170,7 @@ class Gemm : public harness::Op {
 
     cublasLtMatmulPreference_t pref = nullptr;
     GPUCHECK_CUBLAS(cublasLtMatmulPreferenceCreate(&pref));
-    std::size_t ws = kWorkspaceBytes;
+    std::size_t ws = ws_.bytes();
     GPUCHECK_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
     int found = 0;
     cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt_, op_, la_, lb_, ld_, ld_, pref, 1, &heur_, &found);
@@ -180,7 +194,7 @@ class Gemm : public harness::Op {
     const auto [a, b] = turns_[next_turn_];
     next_turn_ = (next_turn_ + 1) % turns_.size();
     GPUCHECK_CUBLAS(cublasLtMatmul(lt_, op_, &alpha, a, la_, b, lb_, &beta, d_.get(), ld_, d_.get(), ld_, &heur_.algo,
-                                   ws_.get(), kWorkspaceBytes, s));
+                                   ws_.get(), ws_.bytes(), s));
   }
 
   // Poisons D, runs once (traced: the kernel's name), and checks 16 x 16 sampled outputs
@@ -313,6 +327,7 @@ class Gemm : public harness::Op {
   harness::Device& dev_;
   cublasLtHandle_t lt_;
   harness::DeviceBuffer a_, b_, d_, ws_;
+  harness::DeviceBuffer scales_;  // scaled_mm rows: A's and B's scale
   struct Copy {
     harness::DeviceBuffer a, b;
   };
@@ -436,7 +451,7 @@ void register_cases(harness::Registry& r) {
         static_cast<double>(c.m) * static_cast<double>(c.n) * static_cast<double>(storage_bytes(t.out)));
     harness::MeasureOptions measure = measure_for(c, r, burn_seconds, copies);
     const std::uint64_t redraw = measure.groups > 1 ? harness::kRedrawBytes : 0;  // harness::redraw_memory_state's
-    if (const auto why = harness::exceeds_free_memory(need + kWorkspaceBytes + redraw)) {
+    if (const auto why = harness::exceeds_free_memory(need + workspace_bytes(c) + redraw)) {
       r.add_unsupported(c.name(), *why);
       continue;
     }

@@ -90,8 +90,16 @@ inline double linear_warmup_s(std::int64_t tokens) { return tokens <= kLinearWar
 inline constexpr double kLinearPlateauLoadS = 0.2, kLinearPlateauS = 0.4;
 inline bool linear_plateau(std::int64_t tokens) { return tokens > kLinearWarmMaxTokens; }
 inline constexpr int kMaxLinearCopies = 8;
+// The fp8 F.linear rows as torch._scaled_mm runs them (PyTorch 2.11, per-tensor scales): the
+// A and B scales read from device memory (1.0 here) and cuBLASLt's workspace capped at
+// CUBLASLT_WORKSPACE_SIZE's default, 1 MiB. Without them ours ran a split-K kernel whose
+// workspace is 16 bytes over 1 MiB at 16x8192x28672 (PyTorch's pick, without split-K, 5% faster),
+// and 0.44 us less a call than PyTorch's same kernel at 16x4096x4096 and 128x4096x4096
+// (6.76 against 7.21 us; an H200, 2026-12-04).
+inline constexpr std::size_t kLinearFp8WorkspaceBytes = std::size_t{1} << 20;
 // The F.linear rows' way of measuring (the counter `method`, on both sides of the parity): 7
-// since the rows of 128 tokens are timed in groups too (6: the decode rows in
+// since the rows of 128 tokens are timed in groups too and the fp8 rows run as
+// torch._scaled_mm (6: the decode rows in
 // kLinearGroups groups, the fastest reported; 5: their
 // held samples graph replays, every batch whole turns of the copies, at least 4 copies; 4: the
 // plateau's samples graph replays; 3: rows of more than 16 tokens timed on the plateau; 2: the

@@ -398,6 +398,7 @@ TEST(CaseTables, LinearRowsRotateCopiesDecodeRowsWarmUpLargerRowsTimeThePlateau)
   EXPECT_EQ(matmul::kLinearMethod, 7);
   EXPECT_EQ(matmul::kLinearGroups, 5);
   EXPECT_EQ(matmul::kLinearGroupsMaxTokens, 128);
+  EXPECT_EQ(matmul::kLinearFp8WorkspaceBytes, kMiB);  // torch._scaled_mm's (PyTorch 2.11)
   EXPECT_EQ(matmul::kLinearPlateauLoadS, 0.2);
   EXPECT_EQ(matmul::kLinearPlateauS, 0.4);
   // Decode rows (at most 16 tokens) are bursts after 0.2 s of warm-up; the others are timed
