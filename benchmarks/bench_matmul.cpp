@@ -152,11 +152,15 @@ class Gemm : public harness::Op {
     GPUCHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
     GPUCHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
     if (scaled_mm(c)) {  // A's scale (W's) and B's (x's), 1.0 each, where the kernel reads them
-      scales_ = harness::DeviceBuffer(2 * sizeof(float));
-      const float ones[2] = {1.f, 1.f};
-      GPUCHECK_CUDA(cudaMemcpy(scales_.get(), ones, sizeof ones, cudaMemcpyHostToDevice));
-      const void* sa = scales_.get();
-      const void* sb = static_cast<const float*>(scales_.get()) + 1;
+      // Each its own allocation, as PyTorch's scale tensors: one at 4 bytes past the other
+      // made every fp8 cublasLtMatmul return NOT_SUPPORTED (an H200, 2026-12-04).
+      const float one = 1.f;
+      for (harness::DeviceBuffer* scale : {&scale_a_, &scale_b_}) {
+        *scale = harness::DeviceBuffer(sizeof one);
+        GPUCHECK_CUDA(cudaMemcpy(scale->get(), &one, sizeof one, cudaMemcpyHostToDevice));
+      }
+      const void* sa = scale_a_.get();
+      const void* sb = scale_b_.get();
       GPUCHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa));
       GPUCHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb));
     }
@@ -327,7 +331,7 @@ class Gemm : public harness::Op {
   harness::Device& dev_;
   cublasLtHandle_t lt_;
   harness::DeviceBuffer a_, b_, d_, ws_;
-  harness::DeviceBuffer scales_;  // scaled_mm rows: A's and B's scale
+  harness::DeviceBuffer scale_a_, scale_b_;  // scaled_mm rows: A's and B's scale
   struct Copy {
     harness::DeviceBuffer a, b;
   };
