@@ -32,9 +32,9 @@
 #        one GPU, device 0 on both sides)
 #   PARITY_FP8=1     include the fp8 (e4m3) rows of the llm suite
 #   PARITY_FP8=only  the llm suite's fp8 rows and nothing else
-#   PARITY_ROWS=RE   only the rows (llm suite, fp8 included, and squares) whose names match the
-#                    regular expression RE (Google Benchmark's --benchmark_filter), e.g. the
-#                    rows a table failed; it replaces PARITY_FP8's choice
+#   PARITY_ROWS=RE   only the rows (llm suite, fp8 included, and squares) whose names, as
+#                    --list prints them, match the regular expression RE (Google Benchmark's
+#                    --benchmark_filter), e.g. the rows a table failed; it replaces PARITY_FP8
 #   PARITY_APPEND=1  add N runs after those already in OUT (e.g. one alternation per call),
 #                    with OUT/cooldown.txt's rule; the table covers them all
 # Writes under OUT: cases.txt, cooldown.txt, run<i>/{ours-llm,ours-squares,torch}.{json,log},
@@ -65,20 +65,25 @@ case ${PARITY_FP8:-0} in
   only) filter=(--benchmark_filter=/fp8e4m3/); squares=() ;;
   *) echo "$0: PARITY_FP8=${PARITY_FP8} (0, 1 or only)" >&2; exit 2 ;;
 esac
+squares_run=("${squares[@]}")
 if [[ -n ${PARITY_ROWS:-} ]]; then
   filter=(--benchmark_filter="$PARITY_ROWS")
-  squares+=("${filter[@]}")
-  if ! listed=$("$bench" "${squares[@]}" --list 2>/dev/null); then
-    echo "$0: $bench --list failed with PARITY_ROWS=$PARITY_ROWS" >&2
-    exit 2
-  fi
-  [[ -n $listed ]] || squares=()
+  (( ${#squares[@]} )) && squares+=("${filter[@]}")
 fi
-if ! { llm_rows=$("$bench" --suite llm --list "${filter[@]}") && { [[ -z $llm_rows ]] || echo "$llm_rows"; } &&
-       { (( ${#squares[@]} == 0 )) || "$bench" "${squares[@]}" --list; }; } > "$out/cases.txt"; then
-  echo "$0: $bench --list failed" >&2
+if ! { llm_rows=$("$bench" --suite llm --list "${filter[@]}") && squares_rows=$(
+         (( ${#squares[@]} == 0 )) || "$bench" "${squares[@]}" --list); } 2> "$out/list.log"; then
+  echo "$0: $bench --list failed: $(grep -v "no CUDA device" "$out/list.log" | grep -m1 .)" >&2
   exit 2
 fi
+{ [[ -z $llm_rows ]] || echo "$llm_rows"; [[ -z $squares_rows ]] || echo "$squares_rows"; } > "$out/cases.txt"
+[[ -s $out/cases.txt ]] || { echo "$0: no case matches PARITY_ROWS=${PARITY_ROWS:-}" >&2; exit 2; }
+if [[ -n ${PARITY_ROWS:-} ]]; then
+  # The runs name their cases NAME/iterations:1/manual_time, where RE's $ would match nothing:
+  # each run gets the exact names RE listed instead.
+  filter=(--benchmark_filter="^($(paste -sd'|' <<< "$llm_rows"))/")
+  squares_run+=(--benchmark_filter="^($(paste -sd'|' <<< "$squares_rows"))/")
+fi
+[[ -n $squares_rows ]] || squares_run=()
 
 # The cool-down rule, the same for both sides (GPUCHECK_COOLDOWN is read by both).
 first=1
@@ -126,8 +131,8 @@ ours() {  # ours DIR: the llm suite, then the squares
     "$bench" --suite llm "${filter[@]}" --benchmark_out="$1/ours-llm.json" --benchmark_out_format=json \
       > "$1/ours-llm.log" 2>&1 || { note "ours (llm) exit $? (see $1/ours-llm.log)"; rc=1; }
   fi
-  (( ${#squares[@]} )) || return 0
-  "$bench" "${squares[@]}" --benchmark_out="$1/ours-squares.json" --benchmark_out_format=json \
+  (( ${#squares_run[@]} )) || return 0
+  "$bench" "${squares_run[@]}" --benchmark_out="$1/ours-squares.json" --benchmark_out_format=json \
     > "$1/ours-squares.log" 2>&1 || { note "ours (squares) exit $? (see $1/ours-squares.log)"; rc=1; }
 }
 theirs() {  # theirs DIR: PyTorch's counterparts of the same names, kernel and SM clock recorded
