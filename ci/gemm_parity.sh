@@ -7,11 +7,11 @@
 # the squares and the decode rows (at most 16 tokens) as a power burst (0.3 s idle, then the
 # card cooled to the same limits, 5 warm-up calls, at least 0.2 s of them on decode rows, one
 # call sizing the batch, 20 held samples, each one CUDA graph replay of its calls on decode
-# rows, the median; decode rows in 5 such groups, each after a write and free of 256 MiB,
-# the fastest group); the F.linear rows of more tokens on
+# rows, the median); the F.linear rows of more tokens on
 # the power limit's plateau (0.3 s idle, no cool-down, 5 warm-up calls, samples of at least
 # 5 ms queued back to back, each one CUDA graph replay of its calls, 0.2 s of them not
-# counted, then 0.4 s counted, the median). Every
+# counted, then 0.4 s counted, the median); F.linear rows of at most 128 tokens in 5 such
+# groups, each after a write and free of 256 MiB, the fastest group. Every
 # F.linear row rotates its operands over copies that keep each out of the L2 between uses
 # (benchmarks/cases/matmul.hpp; docs/MATMUL.md).
 # The cool-down: GPUCHECK_COOLDOWN, read by bench_matmul's harness and by torch_reference.py
@@ -23,11 +23,12 @@
 # PyTorch first: A B, B A, A B), each a fresh process; then one table, OUT/parity.md (printed)
 # and OUT/parity.csv (docs/MATMUL.md says what it shows), ending with issue 40's criteria, one
 # PASS/FAIL line each.
-# Time (measured 2026-12-04, two H200s): 248-256 s an alternation of the 100 rows a side, PyTorch's
-# profiler pass included. Bound: 2 x 36 x max_s more per alternation if every burst's cool-down
+# Time (measured 2026-12-04, H200s): 246-283 s an alternation of the 100 rows a side before the
+# 128-token rows' groups (method 6), PyTorch's profiler pass included; those groups add about
+# 90 s (16 rows x 2 sides x 4 plateaus of 0.6 s; a full alternation since is not measured). Bound: 2 x 36 x max_s more per alternation if every burst's cool-down
 # hits its cap (the table's notes name the rows where one did).
 # PARITY_FP8=1 adds the fp8 rows (half as many again); PARITY_FP8=only runs the llm suite's fp8
-# rows alone (no squares: they are bf16 and fp16), about 0.4 times as long.
+# rows alone (no squares: they are bf16 and fp16): 96 s an alternation (method 6).
 # Usage: ci/gemm_parity.sh BUILD_DIR OUT [N]   (N: alternations, default 3; python3 with torch;
 #        one GPU, device 0 on both sides)
 #   PARITY_FP8=1     include the fp8 (e4m3) rows of the llm suite
