@@ -3,10 +3,13 @@
 medians, ratios, the clock-normalised ratio and the power-capped mark over N alternations, the
 spreads, issue 40's criteria as PASS/FAIL lines naming the rows that miss them, rows with a
 side missing or NaN, the GPUCHECK_COOLDOWN rule (the twin of energy.cpp's parse_cooldown and
-cooled, tests/unit/test_energy.cpp) and its note in the labels."""
+cooled, tests/unit/test_energy.cpp) and its note in the labels; and the script's choice of rows
+(PARITY_FP8, PARITY_ROWS) with a stand-in bench_matmul and PyTorch side."""
 import json
 import math
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -308,6 +311,127 @@ class Files(unittest.TestCase):
             self.assertTrue(lines[1].startswith(self.SQ + ",square,0.01,710.0,700.0,1.0142857142857142,"), lines[1])
             self.assertIn(",1800.0,1890.0,True,", lines[1])
             self.assertTrue(lines[2].startswith(self.ONE + ',"Llama-3 8B QKV, 1 token",,,,,'))
+
+
+# A stand-in bench_matmul: --list prints the names its --benchmark_filter keeps (Google
+# Benchmark's rule: a leading '-' keeps those that do not match), a bad expression is an error
+# (exit 2, as bench_matmul's), and a run records its arguments in $FAKE_LOG and writes nothing.
+FAKE_BENCH = """import json, os, re, sys
+args = sys.argv[1:]
+llm = ["matmul/linear/bf16/16x4096x4096", "matmul/linear/fp16/128x8192x8192",
+       "matmul/linear/fp8e4m3/16x4096x4096", "matmul/linear/fp8e4m3/128x8192x8192"]
+squares = ["matmul/cublaslt/bf16/4096x4096x4096", "matmul/cublaslt/fp16/8192x8192x8192"]
+names = llm if "llm" in args else squares
+pattern = ([a.split("=", 1)[1] for a in args if a.startswith("--benchmark_filter=")] or [""])[-1]
+negate = pattern.startswith("-")
+try:
+    rx = re.compile(pattern[1:] if negate else pattern)
+except re.error as e:
+    sys.exit(f"gpucheck: --benchmark_filter={pattern}: not a regex ({e})")
+if "--list" in args:
+    for n in names:
+        if bool(rx.search(n)) != negate:
+            print(n)
+    sys.exit(0)
+with open(os.environ["FAKE_LOG"], "a") as f:
+    f.write(json.dumps(["bench"] + args) + "\\n")
+"""
+# A stand-in python3: the table (--parity-table) by the real one, PyTorch's side recorded only.
+FAKE_PYTHON = """import json, os, sys
+if "--parity-table" in sys.argv:
+    os.execv(REAL, [REAL] + sys.argv[1:])
+with open(os.environ["FAKE_LOG"], "a") as f:
+    f.write(json.dumps(["python"] + sys.argv[1:]) + "\\n")
+"""
+
+
+@unittest.skipUnless(shutil.which("bash"), "no bash")
+class Script(unittest.TestCase):
+    """ci/gemm_parity.sh's rows: which cases it lists, and the filter each run of ours gets."""
+    SCRIPT = os.path.join(HERE, "..", "..", "ci", "gemm_parity.sh")
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+        os.makedirs(os.path.join(self.dir, "build", "bin"))
+        for path, text in ((os.path.join(self.dir, "build", "bin", "bench_matmul"), FAKE_BENCH),
+                           (os.path.join(self.dir, "python"), FAKE_PYTHON.replace("REAL", repr(sys.executable)))):
+            with open(path, "w") as f:
+                f.write(f"#!{sys.executable}\n" + text)
+            os.chmod(path, 0o755)
+        self.log = os.path.join(self.dir, "calls.jsonl")
+        self.out = os.path.join(self.dir, "out")
+
+    def parity(self, **env):
+        """One call of the script (1 alternation): its result, OUT/cases.txt, each side's call."""
+        shutil.rmtree(self.out, ignore_errors=True)
+        if os.path.exists(self.log):
+            os.remove(self.log)
+        e = dict(os.environ, PYTHON=os.path.join(self.dir, "python"), FAKE_LOG=self.log, PARITY_COOLDOWN="off")
+        for k in ("PARITY_FP8", "PARITY_ROWS", "PARITY_APPEND", "GPUCHECK_COOLDOWN"):
+            e.pop(k, None)
+        e.update(env)
+        p = subprocess.run(["bash", self.SCRIPT, os.path.join(self.dir, "build"), self.out, "1"], env=e,
+                           capture_output=True, text=True, timeout=60)
+        cases, runs = None, {}
+        if os.path.exists(os.path.join(self.out, "cases.txt")):
+            with open(os.path.join(self.out, "cases.txt")) as f:
+                cases = f.read().splitlines()
+        if os.path.exists(self.log):
+            with open(self.log) as f:
+                for call in map(json.loads, f):
+                    key = "torch" if call[0] == "python" else ("llm" if "llm" in call else "squares")
+                    runs[key] = call
+        return p, cases, runs
+
+    @staticmethod
+    def run_filter(call):
+        return [a for a in call if a.startswith("--benchmark_filter=")]
+
+    def test_default_rows_leave_fp8_out(self):
+        p, cases, runs = self.parity()
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(cases, ["matmul/linear/bf16/16x4096x4096", "matmul/linear/fp16/128x8192x8192",
+                                 "matmul/cublaslt/bf16/4096x4096x4096", "matmul/cublaslt/fp16/8192x8192x8192"])
+        self.assertEqual(self.run_filter(runs["llm"]), ["--benchmark_filter=-/fp8e4m3/"])
+        self.assertEqual(self.run_filter(runs["squares"]), [])
+        self.assertIn("--cases", runs["torch"])
+
+    def test_fp8_only_runs_the_fp8_rows_and_no_squares(self):
+        p, cases, runs = self.parity(PARITY_FP8="only")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(cases, ["matmul/linear/fp8e4m3/16x4096x4096", "matmul/linear/fp8e4m3/128x8192x8192"])
+        self.assertEqual(self.run_filter(runs["llm"]), ["--benchmark_filter=/fp8e4m3/"])
+        self.assertNotIn("squares", runs)
+
+    def test_rows_list_by_the_expression_and_run_the_exact_names(self):
+        p, cases, runs = self.parity(PARITY_ROWS="fp16/128x8192x8192$|cublaslt/bf16/4096x")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(cases, ["matmul/linear/fp16/128x8192x8192", "matmul/cublaslt/bf16/4096x4096x4096"])
+        # the run's names end in /iterations:1/manual_time, where the expression's $ matches nothing
+        self.assertEqual(self.run_filter(runs["llm"]), ["--benchmark_filter=^(matmul/linear/fp16/128x8192x8192)/"])
+        self.assertEqual(self.run_filter(runs["squares"]),
+                         ["--benchmark_filter=^(matmul/cublaslt/bf16/4096x4096x4096)/"])
+
+    def test_rows_of_one_side_only_run_that_side(self):
+        p, cases, runs = self.parity(PARITY_ROWS="cublaslt/fp16/")
+        self.assertEqual((p.returncode, cases), (0, ["matmul/cublaslt/fp16/8192x8192x8192"]), p.stderr)
+        self.assertNotIn("llm", runs)
+        p, cases, runs = self.parity(PARITY_ROWS="fp8e4m3/16x|bf16/16x")
+        self.assertEqual((p.returncode, cases), (0, ["matmul/linear/bf16/16x4096x4096",
+                                                     "matmul/linear/fp8e4m3/16x4096x4096"]), p.stderr)
+        self.assertEqual(self.run_filter(runs["llm"]),
+                         ["--benchmark_filter=^(matmul/linear/bf16/16x4096x4096|matmul/linear/fp8e4m3/16x4096x4096)/"])
+        self.assertNotIn("squares", runs)
+
+    def test_bad_choices_are_one_line_and_exit_2_with_nothing_run(self):
+        for env, said in (({"PARITY_ROWS": "("}, "not a regex"), ({"PARITY_ROWS": "nothing/like/it"}, "no case matches"),
+                          ({"PARITY_FP8": "yes"}, "PARITY_FP8=yes")):
+            p, _, runs = self.parity(**env)
+            self.assertEqual(p.returncode, 2, env)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn(said, p.stderr)
+            self.assertEqual(runs, {}, env)
 
 
 if __name__ == "__main__":
