@@ -122,6 +122,41 @@ def linear_groups(tokens):
     return LINEAR_GROUPS if tokens <= LINEAR_GROUPS_MAX_TOKENS else 1
 
 
+def mean_power_W(start_J, end_J, seconds):
+    """energy.cpp mean_power_W: the mean power between two readings of the energy counter (J)
+    `seconds` apart; None where a reading is missing or not finite, the time not positive, or
+    the counter did not move (it updates less often than the stretch)."""
+    if any(v is None or not math.isfinite(v) for v in (start_J, end_J)):
+        return None
+    if seconds is None or not math.isfinite(seconds) or not seconds > 0 or not end_J > start_J:
+        return None
+    return (end_J - start_J) / seconds
+
+
+class EnergyWindow:
+    """The energy counter over a burst's timed samples, as the engine's power_over reads it:
+    start() where ours marks (held samples: after the one that sizes the batch; a plateau:
+    before its first counted sample; later calls keep the first mark), stop() once they are
+    done; power_W() their mean power (mean_power_W), None until both are marked. read_J: the
+    counter in joules (None when unread); now: seconds."""
+
+    def __init__(self, read_J, now=time.perf_counter):
+        self.read_J, self.now = read_J, now
+        self.started = self.stopped = None
+
+    def start(self):
+        if self.started is None:
+            self.started = (self.now(), self.read_J())
+
+    def stop(self):
+        self.stopped = (self.now(), self.read_J())
+
+    def power_W(self):
+        if self.started is None or self.stopped is None:
+            return None
+        return mean_power_W(self.started[1], self.stopped[1], self.stopped[0] - self.started[0])
+
+
 def fastest_group(medians):
     """(index, spread) of groups of samples timed one after another (core/src/measure.cpp
     fastest_group): the group of the lowest median (ties: the first) and the slowest median over
@@ -638,8 +673,8 @@ def _most_common(values):
 def _side(results, name):
     """One side's figures for `name` over the alternations: TFLOP/s, ms, the mean SM clock,
     kernels, cool-downs (cooldown_from_label) and the first skip reason."""
-    got = {"tflops": [], "ms": [], "clock": [], "kernels": [], "cooldowns": [], "issue_us": [], "batch": [],
-           "method": [], "skipped": None}
+    got = {"tflops": [], "ms": [], "clock": [], "power": [], "kernels": [], "cooldowns": [], "issue_us": [],
+           "batch": [], "method": [], "skipped": None}
     for res in results:
         r = res.get(name)
         if r is None:
@@ -650,6 +685,7 @@ def _side(results, name):
         got["tflops"].append(metric_of(r, "TFLOPS"))
         got["ms"].append(ms_of(r))
         got["clock"].append(metric_of(r, "sm_clock_mean_MHz"))
+        got["power"].append(metric_of(r, "power_W"))
         got["issue_us"].append(metric_of(r, "issue_us"))
         got["batch"].append(metric_of(r, "batch"))
         got["method"].append(metric_of(r, "method"))
@@ -751,6 +787,7 @@ def parity_rows(names, ours_runs, torch_runs, ours_max_MHz=None, torch_max_MHz=N
             "ours": ov, "torch": tv, "ratio": ratio,
             "norm_ratio": ratio * tc / oc if ratio is not None and oc and tc else None,
             "ours_clock": oc, "torch_clock": tc, "capped": capped,
+            "ours_power": _median(o["power"]), "torch_power": _median(t["power"]),
             "ours_spread": spread_pct(o["tflops"]), "torch_spread": spread_pct(t["tflops"]),
             "ours_start_C": _median([c[2] for c in o["cooldowns"] if c]),
             "torch_start_C": _median([c[2] for c in t["cooldowns"] if c]),
@@ -832,7 +869,7 @@ def parity_summary(rows, **limits):
 
 
 PARITY_COLUMNS = ("case", "what", "ms", "ours", "torch", "ratio", "norm_ratio", "ours_clock", "torch_clock", "capped",
-                  "ours_spread", "torch_spread", "ours_start_C", "torch_start_C", "ours_kernel", "torch_kernel", "note")
+                  "ours_power", "torch_power", "ours_spread", "torch_spread", "ours_start_C", "torch_start_C", "ours_kernel", "torch_kernel", "note")
 
 
 def parity_csv(rows):
@@ -860,6 +897,11 @@ def render_parity(rows, runs, ours_ctx, torch_ctx, cooldown=None):
         if r["ours_start_C"] is None and r["torch_start_C"] is None:
             return ""
         return f"{num(r['ours_start_C'], '.0f') or '?'} / {num(r['torch_start_C'], '.0f') or '?'}"
+
+    def power(r):
+        if r["ours_power"] is None and r["torch_power"] is None:
+            return ""
+        return f"{num(r['ours_power'], '.0f') or '?'} / {num(r['torch_power'], '.0f') or '?'}"
     lines = [f"# GEMMs: gpucheck (bench_matmul) beside PyTorch, {runs} alternation{'' if runs == 1 else 's'}", "",
              "Both sides timed alike. The squares and the F.linear rows of at most "
              f"{LINEAR_WARM_MAX_TOKENS} tokens: one power burst (0.3 s idle, then " +
@@ -869,20 +911,24 @@ def render_parity(rows, runs, ours_ctx, torch_ctx, cooldown=None):
              "idle, no cool-down, 5 warm-up calls, one call sizing the batch, then samples of at least "
              f"{PLATEAU_SAMPLE_MS:g} ms, each one CUDA graph replay of its calls, queued back to back so that the card "
              f"never idles: {LINEAR_PLATEAU_LOAD_S:g} s "
-             f"of them not counted, then {LINEAR_PLATEAU_S:g} s counted, the median). Every F.linear row "
+             f"of them not counted, then {LINEAR_PLATEAU_S:g} s counted, the median). F.linear rows of at most "
+             f"{LINEAR_GROUPS_MAX_TOKENS} tokens: {LINEAR_GROUPS} such bursts or plateaus, each after a write and free "
+             f"of {REDRAW_BYTES >> 20} MiB of device memory, the fastest. Every F.linear row "
              "(matmul/linear) rotates its operands over copies that keep each out of the L2 between uses. "
              "Figures are medians over "
              "the alternations, spread = (max - min) / median across them; SM MHz: the mean NVML reading over the "
              "timed samples (median over the alternations); clock-normalised = ours / PyTorch x PyTorch's MHz / "
-             f"ours; capped: a side's SM MHz under {100 * CAPPED_BELOW:g}% of its maximum; start °C: the "
+             f"ours; capped: a side's SM MHz under {100 * CAPPED_BELOW:g}% of its maximum; W: the mean board power "
+             "over the timed samples (the energy counter; median over the alternations); start °C: the "
              "temperature each side's bursts started at; ours / PyTorch > 1: ours is faster. GPU: " +
              str(ours_ctx.get("gpu_name") or torch_ctx.get("gpu_name") or "?") +
              f"; cuBLAS ours {ours_ctx.get('cublas_version') or '?'}, PyTorch {torch_ctx.get('cublas_version') or '?'}"
              f" ({torch_ctx.get('library') or 'torch ?'}).", "",
              "| case | GEMM | ms | ours TFLOP/s | PyTorch TFLOP/s | ours / PyTorch | clock-normalised | SM MHz ours "
-             "| SM MHz PyTorch | capped | spread ours | spread PyTorch | start °C ours / PyTorch | kernel ours "
-             "| kernel PyTorch | note |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | --- | --- |"]
+             "| SM MHz PyTorch | capped | W ours / PyTorch | spread ours | spread PyTorch | start °C ours / PyTorch "
+             "| kernel ours | kernel PyTorch | note |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- "
+             "| --- | --- |"]
     for r in rows:
         tk = r["torch_kernel"] or ""
         if tk and tk == r["ours_kernel"]:
@@ -890,7 +936,8 @@ def render_parity(rows, runs, ours_ctx, torch_ctx, cooldown=None):
         lines.append(f"| {r['case']} | {r['what']} | {num(r['ms'], '.3f')} | {num(r['ours'], '.1f')} | "
                      f"{num(r['torch'], '.1f')} | {num(r['ratio'], '.3f')} | {num(r['norm_ratio'], '.3f')} | "
                      f"{num(r['ours_clock'], '.0f')} | {num(r['torch_clock'], '.0f')} | "
-                     f"{'capped' if r['capped'] else ''} | {pct(r['ours_spread'])} | {pct(r['torch_spread'])} | "
+                     f"{'capped' if r['capped'] else ''} | {power(r)} | {pct(r['ours_spread'])} | "
+                     f"{pct(r['torch_spread'])} | "
                      f"{start(r)} | {_cell(r['ours_kernel'] or '', 90)} | {_cell(tk, 90)} | {_cell(r['note'])} |")
     return lines + [""] + parity_summary(rows) + [""]
 
@@ -1164,7 +1211,7 @@ class QueuedSampler:
 
 def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=64, settle_s=0.3, probe=None,
              cool_down=None, min_hold_ms=0.5, warmup_s=0.0, plateau=None, graph=False, batch_turns=1,
-             before_warmup=None):
+             before_warmup=None, energy=None):
     """gpucheck's power burst (harness::power_burst), step by step as the engine runs it for
     bench_matmul's cublaslt and bench_attention's cases (engine.cpp measure(), core/src/
     measure.cpp run_sampling()): the device idle settle_s; warmup_calls untimed calls, each
@@ -1186,7 +1233,8 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     CUDA graph replays too (HeldSampler's graph; the plateau's always are). batch_turns: every
     batch a whole number of them (whole_turns), the copies a case's calls rotate over.
     before_warmup(), when given, runs after the settle and the cool-down, before the warm-up
-    (redraw_memory_state: the engine's groups).
+    (redraw_memory_state: the engine's groups). energy (an EnergyWindow), when given, is
+    started and stopped around the timed samples as the engine's record_power.
     A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
     milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
     torch.cuda.synchronize()
@@ -1209,7 +1257,11 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
         one_ms = sampler.sample_ms(1)
         batch = whole_turns(choose_batch(one_ms / 1e3, min_sample_ms / 1e3, 1, max_batch), batch_turns, max_batch)
         sampler.probe = probe
+        if energy is not None:
+            energy.start()
         times = [sampler.sample_ms(batch) / batch for _ in range(samples)]
+        if energy is not None:
+            energy.stop()
         retries, issue_us = sampler.retries, None
     else:
         queued = QueuedSampler(fn, graph=True)
@@ -1219,6 +1271,8 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
         times, t_start, retries = [], time.perf_counter(), 0
         while (step := plateau_next(time.perf_counter() - t_start, len(times), *plateau)) != "stop":
             queued.probe = probe if step == "count" else None
+            if step == "count" and energy is not None:
+                energy.start()
             ms = queued.sample_ms(batch) / batch
             if step == "count":
                 times.append(ms)
@@ -1226,6 +1280,8 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
                 batch = whole_turns(follow_batch(batch, ms / 1e3, PLATEAU_SAMPLE_MS / 1e3, 1, PLATEAU_MAX_BATCH),
                                     batch_turns, PLATEAU_MAX_BATCH)
         queued.drain()
+        if energy is not None:
+            energy.stop()
         issue_us = statistics.median(queued.issue_s) * 1e6
     cv = 100.0 * statistics.stdev(times) / statistics.mean(times) if len(times) > 1 else 0.0
     return statistics.median(times), batch, retries, cv, len(times), issue_us
@@ -1369,6 +1425,13 @@ class SmClock:
     def max_clock(self):
         """The SM clock's maximum (MHz; NVML_CLOCK_SM), as ours' context sm_clock_max_MHz."""
         return self._uint(self.lib.nvmlDeviceGetMaxClockInfo, 1)
+
+    def energy_J(self):
+        """The GPU's energy counter in joules since the driver loaded (nvmlDeviceGetTotalEnergy
+        Consumption, mJ), None where NVML gave none: the counter the harness's power_W reads."""
+        v = self.ct.c_ulonglong()
+        return v.value / 1e3 if self.lib.nvmlDeviceGetTotalEnergyConsumption(self.handle, self.ct.byref(v)) == 0 \
+            else None
 
     def power_temp(self):
         """(board power W, GPU temperature C) now, None where NVML gave none: the readings the
@@ -2000,19 +2063,21 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
         def burst(first):
             if clock is not None:
                 clock.readings = []
-            kw = dict(probe=probe, warmup_s=warm, plateau=plateau, **as_linear,
+            window = EnergyWindow(clock.energy_J) if clock is not None else None
+            kw = dict(probe=probe, warmup_s=warm, plateau=plateau, **as_linear, energy=window,
                       before_warmup=redraw_memory_state if groups > 1 else None)
             if not first:
                 kw["settle_s"] = 0.0  # the settle and the cool-down once, before the first group
             if gemm_parity:
                 kw.update(cool_down=None if plateau or not first else cool, min_hold_ms=PARITY_MIN_HOLD_MS)
-            return burst_ms(hold, fn, **kw), list(clock.readings) if clock is not None else []
-        (held, batch, retries, cv, samples, issue_us), spread, readings = burst_groups(groups, burst)
+            return burst_ms(hold, fn, **kw), (list(clock.readings) if clock is not None else [],
+                                              window.power_W() if window is not None else None)
+        (held, batch, retries, cv, samples, issue_us), spread, (readings, power_W) = burst_groups(groups, burst)
         if clock is not None:
             clock.readings = readings
     else:
         held, batch, retries, cv, samples, issue_us = held_ms(hold, fn), CALLS, 0, None, SAMPLES, None
-        spread = None
+        spread = power_W = None
     entry = {
         "name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
         "repetition_index": 0, "threads": 1, "iterations": batch * samples,
@@ -2035,6 +2100,8 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
     if clock is not None and clock.readings:
         entry["sm_clock_MHz"] = min(clock.readings)
         entry["sm_clock_mean_MHz"] = statistics.mean(clock.readings)
+    if power_W is not None:
+        entry["power_W"] = power_W  # the energy counter over the timed samples, as ours' power_W
     if gemm_parity and cool_result:
         entry["label"] += cooldown_note(*cool_result[0])
     old_rule = diagnose and name.startswith("matmul/cublaslt/") and name.split("/")[2] in ("bf16", "fp16")

@@ -282,12 +282,13 @@ class Files(unittest.TestCase):
                 with open(os.path.join(rd, "ours-squares.json"), "w") as f:
                     json.dump({"context": {"gpu_name": "NVIDIA H200", "cublas_version": "13.1.0",
                                            "sm_clock_max_MHz": "1980"},
-                               "benchmarks": [gb_entry(self.SQ, TFLOPS=o, sm_clock_mean_MHz=1800.0,
+                               "benchmarks": [gb_entry(self.SQ, TFLOPS=o, sm_clock_mean_MHz=1800.0, power_W=690.0 + 10 * i,
                                                        label="algo=1 kernel=nvjet_a cooldown=2.0s start=37C")]}, f)
                 with open(os.path.join(rd, "torch.json"), "w") as f:
                     json.dump({"context": {"library": "torch 2.11", "sm_clock_max_MHz": "1980"},
                                "benchmarks": [gb_entry(self.SQ, TFLOPS=t, sm_clock_mean_MHz=1890.0,
-                                                       label="torch.mm kernel=nvjet_a cooldown=1.0s start=38C")]}, f)
+                                                       label="torch.mm kernel=nvjet_a cooldown=1.0s start=38C",
+                                                       **({"power_W": 698.4} if i == 1 else {}))]}, f)
             with open(os.path.join(d, "run2", "ours-llm.json"), "w") as f:
                 f.write("{")  # not JSON: said under the table, the rest is shown
             text = tr.write_parity(d)
@@ -296,7 +297,7 @@ class Files(unittest.TestCase):
             self.assertIn("2 alternations", text)
             self.assertIn("GPUCHECK_COOLDOWN=power_W=150,temp_C=38,max_s=10", text)
             self.assertIn("| matmul/cublaslt/bf16/8192x8192x8192 | square | 0.010 | 710.0 | 700.0 | 1.014 | 1.065 | "
-                          "1800 | 1890 | capped | 2.8% | 0.6% | 37 / 38 | nvjet_a | (same) |  |", text)
+                          "1800 | 1890 | capped | 705 / 698 | 2.8% | 0.6% | 37 / 38 | nvjet_a | (same) |  |", text)
             self.assertIn("PASS same kernel on both sides", text)
             self.assertIn("Not compared: 1 of 2 rows: matmul/linear/bf16/1x6144x4096", text)
             self.assertIn("Not read: run2/ours-llm.json", text)
@@ -309,7 +310,7 @@ class Files(unittest.TestCase):
                 lines = f.read().splitlines()
             self.assertEqual(lines[0], ",".join(tr.PARITY_COLUMNS))
             self.assertTrue(lines[1].startswith(self.SQ + ",square,0.01,710.0,700.0,1.0142857142857142,"), lines[1])
-            self.assertIn(",1800.0,1890.0,True,", lines[1])
+            self.assertIn(",1800.0,1890.0,True,705.0,698.4,", lines[1])
             self.assertTrue(lines[2].startswith(self.ONE + ',"Llama-3 8B QKV, 1 token",,,,,'))
 
 

@@ -151,6 +151,30 @@ class Engine(unittest.TestCase):
         for bad in (0.0, -1e-6, float("nan"), float("inf")):
             self.assertIsNone(tr.fastest_group([5e-6, bad, 4e-6]), bad)
 
+    def test_mean_power_as_energy_cpp(self):
+        self.assertAlmostEqual(tr.mean_power_W(100.0, 156.0, 0.08), 700.0)
+        for start, end, seconds in ((None, 5.0, 1.0), (1.0, None, 1.0), (1.0, float("nan"), 1.0),
+                                    (float("inf"), 5.0, 1.0), (1.0, 5.0, 0.0), (1.0, 5.0, -1.0),
+                                    (1.0, 5.0, float("nan")), (1.0, 5.0, None), (5.0, 5.0, 1.0), (5.0, 1.0, 1.0)):
+            self.assertIsNone(tr.mean_power_W(start, end, seconds), (start, end, seconds))
+
+    def test_energy_window_keeps_its_first_mark_and_needs_both(self):
+        clock, joules = iter([10.0, 10.5, 10.6]), iter([1000.0, 9999.0, 1350.0])
+        w = tr.EnergyWindow(lambda: next(joules), lambda: next(clock))
+        self.assertIsNone(w.power_W())  # nothing marked
+        w.start()
+        self.assertIsNone(w.power_W())  # not stopped
+        w.stop()
+        w.start()  # a later start does not move the window
+        self.assertEqual(w.started, (10.0, 1000.0))
+        self.assertAlmostEqual(w.power_W(), (9999.0 - 1000.0) / 0.5)
+        w.stop()
+        self.assertAlmostEqual(w.power_W(), 350.0 / 0.6)
+        unread = tr.EnergyWindow(lambda: None, iter([0.0, 1.0]).__next__)
+        unread.start()
+        unread.stop()
+        self.assertIsNone(unread.power_W())  # NVML gave no counter
+
     def test_burst_groups_settle_once_and_report_the_fastest(self):
         calls, medians = [], iter([0.234, 0.2136, 0.2342])
 
@@ -368,6 +392,34 @@ class PlateauSampler(unittest.TestCase):
                     before_warmup=lambda: order.append(("redraw", cuda.eager)))
         self.assertEqual(order, [("cool", 0), ("redraw", 0)])  # no call of the case before either
         self.assertEqual(cuda.eager, 5 + 2)
+
+    def test_the_energy_window_spans_the_timed_samples_as_power_over(self):
+        import types
+        cuda = self.fake(16e-6)
+        hold = types.SimpleNamespace(cycles=lambda ms: int(ms * 1e6))
+        marks = []
+
+        class Window:
+            def start(self):
+                marks.append(("start", cuda.replays))
+
+            def stop(self):
+                marks.append(("stop", cuda.replays))
+        tr.burst_ms(hold, cuda.call, settle_s=0, graph=True, batch_turns=4, energy=Window())
+        # held: after the batch-sizing sample (the first capture's untimed replay and its own),
+        # around the 20 samples (the second capture and its untimed replay come with the first)
+        self.assertEqual(marks, [("start", 1 + 1), ("stop", 2 + 1 + 20)])
+        cuda = self.fake(15e-6)
+        marks.clear()
+        ms, batch, retries, cv, n, issue_us = tr.burst_ms(None, cuda.call, settle_s=0, plateau=(0.02, 0.04),
+                                                          energy=Window())
+        # a plateau: started before its first counted sample (each counted one calls start,
+        # which keeps the first mark), stopped once the last is drained
+        starts = [m for m in marks if m[0] == "start"]
+        self.assertEqual(len(starts), n)
+        self.assertEqual(marks[-1], ("stop", cuda.replays))
+        self.assertEqual(len(marks), n + 1)
+        self.assertEqual(starts[0][1], cuda.replays - n)  # the load's samples replayed before it
 
     def test_held_eager_samples_round_to_whole_turns_too(self):
         import types
