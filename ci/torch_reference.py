@@ -869,7 +869,8 @@ def parity_summary(rows, **limits):
 
 
 PARITY_COLUMNS = ("case", "what", "ms", "ours", "torch", "ratio", "norm_ratio", "ours_clock", "torch_clock", "capped",
-                  "ours_power", "torch_power", "ours_spread", "torch_spread", "ours_start_C", "torch_start_C", "ours_kernel", "torch_kernel", "note")
+                  "ours_power", "torch_power", "ours_spread", "torch_spread", "ours_start_C", "torch_start_C",
+                  "ours_kernel", "torch_kernel", "note")
 
 
 def parity_csv(rows):
