@@ -143,8 +143,8 @@ edit_tf32_8pct() {
 import pathlib
 p = pathlib.Path("benchmarks/bench_matmul.cpp"); s = p.read_text()
 anchors = {
-    "ctor": "    ws_ = harness::DeviceBuffer(kWorkspaceBytes);\n",
-    "run": "                                   ws_.get(), kWorkspaceBytes, s));\n",
+    "ctor": "    ws_ = harness::DeviceBuffer(workspace_bytes(c));\n",
+    "run": "                                   ws_.get(), ws_.bytes(), s));\n",
     "member": "  std::optional<kernel_name::Picked> kernel_;\n};\n",
 }
 for a in anchors.values():
@@ -159,7 +159,7 @@ s = s.replace(anchors["run"], anchors["run"] + '''    if (c_.dtype == DType::tf3
       GPUCHECK_CUBLAS(cublasLtMatrixLayoutCreate(&ld, types_.cd, rows, static_cast<std::uint64_t>(p_.n),
                                                  static_cast<std::int64_t>(rows)));
       const cublasStatus_t st = cublasLtMatmul(lt_, op_, &alpha, a_.get(), la, b_.get(), lb_, &beta, drill_d_.get(), ld,
-                                               drill_d_.get(), ld, nullptr, ws_.get(), kWorkspaceBytes, s);
+                                               drill_d_.get(), ld, nullptr, ws_.get(), ws_.bytes(), s);
       cublasLtMatrixLayoutDestroy(ld);
       cublasLtMatrixLayoutDestroy(la);
       GPUCHECK_CUBLAS(st);
