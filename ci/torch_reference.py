@@ -924,7 +924,9 @@ def render_parity(rows, runs, ours_ctx, torch_ctx, cooldown=None):
              "temperature each side's bursts started at; ours / PyTorch > 1: ours is faster. GPU: " +
              str(ours_ctx.get("gpu_name") or torch_ctx.get("gpu_name") or "?") +
              f"; cuBLAS ours {ours_ctx.get('cublas_version') or '?'}, PyTorch {torch_ctx.get('cublas_version') or '?'}"
-             f" ({torch_ctx.get('library') or 'torch ?'}).", "",
+             f" ({torch_ctx.get('library') or 'torch ?'}" +
+             (f", its GEMMs through {torch_ctx['blas_library']}" if torch_ctx.get("blas_library") not in (None, "?")
+              else "") + ").", "",
              "| case | GEMM | ms | ours TFLOP/s | PyTorch TFLOP/s | ours / PyTorch | clock-normalised | SM MHz ours "
              "| SM MHz PyTorch | capped | W ours / PyTorch | spread ours | spread PyTorch | start °C ours / PyTorch "
              "| kernel ours | kernel PyTorch | note |",
@@ -1763,7 +1765,8 @@ def linear_case(name, tag, M, N, K):
             what = "torch._scaled_mm(x, w.t(), bf16 out): cuBLASLt T,N m=N n=M k=K"
             calls = [scaled_mm(p, q) for p, q in pairs]
         else:
-            what = "F.linear(x, w): cuBLAS T,N m=N n=M k=K, fp32 accumulate"
+            lib = "cuBLASLt" if blas_library() == "cublaslt" else "cuBLAS"  # PyTorch's preferred library
+            what = f"F.linear(x, w): {lib} T,N m=N n=M k=K, fp32 accumulate"
             calls = [(lambda p=p, q=q: F.linear(p, q)) for p, q in pairs]
         if n > 1:
             what += f", copies={n}"
@@ -1948,6 +1951,16 @@ def library_versions():
     except Exception:
         pass
     return ctx
+
+
+def blas_library():
+    """PyTorch's preferred BLAS library for its GEMMs ("cublas", or "cublaslt" with
+    TORCH_BLAS_PREFER_CUBLASLT=1 or torch.backends.cuda.preferred_blas_library), or None."""
+    try:
+        b = torch.backends.cuda.preferred_blas_library()
+    except Exception:
+        return None
+    return str(getattr(b, "name", b)).lower()
 
 
 def skipped_entry(name, reason):
@@ -2181,13 +2194,15 @@ def main():
             "executable": "ci/torch_reference.py",
             "gpu_name": props.name,
             "library": "torch " + torch.__version__,
+            "blas_library": blas_library() or "?",
             "cuda_runtime": str(torch.version.cuda),
             "timing": f"held: {CALLS} calls queued behind torch.cuda._sleep, median of {SAMPLES} samples; "
                       "matmul and attention as gpucheck's power burst (0.3 s idle, 5 warm-up calls, one held call "
                       "sets the batch (samples of >= 0.5 ms, at most 64 calls), median of 20 held samples whose "
                       "hold is checked; F.linear rows: each sample one CUDA graph replay, every batch whole turns "
-                      "of the rotated copies; decode rows: the fastest of 5 such groups, each after a write and free "
-                      "of 256 MiB); on a non-blocking stream, as gpucheck's",
+                      f"of the rotated copies; rows of at most {LINEAR_GROUPS_MAX_TOKENS} tokens: the fastest of "
+                      f"{LINEAR_GROUPS} groups (bursts or plateaus), each after a write and free of "
+                      f"{REDRAW_BYTES >> 20} MiB); on a non-blocking stream, as gpucheck's",
         },
         "benchmarks": [],
     }

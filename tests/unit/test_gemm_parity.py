@@ -285,7 +285,7 @@ class Files(unittest.TestCase):
                                "benchmarks": [gb_entry(self.SQ, TFLOPS=o, sm_clock_mean_MHz=1800.0, power_W=690.0 + 10 * i,
                                                        label="algo=1 kernel=nvjet_a cooldown=2.0s start=37C")]}, f)
                 with open(os.path.join(rd, "torch.json"), "w") as f:
-                    json.dump({"context": {"library": "torch 2.11", "sm_clock_max_MHz": "1980"},
+                    json.dump({"context": {"library": "torch 2.11", "sm_clock_max_MHz": "1980", "blas_library": "cublas"},
                                "benchmarks": [gb_entry(self.SQ, TFLOPS=t, sm_clock_mean_MHz=1890.0,
                                                        label="torch.mm kernel=nvjet_a cooldown=1.0s start=38C",
                                                        **({"power_W": 698.4} if i == 1 else {}))]}, f)
@@ -295,6 +295,7 @@ class Files(unittest.TestCase):
             with open(os.path.join(d, "parity.md")) as f:
                 self.assertEqual(f.read(), text)
             self.assertIn("2 alternations", text)
+            self.assertIn("cuBLAS ours 13.1.0, PyTorch ? (torch 2.11, its GEMMs through cublas).", text)
             self.assertIn("GPUCHECK_COOLDOWN=power_W=150,temp_C=38,max_s=10", text)
             self.assertIn("| matmul/cublaslt/bf16/8192x8192x8192 | square | 0.010 | 710.0 | 700.0 | 1.014 | 1.065 | "
                           "1800 | 1890 | capped | 705 / 698 | 2.8% | 0.6% | 37 / 38 | nvjet_a | (same) |  |", text)

@@ -151,6 +151,19 @@ class Engine(unittest.TestCase):
         for bad in (0.0, -1e-6, float("nan"), float("inf")):
             self.assertIsNone(tr.fastest_group([5e-6, bad, 4e-6]), bad)
 
+    def test_blas_library_names_pytorchs_preferred_one(self):
+        import types
+        saved = tr.torch
+        try:
+            for got, want in ((types.SimpleNamespace(name="Cublaslt"), "cublaslt"), ("Cublas", "cublas")):
+                tr.torch = types.SimpleNamespace(backends=types.SimpleNamespace(
+                    cuda=types.SimpleNamespace(preferred_blas_library=lambda got=got: got)))
+                self.assertEqual(tr.blas_library(), want)
+            tr.torch = types.SimpleNamespace(backends=types.SimpleNamespace(cuda=types.SimpleNamespace()))
+            self.assertIsNone(tr.blas_library())  # an older torch without it
+        finally:
+            tr.torch = saved
+
     def test_mean_power_as_energy_cpp(self):
         self.assertAlmostEqual(tr.mean_power_W(100.0, 156.0, 0.08), 700.0)
         for start, end, seconds in ((None, 5.0, 1.0), (1.0, None, 1.0), (1.0, float("nan"), 1.0),
