@@ -403,17 +403,18 @@ harness::MeasureOptions measure_for(const GemmCase& c, const harness::Registry& 
   o.plan.batch_turns = copies;  // a graph replay ends where the next begins in the copies' rotation
   switch (c.load) {
     case Load::burst:
-      if (c.operands == matmul::Operands::linear && matmul::linear_plateau(c.m)) {
-        o = harness::power_plateau(o, matmul::kLinearPlateauLoadS, matmul::kLinearPlateauS);
-        o.groups = matmul::linear_groups(c.m);  // 128 tokens: half weight, the memory state drawn again
-        return o;
+      if (c.operands != matmul::Operands::linear) {
+        o = harness::power_burst(o);
+        break;
       }
-      o = harness::power_burst(o);
-      if (c.operands == matmul::Operands::linear) {
+      if (matmul::linear_plateau(c.m)) {
+        o = harness::power_plateau(o, matmul::kLinearPlateauLoadS, matmul::kLinearPlateauS);
+      } else {
+        o = harness::power_burst(o);
         o.plan.warmup_s = matmul::linear_warmup_s(c.m);  // decode: a busy card
-        o.groups = matmul::linear_groups(c.m);           // the memory state drawn again (matmul.hpp)
         o.graph = true;  // graph replays, as the plateau's: no launch path in a 13-60 us call (matmul.hpp)
       }
+      o.groups = matmul::linear_groups(c.m);  // up to 128 tokens: the memory state drawn again (matmul.hpp)
       break;
     case Load::sustained:
       o.plan.warmup_s = 1.0;
