@@ -169,9 +169,9 @@ def fastest_group(medians):
 
 def burst_groups(groups, burst):
     """The engine's MeasureOptions::groups: burst(first) `groups` times (first: True for the
-    first only, which settles and cools); each returns (burst_ms's tuple, its clock readings).
-    Returns the group of the lowest median per call as (tuple, spread, readings), spread None
-    for one group."""
+    first only, which settles and cools); each returns (burst_ms's tuple, what goes with that
+    group: time_case's clock readings and power). Returns the group of the lowest median per
+    call as (tuple, spread, what goes with it), spread None for one group."""
     runs = [burst(g == 0) for g in range(max(1, groups))]
     if len(runs) == 1:
         return runs[0][0], None, runs[0][1]
@@ -2068,7 +2068,7 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
         tokens = int(linear.group(1)) if linear else 0
         warm = linear_warmup_s(tokens) if linear else 0.0  # as bench_matmul's linear rows
         plateau = (LINEAR_PLATEAU_LOAD_S, LINEAR_PLATEAU_S) if linear and linear_plateau(tokens) else None
-        # F.linear rows as bench_matmul's: graph replays, whole turns of the copies, decode rows in groups
+        # F.linear rows as bench_matmul's: graph replays, whole turns of the copies, up to 128 tokens in groups
         as_linear = dict(graph=bool(linear), batch_turns=copies_of(what) if linear else 1)
         groups = linear_groups(tokens) if linear else 1
         cool = (lambda: cool_result.append(clock.cool_down())) if gemm_parity and clock is not None and clock.rule \

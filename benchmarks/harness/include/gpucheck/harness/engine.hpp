@@ -71,10 +71,11 @@ struct MeasureOptions {
   // it on its decode F.linear bursts too.
   bool graph = false;
   // Work that streams its operands from HBM and whose time follows a state of the card's
-  // memory that each write and free of other memory draws anew (bench_matmul's decode F.linear
-  // rows: matmul.hpp): this many groups, each after redraw_memory_state and with its own
-  // warm-up and samples; the group of the lowest median is the measurement (counters groups
-  // and group_spread_pct). The settle and the cool-down come once, before the first group.
+  // memory that each write and free of other memory draws anew (bench_matmul's F.linear rows
+  // of at most 128 tokens: matmul.hpp): this many groups, each after redraw_memory_state and
+  // with its own warm-up and samples; the group of the lowest median is the measurement
+  // (counters groups and group_spread_pct). The settle and the cool-down come once, before the
+  // first group.
   int groups = 1;
 };
 
