@@ -1121,32 +1121,21 @@ class HeldSampler:
         raise RuntimeError("the calls could not be queued inside the hold in 12 tries (host too slow?)")
 
 
-_capture_stream = None  # the process's one capture stream (capture_stream)
-
-
-def capture_stream():
-    """The side stream every capture of this process runs on, made once, as torch.cuda.graph's
-    own default capture stream is. A new stream a capture read PyTorch's split-K rows 5-6%
-    slower once an earlier row had run (bf16 1x4096x4096: 13.1-13.3 us against 12.3-12.5
-    alone or on one stream; 2026-12-04, one H200), a difference ours never has."""
-    global _capture_stream
-    if _capture_stream is None:
-        _capture_stream = torch.cuda.Stream()
-    return _capture_stream
-
-
 def capture_calls(fn, calls):
-    """A CUDA graph of `calls` calls of fn, as MeasureOptions::graph captures one: on the
-    process's capture stream (capture_stream) warmed by one call first, as PyTorch asks;
-    captured before any sample's events, so that the capture's host time is never timed
-    (torch.cuda.graph waits for the device)."""
-    side = capture_stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        fn()
-    torch.cuda.current_stream().wait_stream(side)
+    """A CUDA graph of `calls` calls of fn, as MeasureOptions::graph captures one: on the stream
+    the samples' events and replays run on (the current stream), as ours captures on the stream
+    it replays on (harness::capture_exec), warmed by one call first, as PyTorch asks; captured
+    before any sample's events, so that the capture's host time is never timed
+    (torch.cuda.graph waits for the device). Captured on a side stream of its own and replayed
+    on the samples' stream, as torch.cuda.graph's default is, PyTorch's rows read 0.3-0.6 us a
+    call slower than ours, the same kernel at the same clock and power: fp8 16x4096x4096 1.043
+    ours / PyTorch, bf16 128x6144x4096 1.023, bf16 128x4096x4096 1.026; captured here, 0.992,
+    1.008 and 0.995 (GPU-681a5772, 2026-12-04). Before that, a new side stream for each
+    capture had read the split-K decode rows 5-6% slower still."""
+    here = torch.cuda.current_stream()
+    fn()
     g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g, stream=side):
+    with torch.cuda.graph(g, stream=here):
         for _ in range(calls):
             fn()
     return g
@@ -1986,8 +1975,8 @@ class ProfileLater:
     --gemm-diagnostics: kernels_per_call_old_rule). Why later: so that no profiler session
     (Kineto leaves CUPTI loaded after one unless TEARDOWN_CUPTI=1, pytorch/pytorch issue 144455)
     runs in the process before a row is timed, as none runs before ours'. On an H200 this alone
-    did not move the split-K rows that read PyTorch 5-6% slower (1.051-1.061, 2026-12-04); one
-    capture stream a process did (capture_stream, docs/MATMUL.md)."""
+    did not move the split-K rows that read PyTorch 5-6% slower (1.051-1.061, 2026-12-04); the
+    capture stream did (capture_calls, docs/MATMUL.md)."""
 
     def __init__(self, name, what, entry, name_kernel=False, census=False, old_rule=False):
         self.name, self.what, self.entry = name, what, entry
