@@ -122,39 +122,77 @@ def linear_groups(tokens):
     return LINEAR_GROUPS if tokens <= LINEAR_GROUPS_MAX_TOKENS else 1
 
 
-def mean_power_W(start_J, end_J, seconds):
-    """energy.cpp mean_power_W: the mean power between two readings of the energy counter (J)
-    `seconds` apart; None where a reading is missing or not finite, the time not positive, or
-    the counter did not move (it updates less often than the stretch)."""
-    if any(v is None or not math.isfinite(v) for v in (start_J, end_J)):
-        return None
-    if seconds is None or not math.isfinite(seconds) or not seconds > 0 or not end_J > start_J:
-        return None
-    return (end_J - start_J) / seconds
+MAX_STEP_TIMING_FRACTION = 0.1  # energy.hpp kMaxStepTimingFraction
+
+
+class EnergySteps:
+    """energy.cpp's EnergySteps: NVML's energy counter moves in steps (every ~100 ms on an
+    H200), so the power is taken between the first and the last reading at which it had moved:
+    whole steps over their time. add(t, J) a reading (None or not finite: none; not later than
+    the last: skipped; lower than the last: a driver reload, no figure for the window);
+    power_W() None unless two moves were seen, each timed to within the gap since the reading
+    before it, the two gaps at most MAX_STEP_TIMING_FRACTION of the time between the moves."""
+
+    def __init__(self):
+        self.last = None  # (t, J) of the last reading
+        self.first_move = self.last_move = None  # (t, J, gap before it)
+        self.moves, self.broken = 0, False
+
+    def add(self, t, joules):
+        if joules is None or t is None or not math.isfinite(joules) or not math.isfinite(t):
+            return
+        if self.last is not None:
+            if not t > self.last[0]:
+                return
+            if joules < self.last[1]:
+                self.broken = True
+            elif joules > self.last[1]:
+                move = (t, joules, t - self.last[0])
+                self.first_move = self.first_move or move
+                self.last_move = move
+                self.moves += 1
+        self.last = (t, joules)
+
+    def power_W(self):
+        if self.broken or self.moves < 2:
+            return None
+        span = self.last_move[0] - self.first_move[0]
+        if not span > 0 or self.first_move[2] + self.last_move[2] > MAX_STEP_TIMING_FRACTION * span:
+            return None
+        return (self.last_move[1] - self.first_move[1]) / span
 
 
 class EnergyWindow:
     """The energy counter over a burst's timed samples, as the engine's power_over reads it:
-    start() where ours marks (held samples: after the one that sizes the batch; a plateau:
-    before its first counted sample; later calls keep the first mark), stop() once they are
-    done; power_W() their mean power (mean_power_W), None until both are marked. read_J: the
-    counter in joules (None when unread); now: seconds."""
+    start() where ours starts (held samples: after the one that sizes the batch; a plateau:
+    before its first counted sample; later calls keep the first start), read() once a timed
+    sample while its calls run, stop() once they are done; power_W() EnergySteps' figure over
+    those readings, None until stopped. read_J: the counter in joules (None when unread); now:
+    seconds."""
 
     def __init__(self, read_J, now=time.perf_counter):
         self.read_J, self.now = read_J, now
-        self.started = self.stopped = None
+        self.steps, self.stopped = None, False
+
+    def _read(self):
+        self.steps.add(self.now(), self.read_J())
 
     def start(self):
-        if self.started is None:
-            self.started = (self.now(), self.read_J())
+        if self.steps is None:
+            self.steps = EnergySteps()
+            self._read()
+
+    def read(self):
+        if self.steps is not None and not self.stopped:
+            self._read()
 
     def stop(self):
-        self.stopped = (self.now(), self.read_J())
+        if self.steps is not None and not self.stopped:
+            self._read()
+            self.stopped = True
 
     def power_W(self):
-        if self.started is None or self.stopped is None:
-            return None
-        return mean_power_W(self.started[1], self.stopped[1], self.stopped[0] - self.started[0])
+        return self.steps.power_W() if self.stopped else None
 
 
 def fastest_group(medians):
@@ -1201,6 +1239,19 @@ class QueuedSampler:
             slot.pending = False
 
 
+def probed(probe, energy):
+    """What runs once a timed sample while its calls run: probe() and the energy window's read,
+    as the engine's read_while_running reads the clock and the counter; None for neither."""
+    if energy is None:
+        return probe
+
+    def both():
+        if probe is not None:
+            probe()
+        energy.read()
+    return both
+
+
 def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=64, settle_s=0.3, probe=None,
              cool_down=None, min_hold_ms=0.5, warmup_s=0.0, plateau=None, graph=False, batch_turns=1,
              before_warmup=None, energy=None):
@@ -1248,7 +1299,7 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
                               graph=graph)
         one_ms = sampler.sample_ms(1)
         batch = whole_turns(choose_batch(one_ms / 1e3, min_sample_ms / 1e3, 1, max_batch), batch_turns, max_batch)
-        sampler.probe = probe
+        sampler.probe = probed(probe, energy)
         if energy is not None:
             energy.start()
         times = [sampler.sample_ms(batch) / batch for _ in range(samples)]
@@ -1262,7 +1313,7 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
                             PLATEAU_MAX_BATCH)
         times, t_start, retries = [], time.perf_counter(), 0
         while (step := plateau_next(time.perf_counter() - t_start, len(times), *plateau)) != "stop":
-            queued.probe = probe if step == "count" else None
+            queued.probe = probed(probe, energy) if step == "count" else None
             if step == "count" and energy is not None:
                 energy.start()
             ms = queued.sample_ms(batch) / batch

@@ -65,11 +65,25 @@ std::optional<double> mean_clock_MHz(const std::vector<unsigned>& readings) {
   return sum / n;
 }
 
-std::optional<double> mean_power_W(std::optional<double> start_J, std::optional<double> end_J, double seconds) {
-  if (!start_J || !end_J || !std::isfinite(*start_J) || !std::isfinite(*end_J)) return std::nullopt;
-  // A counter that did not move over a stretch of work updates less often than the stretch: no figure.
-  if (!(seconds > 0) || !std::isfinite(seconds) || !(*end_J > *start_J)) return std::nullopt;
-  return (*end_J - *start_J) / seconds;
+void EnergySteps::add(double t_s, std::optional<double> energy_J) {
+  if (!energy_J || !std::isfinite(*energy_J) || !std::isfinite(t_s)) return;
+  if (last_t_s_ && !(t_s > *last_t_s_)) return;  // not a later reading
+  if (last_J_ && *energy_J < *last_J_) broken_ = true;
+  if (last_J_ && *energy_J > *last_J_) {
+    const Move m{t_s, *energy_J, t_s - *last_t_s_};
+    if (!first_) first_ = m;
+    last_ = m;
+    ++moves_;
+  }
+  last_t_s_ = t_s;
+  last_J_ = energy_J;
+}
+
+std::optional<double> EnergySteps::power_W() const {
+  if (broken_ || moves_ < 2) return std::nullopt;
+  const double span_s = last_->t_s - first_->t_s;
+  if (!(span_s > 0) || first_->uncertainty_s + last_->uncertainty_s > kMaxStepTimingFraction * span_s) return std::nullopt;
+  return (last_->energy_J - first_->energy_J) / span_s;
 }
 
 std::optional<Cooldown> parse_cooldown(std::string_view spec, std::string* err) {

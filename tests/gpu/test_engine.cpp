@@ -66,6 +66,28 @@ TEST(Engine, APlateauQueuesFiveMillisecondSamplesAndCountsOnlyItsWindow) {
   EXPECT_EQ(cudaStreamQuery(dev.stream()), cudaSuccess);  // drained: nothing of the case still runs
 }
 
+// The energy counter moves in steps (every ~100 ms on an H200): a plateau of 0.5 s gives a power
+// between the readings where it moved, inside the card's limit (a plain difference over a
+// 0.4 s window read up to 922 W on a 700 W card); a 10 ms burst sees at most one step and
+// gives none (1,755 W before, 2026-12-04).
+TEST(Engine, PowerIsTakenOverTheCountersWholeStepsAndAShortBurstHasNone) {
+  GPUCHECK_REQUIRE_DEVICE();
+  harness::Device dev(Options{});
+  const Telemetry t = dev.read_power();
+  if (!t.energy_J) GTEST_SKIP() << "NVML gives no energy counter here: " << dev.nvml_note();
+  const harness::Work work = [](cudaStream_t s) { kernels::busy_wait(kWorkNs, s); };
+  const harness::Measurement m = harness::measure(dev, work, harness::power_plateau(harness::default_measure(dev), 0.05, 0.5));
+  ASSERT_TRUE(m.power_W.has_value()) << "0.5 s with a reading every 5 ms: at least two moves";
+  EXPECT_GT(*m.power_W, 10.0);
+  const double limit = dev.telemetry().power_limit_W.value_or(1000.0);
+  EXPECT_LT(*m.power_W, 1.05 * limit) << "limit " << limit << " W";
+  // 20 held samples of 0.6 ms: a figure only where the counter moved twice, timed tightly.
+  const harness::Measurement b = harness::measure(dev, work, harness::power_burst(quick_plan(dev, TimingMode::held)));
+  if (b.power_W) {
+    EXPECT_LT(*b.power_W, 1.05 * limit) << "a figure from one step only";
+  }
+}
+
 // A call whose host side is slow (100 us, half its device time): captured into a graph, that
 // host time must never be timed. Timed (the capture after the sample's start event, as before
 // 2026-12-03), the plateau's load read each new batch's calls 1.5x slower and shrank the batch.

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "gpucheck/core/contract.hpp"
@@ -56,27 +59,49 @@ TEST(BurstClock, TheMeanOfTheReadingsThatHaveOne) {
   EXPECT_DOUBLE_EQ(*gpucheck::energy::mean_clock_MHz({1980}), 1980.0);
 }
 
-TEST(BurstPower, TheCountersDeltaOverTheTime) {
-  EXPECT_DOUBLE_EQ(*gpucheck::energy::mean_power_W(1000.0, 1014.0, 0.02), 700.0);
-  EXPECT_DOUBLE_EQ(*gpucheck::energy::mean_power_W(0.0, 0.001, 1e-3), 1.0);
+// NVML's energy counter on an H200 moves every ~100 ms (72 J at ~700 W): the power is taken
+// between the readings at which it moved, not between the window's ends.
+gpucheck::energy::EnergySteps steps(std::initializer_list<std::pair<double, std::optional<double>>> readings) {
+  gpucheck::energy::EnergySteps e;
+  for (const auto& [t, J] : readings) e.add(t, J);
+  return e;
 }
 
-TEST(BurstPower, NoCounterAtEitherEndIsNoFigureNeverZero) {
-  EXPECT_FALSE(gpucheck::energy::mean_power_W(std::nullopt, 10.0, 0.1).has_value());
-  EXPECT_FALSE(gpucheck::energy::mean_power_W(10.0, std::nullopt, 0.1).has_value());
-  EXPECT_FALSE(gpucheck::energy::mean_power_W(std::nullopt, std::nullopt, 0.1).has_value());
+TEST(BurstPower, WholeStepsOverTheTimeBetweenTheReadingsThatSawThemMove) {
+  // 0.4 s read every 5 ms would be 81 readings; these are the ones that matter. The window's
+  // ends (0.000 and 0.400) hold 3 steps of 70 J, read as +-25% by a plain difference.
+  const auto e = steps({{0.000, 1000.0}, {0.095, 1000.0}, {0.100, 1070.0}, {0.195, 1070.0}, {0.200, 1140.0},
+                        {0.295, 1140.0}, {0.300, 1210.0}, {0.400, 1210.0}});
+  EXPECT_EQ(e.moves(), 3);
+  ASSERT_TRUE(e.power_W().has_value());
+  EXPECT_DOUBLE_EQ(*e.power_W(), 140.0 / 0.2);  // 700 W, where (1210 - 1000) / 0.4 reads 525
 }
 
-TEST(BurstPower, ACounterThatWentBackOrDidNotMoveIsNoFigure) {
-  EXPECT_FALSE(gpucheck::energy::mean_power_W(5000.0, 12.0, 0.1).has_value());   // a driver reload (or a wrap)
-  EXPECT_FALSE(gpucheck::energy::mean_power_W(5000.0, 5000.0, 0.1).has_value());  // updates slower than the stretch
+TEST(BurstPower, FewerThanTwoMovesIsNoFigureNeverZero) {
+  EXPECT_FALSE(steps({}).power_W().has_value());
+  EXPECT_FALSE(steps({{0.0, 5.0}, {0.01, 5.0}}).power_W().has_value());               // a 10 ms burst: no step
+  EXPECT_FALSE(steps({{0.0, 5.0}, {0.005, 5.0}, {0.01, 77.0}}).power_W().has_value());  // one step: 14,400 W
+  EXPECT_FALSE(steps({{0.0, std::nullopt}, {0.1, std::nullopt}, {0.2, std::nullopt}}).power_W().has_value());
 }
 
-TEST(BurstPower, AStretchThatIsNotAPositiveTimeOrAValueNotFiniteIsNoFigure) {
-  for (const double s : {0.0, -0.1, kNaN, kInf})
-    EXPECT_FALSE(gpucheck::energy::mean_power_W(1.0, 2.0, s).has_value()) << s;
-  EXPECT_FALSE(gpucheck::energy::mean_power_W(kNaN, 2.0, 0.1).has_value());
-  EXPECT_FALSE(gpucheck::energy::mean_power_W(1.0, kInf, 0.1).has_value());
+TEST(BurstPower, AMoveTimedLooselyAgainstTheStretchIsNoFigure) {
+  // The readings 30 ms apart around moves 100 ms apart: up to 60% off; 5 ms apart: within 10%.
+  EXPECT_FALSE(steps({{0.00, 0.0}, {0.03, 70.0}, {0.10, 70.0}, {0.13, 140.0}}).power_W().has_value());
+  const auto tight = steps({{0.000, 0.0}, {0.005, 70.0}, {0.100, 70.0}, {0.105, 140.0}});
+  ASSERT_TRUE(tight.power_W().has_value());
+  EXPECT_DOUBLE_EQ(*tight.power_W(), 700.0);
+  // Gaps of 6 + 6 ms around moves 100 ms apart: 12% of the stretch, past the 10%.
+  EXPECT_FALSE(steps({{0.000, 0.0}, {0.006, 70.0}, {0.100, 70.0}, {0.106, 140.0}}).power_W().has_value());
+}
+
+TEST(BurstPower, ACounterThatWentBackOrAValueNotFiniteOrOutOfOrder) {
+  // A driver reload within the window: no figure for it, whatever moves follow.
+  EXPECT_FALSE(steps({{0.0, 5000.0}, {0.005, 5070.0}, {0.1, 12.0}, {0.105, 82.0}, {0.2, 152.0}}).power_W().has_value());
+  // NaN and infinite readings, and a reading not later than the last, are skipped.
+  const auto e = steps({{0.000, 0.0}, {0.005, 70.0}, {0.05, kNaN}, {0.06, kInf}, {kNaN, 500.0},
+                        {0.004, 900.0}, {0.100, 70.0}, {0.105, 140.0}});
+  ASSERT_TRUE(e.power_W().has_value());
+  EXPECT_DOUBLE_EQ(*e.power_W(), 700.0);
 }
 
 TEST(PrecisionCounters, AreOursAndNeverTheRatesAPersonReads) {

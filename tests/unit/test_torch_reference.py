@@ -164,27 +164,52 @@ class Engine(unittest.TestCase):
         finally:
             tr.torch = saved
 
-    def test_mean_power_as_energy_cpp(self):
-        self.assertAlmostEqual(tr.mean_power_W(100.0, 156.0, 0.08), 700.0)
-        for start, end, seconds in ((None, 5.0, 1.0), (1.0, None, 1.0), (1.0, float("nan"), 1.0),
-                                    (float("inf"), 5.0, 1.0), (1.0, 5.0, 0.0), (1.0, 5.0, -1.0),
-                                    (1.0, 5.0, float("nan")), (1.0, 5.0, None), (5.0, 5.0, 1.0), (5.0, 1.0, 1.0)):
-            self.assertIsNone(tr.mean_power_W(start, end, seconds), (start, end, seconds))
+    @staticmethod
+    def steps(readings):
+        e = tr.EnergySteps()
+        for t, joules in readings:
+            e.add(t, joules)
+        return e
 
-    def test_energy_window_keeps_its_first_mark_and_needs_both(self):
-        clock, joules = iter([10.0, 10.5, 10.6]), iter([1000.0, 9999.0, 1350.0])
+    def test_energy_steps_as_energy_cpp(self):
+        # test_precision.cpp's BurstPower cases, one for one
+        self.assertEqual(tr.MAX_STEP_TIMING_FRACTION, 0.1)
+        e = self.steps([(0.000, 1000.0), (0.095, 1000.0), (0.100, 1070.0), (0.195, 1070.0), (0.200, 1140.0),
+                        (0.295, 1140.0), (0.300, 1210.0), (0.400, 1210.0)])
+        self.assertEqual(e.moves, 3)
+        self.assertAlmostEqual(e.power_W(), 140.0 / 0.2)
+        for readings in ([], [(0.0, 5.0), (0.01, 5.0)], [(0.0, 5.0), (0.005, 5.0), (0.01, 77.0)],
+                         [(0.0, None), (0.1, None), (0.2, None)],
+                         [(0.00, 0.0), (0.03, 70.0), (0.10, 70.0), (0.13, 140.0)],
+                         [(0.000, 0.0), (0.006, 70.0), (0.100, 70.0), (0.106, 140.0)],
+                         [(0.0, 5000.0), (0.005, 5070.0), (0.1, 12.0), (0.105, 82.0), (0.2, 152.0)]):
+            self.assertIsNone(self.steps(readings).power_W(), readings)
+        self.assertAlmostEqual(self.steps([(0.000, 0.0), (0.005, 70.0), (0.100, 70.0), (0.105, 140.0)]).power_W(), 700.0)
+        nan, inf = float("nan"), float("inf")
+        e = self.steps([(0.000, 0.0), (0.005, 70.0), (0.05, nan), (0.06, inf), (nan, 500.0), (0.004, 900.0),
+                        (0.100, 70.0), (0.105, 140.0)])
+        self.assertAlmostEqual(e.power_W(), 700.0)
+
+    def test_energy_window_reads_between_start_and_stop_and_keeps_its_first_start(self):
+        clock = iter([0.0, 0.005, 0.1, 0.105, 0.2])
+        joules = iter([0.0, 70.0, 70.0, 140.0, 140.0])
         w = tr.EnergyWindow(lambda: next(joules), lambda: next(clock))
-        self.assertIsNone(w.power_W())  # nothing marked
+        w.read()  # before the start: not read
+        self.assertIsNone(w.power_W())
         w.start()
+        w.start()  # a later start reads nothing and keeps the window
+        w.read()
+        w.read()
         self.assertIsNone(w.power_W())  # not stopped
+        w.read()
         w.stop()
-        w.start()  # a later start does not move the window
-        self.assertEqual(w.started, (10.0, 1000.0))
-        self.assertAlmostEqual(w.power_W(), (9999.0 - 1000.0) / 0.5)
+        self.assertAlmostEqual(w.power_W(), 700.0)
+        w.read()  # after the stop: not read (the clock has nothing left)
         w.stop()
-        self.assertAlmostEqual(w.power_W(), 350.0 / 0.6)
-        unread = tr.EnergyWindow(lambda: None, iter([0.0, 1.0]).__next__)
+        self.assertAlmostEqual(w.power_W(), 700.0)
+        unread = tr.EnergyWindow(lambda: None, iter([0.0, 0.1, 0.2]).__next__)
         unread.start()
+        unread.read()
         unread.stop()
         self.assertIsNone(unread.power_W())  # NVML gave no counter
 
@@ -416,22 +441,29 @@ class PlateauSampler(unittest.TestCase):
             def start(self):
                 marks.append(("start", cuda.replays))
 
+            def read(self):
+                marks.append(("read", cuda.replays))
+
             def stop(self):
                 marks.append(("stop", cuda.replays))
         tr.burst_ms(hold, cuda.call, settle_s=0, graph=True, batch_turns=4, energy=Window())
         # held: after the batch-sizing sample (the first capture's untimed replay and its own),
-        # around the 20 samples (the second capture and its untimed replay come with the first)
-        self.assertEqual(marks, [("start", 1 + 1), ("stop", 2 + 1 + 20)])
+        # a read in each of the 20 samples, the stop after them (the second capture and its
+        # untimed replay come with the first)
+        self.assertEqual(marks[0], ("start", 1 + 1))
+        self.assertEqual([m[0] for m in marks[1:-1]], ["read"] * 20)
+        self.assertEqual(marks[-1], ("stop", 2 + 1 + 20))
         cuda = self.fake(15e-6)
         marks.clear()
         ms, batch, retries, cv, n, issue_us = tr.burst_ms(None, cuda.call, settle_s=0, plateau=(0.02, 0.04),
                                                           energy=Window())
         # a plateau: started before its first counted sample (each counted one calls start,
-        # which keeps the first mark), stopped once the last is drained
+        # which keeps the first mark) and read in each, stopped once the last is drained
         starts = [m for m in marks if m[0] == "start"]
         self.assertEqual(len(starts), n)
+        self.assertEqual(len([m for m in marks if m[0] == "read"]), n)
         self.assertEqual(marks[-1], ("stop", cuda.replays))
-        self.assertEqual(len(marks), n + 1)
+        self.assertEqual(len(marks), 2 * n + 1)
         self.assertEqual(starts[0][1], cuda.replays - n)  # the load's samples replayed before it
 
     def test_held_eager_samples_round_to_whole_turns_too(self):

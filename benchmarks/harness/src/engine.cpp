@@ -191,11 +191,11 @@ class GpuSource final : public SampleSource {
     slots_[0].pending = slots_[1].pending = false;
   }
 
-  // The plateau's counted samples start here: the clock readings and the energy mark too.
+  // The plateau's counted samples start here: the clock readings and the energy's too.
   void counting_starts() override {
     if (!o_.record_power) return;
     clock_MHz_.clear();
-    timed_from_ = energy_now();
+    start_energy();
   }
 
   double host_reference(const Clock& clock) override {
@@ -207,30 +207,32 @@ class GpuSource final : public SampleSource {
 
   // record_power, called as soon as sampling returned: what the card did during the timed
   // samples. They run from the end of the first sample (run_sampling's calibration of the
-  // batch, untimed, never clock-read), or from counting_starts on a plateau, to now; two
-  // energy readings in all, so that reading the counter adds no gap between the samples.
-  void power_over(Measurement& m) const {
-    if (!o_.record_power || !timed_from_) return;
+  // batch, untimed, never clock-read), or from counting_starts on a plateau, to now. The
+  // energy counter is read there, at each sample while its work runs (as the clock, so that
+  // no reading adds a gap between samples) and now: energy::EnergySteps.
+  void power_over(Measurement& m) {
+    if (!o_.record_power || !energy_) return;
     m.sm_clock_mean_MHz = energy::mean_clock_MHz(clock_MHz_);
-    const EnergyMark z = energy_now();
-    m.power_W = energy::mean_power_W(timed_from_->energy_J, z.energy_J, z.t_s - timed_from_->t_s);
+    read_energy();
+    m.power_W = energy_->power_W();
   }
 
  private:
-  struct EnergyMark {
-    double t_s = 0;
-    std::optional<double> energy_J;
-  };
-  EnergyMark energy_now() const { return EnergyMark{SteadyClock().now_s(), dev_.read_power().energy_J}; }
+  void start_energy() {
+    energy_.emplace();
+    read_energy();
+  }
+  void read_energy() { energy_->add(SteadyClock().now_s(), dev_.read_power().energy_J); }
   void read_while_running(Sample& s) {
     s.clock = dev_.read_clock();
     if (o_.record_power && s.clock) clock_MHz_.push_back(s.clock->sm_clock_MHz);
+    if (o_.record_power && energy_) read_energy();
     if (o_.during_sample) o_.during_sample();
   }
   // After a sample's work completed, outside its timing: the first sample's end is where the
   // timed samples start.
   void mark_end() {
-    if (o_.record_power && !timed_from_) timed_from_ = energy_now();
+    if (o_.record_power && !energy_) start_energy();
   }
   // MeasureOptions::graph (held and queued modes, one lane): a sample's calls are one CUDA
   // graph, captured once per batch size. The capture comes before the sample's start event:
@@ -327,7 +329,7 @@ class GpuSource final : public SampleSource {
   GraphExec graph_;  // MeasureOptions::graph: one sample's calls, for graph_batch_ of them
   int graph_batch_ = 0;
   std::vector<unsigned> clock_MHz_;       // record_power: every reading, all during timed samples
-  std::optional<EnergyMark> timed_from_;  // record_power: the energy counter at the calibration's end
+  std::optional<energy::EnergySteps> energy_;  // record_power: the counter's readings from the calibration's end
 };
 
 // GPUCHECK_COOLDOWN's rule (energy::parse_cooldown), read once. One that does not parse fails

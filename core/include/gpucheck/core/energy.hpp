@@ -49,12 +49,33 @@ bool summarize(const std::vector<Reading>& readings, double burst_s, double stea
 // The mean of the SM clock readings taken while the samples ran; a reading of 0 is no reading
 // (NVML did not say). nullopt without any reading.
 std::optional<double> mean_clock_MHz(const std::vector<unsigned>& readings);
-// The mean power over a stretch of `seconds`: the energy counter's difference between its ends
-// over that time (NVML's instantaneous power lags by hundreds of milliseconds). nullopt, never
-// 0, when the counter is absent at either end, went back (a driver reload; the 64-bit mJ counter
-// does not wrap in practice, and a wrap would look the same) or did not move (it updates less
-// often than the stretch lasted), a value is not finite, or the stretch is not a positive time.
-std::optional<double> mean_power_W(std::optional<double> start_J, std::optional<double> end_J, double seconds);
+// The mean power over the timed samples, from NVML's energy counter, which moves in steps: on
+// an H200 it changed every 100 ms (96.9-102.6 ms under a bf16 GEMM's load, 72 J a step at
+// 692 W; 2026-12-04). Two readings around a stretch of 0.4 s count 3 or 4 of those steps
+// (+-25%: 917 W read on a 700 W card), and around a burst's 10 ms none or one (1,755 W). So
+// the counter is read at the window's start, once a sample while the work runs, and at its
+// end, and the power is taken between the first and the last reading at which it had moved:
+// whole steps over their time. Each such time is known to within the gap since the reading
+// before it; where those two gaps add up to more than kMaxStepTimingFraction of the stretch
+// between the two moves, or fewer than two moves were seen, there is no figure (never 0).
+inline constexpr double kMaxStepTimingFraction = 0.1;
+class EnergySteps {
+ public:
+  // A reading at t_s (seconds, increasing); an absent or non-finite counter is no reading.
+  // A counter lower than the last reading (a driver reload) leaves no figure for the window.
+  void add(double t_s, std::optional<double> energy_J);
+  std::optional<double> power_W() const;
+  int moves() const { return moves_; }
+
+ private:
+  struct Move {
+    double t_s, energy_J, uncertainty_s;
+  };
+  std::optional<double> last_t_s_, last_J_;
+  std::optional<Move> first_, last_;
+  int moves_ = 0;
+  bool broken_ = false;
+};
 
 // Before a power burst, the card back near idle (opt-in, the environment variable
 // GPUCHECK_COOLDOWN; ci/gemm_parity.sh sets it for both sides, ci/torch_reference.py reads the
