@@ -405,6 +405,7 @@ harness::MeasureOptions measure_for(const GemmCase& c, const harness::Registry& 
     case Load::burst:
       if (c.operands != matmul::Operands::linear) {
         o = harness::power_burst(o);
+        o.groups = matmul::burst_groups(c);  // a B read from HBM: the memory state drawn again (matmul.hpp)
         break;
       }
       if (matmul::linear_plateau(c.m)) {
@@ -465,6 +466,7 @@ void register_cases(harness::Registry& r) {
     hc.rates = {harness::tflops(c.flops())};
     hc.measure = std::move(measure);
     if (c.operands == matmul::Operands::linear) hc.method = matmul::kLinearMethod;
+    else if (matmul::weight_bound(c)) hc.method = matmul::kWeightBoundMethod;
     if (c.load == Load::burn) hc.setup = [c, &dev, &lt] { return std::make_unique<BurnGemm>(c, dev, lt.get()); };
     else hc.setup = [c, &dev, &lt] { return std::make_unique<Gemm>(c, dev, lt.get()); };
     r.add(std::move(hc));

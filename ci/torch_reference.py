@@ -87,6 +87,7 @@ LINEAR_METHOD = 7  # matmul/linear: the counter `method`, as bench_matmul's (kLi
 LINEAR_GROUPS = 5  # rows of at most LINEAR_GROUPS_MAX_TOKENS: groups timed, the fastest reported (kLinearGroups)
 LINEAR_GROUPS_MAX_TOKENS = 128  # (kLinearGroupsMaxTokens)
 REDRAW_BYTES = 256 << 20  # ... each after a write and free of this much device memory (harness kRedrawBytes)
+WEIGHT_BOUND_METHOD = 2  # matmul/cublaslt bursts of at most LINEAR_WARM_MAX_TOKENS rows of A (kWeightBoundMethod)
 
 
 # ---- Pure helpers: no torch, tested by tests/unit/test_torch_reference.py -------------------
@@ -106,6 +107,14 @@ def linear_copies(operand_bytes, l2_bytes):
     if operand_bytes <= PLACEMENT_COPIES_BYTES // MIN_LINEAR_COPIES:
         n = max(n, MIN_LINEAR_COPIES)
     return n
+
+
+def weight_bound(name):
+    """Whether `name` is a cuBLASLt burst whose A has at most LINEAR_WARM_MAX_TOKENS rows (M):
+    its B read from HBM once a call, as a decode row's weight, so timed in LINEAR_GROUPS groups
+    with method WEIGHT_BOUND_METHOD (matmul.hpp, weight_bound)."""
+    m = re.fullmatch(r"matmul/cublaslt/[^/]+/(\d+)x\d+x\d+", name)
+    return bool(m) and int(m.group(1)) <= LINEAR_WARM_MAX_TOKENS
 
 
 def linear_warmup_s(tokens):
@@ -2110,7 +2119,7 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
         plateau = (LINEAR_PLATEAU_LOAD_S, LINEAR_PLATEAU_S) if linear and linear_plateau(tokens) else None
         # F.linear rows as bench_matmul's: graph replays, whole turns of the copies, up to 128 tokens in groups
         as_linear = dict(graph=bool(linear), batch_turns=copies_of(what) if linear else 1)
-        groups = linear_groups(tokens) if linear else 1
+        groups = linear_groups(tokens) if linear else LINEAR_GROUPS if weight_bound(name) else 1
         cool = (lambda: cool_result.append(clock.cool_down())) if gemm_parity and clock is not None and clock.rule \
             else None
 
@@ -2141,6 +2150,8 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
     }
     if name.startswith("matmul/linear/"):
         entry["method"] = LINEAR_METHOD  # timed as ours: gpucheck compare lines the two up
+    elif weight_bound(name):
+        entry["method"] = WEIGHT_BOUND_METHOD
     if not gemm_parity:
         per_call = per_call_ms(fn)
         entry["per_call_" + counter] = amount / per_call / per_ms

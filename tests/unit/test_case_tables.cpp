@@ -416,5 +416,26 @@ TEST(CaseTables, LinearRowsRotateCopiesDecodeRowsWarmUpLargerRowsTimeThePlateau)
   }
 }
 
+// A cuBLASLt burst whose A has at most 16 rows reads its B from HBM like a decode row: timed
+// in the decode rows' groups, with a method of its own; nothing else changes.
+TEST(CaseTables, WeightBoundBurstsAreTimedInGroupsWithTheirOwnMethod) {
+  using matmul::GemmCase;
+  using matmul::Load;
+  using matmul::Operands;
+  const GemmCase gemv{DType::bf16, 16, 28672, 8192};
+  EXPECT_TRUE(matmul::weight_bound(gemv));
+  EXPECT_EQ(matmul::burst_groups(gemv), matmul::kLinearGroups);
+  EXPECT_EQ(matmul::kWeightBoundMethod, 2);
+  EXPECT_TRUE(matmul::weight_bound(GemmCase{DType::fp16, 1, 4096, 4096}));
+  for (const GemmCase& other : {GemmCase{DType::bf16, 17, 28672, 8192},             // one row past
+                                GemmCase{DType::bf16, 8192, 8192, 8192},            // a square
+                                GemmCase{DType::bf16, 16, 28672, 8192, Load::sustained},
+                                GemmCase{DType::bf16, 16, 28672, 8192, Load::burn},
+                                GemmCase{DType::bf16, 16, 28672, 8192, Load::burst, Operands::linear}}) {
+    EXPECT_FALSE(matmul::weight_bound(other)) << other.name();
+    EXPECT_EQ(matmul::burst_groups(other), 1) << other.name();
+  }
+}
+
 }  // namespace
 }  // namespace gpucheck

@@ -140,6 +140,16 @@ class Engine(unittest.TestCase):
             self.assertEqual(tr.linear_plateau(tokens), plateau, tokens)
             self.assertEqual(tr.linear_groups(tokens), groups, tokens)
 
+    def test_weight_bound_bursts_as_matmul_hpp(self):
+        # matmul.hpp weight_bound / burst_groups / kWeightBoundMethod (test_case_tables.cpp)
+        self.assertEqual(tr.WEIGHT_BOUND_METHOD, 2)
+        for name, bound in (("matmul/cublaslt/bf16/16x28672x8192", True), ("matmul/cublaslt/fp16/1x4096x4096", True),
+                            ("matmul/cublaslt/bf16/17x28672x8192", False), ("matmul/cublaslt/bf16/8192x8192x8192", False),
+                            ("matmul/cublaslt_sustained/bf16/16x28672x8192", False),
+                            ("matmul/linear/bf16/16x28672x8192", False), ("matmul/cublaslt/bf16/16x28672", False),
+                            ("attention/flash/fp16/b4h16s4096d128", False)):
+            self.assertEqual(tr.weight_bound(name), bound, name)
+
     def test_fastest_group_as_measure_cpp(self):
         # tests/unit/test_measure.cpp's figures, one for one
         index, spread = tr.fastest_group([234.2e-6, 213.6e-6, 234.0e-6, 213.8e-6, 213.7e-6])
