@@ -1286,7 +1286,8 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     batch a whole number of them (whole_turns), the copies a case's calls rotate over.
     before_warmup(), when given, runs after the settle and the cool-down, before the warm-up
     (redraw_memory_state: the engine's groups). energy (an EnergyWindow), when given, is
-    started and stopped around the timed samples as the engine's record_power.
+    started and stopped around the timed samples and read once a timed sample while its calls
+    run (probed), as the engine's record_power.
     A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
     milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
     torch.cuda.synchronize()
