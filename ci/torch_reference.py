@@ -1249,8 +1249,10 @@ class QueuedSampler:
 
 
 def probed(probe, energy):
-    """What runs once a timed sample while its calls run: probe() and the energy window's read,
-    as the engine's read_while_running reads the clock and the counter; None for neither."""
+    """What runs once a plateau's counted sample while the queue runs: probe() and the energy
+    window's read, as the engine's read_while_running reads the clock and, queued, the counter
+    (about 4 ms a reading on an H200: between held samples it would idle the card that much
+    longer, so a burst reads the counter at its ends only); None for neither."""
     if energy is None:
         return probe
 
@@ -1286,8 +1288,8 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     batch a whole number of them (whole_turns), the copies a case's calls rotate over.
     before_warmup(), when given, runs after the settle and the cool-down, before the warm-up
     (redraw_memory_state: the engine's groups). energy (an EnergyWindow), when given, is
-    started and stopped around the timed samples and read once a timed sample while its calls
-    run (probed), as the engine's record_power.
+    started and stopped around the timed samples and, on a plateau, read once a counted sample
+    while the queue runs (probed), as the engine's record_power.
     A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
     milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
     torch.cuda.synchronize()
@@ -1309,7 +1311,7 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
                               graph=graph)
         one_ms = sampler.sample_ms(1)
         batch = whole_turns(choose_batch(one_ms / 1e3, min_sample_ms / 1e3, 1, max_batch), batch_turns, max_batch)
-        sampler.probe = probed(probe, energy)
+        sampler.probe = probe  # no energy reading between held samples: engine.cpp's power_over says why
         if energy is not None:
             energy.start()
         times = [sampler.sample_ms(batch) / batch for _ in range(samples)]

@@ -68,8 +68,8 @@ TEST(Engine, APlateauQueuesFiveMillisecondSamplesAndCountsOnlyItsWindow) {
 
 // The energy counter moves in steps (every ~100 ms on an H200): a plateau of 0.5 s gives a power
 // between the readings where it moved, inside the card's limit (a plain difference over a
-// 0.4 s window read up to 922 W on a 700 W card); a 10 ms burst sees at most one step and
-// gives none (1,755 W before, 2026-12-04).
+// 0.4 s window read up to 922 W on a 700 W card); a burst sees at most one step between its
+// two readings and gives none (1,755 W before, 2026-12-04).
 TEST(Engine, PowerIsTakenOverTheCountersWholeStepsAndAShortBurstHasNone) {
   GPUCHECK_REQUIRE_DEVICE();
   harness::Device dev(Options{});
@@ -81,11 +81,10 @@ TEST(Engine, PowerIsTakenOverTheCountersWholeStepsAndAShortBurstHasNone) {
   EXPECT_GT(*m.power_W, 10.0);
   const double limit = dev.telemetry().power_limit_W.value_or(1000.0);
   EXPECT_LT(*m.power_W, 1.05 * limit) << "limit " << limit << " W";
-  // 20 held samples of 0.6 ms: a figure only where the counter moved twice, timed tightly.
+  // 20 held samples: the counter is read at their ends only (a reading's ~4 ms would idle the
+  // card between held samples), so it moves at most once in between: no figure.
   const harness::Measurement b = harness::measure(dev, work, harness::power_burst(quick_plan(dev, TimingMode::held)));
-  if (b.power_W) {
-    EXPECT_LT(*b.power_W, 1.05 * limit) << "a figure from one step only";
-  }
+  EXPECT_FALSE(b.power_W.has_value()) << *b.power_W << " W";
 }
 
 // A call whose host side is slow (100 us, half its device time): captured into a graph, that

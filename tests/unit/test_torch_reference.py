@@ -458,11 +458,9 @@ class PlateauSampler(unittest.TestCase):
                 marks.append(("stop", cuda.replays))
         tr.burst_ms(hold, cuda.call, settle_s=0, graph=True, batch_turns=4, energy=Window())
         # held: after the batch-sizing sample (the first capture's untimed replay and its own),
-        # a read in each of the 20 samples, the stop after them (the second capture and its
-        # untimed replay come with the first)
-        self.assertEqual(marks[0], ("start", 1 + 1))
-        self.assertEqual([m[0] for m in marks[1:-1]], ["read"] * 20)
-        self.assertEqual(marks[-1], ("stop", 2 + 1 + 20))
+        # the stop after the 20 samples (the second capture and its untimed replay come with
+        # the first); no read between them (a reading's ~4 ms would idle the card between samples)
+        self.assertEqual(marks, [("start", 1 + 1), ("stop", 2 + 1 + 20)])
         cuda = self.fake(15e-6)
         marks.clear()
         ms, batch, retries, cv, n, issue_us = tr.burst_ms(None, cuda.call, settle_s=0, plateau=(0.02, 0.04),

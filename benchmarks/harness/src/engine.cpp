@@ -208,8 +208,12 @@ class GpuSource final : public SampleSource {
   // record_power, called as soon as sampling returned: what the card did during the timed
   // samples. They run from the end of the first sample (run_sampling's calibration of the
   // batch, untimed, never clock-read), or from counting_starts on a plateau, to now. The
-  // energy counter is read there, at each sample while its work runs (as the clock, so that
-  // no reading adds a gap between samples) and now: energy::EnergySteps.
+  // energy counter is read there and now, and on a plateau at each sample while the queue
+  // runs (energy::EnergySteps). One reading takes about 4 ms of host time on an H200 (246 a
+  // second idle, 470 in 2 s under load; 2026-12-04): queued samples run two deep, so the card
+  // works on while it is read, but a held sample's host time is the card's idle time before
+  // the next one, and 4 ms more of it would cool a burst. A burst (10-100 ms of samples) sees
+  // the counter move at most once and so has no figure.
   void power_over(Measurement& m) {
     if (!o_.record_power || !energy_) return;
     m.sm_clock_mean_MHz = energy::mean_clock_MHz(clock_MHz_);
@@ -226,7 +230,7 @@ class GpuSource final : public SampleSource {
   void read_while_running(Sample& s) {
     s.clock = dev_.read_clock();
     if (o_.record_power && s.clock) clock_MHz_.push_back(s.clock->sm_clock_MHz);
-    if (o_.record_power && energy_) read_energy();
+    if (o_.record_power && energy_ && o_.mode == TimingMode::queued) read_energy();  // see power_over
     if (o_.during_sample) o_.during_sample();
   }
   // After a sample's work completed, outside its timing: the first sample's end is where the
