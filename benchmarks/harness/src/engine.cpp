@@ -226,7 +226,10 @@ class GpuSource final : public SampleSource {
     energy_.emplace();
     read_energy();
   }
-  void read_energy() { energy_->add(SteadyClock().now_s(), dev_.read_power().energy_J); }
+  void read_energy() {  // the time once the reading is back (arguments' order is unspecified)
+    const std::optional<double> joules = dev_.read_power().energy_J;
+    energy_->add(SteadyClock().now_s(), joules);
+  }
   void read_while_running(Sample& s) {
     s.clock = dev_.read_clock();
     if (o_.record_power && s.clock) clock_MHz_.push_back(s.clock->sm_clock_MHz);
