@@ -183,8 +183,9 @@ class EnergyWindow:
         self.read_J, self.now = read_J, now
         self.steps, self.stopped = None, False
 
-    def _read(self):
-        self.steps.add(self.now(), self.read_J())
+    def _read(self):  # the time once the reading is back, as the engine's read_energy
+        joules = self.read_J()
+        self.steps.add(self.now(), joules)
 
     def start(self):
         if self.steps is None:
