@@ -405,7 +405,6 @@ harness::MeasureOptions measure_for(const GemmCase& c, const harness::Registry& 
     case Load::burst:
       if (c.operands != matmul::Operands::linear) {
         o = harness::power_burst(o);
-        o.groups = matmul::burst_groups(c);  // a B read from HBM: the memory state drawn again (matmul.hpp)
         break;
       }
       if (matmul::linear_plateau(c.m)) {
@@ -415,7 +414,6 @@ harness::MeasureOptions measure_for(const GemmCase& c, const harness::Registry& 
         o.plan.warmup_s = matmul::linear_warmup_s(c.m);  // decode: a busy card
         o.graph = true;  // graph replays, as the plateau's: no launch path in a 13-60 us call (matmul.hpp)
       }
-      o.groups = matmul::linear_groups(c.m);  // up to 128 tokens: the memory state drawn again (matmul.hpp)
       break;
     case Load::sustained:
       o.plan.warmup_s = 1.0;
@@ -430,6 +428,7 @@ harness::MeasureOptions measure_for(const GemmCase& c, const harness::Registry& 
       o.plan.stop.target_cv = o.plan.stop.target_rel_ci = 0;
       break;
   }
+  o.groups = matmul::case_groups(c);  // a weight read from HBM: the memory state drawn again (matmul.hpp)
   return o;
 }
 

@@ -174,8 +174,8 @@ class EnergySteps:
 class EnergyWindow:
     """The energy counter over a burst's timed samples, as the engine's power_over reads it:
     start() where ours starts (held samples: after the one that sizes the batch; a plateau:
-    before its first counted sample; later calls keep the first start), read() once a timed
-    sample while its calls run, stop() once they are done; power_W() EnergySteps' figure over
+    before its first counted sample; later calls keep the first start), read() once a plateau's
+    counted sample while the queue runs (probed), stop() once they are done; power_W() EnergySteps' figure over
     those readings, None until stopped. read_J: the counter in joules (None when unread); now:
     seconds."""
 

@@ -137,7 +137,12 @@ inline constexpr int kWeightBoundMethod = 2;
 inline bool weight_bound(const GemmCase& c) {
   return c.operands != Operands::linear && c.load == Load::burst && c.m <= kLinearWarmMaxTokens;
 }
-inline int burst_groups(const GemmCase& c) { return weight_bound(c) ? kLinearGroups : 1; }
+// The groups a case is timed in (MeasureOptions::groups): an F.linear row's linear_groups, a
+// weight-bound burst's kLinearGroups, else 1.
+inline int case_groups(const GemmCase& c) {
+  if (c.operands == Operands::linear) return linear_groups(c.m);
+  return weight_bound(c) ? kLinearGroups : 1;
+}
 // At least this many copies, each its own allocation, where they fit in kPlacementCopiesBytes:
 // a weight that the L2 partly holds reads faster or slower with where it landed (over 4 copies,
 // 1x6144x4096's five placements ran within 1.1%; an H200, 2026-12-03). The larger weights'

@@ -424,16 +424,21 @@ TEST(CaseTables, WeightBoundBurstsAreTimedInGroupsWithTheirOwnMethod) {
   using matmul::Operands;
   const GemmCase gemv{DType::bf16, 16, 28672, 8192};
   EXPECT_TRUE(matmul::weight_bound(gemv));
-  EXPECT_EQ(matmul::burst_groups(gemv), matmul::kLinearGroups);
+  EXPECT_EQ(matmul::case_groups(gemv), matmul::kLinearGroups);
   EXPECT_EQ(matmul::kWeightBoundMethod, 2);
   EXPECT_TRUE(matmul::weight_bound(GemmCase{DType::fp16, 1, 4096, 4096}));
   for (const GemmCase& other : {GemmCase{DType::bf16, 17, 28672, 8192},             // one row past
                                 GemmCase{DType::bf16, 8192, 8192, 8192},            // a square
                                 GemmCase{DType::bf16, 16, 28672, 8192, Load::sustained},
-                                GemmCase{DType::bf16, 16, 28672, 8192, Load::burn},
-                                GemmCase{DType::bf16, 16, 28672, 8192, Load::burst, Operands::linear}}) {
+                                GemmCase{DType::bf16, 16, 28672, 8192, Load::burn}}) {
     EXPECT_FALSE(matmul::weight_bound(other)) << other.name();
-    EXPECT_EQ(matmul::burst_groups(other), 1) << other.name();
+    EXPECT_EQ(matmul::case_groups(other), 1) << other.name();
+  }
+  // An F.linear row is not weight-bound (its own method); its groups are linear_groups'.
+  for (const std::int64_t tokens : {16, 128, 129}) {
+    const GemmCase linear{DType::bf16, tokens, 28672, 8192, Load::burst, Operands::linear};
+    EXPECT_FALSE(matmul::weight_bound(linear)) << linear.name();
+    EXPECT_EQ(matmul::case_groups(linear), matmul::linear_groups(tokens)) << linear.name();
   }
 }
 

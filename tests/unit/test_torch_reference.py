@@ -141,7 +141,7 @@ class Engine(unittest.TestCase):
             self.assertEqual(tr.linear_groups(tokens), groups, tokens)
 
     def test_weight_bound_bursts_as_matmul_hpp(self):
-        # matmul.hpp weight_bound / burst_groups / kWeightBoundMethod (test_case_tables.cpp)
+        # matmul.hpp weight_bound / case_groups / kWeightBoundMethod (test_case_tables.cpp)
         self.assertEqual(tr.WEIGHT_BOUND_METHOD, 2)
         for name, bound in (("matmul/cublaslt/bf16/16x28672x8192", True), ("matmul/cublaslt/fp16/1x4096x4096", True),
                             ("matmul/cublaslt/bf16/17x28672x8192", False), ("matmul/cublaslt/bf16/8192x8192x8192", False),

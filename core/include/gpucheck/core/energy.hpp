@@ -52,9 +52,10 @@ std::optional<double> mean_clock_MHz(const std::vector<unsigned>& readings);
 // The mean power over the timed samples, from NVML's energy counter, which moves in steps: on
 // an H200 it changed every 100 ms (96.9-102.6 ms under a bf16 GEMM's load, 72 J a step at
 // 692 W; 2026-12-04). Two readings around a stretch of 0.4 s count 3 or 4 of those steps
-// (+-25%: 917 W read on a 700 W card), and around a burst's 10 ms none or one (1,755 W). So
-// the counter is read at the window's start, once a sample while the work runs, and at its
-// end, and the power is taken between the first and the last reading at which it had moved:
+// (+-25%: 922 W read on a 700 W card), and around a burst's 10 ms none or one (1,755 W). So
+// the counter is read at the window's start and end, and between them as often as the caller
+// can (the engine: once a plateau's sample), and the power is taken between the first and the
+// last reading at which it had moved:
 // whole steps over their time. Each such time is known to within the gap since the reading
 // before it; where those two gaps add up to more than kMaxStepTimingFraction of the stretch
 // between the two moves, or fewer than two moves were seen, there is no figure (never 0).
