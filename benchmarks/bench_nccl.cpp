@@ -289,6 +289,7 @@ harness::MeasureOptions measure_for(const CollectiveCase& c, const harness::Regi
   if (!job.failed()) o.lanes = job.lanes();
   o.agree = job.agreement();
   o.wait = job.waiter();
+  o.graph = t.graph;  // one rank's short calls (core: kCollectiveGraphMaxBytes)
   return o;
 }
 
@@ -330,6 +331,7 @@ void register_cases(harness::Registry& r, NcclJob& job) {
     const auto bytes = static_cast<double>(k.bytes);
     hc.rates = {{contract::counter::algbw_GBps, bytes, 1e9}, {contract::counter::busbw_GBps, bytes * busbw_factor(c.coll, n), 1e9}};
     hc.measure = measure_for(c, r, job);
+    hc.method = collective_timing(c, n, hc.measure.plan).method;
     hc.setup = [&job, c, copies]() -> std::unique_ptr<harness::Op> {
       job.throw_if_failed();  // set-up failed, or a watchdog aborted the communicators
       std::unique_ptr<harness::Op> op;

@@ -165,6 +165,8 @@ CollectiveTiming collective_timing(const CollectiveCase& c, int nranks, const Sa
     t.plan.max_batch = std::max(defaults.max_batch, t.plan.min_batch);
   } else {
     t.mode = collective_moves_data(c.in_place, nranks) ? TimingMode::held : TimingMode::per_call;
+    t.graph = t.mode == TimingMode::held && c.bytes <= kCollectiveGraphMaxBytes;
+    if (t.graph) t.method = kCollectiveGraphMethod;
   }
   return t;
 }

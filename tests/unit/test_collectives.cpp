@@ -369,6 +369,22 @@ TEST(Collectives, TimingOneRankIsDeviceTime) {
   EXPECT_EQ(collective_timing({Collective::all_reduce, false, GiB}, 1, d).plan.stop.min_samples, 5);
 }
 
+TEST(Collectives, OneRanksShortCallsAreGraphReplaysWithTheirOwnMethod) {
+  SamplingPlan d;
+  const CollectiveTiming t = collective_timing({Collective::all_reduce, false, MiB}, 1, d);
+  EXPECT_TRUE(t.graph);
+  EXPECT_EQ(t.method, kCollectiveGraphMethod);
+  EXPECT_EQ(kCollectiveGraphMethod, 2);
+  EXPECT_TRUE(collective_timing({Collective::all_gather, false, 8 * MiB}, 1, d).graph);  // the boundary
+  for (const CollectiveTiming& other : {collective_timing({Collective::all_reduce, false, 8 * MiB + 1}, 1, d),
+                                        collective_timing({Collective::all_reduce, false, 64 * MiB}, 1, d),
+                                        collective_timing({Collective::all_reduce, true, MiB}, 1, d),  // per call
+                                        collective_timing({Collective::all_reduce, false, MiB}, 2, d)}) {
+    EXPECT_FALSE(other.graph);
+    EXPECT_EQ(other.method, 1);
+  }
+}
+
 TEST(Collectives, ParseEnvInt) {
   EXPECT_EQ(parse_env_int("60", 1, 1 << 20), 60);
   EXPECT_EQ(parse_env_int("0", 0, 10), 0);
