@@ -83,7 +83,7 @@ PLATEAU_MAX_BATCH = 1024  # ... and at most this many calls (kPlateauMaxBatch)
 MAX_LINEAR_COPIES = 8  # matmul/linear: most copies of the operands rotated over (kMaxLinearCopies)
 MIN_LINEAR_COPIES = 4  # ... and least, where they fit (kMinLinearCopies)
 PLACEMENT_COPIES_BYTES = 8 << 30  # ... in this many bytes (kPlacementCopiesBytes)
-LINEAR_METHOD = 7  # matmul/linear: the counter `method`, as bench_matmul's (kLinearMethod)
+LINEAR_METHOD = 8  # matmul/linear: the counter `method`, as bench_matmul's (kLinearMethod)
 LINEAR_GROUPS = 5  # rows of at most LINEAR_GROUPS_MAX_TOKENS: groups timed, the fastest reported (kLinearGroups)
 LINEAR_GROUPS_MAX_TOKENS = 128  # (kLinearGroupsMaxTokens)
 REDRAW_BYTES = 256 << 20  # ... each after a write and free of this much device memory (harness kRedrawBytes)
@@ -174,7 +174,7 @@ class EnergySteps:
 class EnergyWindow:
     """The energy counter over a burst's timed samples, as the engine's power_over reads it:
     start() where ours starts (held samples: after the one that sizes the batch; a plateau:
-    before its first counted sample; later calls keep the first start), read() once a plateau's
+    before its first counted sample; later calls keep the first start), read() during a plateau's
     counted sample while the queue runs (probed), stop() once they are done; power_W() EnergySteps' figure over
     those readings, None until stopped. read_J: the counter in joules (None when unread); now:
     seconds."""
@@ -203,6 +203,32 @@ class EnergyWindow:
 
     def power_W(self):
         return self.steps.power_W() if self.stopped else None
+
+
+class ReadPacer:
+    """energy.hpp's ReadPacer: a plateau's readings while its queued samples run (probe() and
+    the energy counter) are taken only once the host has spent, since the last one ended, at
+    least as long as that one took, so that NVML has at most half the host's time (read every
+    sample, they took longer than a sample runs, and the card idled between samples). took()
+    with a time not finite, or an end before its start, forgets the last reading."""
+
+    def __init__(self):
+        self.last_end = None
+        self.last_took = 0.0
+
+    def due(self, now):
+        if self.last_end is None:
+            return True
+        return not (now - self.last_end < self.last_took)  # a NaN now reads
+
+    def took(self, start, end):
+        if not (math.isfinite(start) and math.isfinite(end)) or end < start:
+            self.last_end = None
+            return
+        self.last_end, self.last_took = end, end - start
+
+    def reset(self):
+        self.last_end = None
 
 
 def fastest_group(medians):
@@ -722,7 +748,7 @@ def _side(results, name):
     """One side's figures for `name` over the alternations: TFLOP/s, ms, the mean SM clock,
     kernels, cool-downs (cooldown_from_label) and the first skip reason."""
     got = {"tflops": [], "ms": [], "clock": [], "power": [], "kernels": [], "cooldowns": [], "issue_us": [],
-           "batch": [], "method": [], "skipped": None}
+           "batch": [], "method": [], "fill": [], "skipped": None}
     for res in results:
         r = res.get(name)
         if r is None:
@@ -737,6 +763,7 @@ def _side(results, name):
         got["issue_us"].append(metric_of(r, "issue_us"))
         got["batch"].append(metric_of(r, "batch"))
         got["method"].append(metric_of(r, "method"))
+        got["fill"].append(plateau_fill(name, metric_of(r, "samples"), metric_of(r, "batch"), got["ms"][-1]))
         got["kernels"].append(kernel_from_label(r["label"]))
         got["cooldowns"].append(cooldown_from_label(r["label"]))
     return got
@@ -774,6 +801,34 @@ def host_bound_note(who, issue_us, ms):
     if issue_us is None or ms is None or not ms > 0 or issue_us < HOST_BOUND_AT * ms * 1e3:
         return None
     return f"host-bound ({who}: queues a call in {issue_us:.1f} us, runs it in {ms * 1e3:.1f})"
+
+
+IDLE_BELOW = 0.95  # a plateau row's side idled when its counted samples filled less of the window
+
+
+def plateau_fill(name, samples, batch, ms, window_s=LINEAR_PLATEAU_S):
+    """How much of a plateau's counted window (window_s) a row's samples filled: samples x batch
+    x ms a call. Counted samples are those that start in the window, so a card kept busy fills
+    it (a little over 1); a host that fell behind the queue (readings every sample that took
+    longer than a sample: energy.hpp ReadPacer) left it idle between samples, and the row read
+    faster for it (the card cooler). Rows timed on one plateau only (F.linear rows of more than
+    LINEAR_GROUPS_MAX_TOKENS tokens: a grouped row's samples are its fastest group's); None
+    otherwise or when a figure is unknown."""
+    linear = re.fullmatch(r"matmul/linear/[^/]+/(\d+)x\d+x\d+", name)
+    if not linear or int(linear.group(1)) <= LINEAR_GROUPS_MAX_TOKENS:
+        return None
+    if any(v is None or not math.isfinite(v) or not v > 0 for v in (samples, batch, ms)):
+        return None
+    return samples * batch * ms / (window_s * 1e3)
+
+
+def idle_note(who, fills):
+    """The note for a plateau row a side idled on in some run (plateau_fill under IDLE_BELOW):
+    the least fill over the runs. None when every known fill is at or over it."""
+    low = _min_known(*fills)
+    if low is None or low >= IDLE_BELOW:
+        return None
+    return f"idle ({who}: its counted samples filled {100 * low:.0f}% of the window)"
 
 
 def timed_apart_note(ours_batch, torch_batch, ours_method, torch_method):
@@ -817,6 +872,9 @@ def parity_rows(names, ours_runs, torch_runs, ours_max_MHz=None, torch_max_MHz=N
             fed = host_bound_note(who, _median(side["issue_us"]), _min_known(_median(o["ms"]), _median(t["ms"])))
             if fed:
                 notes.append(fed)
+            idle = idle_note(who, side["fill"])
+            if idle:
+                notes.append(idle)
         if ov is not None and tv is not None:
             apart = timed_apart_note(_median(o["batch"]), _median(t["batch"]), _median(o["method"]),
                                      _median(t["method"]))
@@ -1196,8 +1254,8 @@ class QueuedSampler:
     idles between samples. A batch that changes waits for the old sample and starts afresh.
     graph: each sample's calls are one CUDA graph, captured once per batch size and replayed
     (MeasureOptions::graph, as power_plateau sets it): Python's ~12 us a call to queue an
-    F.linear no longer bounds a 15 us call. probe(), when set, runs once per sample while its
-    calls run."""
+    F.linear no longer bounds a 15 us call. probe(), when set, runs while a sample's calls run,
+    when its ReadPacer says it is due (every second sample or so)."""
 
     class _Slot:
         def __init__(self):
@@ -1207,6 +1265,7 @@ class QueuedSampler:
 
     def __init__(self, fn, probe=None, graph=False):
         self.fn, self.probe, self.graph = fn, probe, graph
+        self.pacer = ReadPacer()  # probe() when due, as the engine's read_while_running
         self.slots, self.oldest = [self._Slot(), self._Slot()], 0
         self.issue_s = []  # host time per call to queue each sample's calls
         self.captured, self.captured_calls = None, 0
@@ -1237,7 +1296,10 @@ class QueuedSampler:
             self._enqueue(old, calls)
         self._enqueue(self.slots[1 - self.oldest], calls)
         if self.probe:
-            self.probe()
+            t0 = time.perf_counter()
+            if self.pacer.due(t0):
+                self.probe()
+                self.pacer.took(t0, time.perf_counter())
         old.stop.synchronize()
         old.pending = False
         self.oldest = 1 - self.oldest
@@ -1250,8 +1312,9 @@ class QueuedSampler:
 
 
 def probed(probe, energy):
-    """What runs once a plateau's counted sample while the queue runs: probe() and the energy
-    window's read, as the engine's read_while_running reads the clock and, queued, the counter
+    """What runs during a plateau's counted sample while the queue runs, when its ReadPacer says
+    it is due: probe() and the energy window's read, as the engine's read_while_running reads
+    the clock and, queued, the counter
     (about 4 ms a reading on an H200: between held samples it would idle the card that much
     longer, so a burst reads the counter at its ends only); None for neither."""
     if energy is None:
@@ -1289,8 +1352,8 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
     batch a whole number of them (whole_turns), the copies a case's calls rotate over.
     before_warmup(), when given, runs after the settle and the cool-down, before the warm-up
     (redraw_memory_state: the engine's groups). energy (an EnergyWindow), when given, is
-    started and stopped around the timed samples and, on a plateau, read once a counted sample
-    while the queue runs (probed), as the engine's record_power.
+    started and stopped around the timed samples and, on a plateau, read during counted samples
+    while the queue runs, as paced (probed, ReadPacer), as the engine's record_power.
     A burst because a 600+ TFLOP/s kernel draws past the power limit within tens of
     milliseconds: timed back to back instead, it reads 5-7% lower after the first samples."""
     torch.cuda.synchronize()
@@ -1326,6 +1389,8 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
                             PLATEAU_MAX_BATCH)
         times, t_start, retries = [], time.perf_counter(), 0
         while (step := plateau_next(time.perf_counter() - t_start, len(times), *plateau)) != "stop":
+            if step == "count" and queued.probe is None:  # the counted samples start: engine counting_starts
+                queued.pacer.reset()
             queued.probe = probed(probe, energy) if step == "count" else None
             if step == "count" and energy is not None:
                 energy.start()

@@ -97,14 +97,16 @@ inline constexpr int kMaxLinearCopies = 8;
 // PyTorch's pick without split-K; with them, the same kernel, 1.008 (an H200, 2026-12-04).
 // At 16x4096x4096 ours still runs the same kernel 0.35 us a call faster (7 us); not explained.
 inline constexpr std::size_t kLinearFp8WorkspaceBytes = std::size_t{1} << 20;
-// The F.linear rows' way of measuring (the counter `method`, on both sides of the parity): 7
-// since the rows of 128 tokens are timed in groups too and the fp8 rows run as
+// The F.linear rows' way of measuring (the counter `method`, on both sides of the parity): 8
+// since a plateau's clock and energy readings are paced (energy::ReadPacer: read every sample,
+// they left the card idle between samples; 2026-12-04); 7: the rows of 128 tokens timed in
+// groups too and the fp8 rows run as
 // torch._scaled_mm (6: the decode rows in kLinearGroups groups, the fastest reported; 5: their
 // held samples graph replays, every batch whole turns of the copies, at least 4 copies; 4: the
 // plateau's samples graph replays; 3: rows of more than 16 tokens timed on the plateau; 2: the
 // rotated copies and the decode rows' warm-up; 2026-12-03/04), so that no comparison or
 // history series spans a change.
-inline constexpr int kLinearMethod = 7;
+inline constexpr int kLinearMethod = 8;
 // Decode rows stream their weights from HBM, and that read runs at one of two speeds that the
 // card's memory state decides, the same for every buffer, whatever the process: each write and
 // free of other memory draws it anew, and it holds until the next (an H200, 2026-12-04: 1x57344x8192

@@ -79,6 +79,20 @@ void EnergySteps::add(double t_s, std::optional<double> energy_J) {
   last_J_ = energy_J;
 }
 
+bool ReadPacer::due(double now_s) const {
+  if (!last_end_s_) return true;
+  return !(now_s - *last_end_s_ < last_took_s_);  // a non-finite now reads
+}
+
+void ReadPacer::took(double start_s, double end_s) {
+  if (!std::isfinite(start_s) || !std::isfinite(end_s) || end_s < start_s) {
+    last_end_s_.reset();
+    return;
+  }
+  last_end_s_ = end_s;
+  last_took_s_ = end_s - start_s;
+}
+
 std::optional<double> EnergySteps::power_W() const {
   if (broken_ || moves_ < 2) return std::nullopt;
   const double span_s = last_->t_s - first_->t_s;

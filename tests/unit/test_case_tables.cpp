@@ -395,7 +395,7 @@ TEST(CaseTables, LinearRowsRotateCopiesDecodeRowsWarmUpLargerRowsTimeThePlateau)
   EXPECT_EQ(matmul::kMinLinearCopies, 4);
   EXPECT_EQ(matmul::kPlacementCopiesBytes, 8 * kGiB);
   EXPECT_EQ(matmul::kLinearWarmupS, 0.2);
-  EXPECT_EQ(matmul::kLinearMethod, 7);
+  EXPECT_EQ(matmul::kLinearMethod, 8);
   EXPECT_EQ(matmul::kLinearGroups, 5);
   EXPECT_EQ(matmul::kLinearGroupsMaxTokens, 128);
   EXPECT_EQ(matmul::kLinearFp8WorkspaceBytes, kMiB);  // torch._scaled_mm's (PyTorch 2.11)

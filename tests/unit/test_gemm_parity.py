@@ -190,6 +190,43 @@ class HostBound(unittest.TestCase):
                          "host-bound (PyTorch: queues a call in 11.6 us, runs it in 15.0)")
 
 
+class Idle(unittest.TestCase):
+    ROW = "matmul/linear/bf16/1024x4096x4096"
+
+    def test_the_fill_of_a_plateaus_window(self):
+        # 65 samples of 108 calls of 49.9 us in 0.4 s: 88% (GPU-4c0d3cfe, ours, read every sample)
+        self.assertAlmostEqual(tr.plateau_fill(self.ROW, 65, 108, 0.0499), 65 * 108 * 0.0499 / 400)
+        self.assertAlmostEqual(tr.plateau_fill(self.ROW, 10, 4, 10.0, window_s=0.4), 1.0)
+        for name in ("matmul/linear/bf16/128x4096x4096",  # grouped: its samples are a group's
+                     "matmul/linear/bf16/16x4096x4096", "matmul/cublaslt/bf16/8192x8192x8192", "attention/x"):
+            self.assertIsNone(tr.plateau_fill(name, 65, 108, 0.05), name)
+        self.assertIsNotNone(tr.plateau_fill("matmul/linear/fp8e4m3/129x4096x4096", 65, 108, 0.05))
+        for bad in ((None, 108, 0.05), (65, None, 0.05), (65, 108, None), (0, 108, 0.05), (65, 108, math.nan),
+                    (65, 108, -1.0), (math.inf, 108, 0.05)):
+            self.assertIsNone(tr.plateau_fill(self.ROW, *bad), bad)
+
+    def test_a_side_that_idled_in_any_run_is_named_with_its_least_fill(self):
+        self.assertEqual(tr.IDLE_BELOW, 0.95)
+        self.assertIsNone(tr.idle_note("ours", [1.02, 0.95, None]))  # the boundary: not idle
+        self.assertEqual(tr.idle_note("ours", [1.02, 0.949, 0.7, None]),
+                         "idle (ours: its counted samples filled 70% of the window)")
+        self.assertIsNone(tr.idle_note("PyTorch", []))
+        self.assertIsNone(tr.idle_note("PyTorch", [None, math.nan]))
+
+    def test_the_row_notes_it(self):
+        def side(samples):
+            out = []
+            for n in samples:
+                r = run(690.0, 1600, "a", ms=0.0499)
+                r["values"][0].update(samples=n, batch=108)
+                out.append({self.ROW: r})
+            return out
+        r = tr.parity_rows([self.ROW], side((76, 75, 77)), side((76, 60, 75)), 1980.0, 1980.0)[0]
+        self.assertEqual(r["note"], "idle (PyTorch: its counted samples filled 81% of the window)")
+        self.assertEqual(tr.parity_rows([self.ROW], side((76, 75, 77)), side((75, 76, 74)), 1980.0, 1980.0)[0]["note"],
+                         "")
+
+
 class TimedApart(unittest.TestCase):
     ROW = "matmul/linear/bf16/128x6144x4096"
 

@@ -3,6 +3,7 @@
 // over a power burst's timed samples (sm_clock_mean_MHz, power_W).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <limits>
@@ -102,6 +103,69 @@ TEST(BurstPower, ACounterThatWentBackOrAValueNotFiniteOrOutOfOrder) {
                         {0.004, 900.0}, {0.100, 70.0}, {0.105, 140.0}});
   ASSERT_TRUE(e.power_W().has_value());
   EXPECT_DOUBLE_EQ(*e.power_W(), 700.0);
+}
+
+TEST(PlateauReadings, DueOnceTheHostSpentAsLongAsTheLastReadingTook) {
+  gpucheck::energy::ReadPacer p;
+  EXPECT_TRUE(p.due(0.0));  // the first
+  p.took(0.000, 0.006);
+  EXPECT_FALSE(p.due(0.006));
+  EXPECT_FALSE(p.due(0.0119));
+  EXPECT_TRUE(p.due(0.012));  // the boundary: as long again
+  p.took(0.012, 0.013);       // a short one: due soon after
+  EXPECT_FALSE(p.due(0.0135));
+  EXPECT_TRUE(p.due(0.014));
+  p.reset();
+  EXPECT_TRUE(p.due(0.0131));
+}
+
+TEST(PlateauReadings, ATimeNotFiniteOrAnEndBeforeItsStartForgetsTheLastReading) {
+  for (const auto& [start, end] : {std::pair{0.0, kNaN}, std::pair{kNaN, 0.1}, std::pair{0.0, kInf}, std::pair{0.2, 0.1}}) {
+    gpucheck::energy::ReadPacer p;
+    p.took(0.0, 0.05);
+    EXPECT_FALSE(p.due(0.06));
+    p.took(start, end);
+    EXPECT_TRUE(p.due(0.06)) << start << " " << end;
+  }
+  gpucheck::energy::ReadPacer p;
+  p.took(0.0, 0.05);
+  EXPECT_TRUE(p.due(kNaN));  // a clock that says nothing reads rather than never again
+}
+
+// The engine's queued mode as a model: two samples in flight; each turn queues one, takes the
+// readings when due (read_s of host), then waits for the oldest. The fraction of the window the
+// card was busy, paced or read every sample.
+double queue_busy(double sample_s, double read_s, bool paced, double window_s = 0.4) {
+  gpucheck::energy::ReadPacer pacer;
+  double host = 0, gpu_free = 0, busy = 0;
+  std::vector<double> stops;
+  auto enqueue = [&] {
+    const double start = std::max(host, gpu_free);
+    gpu_free = start + sample_s;
+    busy += sample_s;
+    stops.push_back(gpu_free);
+  };
+  enqueue();
+  std::size_t oldest = 0;
+  while (host < window_s) {
+    enqueue();
+    host += 20e-6;  // the replay's launch and the events
+    if (!paced || pacer.due(host)) {
+      const double t0 = host;
+      host += read_s;
+      pacer.took(t0, host);
+    }
+    host = std::max(host, stops[oldest++]);
+  }
+  return busy / gpu_free;
+}
+
+TEST(PlateauReadings, PacedTheQueueKeepsTheCardBusyWhereReadingEverySampleIdlesIt) {
+  // 5.4 ms samples (1024x4096x4096 bf16 on an H200) against readings of 4-10 ms of host.
+  EXPECT_GT(queue_busy(5.4e-3, 4e-3, false), 0.99);   // shorter than a sample: no harm either way
+  EXPECT_LT(queue_busy(5.4e-3, 6.3e-3, false), 0.90);  // the median an H200 took: idle
+  EXPECT_LT(queue_busy(5.4e-3, 9e-3, false), 0.65);
+  for (double read_s : {4e-3, 6.3e-3, 9e-3, 10e-3}) EXPECT_GT(queue_busy(5.4e-3, read_s, true), 0.98) << read_s;
 }
 
 TEST(PrecisionCounters, AreOursAndNeverTheRatesAPersonReads) {

@@ -128,7 +128,7 @@ class Engine(unittest.TestCase):
         self.assertEqual(tr.MAX_LINEAR_COPIES, 8)
         self.assertEqual((tr.MIN_LINEAR_COPIES, tr.PLACEMENT_COPIES_BYTES), (4, 8 << 30))
         self.assertEqual(tr.LINEAR_WARMUP_S, 0.2)
-        self.assertEqual(tr.LINEAR_METHOD, 7)
+        self.assertEqual(tr.LINEAR_METHOD, 8)
         self.assertEqual((tr.LINEAR_GROUPS, tr.LINEAR_GROUPS_MAX_TOKENS, tr.REDRAW_BYTES), (5, 128, 256 << 20))  # matmul.hpp, engine.hpp
         self.assertEqual((tr.LINEAR_PLATEAU_LOAD_S, tr.LINEAR_PLATEAU_S), (0.2, 0.4))
         self.assertEqual((tr.PLATEAU_SAMPLE_MS, tr.PLATEAU_MAX_BATCH), (5.0, 1024))  # test_measure.cpp's
@@ -180,6 +180,30 @@ class Engine(unittest.TestCase):
         for t, joules in readings:
             e.add(t, joules)
         return e
+
+    def test_read_pacer_as_energy_cpp(self):
+        # test_precision.cpp's PlateauReadings cases, one for one
+        p = tr.ReadPacer()
+        self.assertTrue(p.due(0.0))
+        p.took(0.000, 0.006)
+        self.assertFalse(p.due(0.006))
+        self.assertFalse(p.due(0.0119))
+        self.assertTrue(p.due(0.012))
+        p.took(0.012, 0.013)
+        self.assertFalse(p.due(0.0135))
+        self.assertTrue(p.due(0.014))
+        p.reset()
+        self.assertTrue(p.due(0.0131))
+        nan, inf = float("nan"), float("inf")
+        for start, end in ((0.0, nan), (nan, 0.1), (0.0, inf), (0.2, 0.1)):
+            p = tr.ReadPacer()
+            p.took(0.0, 0.05)
+            self.assertFalse(p.due(0.06))
+            p.took(start, end)
+            self.assertTrue(p.due(0.06), (start, end))
+        p = tr.ReadPacer()
+        p.took(0.0, 0.05)
+        self.assertTrue(p.due(nan))
 
     def test_energy_steps_as_energy_cpp(self):
         # test_precision.cpp's BurstPower cases, one for one
@@ -466,12 +490,15 @@ class PlateauSampler(unittest.TestCase):
         ms, batch, retries, cv, n, issue_us = tr.burst_ms(None, cuda.call, settle_s=0, plateau=(0.02, 0.04),
                                                           energy=Window())
         # a plateau: started before its first counted sample (each counted one calls start,
-        # which keeps the first mark) and read in each, stopped once the last is drained
+        # which keeps the first mark), read during counted samples as paced (ReadPacer: at most
+        # one a sample, the first one's at least), stopped once the last is drained
         starts = [m for m in marks if m[0] == "start"]
+        reads = [m for m in marks if m[0] == "read"]
         self.assertEqual(len(starts), n)
-        self.assertEqual(len([m for m in marks if m[0] == "read"]), n)
+        self.assertTrue(1 <= len(reads) <= n, (len(reads), n))
+        self.assertEqual(marks[1][0], "read")  # the first counted sample's readings are due
         self.assertEqual(marks[-1], ("stop", cuda.replays))
-        self.assertEqual(len(marks), 2 * n + 1)
+        self.assertEqual(len(marks), n + len(reads) + 1)
         self.assertEqual(starts[0][1], cuda.replays - n)  # the load's samples replayed before it
 
     def test_held_eager_samples_round_to_whole_turns_too(self):
@@ -483,6 +510,37 @@ class PlateauSampler(unittest.TestCase):
         self.assertEqual(batch, 33)  # 32, up to a multiple of 3
         self.assertEqual(cuda.captures, [])
         self.assertEqual(cuda.eager, 5 + 1 + 20 * 33)
+
+    def test_a_plateaus_readings_are_paced_as_the_engines(self):
+        # Read every sample, 6 ms of readings against 5.4 ms samples left the card idle between
+        # them (energy.hpp ReadPacer); paced, a reading waits until the host has spent as long
+        # again since the last one ended. A fake host clock: each reading adds 6 ms, a wait for
+        # a sample's end moves the host to it.
+        import types
+        cuda = self.fake(5.4e-3)
+        clock = [0.0]
+        saved_time, saved_sync = tr.time, FakeCuda.Event.synchronize
+        tr.time = types.SimpleNamespace(perf_counter=lambda: clock[0], sleep=lambda s: None)
+        FakeCuda.Event.synchronize = lambda ev: clock.__setitem__(0, max(clock[0], ev.at))
+        try:
+            for paced in (True, False):
+                clock[0], cuda.t, reads = 0.0, 0.0, []
+
+                def probe():
+                    reads.append(clock[0])
+                    clock[0] += 6e-3
+                q = tr.QueuedSampler(cuda.call, probe=probe)
+                if not paced:
+                    q.pacer.due = lambda now: True
+                for _ in range(75):
+                    self.assertAlmostEqual(q.sample_ms(1), 5.4)
+                if paced:
+                    self.assertTrue(20 <= len(reads) <= 38, len(reads))
+                    self.assertTrue(all(b - a >= 12e-3 - 1e-12 for a, b in zip(reads, reads[1:])))
+                else:
+                    self.assertEqual(len(reads), 75)
+        finally:
+            tr.time, FakeCuda.Event.synchronize = saved_time, saved_sync
 
     def test_queued_samples_without_a_graph_time_each_batch(self):
         cuda = self.fake(2e-3)

@@ -193,6 +193,7 @@ class GpuSource final : public SampleSource {
 
   // The plateau's counted samples start here: the clock readings and the energy's too.
   void counting_starts() override {
+    pacer_.reset();
     if (!o_.record_power) return;
     clock_MHz_.clear();
     start_energy();
@@ -208,11 +209,11 @@ class GpuSource final : public SampleSource {
   // record_power, called as soon as sampling returned: what the card did during the timed
   // samples. They run from the end of the first sample (run_sampling's calibration of the
   // batch, untimed, never clock-read), or from counting_starts on a plateau, to now. The
-  // energy counter is read there and now, and on a plateau at each sample while the queue
-  // runs (energy::EnergySteps). One reading takes about 4 ms of host time on an H200 (246 a
-  // second idle, 470 in 2 s under load; 2026-12-04): queued samples run two deep, so the card
-  // works on while it is read, but a held sample's host time is the card's idle time before
-  // the next one, and 4 ms more of it would cool a burst. A burst (10-100 ms of samples) sees
+  // energy counter is read there and now, and on a plateau while the queue runs, with the
+  // clock, as often as energy::ReadPacer allows (energy::EnergySteps). One reading takes about
+  // 4 ms of host time on an H200 (246 a second idle, 470 in 2 s under load; 2026-12-04): a held
+  // sample's host time is the card's idle time before the next one, and 4 ms more of it would
+  // cool a burst. A burst (10-100 ms of samples) sees
   // the counter move at most once and so has no figure.
   void power_over(Measurement& m) {
     if (!o_.record_power || !energy_) return;
@@ -230,10 +231,17 @@ class GpuSource final : public SampleSource {
     const std::optional<double> joules = dev_.read_power().energy_J;
     energy_->add(SteadyClock().now_s(), joules);
   }
+  // Queued samples' readings are paced (energy::ReadPacer): read every sample, they took longer
+  // than a sample runs and left the card idle between samples.
   void read_while_running(Sample& s) {
-    s.clock = dev_.read_clock();
-    if (o_.record_power && s.clock) clock_MHz_.push_back(s.clock->sm_clock_MHz);
-    if (o_.record_power && energy_ && o_.mode == TimingMode::queued) read_energy();  // see power_over
+    const bool queued = o_.mode == TimingMode::queued;
+    const double t0 = SteadyClock().now_s();
+    if (!queued || pacer_.due(t0)) {
+      s.clock = dev_.read_clock();
+      if (o_.record_power && s.clock) clock_MHz_.push_back(s.clock->sm_clock_MHz);
+      if (o_.record_power && energy_ && queued) read_energy();  // see power_over
+      if (queued) pacer_.took(t0, SteadyClock().now_s());
+    }
     if (o_.during_sample) o_.during_sample();
   }
   // After a sample's work completed, outside its timing: the first sample's end is where the
@@ -337,6 +345,7 @@ class GpuSource final : public SampleSource {
   int graph_batch_ = 0;
   std::vector<unsigned> clock_MHz_;       // record_power: every reading, all during timed samples
   std::optional<energy::EnergySteps> energy_;  // record_power: the counter's readings from the calibration's end
+  energy::ReadPacer pacer_;                    // queued mode: when a sample's readings are due
 };
 
 // GPUCHECK_COOLDOWN's rule (energy::parse_cooldown), read once. One that does not parse fails

@@ -78,6 +78,28 @@ class EnergySteps {
   bool broken_ = false;
 };
 
+// A plateau's readings while its queued samples run (the SM clock and the energy counter,
+// harness GpuSource): taken only once the host has spent, since the last one ended, at least
+// as long as that one took, so that NVML has at most half the host's time. Queued samples run
+// two deep: a host that reads every sample for longer than a sample runs falls behind, and the
+// card idles between samples. On an H200 a sample's readings took 6.3 ms of host (median; up to
+// 9 ms) against samples of 5-6 ms, and the plateau rows that ran the fewest calls in their
+// window read up to 10% more TFLOP/s (the card, idle part of the time, ran at a higher clock):
+// the rows outside the parity's range moved between processes that way (GPU-4c0d3cfe,
+// 2026-12-04). Paced, a reading comes every second sample or so, and a single one of up to two
+// samples' time is absorbed by the queue. A time that is not finite, or an end before its
+// start, forgets the last reading (the next is due).
+class ReadPacer {
+ public:
+  bool due(double now_s) const;
+  void took(double start_s, double end_s);
+  void reset() { last_end_s_.reset(); }
+
+ private:
+  std::optional<double> last_end_s_;
+  double last_took_s_ = 0;
+};
+
 // Before a power burst, the card back near idle (opt-in, the environment variable
 // GPUCHECK_COOLDOWN; ci/gemm_parity.sh sets it for both sides, ci/torch_reference.py reads the
 // same rule): after the burst's fixed settle, NVML's board power and GPU temperature are polled
