@@ -1389,11 +1389,15 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
                             PLATEAU_MAX_BATCH)
         times, t_start, retries = [], time.perf_counter(), 0
         while (step := plateau_next(time.perf_counter() - t_start, len(times), *plateau)) != "stop":
-            if step == "count" and queued.probe is None:  # the counted samples start: engine counting_starts
+            first = step == "count" and queued.probe is None  # the counted samples start: counting_starts
+            if first:
                 queued.pacer.reset()
             queued.probe = probed(probe, energy) if step == "count" else None
             if step == "count" and energy is not None:
+                t0 = time.perf_counter()
                 energy.start()
+                if first:  # the window's first reading is paced as the others
+                    queued.pacer.took(t0, time.perf_counter())
             ms = queued.sample_ms(batch) / batch
             if step == "count":
                 times.append(ms)

@@ -196,7 +196,9 @@ class GpuSource final : public SampleSource {
     pacer_.reset();
     if (!o_.record_power) return;
     clock_MHz_.clear();
+    const double t0 = SteadyClock().now_s();
     start_energy();
+    pacer_.took(t0, SteadyClock().now_s());  // the window's first reading is paced as the others
   }
 
   double host_reference(const Clock& clock) override {
