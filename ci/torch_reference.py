@@ -898,6 +898,7 @@ def parity_rows(names, ours_runs, torch_runs, ours_max_MHz=None, torch_max_MHz=N
             "ours_start_C": _median([c[2] for c in o["cooldowns"] if c]),
             "torch_start_C": _median([c[2] for c in t["cooldowns"] if c]),
             "ours_kernel": ok, "torch_kernel": tk, "runs": (len(o["tflops"]), len(t["tflops"])),
+            "least_fill": (_min_known(*o["fill"]), _min_known(*t["fill"])),
             "note": "; ".join(notes),
         })
     return rows
@@ -959,7 +960,8 @@ def parity_criteria(rows, same=(0.98, 1.02), differ_floor=0.98, spread_limit=3.0
 
 def parity_summary(rows, **limits):
     """The lines under the table: a PASS/FAIL line per criterion (parity_criteria), then the
-    rows not compared (with why), the power-capped rows, and each side's cool-downs."""
+    rows not compared (with why), the power-capped rows, and the plateau rows a side idled on
+    (plateau_fill under IDLE_BELOW in some run)."""
     lines = [line for _, line in parity_criteria(rows, **limits)]
     compared = {r["case"] for r in rows if r["ratio"] is not None and r["ours_kernel"] and r["torch_kernel"]}
     left = [r for r in rows if r["case"] not in compared]
@@ -971,7 +973,17 @@ def parity_summary(rows, **limits):
                  f"{len(capped)} of {len(known)} rows with both clocks known" +
                  (f": {_listed(capped, _norm_text)}."
                   if capped else "."))
+    fills = [r for r in rows if any(f is not None for f in r.get("least_fill") or ())]
+    idle = [r for r in fills if any(f is not None and f < IDLE_BELOW for f in r["least_fill"])]
+    lines.append(f"Idle (a side's counted samples filled under {100 * IDLE_BELOW:g}% of the plateau's window in some "
+                 f"run): {len(idle)} of {len(fills)} plateau rows" +
+                 (f": {_listed(idle, _fill_text)}." if idle else "."))
     return lines
+
+
+def _fill_text(r):
+    o, t = r["least_fill"]
+    return ", ".join(f"{who} {100 * f:.0f}%" for who, f in (("ours", o), ("PyTorch", t)) if f is not None and f < IDLE_BELOW)
 
 
 PARITY_COLUMNS = ("case", "what", "ms", "ours", "torch", "ratio", "norm_ratio", "ours_clock", "torch_clock", "capped",

@@ -297,10 +297,19 @@ class Criteria(unittest.TestCase):
         rows[1]["note"] = "no figure (ours)"
         rows[0].update(capped=True, norm_ratio=1.031)
         lines = tr.parity_summary(rows)
-        self.assertEqual(len(lines), 6)
+        self.assertEqual(len(lines), 7)
         self.assertEqual(lines[4], "Not compared: 1 of 2 rows: gone (no figure (ours)).")
         self.assertEqual(lines[5], "Power-capped (a side's mean SM clock under 95% of its maximum): 1 of 1 rows with "
                                    "both clocks known: sq (clock-normalised 1.031).")
+        self.assertEqual(lines[6], "Idle (a side's counted samples filled under 95% of the plateau's window in some "
+                                   "run): 0 of 0 plateau rows.")
+        rows += [row("p1", 1.0), row("p2", 1.0), row("p3", 1.0)]
+        rows[2]["least_fill"] = (0.81, 1.01)
+        rows[3]["least_fill"] = (0.95, None)  # the boundary: not idle
+        rows[4]["least_fill"] = (0.62, 0.70)
+        self.assertEqual(tr.parity_summary(rows)[6], "Idle (a side's counted samples filled under 95% of the "
+                                                     "plateau's window in some run): 2 of 3 plateau rows: p1 (ours "
+                                                     "81%), p3 (ours 62%, PyTorch 70%).")
 
 
 class Files(unittest.TestCase):
