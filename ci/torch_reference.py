@@ -1323,18 +1323,27 @@ class QueuedSampler:
             slot.pending = False
 
 
+def plateau_reads_clock(k):
+    """energy.hpp's plateau_reads_clock: the k-th of a plateau's paced readings (from 0) reads
+    the clock besides the energy counter, every second one from the first."""
+    return k % 2 == 0
+
+
 def probed(probe, energy):
     """What runs during a plateau's counted sample while the queue runs, when its ReadPacer says
-    it is due: probe() and the energy window's read, as the engine's read_while_running reads
-    the clock and, queued, the counter
-    (about 4 ms a reading on an H200: between held samples it would idle the card that much
-    longer, so a burst reads the counter at its ends only); None for neither."""
+    it is due, as the engine's read_while_running: the energy window's read each time and
+    probe() (the clock) at every second one (plateau_reads_clock), the counter's steps wanting
+    readings close together (about 4 ms of host a reading on an H200; between held samples it
+    would idle the card that much longer, so a burst reads the counter at its ends only);
+    probe alone without an energy window; None for neither. Made once a window: it counts."""
     if energy is None:
         return probe
+    taken = [0]
 
     def both():
-        if probe is not None:
+        if probe is not None and plateau_reads_clock(taken[0]):
             probe()
+        taken[0] += 1
         energy.read()
     return both
 
@@ -1400,11 +1409,12 @@ def burst_ms(hold, fn, samples=20, warmup_calls=5, min_sample_ms=0.5, max_batch=
         batch = whole_turns(choose_batch(one_ms / 1e3, PLATEAU_SAMPLE_MS / 1e3, 1, PLATEAU_MAX_BATCH), batch_turns,
                             PLATEAU_MAX_BATCH)
         times, t_start, retries = [], time.perf_counter(), 0
+        counted_probe = probed(probe, energy)  # one a window: it alternates the clock
         while (step := plateau_next(time.perf_counter() - t_start, len(times), *plateau)) != "stop":
             first = step == "count" and queued.probe is None  # the counted samples start: counting_starts
             if first:
                 queued.pacer.reset()
-            queued.probe = probed(probe, energy) if step == "count" else None
+            queued.probe = counted_probe if step == "count" else None
             if step == "count" and energy is not None:
                 t0 = time.perf_counter()
                 energy.start()

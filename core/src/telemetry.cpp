@@ -227,6 +227,13 @@ class DlNvml final : public NvmlApi {
     if (f_.energy && f_.energy(dev, &mj) == kNvmlSuccess) t->energy_J = static_cast<double>(mj) / 1000.0;
   }
 
+  void query_energy(const std::string& bus_id, Telemetry* t) const override {
+    nvmlDevice_t dev = nullptr;
+    if (!f_.by_bus_id || f_.by_bus_id(bus_id.c_str(), &dev) != kNvmlSuccess) return;
+    unsigned long long mj = 0;
+    if (f_.energy && f_.energy(dev, &mj) == kNvmlSuccess) t->energy_J = static_cast<double>(mj) / 1000.0;
+  }
+
   unsigned device_count() const override {
     unsigned n = 0;
     if (!f_.count || f_.count(&n) != kNvmlSuccess) return 0;

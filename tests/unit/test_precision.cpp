@@ -132,6 +132,13 @@ TEST(PlateauReadings, ATimeNotFiniteOrAnEndBeforeItsStartForgetsTheLastReading) 
   EXPECT_TRUE(p.due(kNaN));  // a clock that says nothing reads rather than never again
 }
 
+TEST(PlateauReadings, TheClockAtEverySecondReadingFromTheFirst) {
+  EXPECT_TRUE(gpucheck::energy::plateau_reads_clock(0));
+  EXPECT_FALSE(gpucheck::energy::plateau_reads_clock(1));
+  EXPECT_TRUE(gpucheck::energy::plateau_reads_clock(2));
+  EXPECT_FALSE(gpucheck::energy::plateau_reads_clock(81));
+}
+
 // The engine's queued mode as a model: two samples in flight; each turn queues one, takes the
 // readings when due (read_s of host), then waits for the oldest. The fraction of the window the
 // card was busy, paced or read every sample.

@@ -8,6 +8,7 @@ import json
 import os
 import sys
 import tempfile
+import types
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -204,6 +205,23 @@ class Engine(unittest.TestCase):
         p = tr.ReadPacer()
         p.took(0.0, 0.05)
         self.assertTrue(p.due(nan))
+
+    def test_a_plateaus_readings_take_the_clock_at_every_second_one_as_engine_cpp(self):
+        self.assertEqual([tr.plateau_reads_clock(k) for k in (0, 1, 2, 81)], [True, False, True, False])
+        marks = []
+        window = types.SimpleNamespace(read=lambda: marks.append("energy"))
+        both = tr.probed(lambda: marks.append("clock"), window)
+        for _ in range(4):
+            both()
+        self.assertEqual(marks, ["clock", "energy", "energy", "clock", "energy", "energy"])
+        probe = lambda: None  # noqa: E731
+        self.assertIs(tr.probed(probe, None), probe)
+        self.assertIsNone(tr.probed(None, None))
+        marks.clear()
+        only = tr.probed(None, window)
+        only()
+        only()
+        self.assertEqual(marks, ["energy", "energy"])
 
     def test_energy_steps_as_energy_cpp(self):
         # test_precision.cpp's BurstPower cases, one for one

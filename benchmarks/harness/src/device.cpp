@@ -97,6 +97,12 @@ Telemetry Device::read_power() const {
   return t;
 }
 
+std::optional<double> Device::read_energy_J() const {
+  Telemetry t;
+  if (nvml_) nvml_->query_energy(pci_bus_id_, &t);
+  return t.energy_J;
+}
+
 void Device::flush_l2(cudaStream_t s) {
   if (!l2_buffer_.get()) {
     const std::size_t l2 = props_.l2CacheSize > 0 ? static_cast<std::size_t>(props_.l2CacheSize) : (64u << 20);

@@ -194,6 +194,7 @@ class GpuSource final : public SampleSource {
   // The plateau's counted samples start here: the clock readings and the energy's too.
   void counting_starts() override {
     pacer_.reset();
+    paced_ = 0;
     if (!o_.record_power) return;
     clock_MHz_.clear();
     const double t0 = SteadyClock().now_s();
@@ -230,18 +231,24 @@ class GpuSource final : public SampleSource {
     read_energy();
   }
   void read_energy() {  // the time once the reading is back (arguments' order is unspecified)
-    const std::optional<double> joules = dev_.read_power().energy_J;
+    const std::optional<double> joules = dev_.read_energy_J();
     energy_->add(SteadyClock().now_s(), joules);
   }
   // Queued samples' readings are paced (energy::ReadPacer): read every sample, they took longer
-  // than a sample runs and left the card idle between samples.
+  // than a sample runs and left the card idle between samples. A plateau that records power
+  // reads the energy counter at each paced reading and the clock at every second one
+  // (energy::plateau_reads_clock), so that the readings, about 4 ms of host each, stay close
+  // enough together to time the counter's steps.
   void read_while_running(Sample& s) {
     const bool queued = o_.mode == TimingMode::queued;
     const double t0 = SteadyClock().now_s();
     if (!queued || pacer_.due(t0)) {
-      s.clock = dev_.read_clock();
-      if (o_.record_power && s.clock) clock_MHz_.push_back(s.clock->sm_clock_MHz);
-      if (o_.record_power && energy_ && queued) read_energy();  // see power_over
+      const bool energy = o_.record_power && energy_ && queued;
+      if (!energy || energy::plateau_reads_clock(paced_++)) {
+        s.clock = dev_.read_clock();
+        if (o_.record_power && s.clock) clock_MHz_.push_back(s.clock->sm_clock_MHz);
+      }
+      if (energy) read_energy();  // see power_over
       if (queued) pacer_.took(t0, SteadyClock().now_s());
     }
     if (o_.during_sample) o_.during_sample();
@@ -348,6 +355,7 @@ class GpuSource final : public SampleSource {
   std::vector<unsigned> clock_MHz_;       // record_power: every reading, all during timed samples
   std::optional<energy::EnergySteps> energy_;  // record_power: the counter's readings from the calibration's end
   energy::ReadPacer pacer_;                    // queued mode: when a sample's readings are due
+  long long paced_ = 0;                        // ... and how many were taken since counting_starts
 };
 
 // GPUCHECK_COOLDOWN's rule (energy::parse_cooldown), read once. One that does not parse fails

@@ -89,6 +89,10 @@ class EnergySteps {
 // 2026-12-04). Paced, a reading comes every second sample or so, and a single one of up to two
 // samples' time is absorbed by the queue. A time that is not finite, or an end before its
 // start, forgets the last reading (the next is due).
+// Which of a plateau's paced readings read the SM clock besides the energy counter: every
+// second one, from the first (the k-th, k from 0). The counter's steps want readings close
+// together (energy::EnergySteps); the clock's mean over 0.4 s needs far fewer.
+inline bool plateau_reads_clock(long long k) { return k % 2 == 0; }
 class ReadPacer {
  public:
   bool due(double now_s) const;

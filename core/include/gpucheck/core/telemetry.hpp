@@ -119,6 +119,9 @@ class NvmlApi {
     (void)pci_bus_id;
     (void)t;
   }
+  // The energy counter alone (energy_J): what a power plateau reads while its samples run,
+  // where every NVML call is host time the queue must cover (harness GpuSource).
+  virtual void query_energy(const std::string& pci_bus_id, Telemetry* t) const { query_power(pci_bus_id, t); }
   // gpucheck watch: the number of GPUs NVML sees (0 when unknown).
   virtual unsigned device_count() const { return 0; }
   // One reading of the GPU at NVML index `index`; GPM figures from the second reading on (GPM

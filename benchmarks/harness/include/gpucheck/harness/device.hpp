@@ -53,6 +53,9 @@ class Device {
   // The SM clock, power draw and energy counter now (Telemetry's sm_clock_MHz, power_W,
   // energy_J; three NVML calls); every field empty without NVML.
   Telemetry read_power() const;
+  // NVML's energy counter alone, in joules (one NVML call, about 4 ms on an H200); nullopt
+  // without NVML or where the driver has none.
+  std::optional<double> read_energy_J() const;
   bool nvml_loaded() const { return nvml_ != nullptr; }
   const std::string& nvml_note() const { return nvml_note_; }  // why NVML is not loaded
   int compute_capability() const { return props_.major * 10 + props_.minor; }
