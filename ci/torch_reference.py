@@ -109,12 +109,19 @@ def linear_copies(operand_bytes, l2_bytes):
     return n
 
 
+def gemm_m(name, variant):
+    """M (an F.linear row's tokens) of a matmul case `matmul/<variant>/<dtype>/MxNxK`; None for
+    any other name."""
+    m = re.fullmatch(rf"matmul/{variant}/[^/]+/(\d+)x\d+x\d+", name)
+    return int(m.group(1)) if m else None
+
+
 def weight_bound(name):
     """Whether `name` is a cuBLASLt burst whose A has at most LINEAR_WARM_MAX_TOKENS rows (M):
     its B read from HBM once a call, as a decode row's weight, so timed in LINEAR_GROUPS groups
     with method WEIGHT_BOUND_METHOD (matmul.hpp, weight_bound)."""
-    m = re.fullmatch(r"matmul/cublaslt/[^/]+/(\d+)x\d+x\d+", name)
-    return bool(m) and int(m.group(1)) <= LINEAR_WARM_MAX_TOKENS
+    m = gemm_m(name, "cublaslt")
+    return m is not None and m <= LINEAR_WARM_MAX_TOKENS
 
 
 def linear_warmup_s(tokens):
@@ -814,8 +821,8 @@ def plateau_fill(name, samples, batch, ms, window_s=LINEAR_PLATEAU_S):
     faster for it (the card cooler). Rows timed on one plateau only (F.linear rows of more than
     LINEAR_GROUPS_MAX_TOKENS tokens: a grouped row's samples are its fastest group's); None
     otherwise or when a figure is unknown."""
-    linear = re.fullmatch(r"matmul/linear/[^/]+/(\d+)x\d+x\d+", name)
-    if not linear or int(linear.group(1)) <= LINEAR_GROUPS_MAX_TOKENS:
+    tokens = gemm_m(name, "linear")
+    if tokens is None or tokens <= LINEAR_GROUPS_MAX_TOKENS:
         return None
     if any(v is None or not math.isfinite(v) or not v > 0 for v in (samples, batch, ms)):
         return None
@@ -2208,8 +2215,9 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
     cool_result = []  # (waited, capped, temperature) of the cool-down
     if name.startswith(("attention/", "matmul/")):  # power bursts, as bench_attention and bench_matmul
         probe = clock.read if clock is not None else None
-        linear = re.fullmatch(r"matmul/linear/[^/]+/(\d+)x\d+x\d+", name)
-        tokens = int(linear.group(1)) if linear else 0
+        tokens = gemm_m(name, "linear")
+        linear = tokens is not None
+        tokens = tokens or 0
         warm = linear_warmup_s(tokens) if linear else 0.0  # as bench_matmul's linear rows
         plateau = (LINEAR_PLATEAU_LOAD_S, LINEAR_PLATEAU_S) if linear and linear_plateau(tokens) else None
         # F.linear rows as bench_matmul's: graph replays, whole turns of the copies, up to 128 tokens in groups

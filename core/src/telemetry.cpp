@@ -159,8 +159,8 @@ class DlNvml final : public NvmlApi {
       std::array<char, 96> buf{};
       if (f_.driver_version(buf.data(), buf.size()) == kNvmlSuccess) t->driver_version = buf.data();
     }
-    nvmlDevice_t dev = nullptr;
-    if (!f_.by_bus_id || f_.by_bus_id(bus_id.c_str(), &dev) != kNvmlSuccess) return;
+    nvmlDevice_t dev = at(bus_id);
+    if (!dev) return;
     if (f_.uuid) {
       std::array<char, 96> buf{};
       if (f_.uuid(dev, buf.data(), buf.size()) == kNvmlSuccess) t->uuid = buf.data();
@@ -209,8 +209,8 @@ class DlNvml final : public NvmlApi {
   }
 
   void query_clock(const std::string& bus_id, Telemetry* t) const override {
-    nvmlDevice_t dev = nullptr;
-    if (!f_.by_bus_id || f_.by_bus_id(bus_id.c_str(), &dev) != kNvmlSuccess) return;
+    nvmlDevice_t dev = at(bus_id);
+    if (!dev) return;
     unsigned v = 0;
     if (f_.clock && f_.clock(dev, kClockSm, &v) == kNvmlSuccess) t->sm_clock_MHz = v;
     unsigned long long mask = 0;
@@ -218,20 +218,16 @@ class DlNvml final : public NvmlApi {
   }
 
   void query_power(const std::string& bus_id, Telemetry* t) const override {
-    nvmlDevice_t dev = nullptr;
-    if (!f_.by_bus_id || f_.by_bus_id(bus_id.c_str(), &dev) != kNvmlSuccess) return;
+    nvmlDevice_t dev = at(bus_id);
+    if (!dev) return;
     unsigned v = 0;
     if (f_.clock && f_.clock(dev, kClockSm, &v) == kNvmlSuccess) t->sm_clock_MHz = v;
     if (f_.power && f_.power(dev, &v) == kNvmlSuccess) t->power_W = v / 1000.0;
-    unsigned long long mj = 0;
-    if (f_.energy && f_.energy(dev, &mj) == kNvmlSuccess) t->energy_J = static_cast<double>(mj) / 1000.0;
+    energy_of(dev, t);
   }
 
   void query_energy(const std::string& bus_id, Telemetry* t) const override {
-    nvmlDevice_t dev = nullptr;
-    if (!f_.by_bus_id || f_.by_bus_id(bus_id.c_str(), &dev) != kNvmlSuccess) return;
-    unsigned long long mj = 0;
-    if (f_.energy && f_.energy(dev, &mj) == kNvmlSuccess) t->energy_J = static_cast<double>(mj) / 1000.0;
+    if (nvmlDevice_t dev = at(bus_id)) energy_of(dev, t);
   }
 
   unsigned device_count() const override {
@@ -341,6 +337,17 @@ class DlNvml final : public NvmlApi {
   }
 
  private:
+  // The device with that PCI bus id; null when NVML has no such call or does not know it.
+  nvmlDevice_t at(const std::string& bus_id) const {
+    nvmlDevice_t dev = nullptr;
+    if (!f_.by_bus_id || f_.by_bus_id(bus_id.c_str(), &dev) != kNvmlSuccess) return nullptr;
+    return dev;
+  }
+  // The energy counter (mJ) into t->energy_J, where NVML gives it.
+  void energy_of(nvmlDevice_t dev, Telemetry* t) const {
+    unsigned long long mj = 0;
+    if (f_.energy && f_.energy(dev, &mj) == kNvmlSuccess) t->energy_J = static_cast<double>(mj) / 1000.0;
+  }
   // Each process's share of the GPU since the previous reading (the last second on the first):
   // the mean of the driver's samples newer than that, 0 for a listed process with none (NVML
   // returns only processes that ran), nothing where the call is missing or fails.

@@ -73,8 +73,7 @@ TEST(Engine, APlateauQueuesFiveMillisecondSamplesAndCountsOnlyItsWindow) {
 TEST(Engine, PowerIsTakenOverTheCountersWholeStepsAndAShortBurstHasNone) {
   GPUCHECK_REQUIRE_DEVICE();
   harness::Device dev(Options{});
-  const Telemetry t = dev.read_power();
-  if (!t.energy_J) GTEST_SKIP() << "NVML gives no energy counter here: " << dev.nvml_note();
+  if (!dev.read_energy_J()) GTEST_SKIP() << "NVML gives no energy counter here: " << dev.nvml_note();
   const harness::Work work = [](cudaStream_t s) { kernels::busy_wait(kWorkNs, s); };
   const harness::Measurement m = harness::measure(dev, work, harness::power_plateau(harness::default_measure(dev), 0.05, 0.5));
   ASSERT_TRUE(m.power_W.has_value()) << "0.5 s of paced readings (about every 11 ms): at least two moves";

@@ -151,6 +151,16 @@ class Engine(unittest.TestCase):
                             ("attention/flash/fp16/b4h16s4096d128", False)):
             self.assertEqual(tr.weight_bound(name), bound, name)
 
+    def test_gemm_m_reads_m_of_that_variant_only(self):
+        self.assertEqual(tr.gemm_m("matmul/linear/bf16/1024x4096x4096", "linear"), 1024)
+        self.assertEqual(tr.gemm_m("matmul/linear/fp8e4m3/16x4096x14336", "linear"), 16)
+        self.assertEqual(tr.gemm_m("matmul/cublaslt/bf16/16x28672x8192", "cublaslt"), 16)
+        for name, variant in (("matmul/linear/bf16/1024x4096x4096", "cublaslt"),
+                              ("matmul/cublaslt_sustained/bf16/16x28672x8192", "cublaslt"),
+                              ("matmul/linear/bf16/1024x4096", "linear"), ("matmul/linear/bf16/ax4096x4096", "linear"),
+                              ("matmul/linear/1024x4096x4096", "linear"), ("attention/flash/fp16/b4h16s4096d128", "linear")):
+            self.assertIsNone(tr.gemm_m(name, variant), (name, variant))
+
     def test_fastest_group_as_measure_cpp(self):
         # tests/unit/test_measure.cpp's figures, one for one
         index, spread = tr.fastest_group([234.2e-6, 213.6e-6, 234.0e-6, 213.8e-6, 213.7e-6])

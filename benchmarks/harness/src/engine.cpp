@@ -212,12 +212,12 @@ class GpuSource final : public SampleSource {
   // record_power, called as soon as sampling returned: what the card did during the timed
   // samples. They run from the end of the first sample (run_sampling's calibration of the
   // batch, untimed, never clock-read), or from counting_starts on a plateau, to now. The
-  // energy counter is read there and now, and on a plateau while the queue runs, with the
-  // clock, as often as energy::ReadPacer allows (energy::EnergySteps). One reading takes about
-  // 4 ms of host time on an H200 (246 a second idle, 470 in 2 s under load; 2026-12-04): a held
-  // sample's host time is the card's idle time before the next one, and 4 ms more of it would
-  // cool a burst. A burst (10-100 ms of samples) sees
-  // the counter move at most once and so has no figure.
+  // energy counter is read there and now, and on a plateau at its paced readings while the
+  // queue runs (read_while_running; energy::EnergySteps). One reading takes about 4 ms of host
+  // time on an H200 (246 a second idle, 470 in 2 s under load; 2026-12-04): a held sample's
+  // host time is the card's idle time before the next one, and 4 ms more of it would cool a
+  // burst. A burst (10-100 ms of samples) sees the counter move at most once and so has no
+  // figure.
   void power_over(Measurement& m) {
     if (!o_.record_power || !energy_) return;
     m.sm_clock_mean_MHz = energy::mean_clock_MHz(clock_MHz_);

@@ -54,9 +54,8 @@ std::optional<double> mean_clock_MHz(const std::vector<unsigned>& readings);
 // 692 W; 2026-12-04). Two readings around a stretch of 0.4 s count 3 or 4 of those steps
 // (+-25%: 922 W read on a 700 W card), and around a burst's 10 ms none or one (1,755 W). So
 // the counter is read at the window's start and end, and between them as often as the caller
-// can (the engine: once a plateau's sample), and the power is taken between the first and the
-// last reading at which it had moved:
-// whole steps over their time. Each such time is known to within the gap since the reading
+// can (the engine: a plateau's paced readings, ReadPacer below), and the power is taken between
+// the first and the last reading at which it had moved: whole steps over their time. Each such time is known to within the gap since the reading
 // before it; where those two gaps add up to more than kMaxStepTimingFraction of the stretch
 // between the two moves, or fewer than two moves were seen, there is no figure (never 0).
 inline constexpr double kMaxStepTimingFraction = 0.1;
@@ -86,13 +85,9 @@ class EnergySteps {
 // 9 ms) against samples of 5-6 ms, and the plateau rows that ran the fewest calls in their
 // window read up to 10% more TFLOP/s (the card, idle part of the time, ran at a higher clock):
 // the rows outside the parity's range moved between processes that way (GPU-4c0d3cfe,
-// 2026-12-04). Paced, a reading comes every second sample or so, and a single one of up to two
+// 2026-12-04). Paced, a reading comes every second or third sample, and a single one of up to two
 // samples' time is absorbed by the queue. A time that is not finite, or an end before its
 // start, forgets the last reading (the next is due).
-// Which of a plateau's paced readings read the SM clock besides the energy counter: every
-// second one, from the first (the k-th, k from 0). The counter's steps want readings close
-// together (energy::EnergySteps); the clock's mean over 0.4 s needs far fewer.
-inline bool plateau_reads_clock(long long k) { return k % 2 == 0; }
 class ReadPacer {
  public:
   bool due(double now_s) const;
@@ -103,6 +98,10 @@ class ReadPacer {
   std::optional<double> last_end_s_;
   double last_took_s_ = 0;
 };
+// Which of a plateau's paced readings read the SM clock besides the energy counter: every
+// second one, from the first (the k-th, k from 0). The counter's steps want readings close
+// together (EnergySteps); the clock's mean over 0.4 s needs far fewer.
+inline bool plateau_reads_clock(long long k) { return k % 2 == 0; }
 
 // Before a power burst, the card back near idle (opt-in, the environment variable
 // GPUCHECK_COOLDOWN; ci/gemm_parity.sh sets it for both sides, ci/torch_reference.py reads the
