@@ -146,7 +146,7 @@ inline constexpr int kCollectiveLargeMinSamples = 5;
 inline constexpr std::uint64_t kCollectiveLargeBytes = std::uint64_t{256} << 20;
 // One rank, a call of at most kCollectiveGraphMaxBytes: a few us, most of it the GPU's own
 // cost of starting a kernel queued eagerly, which reads in two levels between processes (nccl
-// 1MiB g1 1.88-2.12 us over 28 processes on 7 H200s, gated at 17%; launch/eager_held +6.94% /
+// 1MiB g1 1.88-2.12 us over 28 processes on 7 H200s, then gated at 17%; launch/eager_held +6.94% /
 // -3.39% over 25), where a CUDA graph's replay holds still (launch/graph/* +1.42% / -0.28% over
 // 20). Its held samples are graph replays of its calls, `method` kCollectiveGraphMethod.
 inline constexpr std::uint64_t kCollectiveGraphMaxBytes = std::uint64_t{8} << 20;
