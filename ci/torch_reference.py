@@ -829,13 +829,19 @@ def plateau_fill(name, samples, batch, ms, window_s=LINEAR_PLATEAU_S):
     return samples * batch * ms / (window_s * 1e3)
 
 
+def _fill_pct(fill):
+    """A fill as a percentage rounded down to 0.1 (no trailing zero), so that a fill under
+    IDLE_BELOW never reads as IDLE_BELOW itself: 0.9496 is "94.9%", 0.7 "70%"."""
+    return f"{math.floor(1000 * fill + 1e-9) / 10:g}%"
+
+
 def idle_note(who, fills):
     """The note for a plateau row a side idled on in some run (plateau_fill under IDLE_BELOW):
     the least fill over the runs. None when every known fill is at or over it."""
     low = _min_known(*fills)
     if low is None or low >= IDLE_BELOW:
         return None
-    return f"idle ({who}: its counted samples filled {100 * low:.0f}% of the window)"
+    return f"idle ({who}: its counted samples filled {_fill_pct(low)} of the window)"
 
 
 def timed_apart_note(ours_batch, torch_batch, ours_method, torch_method):
@@ -990,7 +996,7 @@ def parity_summary(rows, **limits):
 
 def _fill_text(r):
     o, t = r["least_fill"]
-    return ", ".join(f"{who} {100 * f:.0f}%" for who, f in (("ours", o), ("PyTorch", t)) if f is not None and f < IDLE_BELOW)
+    return ", ".join(f"{who} {_fill_pct(f)}" for who, f in (("ours", o), ("PyTorch", t)) if f is not None and f < IDLE_BELOW)
 
 
 PARITY_COLUMNS = ("case", "what", "ms", "ours", "torch", "ratio", "norm_ratio", "ours_clock", "torch_clock", "capped",

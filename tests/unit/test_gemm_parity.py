@@ -210,6 +210,8 @@ class Idle(unittest.TestCase):
         self.assertIsNone(tr.idle_note("ours", [1.02, 0.95, None]))  # the boundary: not idle
         self.assertEqual(tr.idle_note("ours", [1.02, 0.949, 0.7, None]),
                          "idle (ours: its counted samples filled 70% of the window)")
+        # Rounded down: a fill just under the boundary never reads as the boundary itself.
+        self.assertEqual(tr.idle_note("ours", [0.9496]), "idle (ours: its counted samples filled 94.9% of the window)")
         self.assertIsNone(tr.idle_note("PyTorch", []))
         self.assertIsNone(tr.idle_note("PyTorch", [None, math.nan]))
 
@@ -222,7 +224,8 @@ class Idle(unittest.TestCase):
                 out.append({self.ROW: r})
             return out
         r = tr.parity_rows([self.ROW], side((76, 75, 77)), side((76, 60, 75)), 1980.0, 1980.0)[0]
-        self.assertEqual(r["note"], "idle (PyTorch: its counted samples filled 81% of the window)")
+        # 60 x 108 x 0.0499 ms against 0.4 s: 80.8%, rounded down to 0.1.
+        self.assertEqual(r["note"], "idle (PyTorch: its counted samples filled 80.8% of the window)")
         self.assertEqual(tr.parity_rows([self.ROW], side((76, 75, 77)), side((75, 76, 74)), 1980.0, 1980.0)[0]["note"],
                          "")
 
