@@ -23,12 +23,12 @@
 # PyTorch first: A B, B A, A B), each a fresh process; then one table, OUT/parity.md (printed)
 # and OUT/parity.csv (docs/MATMUL.md says what it shows), ending with issue 40's criteria, one
 # PASS/FAIL line each.
-# Time (measured 2026-12-04, H200s): 246-283 s an alternation of the 100 rows a side before the
-# 128-token rows' groups (method 6), PyTorch's profiler pass included; those groups add about
-# 90 s (16 rows x 2 sides x 4 plateaus of 0.6 s; a full alternation since is not measured). Bound: 2 x 36 x max_s more per alternation if every burst's cool-down
-# hits its cap (the table's notes name the rows where one did).
-# PARITY_FP8=1 adds the fp8 rows (half as many again); PARITY_FP8=only runs the llm suite's fp8
-# rows alone (no squares: they are bf16 and fp16): 96 s an alternation (method 6).
+# Time (measured 2026-12-04, GPU-4c0d3cfe and GPU-d57c4b0c, methods 7 and 8): 318-324 s an
+# alternation of the 100 rows a side, PyTorch's profiler pass included; 466 s where 15 bursts'
+# cool-downs hit their cap (bound: 2 x 36 x max_s more per alternation if every one does; the
+# table's notes name the rows). PARITY_FP8=1 adds the fp8 rows (half as many again);
+# PARITY_FP8=only runs the llm suite's fp8 rows alone (no squares: they are bf16 and fp16):
+# 142-148 s an alternation.
 # Usage: ci/gemm_parity.sh BUILD_DIR OUT [N]   (N: alternations, default 3; python3 with torch;
 #        one GPU, device 0 on both sides)
 #   PARITY_FP8=1     include the fp8 (e4m3) rows of the llm suite
