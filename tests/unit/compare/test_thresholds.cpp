@@ -86,7 +86,8 @@ TEST(Thresholds, RepositoryFileParses) {
   EXPECT_EQ(t->rule_for("matmul/cublaslt/tf32/8192x8192x8192").kind, gc::RuleKind::ReportOnly);
   EXPECT_DOUBLE_EQ(t->pct_for("matmul/cublaslt_sustained/tf32/8192x8192x8192"), 5.0);
   EXPECT_DOUBLE_EQ(t->pct_for("conv/nchw/tf32/n64c128h28w28k128r3s3"), 5.0);
-  EXPECT_DOUBLE_EQ(t->pct_for("nccl/allreduce/fp32/1MiB/g1"), 17.0);
+  // Graph-replayed since method 2: +1.18% over 44 processes on 2 machines (17% before).
+  EXPECT_DOUBLE_EQ(t->pct_for("nccl/allreduce/fp32/1MiB/g1"), 5.0);
   EXPECT_DOUBLE_EQ(t->pct_for("matmul/cublaslt/bf16/1024x1024x1024"), 10.0);
   EXPECT_DOUBLE_EQ(t->pct_for("pcie/h2d/pinned/256MiB"), 10.0);  // host-bound
   EXPECT_EQ(t->rule_for("pcie/h2d/pinned/256MiB").kind, gc::RuleKind::HostBound);
@@ -101,9 +102,10 @@ TEST(Thresholds, RepositoryFileParses) {
   EXPECT_EQ(t->rule_for("launch/graph_instantiate/empty/100").kind, gc::RuleKind::ReportOnly);
   for (const auto& o : t->overrides) EXPECT_NE(o.why.find("fresh processes"), std::string::npos) << o.glob;
   EXPECT_EQ(t->rule_for("pcie/d2h/pageable/256MiB").kind, gc::RuleKind::ReportOnly);
-  // Every gated limit is at most 25% (the parser enforces it); report-only entries carry a cv.
-  for (const auto& o : t->overrides) EXPECT_LE(o.pct, gc::kMaxGatedPct) << o.glob;
-  for (const auto& o : t->host_bound) EXPECT_LE(o.pct, gc::kMaxGatedPct) << o.glob;
+  // Issue 39's limits: every gated device-bound case at 5% or less, every host-bound one at
+  // 10% or less (the parser's own bound is 25%); report-only entries carry a cv.
+  for (const auto& o : t->overrides) EXPECT_LE(o.pct, 5.0) << o.glob;
+  for (const auto& o : t->host_bound) EXPECT_LE(o.pct, 10.0) << o.glob;
   for (const auto& o : t->report_only) EXPECT_GT(o.cv_pct, 0.0) << o.glob;
 }
 
