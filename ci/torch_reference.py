@@ -143,11 +143,12 @@ MAX_STEP_TIMING_FRACTION = 0.1  # energy.hpp kMaxStepTimingFraction
 
 class EnergySteps:
     """energy.cpp's EnergySteps: NVML's energy counter moves in steps (every ~100 ms on an
-    H200), so the power is taken between the first and the last reading at which it had moved:
+    H200), so the power is taken between the counter's first and last moves:
     whole steps over their time. add(t, J) a reading (None or not finite: none; not later than
     the last: skipped; lower than the last: a driver reload, no figure for the window);
-    power_W() None unless two moves were seen, each timed to within the gap since the reading
-    before it, the two gaps at most MAX_STEP_TIMING_FRACTION of the time between the moves."""
+    power_W() None unless two moves were seen, each timed at the middle of the gap since the
+    reading before it (so to within half of it), the two halves at most
+    MAX_STEP_TIMING_FRACTION of the time between the moves."""
 
     def __init__(self):
         self.last = None  # (t, J) of the last reading
@@ -172,8 +173,9 @@ class EnergySteps:
     def power_W(self):
         if self.broken or self.moves < 2:
             return None
-        span = self.last_move[0] - self.first_move[0]
-        if not span > 0 or self.first_move[2] + self.last_move[2] > MAX_STEP_TIMING_FRACTION * span:
+        half_gaps = (self.first_move[2] + self.last_move[2]) / 2
+        span = (self.last_move[0] - self.last_move[2] / 2) - (self.first_move[0] - self.first_move[2] / 2)
+        if not span > 0 or half_gaps > MAX_STEP_TIMING_FRACTION * span:
             return None
         return (self.last_move[1] - self.first_move[1]) / span
 

@@ -95,8 +95,10 @@ void ReadPacer::took(double start_s, double end_s) {
 
 std::optional<double> EnergySteps::power_W() const {
   if (broken_ || moves_ < 2) return std::nullopt;
-  const double span_s = last_->t_s - first_->t_s;
-  if (!(span_s > 0) || first_->uncertainty_s + last_->uncertainty_s > kMaxStepTimingFraction * span_s) return std::nullopt;
+  // Each move is timed at the middle of its gap, to within half the gap either way.
+  const double half_gaps_s = (first_->uncertainty_s + last_->uncertainty_s) / 2;
+  const double span_s = (last_->t_s - last_->uncertainty_s / 2) - (first_->t_s - first_->uncertainty_s / 2);
+  if (!(span_s > 0) || half_gaps_s > kMaxStepTimingFraction * span_s) return std::nullopt;
   return (last_->energy_J - first_->energy_J) / span_s;
 }
 
