@@ -1517,6 +1517,17 @@ def old_burst_ms(hold, fn, samples=20, min_sample_ms=0.5, max_calls=64):
     return held_ms(hold, fn, calls=calls, samples=samples, warm=0)
 
 
+_NOT_A_KERNEL = re.compile(r"^(Memset \(|Memcpy )")
+
+
+def device_kernels(events):
+    """The kernels among torch.profiler's device events, as (name, us): a memset or a copy
+    (Kineto names them "Memset (Device)", "Memcpy DtoD (Device -> Device)") is not a kernel,
+    as CUPTI's kernel records, which ours counts (kernel_name.cpp), hold none."""
+    return [(e.name, e.time_range.elapsed_us()) for e in events
+            if str(e.device_type).endswith("CUDA") and not _NOT_A_KERNEL.match(e.name)]
+
+
 def kernel_census(fn, calls=4):
     """(kernels per call, {kernel name: count}) of `calls` calls, from torch.profiler; None
     when the profiler is unavailable. Only once every row is timed (profile_after)."""
@@ -1528,7 +1539,7 @@ def kernel_census(fn, calls=4):
             for _ in range(calls):
                 fn()
             torch.cuda.synchronize()
-        names = collections.Counter(e.name for e in prof.events() if str(e.device_type).endswith("CUDA"))
+        names = collections.Counter(name for name, _ in device_kernels(prof.events()))
         return (sum(names.values()) / calls, dict(names)) if names else None
     except Exception as e:  # a diagnostic: never the reason a case fails
         print(f"  kernel census unavailable ({e.__class__.__name__}: {str(e)[:80]})", file=sys.stderr)
@@ -1546,8 +1557,7 @@ def kernel_of(fn):
         with profile(activities=[ProfilerActivity.CUDA]) as prof:
             fn()
             torch.cuda.synchronize()
-        return pick_kernel([(e.name, e.time_range.elapsed_us()) for e in prof.events()
-                            if str(e.device_type).endswith("CUDA")])
+        return pick_kernel(device_kernels(prof.events()))
     except Exception as e:  # a label: never the reason a case fails
         print(f"  kernel name unavailable ({e.__class__.__name__}: {str(e)[:80]})", file=sys.stderr)
         return None

@@ -769,6 +769,17 @@ class ParityKernels(unittest.TestCase):
         self.assertEqual(tr.kernel_label(("nvjet_x", 1)), "kernel=nvjet_x")
         self.assertEqual(tr.kernel_label(None), "kernel=?")
 
+    def test_a_memset_or_a_copy_is_not_a_kernel(self):
+        # As CUPTI's kernel records (ours): a call's memset and copies are not counted.
+        def ev(name, us, device="DeviceType.CUDA"):
+            return types.SimpleNamespace(name=name, device_type=device,
+                                         time_range=types.SimpleNamespace(elapsed_us=lambda us=us: us))
+        events = [ev("Memset (Device)", 0.5), ev("nvjet_sm90_tst_x", 400.0), ev("Memcpy DtoD (Device -> Device)", 2.0),
+                  ev("cudaLaunchKernel", 3.0, "DeviceType.CPU"), ev("MemsetLike_kernel(int*)", 1.0)]
+        self.assertEqual(tr.device_kernels(events), [("nvjet_sm90_tst_x", 400.0), ("MemsetLike_kernel(int*)", 1.0)])
+        self.assertEqual(tr.pick_kernel(tr.device_kernels(events)), ("nvjet_sm90_tst_x", 2))
+        self.assertEqual(tr.device_kernels([ev("Memset (Device)", 0.5)]), [])
+
     def test_kernel_from_either_sides_label(self):
         ours = "algo=66 tile=18 stages=10 splitk=1 ws=0 kernel=nvjet_sm90_tst_192x192_64x4_1x2_h_bz_coopB_TNN"
         self.assertEqual(tr.kernel_from_label(ours), "nvjet_sm90_tst_192x192_64x4_1x2_h_bz_coopB_TNN")
