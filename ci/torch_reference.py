@@ -831,6 +831,11 @@ def plateau_fill(name, samples, batch, ms, window_s=LINEAR_PLATEAU_S):
     return samples * batch * ms / (window_s * 1e3)
 
 
+def idled(fill):
+    """Whether a plateau fill (plateau_fill) says the card idled: known and under IDLE_BELOW."""
+    return fill is not None and fill < IDLE_BELOW
+
+
 def _fill_pct(fill):
     """A fill as a percentage rounded down to 0.1 (no trailing zero), so that a fill under
     IDLE_BELOW never reads as IDLE_BELOW itself: 0.9496 is "94.9%", 0.7 "70%"."""
@@ -841,7 +846,7 @@ def idle_note(who, fills):
     """The note for a plateau row a side idled on in some run (plateau_fill under IDLE_BELOW):
     the least fill over the runs. None when every known fill is at or over it."""
     low = _min_known(*fills)
-    if low is None or low >= IDLE_BELOW:
+    if not idled(low):
         return None
     return f"idle ({who}: its counted samples filled {_fill_pct(low)} of the window)"
 
@@ -989,7 +994,7 @@ def parity_summary(rows, **limits):
                  (f": {_listed(capped, _norm_text)}."
                   if capped else "."))
     fills = [r for r in rows if any(f is not None for f in r.get("least_fill") or ())]
-    idle = [r for r in fills if any(f is not None and f < IDLE_BELOW for f in r["least_fill"])]
+    idle = [r for r in fills if any(idled(f) for f in r["least_fill"])]
     lines.append(f"Idle (a side's counted samples filled under {100 * IDLE_BELOW:g}% of the plateau's window in some "
                  f"run): {len(idle)} of {len(fills)} plateau rows" +
                  (f": {_listed(idle, _fill_text)}." if idle else "."))
@@ -998,7 +1003,7 @@ def parity_summary(rows, **limits):
 
 def _fill_text(r):
     o, t = r["least_fill"]
-    return ", ".join(f"{who} {_fill_pct(f)}" for who, f in (("ours", o), ("PyTorch", t)) if f is not None and f < IDLE_BELOW)
+    return ", ".join(f"{who} {_fill_pct(f)}" for who, f in (("ours", o), ("PyTorch", t)) if idled(f))
 
 
 PARITY_COLUMNS = ("case", "what", "ms", "ours", "torch", "ratio", "norm_ratio", "ours_clock", "torch_clock", "capped",

@@ -53,8 +53,9 @@ class Device {
   // The SM clock, power draw and energy counter now (Telemetry's sm_clock_MHz, power_W,
   // energy_J; three NVML calls); every field empty without NVML.
   Telemetry read_power() const;
-  // NVML's energy counter alone, in joules (one NVML call, about 4 ms on an H200); nullopt
-  // without NVML or where the driver has none.
+  // NVML's energy counter alone, in joules: one NVML call where read_power makes three
+  // (together about 4 ms of host under load on an H200); nullopt without NVML or where the
+  // driver has none.
   std::optional<double> read_energy_J() const;
   bool nvml_loaded() const { return nvml_ != nullptr; }
   const std::string& nvml_note() const { return nvml_note_; }  // why NVML is not loaded
