@@ -16,17 +16,19 @@
 # (benchmarks/cases/matmul.hpp; docs/MATMUL.md).
 # The cool-down: GPUCHECK_COOLDOWN, read by bench_matmul's harness and by torch_reference.py
 # alike: before each burst, NVML's board power and GPU temperature under limits (capped at
-# max_s). Unless set, this script reads the card's idle power and temperature at the start
-# (nvidia-smi) and sets power_W = idle + PARITY_COOL_DW (50), temp_C = idle + PARITY_COOL_DT (5),
-# max_s = PARITY_COOL_MAX_S (10); PARITY_COOLDOWN=off leaves it out (the fixed 0.3 s only).
+# max_s; or, with the power under its limit, the temperature settled: no new low for settle_s).
+# Unless set, this script reads the card's idle power and temperature at the start (nvidia-smi)
+# and sets power_W = idle + PARITY_COOL_DW (50), temp_C = idle + PARITY_COOL_DT (5), max_s =
+# PARITY_COOL_MAX_S (10), settle_s = PARITY_COOL_SETTLE_S (2); PARITY_COOLDOWN=off leaves it out
+# (the fixed 0.3 s only).
 # The two sides alternate N times in this one process tree (odd runs ours first, even runs
 # PyTorch first: A B, B A, A B), each a fresh process; then one table, OUT/parity.md (printed)
 # and OUT/parity.csv (docs/MATMUL.md says what it shows), ending with issue 40's criteria, one
 # PASS/FAIL line each.
 # Time (measured 2026-12-04, GPU-4c0d3cfe and GPU-d57c4b0c, methods 7 and 8): 318-324 s an
 # alternation of the 100 rows a side, PyTorch's profiler pass included; 466 s where 15 bursts'
-# cool-downs hit their cap (bound: 2 x 36 x max_s more per alternation if every one does; the
-# table's notes name the rows). PARITY_FP8=1 adds the fp8 rows (half as many again);
+# cool-downs hit their cap, before settle_s (bound: 2 x 36 x max_s more per alternation if
+# every one does; the table's notes name the rows). PARITY_FP8=1 adds the fp8 rows (half as many again);
 # PARITY_FP8=only runs the llm suite's fp8 rows alone (no squares: they are bf16 and fp16):
 # 142-148 s an alternation.
 # Usage: ci/gemm_parity.sh BUILD_DIR OUT [N]   (N: alternations, default 3; python3 with torch;
@@ -101,7 +103,8 @@ elif [[ -z ${GPUCHECK_COOLDOWN:-} ]]; then
   idle=$(nvidia-smi -i "${gpu%%,*}" --query-gpu=power.draw,temperature.gpu --format=csv,noheader,nounits 2>/dev/null)
   if [[ $idle =~ ^\ *([0-9.]+),\ *([0-9]+)\ *$ ]]; then
     GPUCHECK_COOLDOWN=$(awk -v p="${BASH_REMATCH[1]}" -v t="${BASH_REMATCH[2]}" -v dw="${PARITY_COOL_DW:-50}" \
-      -v dt="${PARITY_COOL_DT:-5}" -v m="${PARITY_COOL_MAX_S:-10}" 'BEGIN { printf "power_W=%.0f,temp_C=%d,max_s=%g", p + dw, t + dt, m }')
+      -v dt="${PARITY_COOL_DT:-5}" -v m="${PARITY_COOL_MAX_S:-10}" -v st="${PARITY_COOL_SETTLE_S:-2}" \
+      'BEGIN { printf "power_W=%.0f,temp_C=%d,max_s=%g,settle_s=%g", p + dw, t + dt, m, st }')
     note "idle at the start: ${BASH_REMATCH[1]} W, ${BASH_REMATCH[2]} C"
   else
     note "no idle reading from nvidia-smi: no cool-down (the fixed 0.3 s only); set GPUCHECK_COOLDOWN to have one"

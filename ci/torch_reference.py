@@ -592,29 +592,29 @@ def write_table(path, sections, bands):
 
 # -- The GEMM parity table (ci/gemm_parity.sh): N alternations of ours and PyTorch --------------
 
-Cooldown = collections.namedtuple("Cooldown", "power_W temp_C max_s poll_s")
+Cooldown = collections.namedtuple("Cooldown", "power_W temp_C max_s poll_s settle_s", defaults=(None,))
 _DECIMAL = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 
 
 def parse_cooldown(spec):
     """GPUCHECK_COOLDOWN's rule, as core/src/energy.cpp's parse_cooldown reads it:
-    "power_W=120,temp_C=42,max_s=30" (any of them, any order, at least one limit, every value a
-    finite number > 0; max_s 30 by default). Raises ValueError naming the bad part."""
-    got = {"power_W": None, "temp_C": None, "max_s": 30.0}
+    "power_W=120,temp_C=42,max_s=30,settle_s=2" (any of them, any order, at least one limit,
+    every value a finite number > 0; max_s 30 by default). Raises ValueError naming the bad part."""
+    got = {"power_W": None, "temp_C": None, "max_s": 30.0, "settle_s": None}
     any_limit = False
     for item in spec.split(",") if spec else []:
         key, sep, text = item.partition("=")
         # a plain decimal, as std::from_chars reads it (no sign, no spaces, no "_", no hex)
         v = float(text) if sep and _DECIMAL.fullmatch(text) else math.nan
         if not (math.isfinite(v) and v > 0):
-            raise ValueError(f"'{item}': expected power_W=, temp_C= or max_s= with a number > 0")
+            raise ValueError(f"'{item}': expected power_W=, temp_C=, max_s= or settle_s= with a number > 0")
         if key not in got:
-            raise ValueError(f"'{key}' is not power_W, temp_C or max_s")
+            raise ValueError(f"'{key}' is not power_W, temp_C, max_s or settle_s")
         got[key] = v
-        any_limit = any_limit or key != "max_s"
+        any_limit = any_limit or key in ("power_W", "temp_C")
     if not any_limit:
         raise ValueError("no limit (power_W= or temp_C=)")
-    return Cooldown(got["power_W"], got["temp_C"], got["max_s"], 0.1)
+    return Cooldown(got["power_W"], got["temp_C"], got["max_s"], 0.1, got["settle_s"])
 
 
 def cooled(rule, power_W, temp_C):
@@ -626,26 +626,35 @@ def cooled(rule, power_W, temp_C):
 
 
 def wait_cooled(rule, read, now, sleep):
-    """energy.cpp's wait_cooled: read() -> (power W, temperature C) until cooled(rule, ...) or
-    rule.max_s has passed since the first reading, sleep(rule.poll_s) between readings; now()
-    a clock in seconds. (seconds waited, capped, temperature at the last reading)."""
+    """energy.cpp's wait_cooled: read() -> (power W, temperature C) until cooled(rule, ...), the
+    temperature settled (no new low for rule.settle_s, the power under its limit) or rule.max_s
+    has passed since the first reading, sleep(rule.poll_s) between readings; now() a clock in
+    seconds. (seconds waited, capped, temperature at the last reading, settled)."""
     t0 = now()
+    lowest, lowest_at = None, 0.0  # the lowest temperature read, and when (seconds into the wait)
     while True:
         power, temp = read()
         waited = now() - t0
+        if temp is not None and (lowest is None or temp < lowest):
+            lowest, lowest_at = temp, waited
         done = cooled(rule, power, temp)
-        if done or waited >= rule.max_s:
-            return waited, not done, temp
+        power_ok = not (rule.power_W is not None and power is not None and power > rule.power_W)
+        settled = (not done and rule.settle_s is not None and lowest is not None and power_ok
+                   and waited - lowest_at >= rule.settle_s)
+        if done or settled or waited >= rule.max_s:
+            return waited, not done and not settled, temp, settled
         sleep(rule.poll_s)
 
 
-def cooldown_note(waited_s, capped, temp_C):
+def cooldown_note(waited_s, capped, temp_C, settled=False):
     """The label's note, as the engine writes it (engine_note): " cooldown=1.8s start=41C",
-    "(cap)" after the seconds when the limits were not met in time."""
-    return f" cooldown={waited_s:.1f}s{'(cap)' if capped else ''} start=" + ("?" if temp_C is None else f"{temp_C}C")
+    "(cap)" after the seconds when the limits were not met in time, "(settled)" when the
+    temperature settled above its limit first."""
+    how = "(cap)" if capped else "(settled)" if settled else ""
+    return f" cooldown={waited_s:.1f}s{how} start=" + ("?" if temp_C is None else f"{temp_C}C")
 
 
-_COOLDOWN_IN_LABEL = re.compile(r"(?:^|\s)cooldown=(\d+(?:\.\d+)?)s(\(cap\))? start=(?:(\d+)C|\?)")
+_COOLDOWN_IN_LABEL = re.compile(r"(?:^|\s)cooldown=(\d+(?:\.\d+)?)s(\(cap\)|\(settled\))? start=(?:(\d+)C|\?)")
 
 
 def cooldown_from_label(label):
@@ -653,7 +662,7 @@ def cooldown_from_label(label):
     m = _COOLDOWN_IN_LABEL.search(label or "")
     if not m:
         return None
-    return float(m.group(1)), m.group(2) is not None, None if m.group(3) is None else int(m.group(3))
+    return float(m.group(1)), m.group(2) == "(cap)", None if m.group(3) is None else int(m.group(3))
 
 
 def short_kernel_name(name):
@@ -2235,7 +2244,7 @@ def time_case(hold, name, what, fn, amount, counter, kernels, diagnose, clock=No
     gemm_parity = parity and name.startswith("matmul/")
     if clock is not None:
         clock.readings = []
-    cool_result = []  # (waited, capped, temperature) of the cool-down
+    cool_result = []  # (waited, capped, temperature, settled) of the cool-down
     if name.startswith(("attention/", "matmul/")):  # power bursts, as bench_attention and bench_matmul
         probe = clock.read if clock is not None else None
         tokens = gemm_m(name, "linear")

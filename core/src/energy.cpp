@@ -116,17 +116,18 @@ std::optional<Cooldown> parse_cooldown(std::string_view spec, std::string* err) 
     const std::string_view text = eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1);
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(v) || !(v > 0)) {
-      err->assign(1, '\'').append(item).append("': expected power_W=, temp_C= or max_s= with a number > 0");
+      err->assign(1, '\'').append(item).append("': expected power_W=, temp_C=, max_s= or settle_s= with a number > 0");
       return std::nullopt;
     }
     if (key == "power_W") c.power_W = v;
     else if (key == "temp_C") c.temp_C = v;
     else if (key == "max_s") c.max_s = v;
+    else if (key == "settle_s") c.settle_s = v;
     else {
-      err->assign(1, '\'').append(key).append("' is not power_W, temp_C or max_s");
+      err->assign(1, '\'').append(key).append("' is not power_W, temp_C, max_s or settle_s");
       return std::nullopt;
     }
-    any_limit = any_limit || key != "max_s";
+    any_limit = any_limit || key == "power_W" || key == "temp_C";
   }
   if (!any_limit) {
     *err = "no limit (power_W= or temp_C=)";
@@ -143,11 +144,19 @@ bool cooled(const Cooldown& rule, std::optional<double> power_W, std::optional<u
 CooldownWait wait_cooled(const Cooldown& rule, const std::function<PowerTemp()>& read,
                          const std::function<double()>& now, const std::function<void(double)>& sleep) {
   const double t0 = now();
+  std::optional<unsigned> lowest;  // the lowest temperature read, and when (seconds into the wait)
+  double lowest_at = 0;
   for (;;) {
     const auto [power_W, temp_C] = read();
     const double waited = now() - t0;
+    if (temp_C && (!lowest || *temp_C < *lowest)) {
+      lowest = temp_C;
+      lowest_at = waited;
+    }
     const bool done = cooled(rule, power_W, temp_C);
-    if (done || waited >= rule.max_s) return CooldownWait{waited, !done, temp_C};
+    const bool power_ok = !(rule.power_W && power_W && *power_W > *rule.power_W);
+    const bool settled = !done && rule.settle_s && lowest && power_ok && waited - lowest_at >= *rule.settle_s;
+    if (done || settled || waited >= rule.max_s) return CooldownWait{waited, !done && !settled, settled, temp_C};
     sleep(rule.poll_s);
   }
 }

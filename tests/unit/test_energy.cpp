@@ -147,7 +147,12 @@ TEST(EnergyCooldown, ParsesTheEnvironmentsRule) {
   ASSERT_TRUE(c.has_value()) << err;
   EXPECT_FALSE(c->power_W.has_value());
   EXPECT_EQ(c->max_s, 30.0);  // the default cap
-  for (const char* bad : {"", "max_s=10", "power_W", "power_W=", "power_W=0", "power_W=-5", "power_W=1e999",
+  EXPECT_FALSE(c->settle_s.has_value());  // no settle unless asked
+  c = parse_cooldown("settle_s=2.5,temp_C=44", &err);
+  ASSERT_TRUE(c.has_value()) << err;
+  EXPECT_EQ(c->settle_s, 2.5);
+  for (const char* bad : {"", "max_s=10", "settle_s=2", "max_s=10,settle_s=2", "settle_s=0,temp_C=40",
+                          "temp_C=40,settle_s=-1", "power_W", "power_W=", "power_W=0", "power_W=-5", "power_W=1e999",
                           "power_W=12x", "watts=100", "power_W=100,", "power_W=nan", "temp_C=40,,max_s=3"}) {
     err.clear();
     EXPECT_FALSE(parse_cooldown(bad, &err).has_value()) << bad;
@@ -207,12 +212,59 @@ TEST(EnergyCooldown, WaitsUntilCooledOrCapped) {
   EXPECT_TRUE(w.capped);
   EXPECT_EQ(w.temp_C, 60u);
   EXPECT_EQ(card.slept.size(), 4u);
+  EXPECT_FALSE(w.settled);
   card = CoolingCard({{std::nullopt, std::nullopt}});  // NVML gave nothing: no wait
   w = run();
   EXPECT_DOUBLE_EQ(w.waited_s, 0.0);
   EXPECT_FALSE(w.capped);
   EXPECT_FALSE(w.temp_C.has_value());
   EXPECT_TRUE(card.slept.empty());
+}
+
+// settle_s: a card that idles above the temperature limit (heat soaked up over a session) ends
+// the wait once its temperature sets no new low for settle_s with the power under its limit.
+TEST(EnergyCooldown, ASoakedCardSettlesInsteadOfWaitingOutTheCap) {
+  Cooldown c;
+  c.power_W = 130;
+  c.temp_C = 44;
+  c.max_s = 10;
+  c.poll_s = 0.5;
+  c.settle_s = 1.0;
+  auto run = [&](CoolingCard& card) {
+    return wait_cooled(c, [&] { return card.read(); }, [&] { return card.t; }, [&](double s) { card.t += s; });
+  };
+  // Lows at 0, 0.5, 1.0 and 1.5 s; 45 again at 2.0, 46 at 2.5: 1.0 s since the last low.
+  CoolingCard soaked({{300.0, 50u}, {150.0, 47u}, {120.0, 46u}, {120.0, 45u}, {110.0, 45u}, {110.0, 46u}});
+  auto w = run(soaked);
+  EXPECT_DOUBLE_EQ(w.waited_s, 2.5);
+  EXPECT_TRUE(w.settled);
+  EXPECT_FALSE(w.capped);
+  EXPECT_EQ(w.temp_C, 46u);
+  // Still cooling a degree a poll: it reaches the limit, not a settle.
+  CoolingCard cooling({{120.0, 50u}, {120.0, 49u}, {120.0, 48u}, {120.0, 47u}, {120.0, 46u}, {120.0, 45u}, {120.0, 44u}});
+  w = run(cooling);
+  EXPECT_DOUBLE_EQ(w.waited_s, 3.0);
+  EXPECT_FALSE(w.settled);
+  EXPECT_FALSE(w.capped);
+  // The power over its limit holds a settled temperature: the cap.
+  c.max_s = 3;
+  CoolingCard busy({{200.0, 45u}});
+  w = run(busy);
+  EXPECT_DOUBLE_EQ(w.waited_s, 3.0);
+  EXPECT_TRUE(w.capped);
+  EXPECT_FALSE(w.settled);
+  // No temperature reading: nothing to settle on (and nothing to wait for but the power).
+  CoolingCard no_temp({{200.0, std::nullopt}, {200.0, std::nullopt}});
+  w = run(no_temp);
+  EXPECT_TRUE(w.capped);
+  EXPECT_FALSE(w.settled);
+  // Without settle_s, the soaked card waits out the cap, as before.
+  c.settle_s.reset();
+  CoolingCard soaked_again({{120.0, 45u}});
+  w = run(soaked_again);
+  EXPECT_DOUBLE_EQ(w.waited_s, 3.0);
+  EXPECT_TRUE(w.capped);
+  EXPECT_FALSE(w.settled);
 }
 
 }  // namespace

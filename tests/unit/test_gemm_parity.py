@@ -37,7 +37,9 @@ class Cooldown(unittest.TestCase):
         self.assertEqual(tr.parse_cooldown("power_W=120,temp_C=42.5,max_s=20"), tr.Cooldown(120.0, 42.5, 20.0, 0.1))
         self.assertEqual(tr.parse_cooldown("temp_C=40"), tr.Cooldown(None, 40.0, 30.0, 0.1))
         self.assertEqual(tr.parse_cooldown("max_s=5,power_W=.5"), tr.Cooldown(0.5, None, 5.0, 0.1))
-        for bad in ("", "max_s=10", "power_W", "power_W=", "power_W=0", "power_W=-5", "power_W=1e999", "power_W=12x",
+        self.assertIsNone(tr.parse_cooldown("temp_C=40").settle_s)  # no settle unless asked
+        self.assertEqual(tr.parse_cooldown("settle_s=2.5,temp_C=44"), tr.Cooldown(None, 44.0, 30.0, 0.1, 2.5))
+        for bad in ("", "max_s=10", "settle_s=2", "max_s=10,settle_s=2", "settle_s=0,temp_C=40", "temp_C=40,settle_s=-1", "power_W", "power_W=", "power_W=0", "power_W=-5", "power_W=1e999", "power_W=12x",
                     "watts=100", "power_W=100,", "power_W=nan", "power_W=inf", "temp_C=40,,max_s=3", "power_W=+3",
                     "power_W=1_0", "power_W= 3", " power_W=3"):
             with self.assertRaises(ValueError, msg=bad):
@@ -72,18 +74,47 @@ class Cooldown(unittest.TestCase):
         def wait(card):
             return tr.wait_cooled(rule, card.read, lambda: card.t, card.sleep)
         card = Card([(300.0, 45), (150.0, 42), (110.0, 40), (100.0, 39)])
-        self.assertEqual(wait(card), (0.5, False, 40))
+        self.assertEqual(wait(card), (0.5, False, 40, False))
         self.assertEqual(card.slept, [0.25, 0.25])
         card = Card([(300.0, 60)])  # never cools: the cap, at the first reading at or past max_s
-        self.assertEqual(wait(card), (1.0, True, 60))
+        self.assertEqual(wait(card), (1.0, True, 60, False))
         self.assertEqual(len(card.slept), 4)
         card = Card([(None, None)])  # NVML gave nothing: no wait
-        self.assertEqual(wait(card), (0.0, False, None))
+        self.assertEqual(wait(card), (0.0, False, None, False))
         self.assertEqual(card.slept, [])
+
+    def test_a_soaked_card_settles_instead_of_waiting_out_the_cap(self):  # test_energy.cpp's twin
+        class Card:
+            def __init__(self, readings):
+                self.readings, self.next, self.t = readings, 0, 100.0
+
+            def read(self):
+                self.next += 1
+                return self.readings[min(self.next - 1, len(self.readings) - 1)]
+
+            def sleep(self, s):
+                self.t += s
+
+        def wait(rule, readings):
+            card = Card(readings)
+            return tr.wait_cooled(rule, card.read, lambda: card.t, card.sleep)
+        rule = tr.Cooldown(130.0, 44.0, 10.0, 0.5, 1.0)
+        # lows at 0, 0.5, 1.0 and 1.5 s; 45 again at 2.0, 46 at 2.5: 1.0 s since the last low
+        self.assertEqual(wait(rule, [(300.0, 50), (150.0, 47), (120.0, 46), (120.0, 45), (110.0, 45), (110.0, 46)]),
+                         (2.5, False, 46, True))
+        # still cooling a degree a poll: the limit, not a settle
+        self.assertEqual(wait(rule, [(120.0, t) for t in range(50, 43, -1)]), (3.0, False, 44, False))
+        short = rule._replace(max_s=3.0)
+        self.assertEqual(wait(short, [(200.0, 45)]), (3.0, True, 45, False))  # the power holds it: the cap
+        self.assertEqual(wait(short, [(200.0, None)]), (3.0, True, None, False))  # no temperature to settle on
+        self.assertEqual(wait(short._replace(settle_s=None), [(120.0, 45)]), (3.0, True, 45, False))  # as before
 
     def test_the_labels_note_as_the_engine_writes_it(self):
         self.assertEqual(tr.cooldown_note(1.84, False, 41), " cooldown=1.8s start=41C")
         self.assertEqual(tr.cooldown_note(10.0, True, None), " cooldown=10.0s(cap) start=?")
+        self.assertEqual(tr.cooldown_note(2.54, False, 46, True), " cooldown=2.5s(settled) start=46C")
+        self.assertEqual(tr.cooldown_from_label("F.linear(x, w) kernel=y cooldown=2.5s(settled) start=46C"),
+                         (2.5, False, 46))  # a settle is not a cap
         ours = "algo=66 tile=18 stages=10 splitk=1 ws=0 kernel=nvjet_x cooldown=2.3s start=38C"
         self.assertEqual(tr.cooldown_from_label(ours), (2.3, False, 38))
         self.assertEqual(tr.cooldown_from_label("F.linear(x, w) kernel=y cooldown=10.0s(cap) start=?"), (10.0, True, None))

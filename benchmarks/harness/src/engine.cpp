@@ -373,7 +373,8 @@ const std::optional<energy::Cooldown>& cooldown_rule() {
 }
 
 // Opt-in (GPUCHECK_COOLDOWN): polls NVML until the card's power and temperature are under the
-// rule's limits, or its cap has passed; records the wait and the temperature it ended at.
+// rule's limits, the temperature has settled (settle_s) or the cap has passed; records the wait,
+// how it ended and the temperature it ended at.
 void cool_down(const Device& d, Measurement& m) {
   const std::optional<energy::Cooldown>& rule = cooldown_rule();
   if (!rule) return;
@@ -389,6 +390,7 @@ void cool_down(const Device& d, Measurement& m) {
   m.cooldown_s = w.waited_s;
   m.start_temp_C = w.temp_C;
   m.cooldown_capped = w.capped;
+  m.cooldown_settled = w.settled;
 }
 
 }  // namespace
@@ -526,7 +528,8 @@ std::string engine_note(const Measurement& m) {
   if (m.groups > 1) n += " groups=" + std::to_string(m.groups);
   if (m.cooldown_s) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, " cooldown=%.1fs%s", *m.cooldown_s, m.cooldown_capped ? "(cap)" : "");
+    std::snprintf(buf, sizeof buf, " cooldown=%.1fs%s", *m.cooldown_s,
+                  m.cooldown_capped ? "(cap)" : m.cooldown_settled ? "(settled)" : "");
     n += buf;
     n += " start=" + (m.start_temp_C ? std::to_string(*m.start_temp_C) + "C" : std::string("?"));
   }

@@ -112,26 +112,33 @@ inline bool plateau_reads_clock(long long k) { return k % 2 == 0; }
 // Before a power burst, the card back near idle (opt-in, the environment variable
 // GPUCHECK_COOLDOWN; ci/gemm_parity.sh sets it for both sides, ci/torch_reference.py reads the
 // same rule): after the burst's fixed settle, NVML's board power and GPU temperature are polled
-// until both are at or under their limits, or max_s has passed. A burst then starts from the
-// same power and thermal state whatever ran before it, not from the last case's heat.
+// until both are at or under their limits, the temperature has settled (settle_s) or max_s has
+// passed. A burst then starts from the same power and thermal state whatever ran before it, not
+// from the last case's heat.
 struct Cooldown {
   std::optional<double> power_W;  // board power (NVML's reading, which lags: a history of ~1 s)
   std::optional<double> temp_C;   // GPU temperature
   double max_s = 30;              // the cap on the wait
+  // Also done once the power is under its limit and the temperature has set no new low for
+  // settle_s: a card that has soaked up heat idles above a limit taken from its idle at the
+  // start of a session, and the cap would only have waited longer at the same temperature.
+  std::optional<double> settle_s;
   double poll_s = 0.1;
 };
-// "power_W=120,temp_C=42,max_s=30" (any of the three, in any order; at least one limit; every
-// value a finite number > 0). nullopt with *err naming the bad part.
+// "power_W=120,temp_C=42,max_s=30,settle_s=2" (any of them, in any order; at least one limit;
+// every value a finite number > 0). nullopt with *err naming the bad part.
 std::optional<Cooldown> parse_cooldown(std::string_view spec, std::string* err);
 // Whether the readings meet every limit the rule sets; a reading NVML did not give does not
 // hold the wait (nothing to wait for).
 bool cooled(const Cooldown& rule, std::optional<double> power_W, std::optional<unsigned> temp_C);
-// The wait: read() (board power W, temperature C) until cooled or max_s has passed since the
-// first reading, sleep(poll_s) between readings; now() a clock in seconds. The seconds waited,
-// whether the cap ended it, and the temperature at the last reading.
+// The wait: read() (board power W, temperature C) until cooled, settled (settle_s) or max_s has
+// passed since the first reading, sleep(poll_s) between readings; now() a clock in seconds. The
+// seconds waited, whether the cap ended it, whether the settle did, and the temperature at the
+// last reading.
 struct CooldownWait {
   double waited_s = 0;
   bool capped = false;
+  bool settled = false;
   std::optional<unsigned> temp_C;
 };
 using PowerTemp = std::pair<std::optional<double>, std::optional<unsigned>>;

@@ -114,10 +114,12 @@ struct Measurement {
   // over them (the energy counter's delta over their time); empty where the driver gave none.
   std::optional<double> sm_clock_mean_MHz, power_W;
   // With record_power and GPUCHECK_COOLDOWN (energy::Cooldown): the wait before the warm-up and
-  // the card's temperature when it ended; capped when the limits were not met by max_s.
+  // the card's temperature when it ended; capped when the limits were not met by max_s, settled
+  // when the rule's settle_s ended it first.
   std::optional<double> cooldown_s;
   std::optional<unsigned> start_temp_C;
   bool cooldown_capped = false;
+  bool cooldown_settled = false;
   bool graph = false;  // MeasureOptions::graph: the samples were graph replays
   int groups = 1;          // MeasureOptions::groups: the groups timed, the fastest reported
   double group_spread = 0;  // ...and their medians' spread (the slowest over the fastest, less 1)
