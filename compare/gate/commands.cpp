@@ -307,6 +307,44 @@ Results restrict_to_filter(const Results& base, const RunPlan& plan) {
   return out;
 }
 
+// The rule's fresh-process count for a case judged by its fastest fresh process, else 0.
+int fresh_processes_of(const GatePlan& g, const std::string& name) {
+  const Rule rule = g.compare.thresholds.rule_for(name);
+  return rule.kind == RuleKind::HostBound ? rule.processes : 0;
+}
+
+// Every host-bound case whose rule asks for it (thresholds.json "processes": N) is measured in
+// N fresh processes of its binary, filtered to those cases, in place of the first pass's one
+// figure: it is judged by the fastest (rules/fresh_minimum.hpp). A binary whose fresh runs
+// give no figure leaves its cases with the first pass's one process, which the rules show and
+// do not gate (too few processes).
+Status fresh_pass(Context& ctx, const GatePlan& g, FirstPass& fp, Results& current) {
+  std::map<std::string, std::map<int, std::vector<std::string>>> by_binary;  // binary -> N -> cases
+  std::size_t cases = 0;
+  for (const Benchmark& b : current.benchmarks) {
+    const int n = fresh_processes_of(g, b.name);
+    const auto it = fp.owner.find(b.name);
+    if (n == 0 || b.state != RunState::Ok || it == fp.owner.end()) continue;
+    by_binary[it->second][n].push_back(b.name);
+    ++cases;
+  }
+  if (by_binary.empty()) return Done{};
+  ctx.io.emit(std::to_string(cases) + " host-bound case(s) judged by their fastest fresh process (thresholds' \"processes\"):\n");
+  SuiteRunner runner(ctx, g.run);
+  std::size_t i = 0;
+  for (const auto& [bin, groups] : by_binary)
+    for (const auto& [n, names] : groups) {
+      const std::string progress = "[fresh " + std::to_string(++i) + "]";
+      Outcome o = runner.run_fresh(bin, progress, "fresh", n, cases_filter(names), false);
+      if (o.interrupted) return Error{bin, "interrupted by a signal during the fresh-process pass"};
+      if (o.results) current = replace_benchmarks(current, *o.results, names);
+      else ctx.io.emit(bin + ": the fresh-process pass gave no figure: its " + std::to_string(names.size()) +
+                       " case(s) keep the first pass's one process (shown, not gated)\n");
+      fp.outcomes.push_back(std::move(o));
+    }
+  return Done{};
+}
+
 bool past_limit(const Row& r, Direction d) {
   return r.verdict == Verdict::Regression || (r.verdict == Verdict::Unconfirmed && worse_direction(r, d));
 }
@@ -339,14 +377,19 @@ Expected<Confirmations> confirm(Context& ctx, const GatePlan& g, const Compariso
     ++i;
     const std::string progress = "[confirm " + std::to_string(i) + "/" + std::to_string(by_binary.size()) + "]";
     // Host-bound cases are re-measured in a fresh process per repetition (their figure moves
-    // with the process: docs/GATE.md), the others in one fresh process with repetitions.
-    std::vector<std::string> host, device;
-    for (const auto& n : all)
-      (g.compare.thresholds.rule_for(n).kind == RuleKind::HostBound ? host : device).push_back(n);
-    for (const auto* names : {&device, &host}) {
-      if (names->empty()) continue;
-      Outcome o = names == &host ? runner.run_fresh(bin, progress, "confirm", g.confirm_reps, cases_filter(*names), false)
-                                 : runner.run(bin, progress, "confirm", g.confirm_reps, cases_filter(*names), false);
+    // with the process: docs/GATE.md), those judged by their fastest fresh process in as many
+    // as their rule asks; the others in one fresh process with repetitions. Key: processes (0:
+    // one process with repetitions).
+    std::map<int, std::vector<std::string>> groups;
+    for (const auto& n : all) {
+      const int fresh = fresh_processes_of(g, n);
+      groups[fresh > 0 ? fresh
+             : g.compare.thresholds.rule_for(n).kind == RuleKind::HostBound ? g.confirm_reps : 0].push_back(n);
+    }
+    for (const auto& [processes, group] : groups) {
+      const std::vector<std::string>* names = &group;
+      Outcome o = processes > 0 ? runner.run_fresh(bin, progress, "confirm", processes, cases_filter(*names), false)
+                                : runner.run(bin, progress, "confirm", g.confirm_reps, cases_filter(*names), false);
       if (o.interrupted) return Error{bin, "interrupted by a signal during the confirmation run"};
       out.runs.push_back(o.run);
       for (const auto& n : *names) {
@@ -537,6 +580,7 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
   const bool any_results = !fp->parts.empty();
   auto current = merge_parts(std::move(fp->parts), results_path);
   if (!current) return fail(io, current.error());
+  if (auto f = fresh_pass(ctx, *g, *fp, *current); !f) return fail(io, f.error());
   if (any_results) {
     if (auto w = ctx.fs.write_output(results_path, to_gbench_json(*current)); !w) return fail(io, w.error());
   }

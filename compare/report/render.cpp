@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/csv.hpp"
+#include "rules/fresh_minimum.hpp"
 
 namespace gpucheck::compare {
 namespace {
@@ -67,6 +68,10 @@ std::string notes_text(const Row& r) {
   if (std::fabs(r.threshold_pct - 10.0) > 1e-12 || r.verdict == Verdict::Regression)
     add("limit " + format_pct(r.threshold_pct));
   for (const auto& w : r.why) add(w);
+  if (r.fresh_processes > 0 && r.change)
+    add("fastest of " + std::to_string(r.fresh_processes) + " fresh processes vs the baseline's " +
+        format_double("%.1f", 100.0 * best_of_n_quantile(r.fresh_processes)) + "th percentile of " +
+        std::to_string(r.base_processes));
   if (!r.note.empty()) add(r.note);
   return s;
 }
@@ -461,6 +466,10 @@ void write_row(RowText& t, const Row& r) {
   t.key("why").strings(r.why);
   t.key("baseline_noise_cv_pct").number(r.base_noise_pct);
   t.key("current_noise_cv_pct").number(r.cur_noise_pct);
+  if (r.fresh_processes > 0) {
+    t.key("fresh_processes").integer(r.fresh_processes);
+    t.key("baseline_processes").integer(r.base_processes);
+  }
   if (r.verdict == Verdict::ReportOnly || r.verdict == Verdict::HostDiffers) {
     t.key("measured_verdict").string(verdict_name(r.measured));
     t.key("rule_why").string(r.rule_why);

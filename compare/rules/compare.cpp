@@ -15,6 +15,7 @@
 
 #include "base/format.hpp"
 #include "gpucheck/core/environment.hpp"
+#include "rules/fresh_minimum.hpp"
 #include "rules/host_bound.hpp"
 #include "rules/stats.hpp"
 #include "gpucheck/core/suggest.hpp"
@@ -163,8 +164,35 @@ std::optional<double> noise_pct(const Benchmark& b) {
   return it->second;
 }
 
+// A host-bound case judged by the fastest of `processes` fresh processes (fresh_minimum.hpp):
+// no U test (the figures are two levels, not one distribution with noise); a side without
+// enough process figures is shown, not gated, saying so. False when the row is decided here
+// without a figure each (the caller returns).
+bool judge_by_fresh_minimum(Row& r, const Benchmark& b, const Benchmark& k, const CompareOptions& o, int processes) {
+  const bool lower_better = o.direction == Direction::LowerIsBetter;
+  static const std::vector<double> kNone;
+  const auto* sa = samples_of(b, o.metric);
+  const auto* sb = samples_of(k, o.metric);
+  const FreshMinimum f = judge_fresh_minimum(sa ? *sa : kNone, sb ? *sb : kNone, processes, lower_better);
+  r.fresh_processes = processes;
+  r.base_processes = sa ? static_cast<int>(sa->size()) : 0;
+  if (!f.base || !f.cur) {
+    r.measured = Verdict::Skipped;  // not compared
+    r.verdict = Verdict::ReportOnly;
+    r.note = f.why_not + ": shown, not gated; re-record the baseline from fresh processes (gpucheck baseline update "
+                         "--from-history, or gpucheck run --repetitions N --fresh-processes)";
+    r.fails_gate = fails_gate(r.verdict, o.allow_missing);
+    return false;
+  }
+  r.base = f.base;
+  r.cur = f.cur;
+  r.base_cv = cv_of(b, o.metric);
+  r.cur_cv = cv_of(k, o.metric);
+  return true;
+}
+
 // A benchmark on both sides with a figure each: the threshold, noise and significance rules.
-void judge(Row& r, const Benchmark& b, const Benchmark& k, const CompareOptions& o) {
+void judge(Row& r, const Benchmark& b, const Benchmark& k, const CompareOptions& o, const Rule& rule) {
   const bool lower_better = o.direction == Direction::LowerIsBetter;
   r.base = value_of(b, o.metric);
   r.cur = value_of(k, o.metric);
@@ -187,6 +215,15 @@ void judge(Row& r, const Benchmark& b, const Benchmark& k, const CompareOptions&
   if (*r.base == 0.0) {
     r.verdict = Verdict::NoMetric;
     r.note = "baseline " + o.metric + " is zero: no ratio";
+    return;
+  }
+  if (rule.kind == RuleKind::HostBound && rule.processes > 0) {
+    if (!judge_by_fresh_minimum(r, b, k, o, rule.processes)) return;
+    r.change = (*r.cur - *r.base) / *r.base;
+    const double worse = lower_better ? *r.change : -*r.change;
+    const double limit = r.threshold_pct / 100.0 * (1.0 + kThresholdSlack);
+    r.verdict = worse > limit ? Verdict::Regression : -worse > limit ? Verdict::Improvement : Verdict::Same;
+    r.fails_gate = fails_gate(r.verdict, o.allow_missing);
     return;
   }
   r.change = (*r.cur - *r.base) / *r.base;
@@ -222,11 +259,11 @@ std::string state_note(const Benchmark& k) {
   return (k.state == RunState::Errored ? "errored: " : "skipped: ") + k.message;
 }
 
-// A baseline benchmark against what current has for it (maybe nothing).
-Row baseline_row(const Benchmark& b, const Benchmark* k, const CompareOptions& o) {
+// A baseline benchmark against what current has for it (maybe nothing), under its rule.
+Row baseline_row(const Benchmark& b, const Benchmark* k, const CompareOptions& o, const Rule& rule) {
   Row r;
   r.name = b.name;
-  r.threshold_pct = o.thresholds.pct_for(b.name);
+  r.threshold_pct = rule.pct;
   r.base_reps = b.repetitions;
   const bool base_ok = b.state == RunState::Ok;
   if (base_ok) r.base = value_of(b, o.metric);
@@ -269,14 +306,14 @@ Row baseline_row(const Benchmark& b, const Benchmark* k, const CompareOptions& o
     r.fails_gate = fails_gate(r.verdict, o.allow_missing);
     return r;
   }
-  judge(r, b, *k, o);
+  judge(r, b, *k, o, rule);
   return r;
 }
 
-Row current_only_row(const Benchmark& k, const CompareOptions& o) {
+Row current_only_row(const Benchmark& k, const CompareOptions& o, const Rule& rule) {
   Row r;
   r.name = k.name;
-  r.threshold_pct = o.thresholds.pct_for(k.name);
+  r.threshold_pct = rule.pct;
   r.cur_reps = k.repetitions;
   r.verdict = k.state == RunState::Ok ? Verdict::New : Verdict::Skipped;
   if (k.state == RunState::Ok) {
@@ -319,6 +356,10 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, c
     r.rule_why = rule.why;
     return;
   }
+  if (rule.kind == RuleKind::HostBound && r.verdict == Verdict::ReportOnly) {  // too few fresh processes
+    r.rule_why = rule.why;
+    return;
+  }
   if (rule.kind != RuleKind::HostBound || !r.change) return;
   HostBoundInput in;
   const double ratio = 1.0 + *r.change;
@@ -326,8 +367,11 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, c
   in.limit_pct = r.threshold_pct;
   in.same_host_cpu = same_host;
   in.gpu_other_processes = o.gpu_other_processes;
-  in.base_ref = host_reference(base);
-  in.cur_ref = host_reference(cur);
+  // The fastest of fresh processes already is the host at its best: no reference excuses it.
+  if (rule.processes == 0) {
+    in.base_ref = host_reference(base);
+    in.cur_ref = host_reference(cur);
+  }
   const HostBoundJudgement j = judge_host_bound(in);
   const std::string pct = format_double("%g%%", r.threshold_pct);
   switch (j.outcome) {
@@ -459,8 +503,10 @@ Comparison compare_results(const Results& baseline, const Results& current, cons
   // threads (a million rows: about 1.7 s of one core).
   const auto judge_rows = [&](std::size_t from, std::size_t to) {
     for (std::size_t i = from; i < to; ++i) {
-      c.rows[i] = sides[i].first ? baseline_row(*sides[i].first, sides[i].second, o) : current_only_row(*sides[i].second, o);
-      apply_rule(c.rows[i], o.thresholds.rule_for(c.rows[i].name), same_host, c, sides[i].first, sides[i].second, o);
+      const Rule rule = o.thresholds.rule_for(sides[i].first ? sides[i].first->name : sides[i].second->name);
+      c.rows[i] = sides[i].first ? baseline_row(*sides[i].first, sides[i].second, o, rule)
+                                 : current_only_row(*sides[i].second, o, rule);
+      apply_rule(c.rows[i], rule, same_host, c, sides[i].first, sides[i].second, o);
     }
   };
   const std::size_t n = sides.size();

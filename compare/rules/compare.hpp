@@ -55,6 +55,9 @@ struct Row {
   int first_cur_reps = 0;
   // Telemetry that differs from the baseline's ("SM clock 1980 -> 1545 MHz"), and the like.
   std::vector<std::string> why;
+  // A host-bound case judged by the fastest of fresh processes (rules/fresh_minimum.hpp): how
+  // many the rule asks (0: not so judged) and how many figures the baseline held.
+  int fresh_processes = 0, base_processes = 0;
 };
 
 struct ContextDiff {

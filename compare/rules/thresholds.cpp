@@ -58,11 +58,11 @@ Rule Thresholds::rule_for(std::string_view name) const {
   Rule r;
   r.pct = default_pct;
   for (const auto& o : report_only)
-    if (glob_match(o.glob, name)) return Rule{RuleKind::ReportOnly, default_pct, o.cv_pct, o.glob, o.why};
+    if (glob_match(o.glob, name)) return Rule{RuleKind::ReportOnly, default_pct, o.cv_pct, o.glob, o.why, 0};
   for (const auto& o : host_bound)
-    if (glob_match(o.glob, name)) return Rule{RuleKind::HostBound, o.pct, 0.0, o.glob, o.why};
+    if (glob_match(o.glob, name)) return Rule{RuleKind::HostBound, o.pct, 0.0, o.glob, o.why, o.processes};
   for (const auto& o : overrides)
-    if (glob_match(o.glob, name)) return Rule{RuleKind::Override, o.pct, 0.0, o.glob, o.why};
+    if (glob_match(o.glob, name)) return Rule{RuleKind::Override, o.pct, 0.0, o.glob, o.why, 0};
   return r;
 }
 
@@ -133,7 +133,9 @@ Expected<Thresholds> read_thresholds_json(std::string_view text, const std::stri
     const auto list = doc.find(spec.name);
     if (list == doc.end()) continue;
     if (!list->is_array()) return Error{source, "\"" + std::string(spec.name) + "\" must be a list"};
-    const std::vector<std::string> allowed{"glob", spec.number, "why"};
+    const bool host = std::string_view(spec.name) == "host_bound";
+    std::vector<std::string> allowed{"glob", spec.number, "why"};
+    if (host) allowed.emplace_back("processes");
     for (std::size_t i = 0; i < list->size(); ++i) {
       const json& o = (*list)[i];
       std::string glob;
@@ -158,11 +160,20 @@ Expected<Thresholds> read_thresholds_json(std::string_view text, const std::stri
         why = w->get<std::string>();
       }
       if (spec.why_required && why.empty()) return Error{source, ref + " needs a \"why\" (what makes the case noisy or host-bound)"};
+      int processes = 0;
+      if (const auto pv = o.find("processes"); pv != o.end()) {
+        // A whole number as JSON writes one: 10, not 10.0 or "10".
+        if (!pv->is_number_integer() || pv->get<long long>() < kMinFreshProcesses ||
+            pv->get<long long>() > kMaxFreshProcesses)
+          return Error{source, ref + ": \"processes\" must be a whole number from " + std::to_string(kMinFreshProcesses) +
+                                   " to " + std::to_string(kMaxFreshProcesses)};
+        processes = static_cast<int>(pv->get<long long>());
+      }
       const std::string sname = spec.name;
       if (sname == "report_only") {
         t.report_only.push_back({glob, *num, why});
       } else {
-        if (sname == "host_bound") t.host_bound.push_back({glob, *num, why});
+        if (host) t.host_bound.push_back({glob, *num, why, processes});
         else t.overrides.push_back({glob, *num, why});
       }
     }

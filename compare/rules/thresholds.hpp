@@ -30,12 +30,16 @@ struct ReportOnly {
   std::string why;
 };
 
-// Host time: gated at `pct` when baseline and current ran on the same host CPU model.
+// Host time: gated at `pct` when baseline and current ran on the same host CPU model. With
+// `processes` (kMinFreshProcesses..kMaxFreshProcesses; 0: not set), the case is measured in that
+// many fresh processes and judged by their fastest (fresh_minimum.hpp).
 struct HostBound {
   std::string glob;
   double pct = 10.0;
   std::string why;
+  int processes = 0;
 };
+inline constexpr int kMinFreshProcesses = 2, kMaxFreshProcesses = 100;
 
 enum class RuleKind { Default, Override, ReportOnly, HostBound };
 
@@ -44,6 +48,7 @@ struct Rule {
   double pct = 10.0;     // the gated limit (Default, Override, HostBound)
   double cv_pct = 0.0;   // ReportOnly: the noise measured on the case
   std::string glob, why;
+  int processes = 0;     // HostBound: judged by the fastest of this many fresh processes (0: not)
 };
 
 struct Thresholds {
@@ -68,7 +73,8 @@ Expected<double> parse_percent(std::string_view text);
 // {"default_pct": 10,
 //  "overrides":   [{"glob": "launch/*", "pct": 15, "why": "..."}],
 //  "report_only": [{"glob": "launch/graph_instantiate/*", "cv_pct": 26, "why": "..."}],
-//  "host_bound":  [{"glob": "launch/eager/*", "pct": 8, "why": "..."}]}
+//  "host_bound":  [{"glob": "launch/eager/*", "pct": 8, "processes": 10, "why": "..."}]}
+// ("processes", host_bound only, optional: a whole number in [2, 100]).
 // Every key is optional ("comment" is allowed at the top level); "pct" may be a string such
 // as "15%". Unknown keys and duplicate keys are errors (the reading: read_thresholds_json), and
 // so is a gated limit above kMaxGatedPct (the rule: check_gated_limits, which applies to a

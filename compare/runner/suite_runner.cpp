@@ -98,11 +98,11 @@ Outcome SuiteRunner::run(const std::string& bin, const std::string& progress, co
   Outcome o;
   o.run.name = bin;
   o.run.pass = pass;
-  const bool confirm = pass == "confirm";
+  const bool confirm = pass == "confirm", fresh = pass == "fresh";
   const std::string json_dir = join_path(plan_.out, confirm ? "confirm" : "runs");
   const std::string logs = join_path(plan_.out, "logs");
-  const std::string stem = bin + (confirm ? ".confirm" : "");
-  const std::string final_json = join_path(json_dir, bin + ".json");
+  const std::string stem = bin + (confirm ? ".confirm" : fresh ? ".fresh" : "");
+  const std::string final_json = join_path(json_dir, (fresh ? stem : bin) + ".json");
   std::string tmp_name(1, '.');
   tmp_name.append(bin).append(".json.tmp-").append(std::to_string(::getpid()));
   const std::string tmp_json = join_path(json_dir, tmp_name);
@@ -125,7 +125,7 @@ Outcome SuiteRunner::run(const std::string& bin, const std::string& progress, co
   spec.kill_grace_s = kill_grace_s(spec.timeout_s);
   spec.cpu = plan_.pin_cpu.value_or(-1);
 
-  ctx_.io.emit(progress + " " + bin + (confirm ? " (confirmation)" : "") + " ... ");
+  ctx_.io.emit(progress + " " + bin + (confirm ? " (confirmation)" : fresh ? " (fresh processes)" : "") + " ... ");
   const ProcessResult pr = ctx_.env.runner->run(spec);
   o.run.seconds = pr.seconds;
   std::string err_text;
@@ -200,7 +200,8 @@ Outcome SuiteRunner::run_fresh(const std::string& bin, const std::string& progre
     last = std::move(o);
   }
   const bool confirm = pass == "confirm";
-  const std::string final_json = join_path(join_path(plan_.out, confirm ? "confirm" : "runs"), bin + ".processes.json");
+  const std::string final_json = join_path(join_path(plan_.out, confirm ? "confirm" : "runs"),
+                                           bin + (pass == "fresh" ? ".fresh" : "") + ".processes.json");
   auto stacked = stack_repetitions(runs, final_json);
   last.run.seconds = seconds;
   if (!stacked) {

@@ -61,7 +61,9 @@ class SuiteRunner {
  public:
   SuiteRunner(Context& ctx, const RunPlan& plan) : ctx_(ctx), plan_(plan) {}
 
-  // `pass`: "first" or "confirm"; `allow_empty`: a filter may leave the binary no case.
+  // `pass`: "first", "fresh" (the host-bound cases judged by their fastest fresh process:
+  // DIR/runs/BIN.fresh.json, logs BIN.fresh.log) or "confirm"; `allow_empty`: a filter may
+  // leave the binary no case.
   Outcome run(const std::string& bin, const std::string& progress, const std::string& pass, int reps,
               const std::optional<std::string>& filter, bool allow_empty);
   // `processes` runs of the binary, one repetition each, each a fresh process, read as one

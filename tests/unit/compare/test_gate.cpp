@@ -243,6 +243,82 @@ void expect_counts_are_the_rows(const nlohmann::json& report) {
 
 }  // namespace
 
+// thresholds.json's "processes": the gate measures such a host-bound case in that many fresh
+// processes of its binary, filtered to it, and judges the fastest (rules/fresh_minimum.hpp).
+// The first pass's one process is at the high level, as are three of the four fresh ones.
+TEST(Gate, AHostBoundCaseWithProcessesIsMeasuredInThatManyFreshProcessesAndJudgedByTheFastest) {
+  GateFixture g;
+  g.fs.add("baselines/thresholds.json",
+           R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "processes": 4, "why": "two levels between processes"}]})");
+  g.binary("bench_launch", writes({{"launch/host_launch/empty/1", 100, ""}, {"launch/graph/empty/100", 50, ""}},
+                                  [](int call) { return call == 3 ? 1.0 : 1.25; }));
+  g.baseline({{"launch/host_launch/empty/1", 100, ""}, {"launch/graph/empty/100", 50, ""}});
+  ASSERT_EQ(g.gate(), gc::ExitStatus::Ok) << g.io.out << g.io.err;
+  ASSERT_EQ(g.runner.calls.size(), 5u);  // the first pass, then 4 fresh processes
+  for (std::size_t i = 1; i < 5; ++i) {
+    const auto& f = g.runner.calls[i];
+    EXPECT_EQ(arg_value(f, "--benchmark_filter"), "^(launch/host_launch/empty/1)(/|$)");
+    EXPECT_EQ(reps_of(f), 1);
+    EXPECT_EQ(f.stderr_path, "out/logs/bench_launch.fresh.log");
+  }
+  EXPECT_EQ(g.fs.files.count("out/runs/bench_launch.fresh.processes.json"), 1u);
+  EXPECT_EQ(g.fs.files.count("out/runs/bench_launch.json"), 1u);  // the first pass's, kept
+  EXPECT_NE(g.io.out.find("1 host-bound case(s) judged by their fastest fresh process"), std::string::npos) << g.io.out;
+  EXPECT_NE(g.io.out.find("[fresh 1] (process 4/4) bench_launch (fresh processes) ... "), std::string::npos) << g.io.out;
+  auto rec = gc::parse_results(g.fs.files["out/results.json"], "r");
+  ASSERT_TRUE(rec) << rec.error().str();
+  EXPECT_EQ(rec->find("launch/host_launch/empty/1")->repetitions, 4);  // the record is what was judged
+  EXPECT_EQ(rec->find("launch/graph/empty/100")->repetitions, 1);
+  const auto report = nlohmann::json::parse(g.fs.files["out/compare.json"]);
+  const auto& row = json_row(report, "launch/host_launch/empty/1");
+  EXPECT_EQ(row["verdict"], "ok");
+  EXPECT_EQ(row["fresh_processes"], 4);
+  EXPECT_EQ(row["baseline_processes"], 5);
+  EXPECT_NEAR(row["current"].get<double>(), 100000.0, 1e-6);  // the fastest, in ns
+  EXPECT_FALSE(json_row(report, "launch/graph/empty/100").contains("fresh_processes"));
+  EXPECT_NE(g.io.out.find("fastest of 4 fresh processes vs the baseline's 15.9th percentile of 5"), std::string::npos)
+      << g.io.out;
+}
+
+// launch_1.15x through the gate: every process 15% slower; the confirmation measures as many
+// fresh processes again, and the fastest of those fails it.
+TEST(Gate, ALaunchPathFifteenPercentSlowerFailsOnTheFastestOfFreshProcessesTwice) {
+  GateFixture g;
+  g.fs.add("baselines/thresholds.json",
+           R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "processes": 4, "why": "two levels between processes"}]})");
+  g.binary("bench_launch", writes({{"launch/host_launch/empty/1", 100, ""}}, [](int) { return 1.15; }));
+  g.baseline({{"launch/host_launch/empty/1", 100, ""}});
+  EXPECT_EQ(g.gate(), gc::ExitStatus::Regression) << g.io.out;
+  ASSERT_EQ(g.runner.calls.size(), 9u);  // first pass, 4 fresh, 4 fresh for the confirmation
+  EXPECT_EQ(g.runner.calls[8].stderr_path, "out/logs/bench_launch.confirm.log");
+  EXPECT_EQ(reps_of(g.runner.calls[8]), 1);
+  EXPECT_NE(g.io.out.find("confirmed"), std::string::npos) << g.io.out;
+  const auto report = nlohmann::json::parse(g.fs.files["out/compare.json"]);
+  EXPECT_EQ(json_row(report, "launch/host_launch/empty/1")["verdict"], "REGRESSION");
+}
+
+// A fresh pass that gives no figure leaves the first pass's one process: shown, not gated; the
+// binary's error fails the gate, as a confirmation run's does.
+TEST(Gate, AFreshPassWithoutFiguresLeavesTheCaseShownNotGated) {
+  GateFixture g;
+  g.fs.add("baselines/thresholds.json",
+           R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "processes": 4, "why": "two levels between processes"}]})");
+  g.binary("bench_launch", [](const gc::ProcessSpec& spec, FakeFileSystem& fs, int call) {
+    if (call > 0) return exited(3);
+    fs.add(arg_value(spec, "--benchmark_out"), gbench({{"launch/host_launch/empty/1", 150, ""}}, 1));
+    return exited(0);
+  });
+  g.baseline({{"launch/host_launch/empty/1", 100, ""}});
+  EXPECT_EQ(g.gate(), gc::ExitStatus::Regression) << g.io.out;
+  EXPECT_NE(g.io.out.find("bench_launch: the fresh-process pass gave no figure"), std::string::npos) << g.io.out;
+  EXPECT_NE(g.io.out.find("ERRORED: exit 3"), std::string::npos) << g.io.out;
+  const auto report = nlohmann::json::parse(g.fs.files["out/compare.json"]);
+  const auto& row = json_row(report, "launch/host_launch/empty/1");
+  EXPECT_EQ(row["verdict"], "report only");
+  EXPECT_FALSE(row["fails_gate"].get<bool>());
+  EXPECT_NE(row["note"].get<std::string>().find("this run 1"), std::string::npos) << row["note"];
+}
+
 // A binary that errors costs its family's baseline cases as Errored, with its reason; a case
 // another binary lost stays Missing.
 TEST(Gate, AnErroredBinarysCasesAreErroredAndAnotherFamilysLossStaysMissing) {

@@ -122,7 +122,7 @@ TEST(Method, AMethodThatIsNotAWholeNumberMatchesNothing) {
 TEST(Method, TheListsDoNotApplyToACaseNotCompared) {
   gc::CompareOptions o;
   o.thresholds.report_only.push_back({"r", 30.0, "noisy"});
-  o.thresholds.host_bound.push_back({"h", 10.0, "host time"});
+  o.thresholds.host_bound.push_back({"h", 10.0, "host time", 0});
   const auto c = compare({{"r", kBase, "1"}, {"h", kBase, "1"}}, {{"r", kBase, "3"}, {"h", method_test::kSlow, "2"}}, o);
   EXPECT_EQ(row(c, "r").verdict, gc::Verdict::MethodChanged);
   EXPECT_EQ(row(c, "h").verdict, gc::Verdict::MethodChanged);

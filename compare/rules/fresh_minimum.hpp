@@ -1,0 +1,36 @@
+// A host figure that comes in levels between processes (docs/GATE.md, host-bound: on the H200
+// VMs one process's cudaLaunchKernel reads one of two levels, and nothing inside the process
+// divides the level out) is judged by the fastest of N fresh processes. A slower launch path
+// moves every process, the fastest included; the level a process lands on moves only some.
+//
+// The baseline holds one figure per fresh process, from any number of runs. Its figure for the
+// case is where the fastest of N of its processes lands half the time: the quantile
+// q = 1 - 0.5^(1/N) of its figures (N = 10: the 6.7th percentile), read by linear
+// interpolation between order statistics; the current run's figure is the fastest of its N.
+// For a higher-is-better metric "fastest" is the largest, at the quantile 1 - q.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpucheck::compare {
+
+// 1 - 0.5^(1/n): the quantile at which the best of n draws lands half the time (n >= 1).
+double best_of_n_quantile(int n);
+
+// The q-quantile (0 <= q <= 1) of `values` by linear interpolation between order statistics
+// (position q * (count - 1)); nullopt when `values` is empty or holds a value that is not finite.
+std::optional<double> quantile_of(std::vector<double> values, double q);
+
+// The two figures of a fresh-minimum judgement, or why there are none.
+struct FreshMinimum {
+  std::optional<double> base;  // the baseline's figure: its quantile for the best of n
+  std::optional<double> cur;   // the current figure: the best of its processes
+  std::string why_not;         // set when either is missing: what the sides hold
+};
+// `base` and `cur`: one figure per fresh process. Needs at least n on each side.
+FreshMinimum judge_fresh_minimum(const std::vector<double>& base, const std::vector<double>& cur, int n,
+                                 bool lower_is_better);
+
+}  // namespace gpucheck::compare

@@ -1,0 +1,199 @@
+// A host-bound case judged by the fastest of N fresh processes (rules/fresh_minimum.hpp): the
+// quantile, the rule's field in thresholds.json, and the comparison on figures shaped as the
+// H200 VMs' launch levels (docs/GATE.md: one cudaLaunchKernel 3.43-3.53 us in some processes,
+// 4.28-4.37 in the others, 5 gates of one machine, 2026-12-04).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "results/results.hpp"
+#include "rules/compare.hpp"
+#include "rules/fresh_minimum.hpp"
+#include "rules/thresholds.hpp"
+
+namespace gc = gpucheck::compare;
+
+namespace {
+
+constexpr const char* kCase = "launch/host_launch/empty/1";
+
+// One case with one figure per process (us), on a host CPU model; host_ref_us beside each when given.
+gc::Results processes(const std::vector<double>& us, const std::string& cpu = "CPU A", double ref_us = 0) {
+  std::string s = R"({"context": {"gpu_name": "NVIDIA H200", "host_cpu": ")" + cpu + R"("}, "benchmarks": [)";
+  for (std::size_t i = 0; i < us.size(); ++i) {
+    const std::string ref = ref_us > 0 ? R"(, "host_ref_us": )" + std::to_string(ref_us) + R"(, "host_ref_max_us": )" +
+                                             std::to_string(ref_us * 1.05)
+                                       : "";
+    s += std::string(i ? "," : "") + R"({"name": ")" + kCase + R"(", "run_type": "iteration", "repetitions": )" +
+         std::to_string(us.size()) + R"(, "repetition_index": )" + std::to_string(i) + R"(, "real_time": )" +
+         std::to_string(us[i]) + R"(, "time_unit": "us")" + ref + "}";
+  }
+  auto r = gc::parse_results(s + "]}", "r.json");
+  if (!r) throw std::runtime_error(r.error().str());
+  return std::move(*r);
+}
+
+gc::CompareOptions ten_processes_at(double pct) {
+  gc::CompareOptions o;
+  auto t = gc::parse_thresholds(R"({"host_bound": [{"glob": "launch/host_*", "pct": )" + std::to_string(pct) +
+                                    R"(, "processes": 10, "why": "host CPU time, two levels between processes"}]})",
+                                "t.json");
+  if (!t) throw std::runtime_error(t.error().str());
+  o.thresholds = *t;
+  return o;
+}
+
+// A baseline of 20 fresh processes: 9 at the low level, 11 at the high one.
+std::vector<double> baseline_pool() {
+  return {3.43, 3.53, 3.46, 3.50, 3.41, 3.55, 3.48, 3.44, 3.52, 4.28, 4.28, 4.37,
+          4.31, 4.25, 4.40, 4.33, 4.29, 4.35, 4.22, 4.30};
+}
+
+gc::Row only_row(const gc::Comparison& c) {  // a copy: the comparisons here are temporaries
+  if (c.rows.size() != 1) throw std::runtime_error("expected one row");
+  return c.rows[0];
+}
+
+}  // namespace
+
+TEST(FreshMinimum, TheQuantileWhereTheBestOfNLandsHalfTheTime) {
+  EXPECT_DOUBLE_EQ(gc::best_of_n_quantile(1), 0.5);
+  EXPECT_NEAR(gc::best_of_n_quantile(10), 0.066967, 1e-6);
+  EXPECT_NEAR(std::pow(1.0 - gc::best_of_n_quantile(7), 7), 0.5, 1e-12);  // all 7 above it: half the time
+  EXPECT_DOUBLE_EQ(gc::best_of_n_quantile(0), 0.5);                        // taken as 1
+  EXPECT_EQ(gc::quantile_of({4.0, 1.0, 3.0, 2.0}, 0.0), 1.0);
+  EXPECT_EQ(gc::quantile_of({4.0, 1.0, 3.0, 2.0}, 1.0), 4.0);
+  EXPECT_DOUBLE_EQ(*gc::quantile_of({4.0, 1.0, 3.0, 2.0}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(*gc::quantile_of({1.0, 2.0}, 0.1), 1.1);
+  EXPECT_EQ(gc::quantile_of({7.0}, 0.3), 7.0);
+  EXPECT_FALSE(gc::quantile_of({}, 0.5).has_value());
+  EXPECT_FALSE(gc::quantile_of({1.0, std::nan("")}, 0.5).has_value());
+  EXPECT_FALSE(gc::quantile_of({1.0, INFINITY}, 0.5).has_value());
+  EXPECT_FALSE(gc::quantile_of({1.0}, 1.5).has_value());
+  EXPECT_FALSE(gc::quantile_of({1.0}, std::nan("")).has_value());
+}
+
+TEST(FreshMinimum, JudgementNeedsNOnEachSideAndReadsBothDirections) {
+  const std::vector<double> ten{5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+  auto f = gc::judge_fresh_minimum(ten, {9, 8, 10, 11, 12, 13, 14, 15, 16, 17}, 10, true);
+  ASSERT_TRUE(f.base && f.cur);
+  EXPECT_NEAR(*f.base, 5.0 + 9 * gc::best_of_n_quantile(10), 1e-12);
+  EXPECT_EQ(*f.cur, 8.0);  // the fastest
+  f = gc::judge_fresh_minimum(ten, {9, 8, 10, 11, 12, 13, 14, 15, 16, 17}, 10, false);  // a rate: the largest
+  EXPECT_NEAR(*f.base, 14.0 - 9 * gc::best_of_n_quantile(10), 1e-12);
+  EXPECT_EQ(*f.cur, 17.0);
+  f = gc::judge_fresh_minimum(ten, {1, 2, 3}, 10, true);
+  EXPECT_FALSE(f.base || f.cur);
+  EXPECT_NE(f.why_not.find("the baseline holds 10 process figures, this run 3"), std::string::npos) << f.why_not;
+  f = gc::judge_fresh_minimum({1.0}, ten, 10, true);
+  EXPECT_NE(f.why_not.find("holds 1 process figure, this run 10"), std::string::npos) << f.why_not;
+  f = gc::judge_fresh_minimum(ten, {1, 2, 3, 4, 5, 6, 7, 8, 9, std::nan("")}, 10, true);
+  EXPECT_FALSE(f.base || f.cur);
+  EXPECT_EQ(f.why_not, "a process figure that is not a number");
+}
+
+TEST(FreshMinimum, ThresholdsTakeProcessesOnHostBoundEntriesOnly) {
+  auto t = gc::parse_thresholds(
+      R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "processes": 10, "why": "w"}, {"glob": "pcie/*", "pct": 10, "why": "w"}]})",
+      "t.json");
+  ASSERT_TRUE(t) << t.error().str();
+  EXPECT_EQ(t->rule_for("launch/host_launch/empty/1").processes, 10);
+  EXPECT_EQ(t->rule_for("pcie/h2d/pinned/1").processes, 0);
+  EXPECT_EQ(t->rule_for("other").processes, 0);
+  for (const char* bad : {"1", "101", "0", "-3", "10.5", "\"10\"", "null", "1e2", "18446744073709551615"}) {
+    auto b = gc::parse_thresholds(std::string(R"({"host_bound": [{"glob": "a", "pct": 10, "why": "w", "processes": )") + bad + "}]}",
+                                  "t.json");
+    ASSERT_FALSE(b) << bad;
+    EXPECT_NE(b.error().message.find("\"processes\" must be a whole number from 2 to 100"), std::string::npos)
+        << bad << ": " << b.error().message;
+  }
+  for (const char* list : {"overrides", "report_only"}) {
+    const std::string num = std::string(list) == "overrides" ? "\"pct\": 5" : "\"cv_pct\": 5";
+    auto b = gc::parse_thresholds(std::string("{\"") + list + R"(": [{"glob": "a", )" + num + R"(, "why": "w", "processes": 10}]})",
+                                  "t.json");
+    ASSERT_FALSE(b) << list;
+    EXPECT_NE(b.error().message.find("unknown key \"processes\""), std::string::npos) << b.error().message;
+  }
+}
+
+// Ten fresh processes of an unchanged tree, one of them at the low level: the fastest holds.
+TEST(FreshMinimum, OneProcessAtTheLowLevelHoldsTheLine) {
+  const auto c = gc::compare_results(processes(baseline_pool()),
+                                     processes({4.30, 4.27, 4.35, 3.47, 4.31, 4.29, 4.41, 4.26, 4.33, 4.38}),
+                                     ten_processes_at(10));
+  const gc::Row r = only_row(c);
+  EXPECT_EQ(r.verdict, gc::Verdict::Same);
+  EXPECT_FALSE(r.fails_gate);
+  EXPECT_FALSE(r.p_value.has_value());  // no U test over two levels
+  EXPECT_NEAR(*r.cur, 3470.0, 1e-6);    // ns
+  EXPECT_LT(*r.base, 3440.0);           // the pool's 6.7th percentile: its low level
+  EXPECT_GT(*r.base, 3410.0);
+  EXPECT_EQ(r.fresh_processes, 10);
+  EXPECT_EQ(r.base_processes, 20);
+}
+
+// launch_1.15x: 15% of a launch added to every launch moves every process, the fastest too.
+TEST(FreshMinimum, ALaunchPathFifteenPercentSlowerIsARegression) {
+  std::vector<double> slower{3.45, 4.30, 3.50, 4.28, 4.33, 3.48, 4.31, 4.36, 3.44, 4.29};
+  for (double& v : slower) v *= 1.15;
+  const gc::Row r = only_row(gc::compare_results(processes(baseline_pool()), processes(slower), ten_processes_at(10)));
+  EXPECT_EQ(r.verdict, gc::Verdict::Regression);
+  EXPECT_TRUE(r.fails_gate);
+  EXPECT_GT(*r.change, 0.14);
+  EXPECT_LT(*r.change, 0.18);
+}
+
+// All ten at the high level reads as a regression: the statistic's price, (1 - p)^10 of gates
+// with p the share of processes at the low level (0.45 over 20: 0.25%); the confirmation's ten
+// more processes must all land high too before the gate fails.
+TEST(FreshMinimum, TenProcessesAllAtTheHighLevelReadAsARegression) {
+  const gc::Row r = only_row(gc::compare_results(
+      processes(baseline_pool()), processes({4.30, 4.27, 4.35, 4.24, 4.31, 4.29, 4.41, 4.26, 4.33, 4.38}),
+      ten_processes_at(10)));
+  EXPECT_EQ(r.verdict, gc::Verdict::Regression);
+  EXPECT_NEAR(std::pow(11.0 / 20.0, 10), 0.0025, 0.0001);
+}
+
+// A host reference that ran twice as slow excuses nothing here: the fastest process already is
+// the host at its best.
+TEST(FreshMinimum, TheHostReferenceDoesNotExcuseTheFastest) {
+  std::vector<double> slower = baseline_pool();
+  slower.resize(10);
+  for (double& v : slower) v *= 1.3;
+  const gc::Row r = only_row(gc::compare_results(processes(baseline_pool(), "CPU A", 20.0),
+                                                  processes(slower, "CPU A", 40.0), ten_processes_at(10)));
+  EXPECT_EQ(r.verdict, gc::Verdict::Regression);
+  EXPECT_TRUE(r.fails_gate);
+}
+
+TEST(FreshMinimum, TooFewProcessesIsShownNotGatedSayingSo) {
+  // The stored baseline of 5 fresh processes, as recorded before the rule.
+  const gc::Row r = only_row(gc::compare_results(processes({3.43, 4.28, 4.28, 4.37, 3.53}),
+                                                  processes({4.30, 4.27, 4.35, 3.47, 4.31, 4.29, 4.41, 4.26, 4.33, 4.38}),
+                                                  ten_processes_at(10)));
+  EXPECT_EQ(r.verdict, gc::Verdict::ReportOnly);
+  EXPECT_FALSE(r.fails_gate);
+  EXPECT_EQ(r.measured, gc::Verdict::Skipped);
+  EXPECT_EQ(r.fresh_processes, 10);
+  EXPECT_EQ(r.base_processes, 5);
+  EXPECT_FALSE(r.change.has_value());
+  EXPECT_NE(r.note.find("the baseline holds 5 process figures, this run 10"), std::string::npos) << r.note;
+  EXPECT_NE(r.note.find("re-record"), std::string::npos) << r.note;
+  EXPECT_EQ(r.rule_why, "host CPU time, two levels between processes");
+  // One process now (a gate whose fresh pass failed, or a plain run): the same.
+  const gc::Row one = only_row(gc::compare_results(processes(baseline_pool()), processes({9.9}), ten_processes_at(10)));
+  EXPECT_EQ(one.verdict, gc::Verdict::ReportOnly);
+  EXPECT_FALSE(one.fails_gate);
+}
+
+TEST(FreshMinimum, AnotherHostCpuIsShownNotGated) {
+  std::vector<double> slower = baseline_pool();
+  slower.resize(10);
+  for (double& v : slower) v *= 1.5;
+  const gc::Row r = only_row(gc::compare_results(processes(baseline_pool(), "CPU A"), processes(slower, "CPU B"),
+                                                  ten_processes_at(10)));
+  EXPECT_EQ(r.verdict, gc::Verdict::HostDiffers);
+  EXPECT_FALSE(r.fails_gate);
+}
