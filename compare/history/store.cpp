@@ -450,7 +450,8 @@ Expected<std::vector<Point>> Store::points(const Filter& f, const std::string& m
   for (auto r = fc->step(); r && *r; r = fc->step()) first[fc->text(0)] = fc->text(1);
   auto s = db_.prepare(
       "SELECT r.id, r.commit_sha, r.branch, r.date, r.host_cpu, r.gpu_uuid, r.host_name, c.name, c.metric, c.unit, "
-      "c.direction, c.method, c.median, c.cv FROM cases c JOIN runs r ON r.id=c.run WHERE c.metric=?1 AND "
+      "c.direction, c.method, c.median, c.cv, (SELECT CASE WHEN c.direction='higher' THEN max(value) ELSE min(value) END "
+      "FROM samples WHERE case_id=c.id) FROM cases c JOIN runs r ON r.id=c.run WHERE c.metric=?1 AND "
       "c.state='ok' AND c.median IS NOT NULL AND (?2 IS NULL OR r.gpu_slug=?2) AND (?3 IS NULL OR r.branch=?3)");
   if (!s) return s.error();
   s->bind(1, std::string_view(metric));
@@ -469,6 +470,7 @@ Expected<std::vector<Point>> Store::points(const Filter& f, const std::string& m
     for (std::string* fld : fields) *fld = s->text(col++);
     p.median = s->real(12);
     p.cv = s->optional_real(13);
+    p.best = s->optional_real(14);
     out.push_back(std::move(p));
   }
   std::stable_sort(out.begin(), out.end(), [&first](const Point& a, const Point& b) {

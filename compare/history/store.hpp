@@ -73,6 +73,10 @@ struct Point {
   std::string name, metric, unit, direction, method;
   double median = 0.0;
   std::optional<double> cv;
+  // The run's fastest repetition (its smallest figure; the largest for a higher-is-better
+  // metric): what the gate judges for a case measured in fresh processes and judged by the
+  // fastest (thresholds' "processes": rules/fresh_minimum.hpp).
+  std::optional<double> best;
 };
 
 class Store {

@@ -410,6 +410,49 @@ TEST(HistoryCli, ChangesExit1WhenTheNewestChangeIsARegression) {
   EXPECT_NE(slurp(d / "t.md").find("| matmul/x/bf16/1 | 40 |"), std::string::npos);
 }
 
+// A case the gate judges by its fastest fresh process (thresholds' "processes") is searched for
+// change-points by that figure: ten processes a run on two levels (3.43 and 4.30 us), 7 of them
+// low in the first 15 runs and 2 in the last 15, move the runs' medians by +25% and their
+// fastest not at all; a launch path 15% slower from run 20 on moves both.
+TEST(HistoryCli, ACaseJudgedByItsFastestProcessIsReadByItsFastest) {
+  const TempDir d("gpucheck-history");
+  const std::string name = "launch/host_launch/empty/1";
+  auto add = [&](const std::string& db, double slower_from_20) {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> jitter(-0.01, 0.01);
+    for (int i = 0; i < 30; ++i) {
+      RunSpec s;
+      char commit[32], date[64];
+      std::snprintf(commit, sizeof commit, "c%04d", i);
+      std::snprintf(date, sizeof date, "2026-12-01T10:%02d:00+00:00", i);
+      s.commit = commit;
+      s.date = date;
+      std::vector<double> ns;
+      for (int k = 0; k < 10; ++k)
+        ns.push_back((k < (i < 15 ? 7 : 2) ? 3430.0 : 4300.0) * (1.0 + jitter(rng)) * (i >= 20 ? slower_from_20 : 1.0));
+      s.cases = {{name, ns}};
+      write_file(d / "r.json", results_text(s));
+      ASSERT_EQ(cli({"history", "add", "--db", db, d / "r.json"}).status, gc::ExitStatus::Ok);
+    }
+  };
+  write_file(d / "fresh.json", R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "processes": 10, "why": "two levels"}]})");
+  write_file(d / "plain.json", R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "why": "two levels"}]})");
+  add(d / "levels.db", 1.0);
+  const auto by_median = cli({"history", "changes", "--db", d / "levels.db", "--format", "json", "--thresholds", d / "plain.json"});
+  EXPECT_EQ(by_median.status, gc::ExitStatus::Regression) << by_median.io.out;  // the levels read as a slowdown
+  const auto by_fastest = cli({"history", "changes", "--db", d / "levels.db", "--format", "json", "--thresholds", d / "fresh.json"});
+  EXPECT_EQ(by_fastest.status, gc::ExitStatus::Ok) << by_fastest.io.out;
+  EXPECT_TRUE(nlohmann::json::parse(by_fastest.io.out)["cases"].empty()) << by_fastest.io.out;
+  add(d / "slower.db", 1.15);
+  const auto slower = cli({"history", "changes", "--db", d / "slower.db", "--format", "json", "--thresholds", d / "fresh.json"});
+  EXPECT_EQ(slower.status, gc::ExitStatus::Regression) << slower.io.out;
+  const auto j = nlohmann::json::parse(slower.io.out);
+  ASSERT_EQ(j["cases"].size(), 1u) << slower.io.out;
+  EXPECT_EQ(j["cases"][0]["changes"][0]["commit"], "c0020");
+  EXPECT_NEAR(j["cases"][0]["changes"][0]["change_pct"].get<double>(), 15.0, 2.0);
+  EXPECT_NEAR(j["cases"][0]["changes"][0]["before"].get<double>(), 3400.0, 40.0);  // the fastest, in ns
+}
+
 TEST(HistoryCli, ARunFolderBringsTheGateVerdicts) {
   const TempDir d("gpucheck-history");
   std::filesystem::create_directories(d / "gate");
