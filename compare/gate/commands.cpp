@@ -38,6 +38,8 @@ const char* const kGateUsage =
       --history FILE       add this run to a history (gpucheck history) after judging it
       --against-commit SHA judge against that commit's runs in --history on this GPU model (every repetition;
                            host-bound cases only from runs of this host CPU), else the stored baseline
+      --base-branch B      with --history: cases judged by their fastest fresh process (thresholds' "processes")
+                           against this runner's own last 10 runs of B when it has 3 (default main)
       --baseline FILE|DIR  a baseline file, or a store root: DIR/<gpu-slug>/<host-slug>/SUITE.json when it
                            exists (this host's), else DIR/<gpu-slug>/SUITE.json; thresholds DIR/thresholds.json
       --out DIR            results.json, compare.md, compare.json, junit.xml, logs/ (and runs/, confirm/)
@@ -275,6 +277,7 @@ struct GatePlan {
   bool colour = false;
   CompareOptions compare;
   std::optional<history::GateHistory> history;  // --history FILE [--against-commit SHA]
+  std::string base_branch = "main";              // --base-branch: the runner's own runs of it
 };
 
 // The baseline file for these results: the file given, or the store's pick (this host's
@@ -343,6 +346,17 @@ Status fresh_pass(Context& ctx, const GatePlan& g, FirstPass& fp, Results& curre
       fp.outcomes.push_back(std::move(o));
     }
   return Done{};
+}
+
+// `base` with `own`'s entries in place of its own of the same names, and added where it has none.
+Results with_cases_of(const Results& base, const Results& own) {
+  std::vector<std::string> names;
+  for (const Benchmark& b : own.benchmarks) names.push_back(b.name);
+  Results out = replace_benchmarks(base, own, names);
+  for (const Benchmark& b : own.benchmarks)
+    if (out.find(b.name) == nullptr) out.benchmarks.push_back(b);
+  out.reindex();
+  return out;
 }
 
 bool past_limit(const Row& r, Direction d) {
@@ -452,6 +466,11 @@ Expected<GatePlan> read_gate_plan(const FileSystem& fs, const Args& a, const std
   auto h = history::open_gate_history(value(a, "--history"), value(a, "--against-commit"));
   if (!h) return h.error();
   g.history = std::move(*h);
+  if (const auto bb = value(a, "--base-branch")) {
+    if (!g.history) return Error{"--base-branch", "needs --history FILE (this runner's runs of that branch)"};
+    if (bb->empty()) return Error{"--base-branch", "is empty"};
+    g.base_branch = *bb;
+  }
   return g;
 }
 
@@ -508,8 +527,18 @@ Expected<CompareReport> judge_first_pass(Context& ctx, GatePlan& g, FirstPass& f
     report.warnings.push_back("baseline is from " + gpu_b + ", this run is on " + gpu_c + " (--allow-other-gpu)");
   }
   if (auto m = check_metric(*base_full, current, g.compare.metric); !m && any_results) return m.error();
-  const Results base = restrict_to_filter(*base_full, g.run);
+  Results base = restrict_to_filter(*base_full, g.run);
   io.emit("baseline: " + *base_path + " (" + gpu_b + ")\n");
+  // Cases judged by their fastest fresh process: against this runner's own runs where the
+  // history holds enough of them (a machine's launch levels are its own).
+  if (g.history && !*from_commit) {
+    auto own = history::runner_baseline_for(*g.history, current, g.compare.thresholds, g.base_branch);
+    if (!own) return own.error();
+    if (*own) {
+      base = with_cases_of(base, restrict_to_filter((*own)->results, g.run));
+      io.emit("fastest-process cases: " + (*own)->label + "\n");
+    }
+  }
 
   // A neighbour may have started after the first look: look again before judging and
   // re-measuring. A neighbour on the GPU is never excused as a slow host.
@@ -553,7 +582,7 @@ Status write_gate_outputs(Context& ctx, const GatePlan& g, const CompareReport& 
 
 ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
   CliOutput& io = ctx.io;
-  const OptionSet gate_only{{"--baseline", "--confirm-repetitions", "--color", "--history", "--against-commit"},
+  const OptionSet gate_only{{"--baseline", "--confirm-repetitions", "--color", "--history", "--against-commit", "--base-branch"},
                             {"--allow-other-gpu"}};
   auto a = parse_args(args, 2, with(with(run_options(), compare_options()), gate_only), "gate");
   if (!a) return fail(io, a.error());

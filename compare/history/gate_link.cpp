@@ -1,5 +1,7 @@
 #include "history/gate_link.hpp"
 
+#include <algorithm>
+
 #include "history/baseline.hpp"
 #include "history/store.hpp"
 #include "results/baseline.hpp"
@@ -38,6 +40,34 @@ Expected<std::optional<CommitBaseline>> against_commit(const GateHistory& h, con
   ro.keep_raw = true;
   const std::string label = "history " + h.path + ", commit " + *h.commit + ": " + std::to_string((*b)->runs) + " run" +
                             ((*b)->runs == 1 ? "" : "s") + " on " + gpu + ", every repetition";
+  auto r = parse_results((*b)->json, label, ro);
+  if (!r) return r.error();
+  return std::optional<CommitBaseline>(CommitBaseline{std::move(*r), label});
+}
+
+Expected<std::optional<CommitBaseline>> runner_baseline_for(const GateHistory& h, const Results& current,
+                                                           const Thresholds& t, const std::string& base_branch) {
+  const auto fresh = [&t](const std::string& name) {
+    const Rule rule = t.rule_for(name);
+    return rule.kind == RuleKind::HostBound && rule.processes > 0;
+  };
+  if (std::none_of(current.benchmarks.begin(), current.benchmarks.end(), [&](const Benchmark& b) { return fresh(b.name); }))
+    return std::optional<CommitBaseline>();
+  auto store = Store::open(h.path, false);
+  if (!store) return store.error();
+  Runner runner;
+  runner.gpu_slug = gpu_slug(current.context_value("gpu_name"));
+  runner.gpu_uuid = current.context_value("gpu_uuid");
+  runner.host_name = current.context_value("host_name");
+  runner.branch = base_branch;
+  auto b = runner_baseline(*store, runner, fresh);
+  store->checkpoint();
+  if (!b) return b.error();
+  if (!*b) return std::optional<CommitBaseline>();
+  ReadOptions ro;
+  ro.keep_raw = true;
+  const std::string label = "history " + h.path + ": this runner's " + std::to_string((*b)->runs) + " runs of " +
+                            base_branch + " (" + runner.host_name + ", " + runner.gpu_uuid + "), every process";
   auto r = parse_results((*b)->json, label, ro);
   if (!r) return r.error();
   return std::optional<CommitBaseline>(CommitBaseline{std::move(*r), label});

@@ -32,6 +32,13 @@ struct CommitBaseline {
 };
 Expected<std::optional<CommitBaseline>> against_commit(const GateHistory& h, const Results& current, const Thresholds& t);
 
+// This runner's own runs (the current results' GPU UUID and host name) on `base_branch`, as the
+// baseline of the cases judged by their fastest fresh process (thresholds' "processes": a
+// machine's launch levels are its own): the newest 10, at least 3; nullopt with fewer, or when
+// no case is so judged.
+Expected<std::optional<CommitBaseline>> runner_baseline_for(const GateHistory& h, const Results& current,
+                                                           const Thresholds& t, const std::string& base_branch);
+
 // Adds the judged run (its verdicts from the comparison); the stored run's id, or the one it
 // already was.
 Expected<std::int64_t> add_gate_run(const GateHistory& h, const Results& current, const Comparison& judged,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../test_util.hpp"
+#include "history/baseline.hpp"
 #include "history/changes.hpp"
 #include "history/command.hpp"
 #include "history/db.hpp"
@@ -708,4 +709,57 @@ TEST(HistoryDrill, TheRealH200HistoryNamesTheDrillsCommit) {
   const auto main_only = cli({"history", "changes", "--db", d / "h.db", "--thresholds", limits, "--branch", "main", "--format", "json"});
   EXPECT_EQ(main_only.status, gc::ExitStatus::Ok) << main_only.io.err;
   EXPECT_TRUE(nlohmann::json::parse(main_only.io.out)["cases"].empty()) << main_only.io.out;
+}
+
+// The runner's own runs (gate --history, cases judged by their fastest fresh process): this GPU
+// UUID and host name on the base branch only, the newest `last`, at least `min_runs`, the cases
+// asked for only, every repetition.
+TEST(HistoryRunner, TheRunnersOwnRunsOfTheBaseBranch) {
+  const TempDir d("gpucheck-history");
+  std::vector<RunSpec> specs;
+  auto run = [&](const std::string& host, const std::string& branch, double us, int day) {
+    RunSpec s;
+    s.host = host;
+    s.branch = branch;
+    s.commit = "c" + std::to_string(specs.size());
+    s.date = gpucheck::testutil::december(day);
+    s.cases = {{"launch/host_launch/empty/1", {us * 1000, us * 1100, us * 1250}}, {"matmul/x/bf16/1", {5000.0}}};
+    specs.push_back(s);
+  };
+  run("node-1", "main", 3.4, 1);
+  run("node-1", "main", 3.5, 2);
+  run("node-2", "main", 4.0, 3);
+  run("node-1", "pr-7", 9.9, 4);  // another branch: not the base
+  run("node-1", "main", 3.6, 5);
+  run("node-1", "main", 3.7, 6);
+  run("node-2", "main", 4.1, 7);
+  add_runs(d / "h.db", specs);
+  auto st = gh::Store::open(d / "h.db", false);
+  ASSERT_TRUE(st.ok());
+  const auto launch = [](const std::string& n) { return n.starts_with("launch/"); };
+  gh::Runner r{"nvidia-h200", "GPU-1", "node-1", "main", 3, 3};
+  auto b = gh::runner_baseline(*st, r, launch);
+  ASSERT_TRUE(b.ok()) << b.error().str();
+  ASSERT_TRUE(b->has_value());
+  EXPECT_EQ((*b)->runs, 3u);  // the newest 3 of node-1's 4 runs of main
+  EXPECT_EQ((*b)->first_commit, "c1");
+  EXPECT_EQ((*b)->last_commit, "c5");
+  auto res = gc::parse_results((*b)->json, "b");
+  ASSERT_TRUE(res.ok()) << res.error().str();
+  ASSERT_EQ(res->benchmarks.size(), 1u);  // only the cases asked for
+  EXPECT_EQ(res->benchmarks[0].repetitions, 9);
+  EXPECT_NEAR(*std::min_element(res->benchmarks[0].samples_ns.begin(), res->benchmarks[0].samples_ns.end()), 3500.0, 1e-6);
+  r.host_name = "node-2";  // 2 runs: too few
+  b = gh::runner_baseline(*st, r, launch);
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->has_value());
+  r.min_runs = 2;
+  b = gh::runner_baseline(*st, r, launch);
+  ASSERT_TRUE(b.ok() && b->has_value());
+  EXPECT_EQ((*b)->runs, 2u);
+  r.host_name = "unknown";  // no identity: never a runner's
+  EXPECT_FALSE(gh::runner_baseline(*st, r, launch)->has_value());
+  r.host_name = "node-1";
+  r.gpu_uuid = "GPU-2";  // another card in the same host
+  EXPECT_FALSE(gh::runner_baseline(*st, r, launch)->has_value());
 }

@@ -11,8 +11,12 @@
 # ignores SIGTERM, then hangs; obeys SIGTERM itself), setsid_child (starts a grandchild in a new
 # session, then writes its results), partial_hang (writes FILE.partial-PID, as the real binaries
 # do, then hangs), flood (40 MB on stderr, then its results), clash (reports steady's cases).
+# levels: the first case lands on one of two levels a process, as launch figures do on VMs: every
+# third process (a count in $FAKE_STATE) at FAKE_LOW (default 1.0) times its figure, the others
+# 1.25 times that; FAKE_SCALE (default 1.0) multiplies both (a slower launch path).
 # FAKE_BASELINE=1: behave (record a baseline).
-# FAKE_GPU / FAKE_HOST: the context's gpu_name / host_cpu.
+# FAKE_GPU / FAKE_HOST: the context's gpu_name / host_cpu. FAKE_HOSTNAME and GPUCHECK_GIT_BRANCH,
+# when set: its host_name and git_branch.
 set -u
 mode=$1 family=$2
 shift 2
@@ -61,6 +65,12 @@ if ((!baseline)); then
   esac
 fi
 
+level=1.0
+if [[ $mode == levels ]]; then
+  n=$(cat "${FAKE_STATE:?FAKE_STATE must name a folder}/levels.count" 2> /dev/null || echo 0)
+  echo $((n + 1)) > "$FAKE_STATE/levels.count"
+  level=$(awk -v n="$n" -v low="${FAKE_LOW:-1.0}" -v s="${FAKE_SCALE:-1.0}" 'BEGIN { printf "%.6f", low * s * (n % 3 == 0 ? 1.0 : 1.25) }')
+fi
 gpu=${FAKE_GPU:-NVIDIA H200}
 host=${FAKE_HOST:-Fake CPU (family 6 model 143 stepping 8)}
 [[ $mode == clash ]] && family=steady
@@ -76,6 +86,7 @@ for i in "${!cases[@]}"; do
   # The first case of a regressing binary slows down; the second never does.
   f=1.0
   if ((slow && i == 0)); then f=1.3; fi
+  if ((i == 0)); then f=$(awk -v f="$f" -v l="$level" 'BEGIN { printf "%.6f", f * l }'); fi
   if [[ $mode == casefail && $i == 1 && $baseline == 0 ]]; then
     entries+=("{\"name\": \"$full\", \"run_name\": \"$full\", \"run_type\": \"iteration\", \"repetitions\": $reps, \"repetition_index\": 0, \"threads\": 1, \"iterations\": 0, \"real_time\": 0, \"cpu_time\": 0, \"time_unit\": \"us\", \"error_occurred\": true, \"error_message\": \"verification failed: 3 wrong elements (fake)\"}")
     continue
@@ -99,7 +110,8 @@ if ((matched == 0)); then
   exit 0
 fi
 {
-  printf '{\n  "context": {"date": "2026-12-01T10:00:00+00:00", "executable": "%s", "num_cpus": 16, "mhz_per_cpu": 2100, "cpu_scaling_enabled": false, "library_build_type": "release", "gpu_name": "%s", "gpu_uuid": "GPU-fake-0000", "host_cpu": "%s", "gpucheck_suite": "quick"},\n  "benchmarks": [\n' "$0" "$gpu" "$host"
+  printf '{\n  "context": {"date": "2026-12-01T10:00:00+00:00", "executable": "%s", "num_cpus": 16, "mhz_per_cpu": 2100, "cpu_scaling_enabled": false, "library_build_type": "release", "gpu_name": "%s", "gpu_uuid": "GPU-fake-0000", "host_cpu": "%s", "gpucheck_suite": "quick"%s},\n  "benchmarks": [\n' "$0" "$gpu" "$host" \
+    "${FAKE_HOSTNAME:+, \"host_name\": \"$FAKE_HOSTNAME\"}${GPUCHECK_GIT_BRANCH:+, \"git_branch\": \"$GPUCHECK_GIT_BRANCH\"}"
   for ((k = 0; k < ${#entries[@]}; k++)); do
     printf '    %s%s\n' "${entries[$k]}" "$([[ $k -lt $((${#entries[@]} - 1)) ]] && echo ,)"
   done

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A case judged by its fastest fresh process (thresholds' "processes"), end to end with the fake
+# bench (mode levels: every third process at the low level, the others 1.25x): the gate measures
+# it in N fresh processes; a machine whose low level is 12% above that of the stored baseline's
+# machine fails against the stored baseline until its own 3 runs are in the --history, then is
+# judged against them and passes; a launch path 15% slower fails against them, confirmed.
+# Usage: runner_gate.sh GPUCHECK WORKDIR
+set -uo pipefail
+G=$1 work=$2
+fake=$(cd "$(dirname "$0")" && pwd)/fake_bench/fake_bench.sh
+rm -rf "$work" && mkdir -p "$work/bin" "$work/state" && cd "$work" || exit 1
+export FAKE_STATE=$work/state GPUCHECK_GIT_BRANCH=main
+unset GITHUB_STEP_SUMMARY CUDA_VISIBLE_DEVICES FAKE_GPU FAKE_HOST FAKE_BASELINE FAKE_LOW FAKE_SCALE
+failures=0
+check() { "${@:2}" || { echo "FAIL: $1"; failures=$((failures + 1)); }; }
+printf '#!/usr/bin/env bash\nexec bash "%s" levels steady "$@"\n' "$fake" > bin/bench_steady
+chmod +x bin/bench_steady
+gate() {  # gate HOST [flags...]
+  local host=$1
+  shift
+  rm -rf out
+  FAKE_HOSTNAME=$host "$G" gate --bin-dir bin --baseline baselines --out out --timeout 20 "$@" > out.txt 2> err.txt
+  rc=$?
+}
+# The stored baseline: 12 fresh processes of node-A.
+FAKE_HOSTNAME=node-A "$G" run --bin-dir bin --out base --repetitions 12 --fresh-processes --timeout 20 > record.log 2>&1 &&
+  "$G" baseline update --suite quick --root baselines base/results.json >> record.log 2>&1 || { cat record.log; exit 1; }
+echo '{"host_bound": [{"glob": "steady/a/*", "pct": 10, "processes": 6, "why": "two levels a process (fake)"}]}' > baselines/thresholds.json
+
+gate node-A
+check "node-A against its own stored baseline: passes" test "$rc" -eq 0
+check "... its case measured in 6 fresh processes" grep -q "(process 6/6) bench_steady (fresh processes)" out.txt
+check "... judged by the fastest" grep -q "fastest of 6 fresh processes vs the baseline's 10.9th percentile of 12" out.txt
+for k in 1 2 3; do
+  FAKE_LOW=1.12 gate node-B --history h.db
+  check "node-B (low level 12% higher) against node-A's baseline, run $k: fails" test "$rc" -eq 1
+  check "... with no runner baseline yet" test "$(grep -c '^fastest-process cases' out.txt)" -eq 0
+done
+FAKE_LOW=1.12 gate node-B --history h.db
+check "node-B with 3 runs of its own: passes" test "$rc" -eq 0
+check "... judged against them" grep -q "^fastest-process cases: history h.db: this runner's 3 runs of main (node-B, GPU-fake-0000), every process" out.txt
+check "... 18 processes" grep -q "fastest of 6 fresh processes vs the baseline's 10.9th percentile of 18" out.txt
+FAKE_LOW=1.12 FAKE_SCALE=1.15 gate node-B --history h.db
+check "a launch path 15% slower on node-B: fails" test "$rc" -eq 1
+check "... confirmed" grep -q "confirmed.*steady/a/fp32/1MiB" out.txt
+FAKE_LOW=1.12 gate node-B --history h.db --base-branch release
+check "no runs of another base branch: the stored baseline judges (fails)" test "$rc" -eq 1
+FAKE_LOW=1.12 gate node-B --base-branch main
+check "--base-branch without --history: exit 2" test "$rc" -eq 2
+check "... in one line" test "$(wc -l < err.txt)" -eq 1
+((failures == 0)) && echo "runner gate: all checks passed"
+exit $((failures > 0))
