@@ -12,11 +12,10 @@ std::optional<double> quantile_of(std::vector<double> values, double q) {
   if (values.empty() || !(q >= 0.0 && q <= 1.0)) return std::nullopt;
   if (std::any_of(values.begin(), values.end(), [](double v) { return !std::isfinite(v); })) return std::nullopt;
   std::sort(values.begin(), values.end());
-  const double pos = q * static_cast<double>(values.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const std::size_t hi = std::min(lo + 1, values.size() - 1);
-  const double frac = pos - static_cast<double>(lo);
-  return values[lo] + (values[hi] - values[lo]) * frac;
+  // A relative 1e-12 below an exact rank stays that rank (0.5 * 10 is rank 5, not 6).
+  const double rank = std::ceil(q * static_cast<double>(values.size()) * (1.0 - 1e-12));
+  const auto at = static_cast<std::size_t>(std::clamp(rank, 1.0, static_cast<double>(values.size()))) - 1;
+  return values[at];
 }
 
 FreshMinimum judge_fresh_minimum(const std::vector<double>& base, const std::vector<double>& cur, int n,
@@ -31,7 +30,7 @@ FreshMinimum judge_fresh_minimum(const std::vector<double>& base, const std::vec
   }
   const double q = best_of_n_quantile(n);
   f.base = quantile_of(base, lower_is_better ? q : 1.0 - q);
-  f.cur = quantile_of(cur, lower_is_better ? 0.0 : 1.0);
+  f.cur = quantile_of(cur, lower_is_better ? q : 1.0 - q);
   if (!f.base || !f.cur) {
     f.base.reset();
     f.cur.reset();

@@ -3,11 +3,12 @@
 // divides the level out) is judged by the fastest of N fresh processes. A slower launch path
 // moves every process, the fastest included; the level a process lands on moves only some.
 //
-// The baseline holds one figure per fresh process, from any number of runs. Its figure for the
-// case is where the fastest of N of its processes lands half the time: the quantile
-// q = 1 - 0.5^(1/N) of its figures (N = 10: the 6.7th percentile), read by linear
-// interpolation between order statistics; the current run's figure is the fastest of its N.
-// For a higher-is-better metric "fastest" is the largest, at the quantile 1 - q.
+// Each side holds one figure per fresh process, from any number of runs. Its figure for the case
+// is where the fastest of N of its processes lands half the time: the quantile
+// q = 1 - 0.5^(1/N) of its figures (N = 10: the 6.7th percentile), read as the empirical
+// distribution's inverse (the figure at rank ceil(q * count)), so that a side of exactly N
+// processes reads its fastest, and a side of more reads what N of them would, not a luckier
+// minimum. For a higher-is-better metric "fastest" is the largest, at the quantile 1 - q.
 #pragma once
 
 #include <optional>
@@ -19,14 +20,15 @@ namespace gpucheck::compare {
 // 1 - 0.5^(1/n): the quantile at which the best of n draws lands half the time (n >= 1).
 double best_of_n_quantile(int n);
 
-// The q-quantile (0 <= q <= 1) of `values` by linear interpolation between order statistics
-// (position q * (count - 1)); nullopt when `values` is empty or holds a value that is not finite.
+// The q-quantile (0 <= q <= 1) of `values` as the inverse of their empirical distribution: the
+// value of rank max(1, ceil(q * count)) in ascending order (q = 0: the smallest). nullopt when
+// `values` is empty or holds a value that is not finite.
 std::optional<double> quantile_of(std::vector<double> values, double q);
 
 // The two figures of a fresh-minimum judgement, or why there are none.
 struct FreshMinimum {
-  std::optional<double> base;  // the baseline's figure: its quantile for the best of n
-  std::optional<double> cur;   // the current figure: the best of its processes
+  std::optional<double> base;  // each side's quantile for the best of n
+  std::optional<double> cur;
   std::string why_not;         // set when either is missing: what the sides hold
 };
 // `base` and `cur`: one figure per fresh process. Needs at least n on each side.

@@ -65,8 +65,16 @@ TEST(FreshMinimum, TheQuantileWhereTheBestOfNLandsHalfTheTime) {
   EXPECT_DOUBLE_EQ(gc::best_of_n_quantile(0), 0.5);                        // taken as 1
   EXPECT_EQ(gc::quantile_of({4.0, 1.0, 3.0, 2.0}, 0.0), 1.0);
   EXPECT_EQ(gc::quantile_of({4.0, 1.0, 3.0, 2.0}, 1.0), 4.0);
-  EXPECT_DOUBLE_EQ(*gc::quantile_of({4.0, 1.0, 3.0, 2.0}, 0.5), 2.5);
-  EXPECT_DOUBLE_EQ(*gc::quantile_of({1.0, 2.0}, 0.1), 1.1);
+  EXPECT_EQ(gc::quantile_of({4.0, 1.0, 3.0, 2.0}, 0.5), 2.0);   // rank ceil(2) = 2: no interpolation
+  EXPECT_EQ(gc::quantile_of({4.0, 1.0, 3.0, 2.0}, 0.51), 3.0);
+  EXPECT_EQ(gc::quantile_of({1.0, 2.0}, 0.1), 1.0);
+  // The quantile of the best of 10: a side of exactly 10 reads its fastest, of 30 its third.
+  std::vector<double> thirty;
+  for (int i = 30; i >= 1; --i) thirty.push_back(i);
+  const double q10 = gc::best_of_n_quantile(10);
+  EXPECT_EQ(gc::quantile_of(std::vector<double>(thirty.end() - 10, thirty.end()), q10), 1.0);
+  EXPECT_EQ(gc::quantile_of(thirty, q10), 3.0);
+  EXPECT_EQ(gc::quantile_of(thirty, 1.0 - q10), 28.0);
   EXPECT_EQ(gc::quantile_of({7.0}, 0.3), 7.0);
   EXPECT_FALSE(gc::quantile_of({}, 0.5).has_value());
   EXPECT_FALSE(gc::quantile_of({1.0, std::nan("")}, 0.5).has_value());
@@ -79,11 +87,14 @@ TEST(FreshMinimum, JudgementNeedsNOnEachSideAndReadsBothDirections) {
   const std::vector<double> ten{5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
   auto f = gc::judge_fresh_minimum(ten, {9, 8, 10, 11, 12, 13, 14, 15, 16, 17}, 10, true);
   ASSERT_TRUE(f.base && f.cur);
-  EXPECT_NEAR(*f.base, 5.0 + 9 * gc::best_of_n_quantile(10), 1e-12);
-  EXPECT_EQ(*f.cur, 8.0);  // the fastest
+  EXPECT_EQ(*f.base, 5.0);  // ten a side: each side's fastest
+  EXPECT_EQ(*f.cur, 8.0);
   f = gc::judge_fresh_minimum(ten, {9, 8, 10, 11, 12, 13, 14, 15, 16, 17}, 10, false);  // a rate: the largest
-  EXPECT_NEAR(*f.base, 14.0 - 9 * gc::best_of_n_quantile(10), 1e-12);
+  EXPECT_EQ(*f.base, 14.0);
   EXPECT_EQ(*f.cur, 17.0);
+  // Twenty now: what ten of them would read, not a luckier minimum.
+  f = gc::judge_fresh_minimum(ten, {9, 8, 10, 11, 12, 13, 14, 15, 16, 17, 7, 18, 19, 20, 21, 22, 23, 24, 25, 26}, 10, true);
+  EXPECT_EQ(*f.cur, 8.0);  // rank ceil(20 * 0.067) = 2
   f = gc::judge_fresh_minimum(ten, {1, 2, 3}, 10, true);
   EXPECT_FALSE(f.base || f.cur);
   EXPECT_NE(f.why_not.find("the baseline holds 10 process figures, this run 3"), std::string::npos) << f.why_not;
@@ -128,8 +139,7 @@ TEST(FreshMinimum, OneProcessAtTheLowLevelHoldsTheLine) {
   EXPECT_FALSE(r.fails_gate);
   EXPECT_FALSE(r.p_value.has_value());  // no U test over two levels
   EXPECT_NEAR(*r.cur, 3470.0, 1e-6);    // ns
-  EXPECT_LT(*r.base, 3440.0);           // the pool's 6.7th percentile: its low level
-  EXPECT_GT(*r.base, 3410.0);
+  EXPECT_EQ(*r.base, 3430.0);           // the pool's 6.7th percentile (rank 2 of 20): its low level
   EXPECT_EQ(r.fresh_processes, 10);
   EXPECT_EQ(r.base_processes, 20);
 }
