@@ -179,8 +179,11 @@ bool judge_by_fresh_minimum(Row& r, const Benchmark& b, const Benchmark& k, cons
   if (!f.base || !f.cur) {
     r.measured = Verdict::Skipped;  // not compared
     r.verdict = Verdict::ReportOnly;
-    r.note = f.why_not + ": shown, not gated; re-record the baseline from fresh processes (gpucheck baseline update "
-                         "--from-history, or gpucheck run --repetitions N --fresh-processes)";
+    const bool base_short = r.base_processes < processes;
+    r.note = f.why_not + ": shown, not gated; " +
+             (base_short ? "re-record the baseline from fresh processes (gpucheck baseline update --from-history, or "
+                           "gpucheck run --repetitions N --fresh-processes)"
+                         : "measure it in N fresh processes (the gate does; gpucheck run --repetitions N --fresh-processes)");
     r.fails_gate = fails_gate(r.verdict, o.allow_missing);
     return false;
   }

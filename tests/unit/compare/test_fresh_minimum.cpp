@@ -196,6 +196,8 @@ TEST(FreshMinimum, TooFewProcessesIsShownNotGatedSayingSo) {
   const gc::Row one = only_row(gc::compare_results(processes(baseline_pool()), processes({9.9}), ten_processes_at(10)));
   EXPECT_EQ(one.verdict, gc::Verdict::ReportOnly);
   EXPECT_FALSE(one.fails_gate);
+  EXPECT_NE(one.note.find("measure it in N fresh processes (the gate does"), std::string::npos) << one.note;
+  EXPECT_EQ(one.note.find("re-record"), std::string::npos) << one.note;
 }
 
 TEST(FreshMinimum, AnotherHostCpuIsShownNotGated) {
