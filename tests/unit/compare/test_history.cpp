@@ -480,7 +480,8 @@ TEST(HistoryReport, MarksChangesTheBaselineAndEachMachine) {
   gh::Series s{"matmul/x/bf16/1", "real_time", "ns", "lower", "", {}};
   for (int i = 0; i < 12; ++i) {
     gh::Point p;
-    p.commit = "c" + std::to_string(i);
+    p.commit = "c";  // appended, not "c" + std::to_string(i): GCC 12's -O3 -Wrestrict false positive (PR 105329)
+    p.commit += std::to_string(i);
     p.host_name = i % 2 ? "node-a" : "node-b";
     p.host_cpu = "Xeon";
     p.median = i < 6 ? 1000 : 1300;
@@ -721,7 +722,8 @@ TEST(HistoryRunner, TheRunnersOwnRunsOfTheBaseBranch) {
     RunSpec s;
     s.host = host;
     s.branch = branch;
-    s.commit = "c" + std::to_string(specs.size());
+    s.commit = "c";  // appended: see HistoryReport.MarksChangesTheBaselineAndEachMachine
+    s.commit += std::to_string(specs.size());
     s.date = gpucheck::testutil::december(day);
     s.cases = {{"launch/host_launch/empty/1", {us * 1000, us * 1100, us * 1250}}, {"matmul/x/bf16/1", {5000.0}}};
     specs.push_back(s);
