@@ -400,17 +400,16 @@ Expected<Confirmations> confirm(Context& ctx, const GatePlan& g, const Compariso
       groups[fresh > 0 ? fresh
              : g.compare.thresholds.rule_for(n).kind == RuleKind::HostBound ? g.confirm_reps : 0].push_back(n);
     }
-    for (const auto& [processes, group] : groups) {
-      const std::vector<std::string>* names = &group;
-      Outcome o = processes > 0 ? runner.run_fresh(bin, progress, "confirm", processes, cases_filter(*names), false)
-                                : runner.run(bin, progress, "confirm", g.confirm_reps, cases_filter(*names), false);
+    for (const auto& [processes, names] : groups) {
+      Outcome o = processes > 0 ? runner.run_fresh(bin, progress, "confirm", processes, cases_filter(names), false)
+                                : runner.run(bin, progress, "confirm", g.confirm_reps, cases_filter(names), false);
       if (o.interrupted) return Error{bin, "interrupted by a signal during the confirmation run"};
       out.runs.push_back(o.run);
-      for (const auto& n : *names) {
+      for (const auto& n : names) {
         if (!o.results) out.failed[n] = o.run.reason.empty() ? "no results" : o.run.reason;
         else if (o.results->find(n) == nullptr) out.failed[n] = "not in the re-run's results";
       }
-      if (o.results) current = replace_benchmarks(current, *o.results, *names);
+      if (o.results) current = replace_benchmarks(current, *o.results, names);
     }
   }
   return out;
