@@ -494,11 +494,13 @@ TEST(Gate, UsageErrorsBeforeAnyBinaryRuns) {
   g.baseline({{"x/a/fp32/1", 100, ""}});
   for (const auto& extra : std::vector<std::vector<std::string>>{
            {"--confirm-repetitions", "1"}, {"--timeout", "0"}, {"--device", "-1"}, {"--suite", "../x"}, {"--filter", "("},
-           {"--thresholds", "nowhere.json"}, {"--metric", "TFLOPS", "--no-thresholds", "--thresholds", "x"}, {"stray"}}) {
+           {"--thresholds", "nowhere.json"}, {"--metric", "TFLOPS", "--no-thresholds", "--thresholds", "x"}, {"stray"},
+           {"--base-branch", "main"}}) {  // --base-branch without --history
     EXPECT_EQ(g.gate(extra), gc::ExitStatus::BadInput) << extra[0];
     EXPECT_EQ(std::count(g.io.err.begin(), g.io.err.end(), '\n'), 1) << g.io.err;
   }
   EXPECT_TRUE(g.runner.calls.empty());
+  EXPECT_NE(g.io.err.find("--base-branch: needs --history FILE"), std::string::npos) << g.io.err;
   gc::CliOutput io;
   EXPECT_EQ(gc::run_cli({"gpucheck", "gate", "--bin-dir", "bin", "--out", "o"}, g.fs, g.env, io), gc::ExitStatus::BadInput);
   EXPECT_NE(io.err.find("needs --baseline"), std::string::npos);
