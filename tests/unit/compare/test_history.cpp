@@ -444,6 +444,11 @@ TEST(HistoryCli, ACaseJudgedByItsFastestProcessIsReadByItsFastest) {
   const auto by_fastest = cli({"history", "changes", "--db", d / "levels.db", "--format", "json", "--thresholds", d / "fresh.json"});
   EXPECT_EQ(by_fastest.status, gc::ExitStatus::Ok) << by_fastest.io.out;
   EXPECT_TRUE(nlohmann::json::parse(by_fastest.io.out)["cases"].empty()) << by_fastest.io.out;
+  // As a rate (TFLOPS, higher is better) the fastest is the largest: no change either.
+  const auto rate = cli({"history", "changes", "--db", d / "levels.db", "--format", "json", "--metric", "TFLOPS",
+                         "--thresholds", d / "fresh.json"});
+  EXPECT_EQ(rate.status, gc::ExitStatus::Ok) << rate.io.out << rate.io.err;
+  EXPECT_TRUE(nlohmann::json::parse(rate.io.out)["cases"].empty()) << rate.io.out;
   add(d / "slower.db", 1.15);
   const auto slower = cli({"history", "changes", "--db", d / "slower.db", "--format", "json", "--thresholds", d / "fresh.json"});
   EXPECT_EQ(slower.status, gc::ExitStatus::Regression) << slower.io.out;
@@ -452,6 +457,12 @@ TEST(HistoryCli, ACaseJudgedByItsFastestProcessIsReadByItsFastest) {
   EXPECT_EQ(j["cases"][0]["changes"][0]["commit"], "c0020");
   EXPECT_NEAR(j["cases"][0]["changes"][0]["change_pct"].get<double>(), 15.0, 2.0);
   EXPECT_NEAR(j["cases"][0]["changes"][0]["before"].get<double>(), 3400.0, 40.0);  // the fastest, in ns
+  const auto slower_rate = cli({"history", "changes", "--db", d / "slower.db", "--format", "json", "--metric", "TFLOPS",
+                                "--thresholds", d / "fresh.json"});
+  EXPECT_EQ(slower_rate.status, gc::ExitStatus::Regression) << slower_rate.io.out;
+  const auto jr = nlohmann::json::parse(slower_rate.io.out);
+  ASSERT_EQ(jr["cases"].size(), 1u) << slower_rate.io.out;
+  EXPECT_NEAR(jr["cases"][0]["changes"][0]["before"].get<double>(), 1e6 / 3400.0, 1e6 / 3400.0 * 0.012);  // the largest rate
 }
 
 TEST(HistoryCli, ARunFolderBringsTheGateVerdicts) {
