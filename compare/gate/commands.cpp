@@ -312,8 +312,7 @@ Results restrict_to_filter(const Results& base, const RunPlan& plan) {
 
 // The rule's fresh-process count for a case judged by its fastest fresh process, else 0.
 int fresh_processes_of(const GatePlan& g, const std::string& name) {
-  const Rule rule = g.compare.thresholds.rule_for(name);
-  return rule.kind == RuleKind::HostBound ? rule.processes : 0;
+  return g.compare.thresholds.rule_for(name).fresh_processes();
 }
 
 // Every host-bound case whose rule asks for it (thresholds.json "processes": N) is measured in

@@ -341,8 +341,7 @@ std::optional<Error> analyse(const FileSystem& fs, const Args& a, const history:
   // A case the gate judges by its fastest fresh process is read by that figure here too: the
   // median of processes on two levels would move with the levels, not with the code.
   for (history::Series& s : an.series) {
-    const Rule rule = an.thresholds.rule_for(s.name);
-    if (rule.kind != RuleKind::HostBound || rule.processes == 0) continue;
+    if (an.thresholds.rule_for(s.name).fresh_processes() == 0) continue;
     for (history::Point& p : s.points)
       if (p.best) p.median = *p.best;
   }

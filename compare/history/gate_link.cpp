@@ -47,10 +47,7 @@ Expected<std::optional<CommitBaseline>> against_commit(const GateHistory& h, con
 
 Expected<std::optional<CommitBaseline>> runner_baseline_for(const GateHistory& h, const Results& current,
                                                            const Thresholds& t, const std::string& base_branch) {
-  const auto fresh = [&t](const std::string& name) {
-    const Rule rule = t.rule_for(name);
-    return rule.kind == RuleKind::HostBound && rule.processes > 0;
-  };
+  const auto fresh = [&t](const std::string& name) { return t.rule_for(name).fresh_processes() > 0; };
   if (std::none_of(current.benchmarks.begin(), current.benchmarks.end(), [&](const Benchmark& b) { return fresh(b.name); }))
     return std::optional<CommitBaseline>();
   auto store = Store::open(h.path, false);

@@ -220,8 +220,8 @@ void judge(Row& r, const Benchmark& b, const Benchmark& k, const CompareOptions&
     r.note = "baseline " + o.metric + " is zero: no ratio";
     return;
   }
-  if (rule.kind == RuleKind::HostBound && rule.processes > 0) {
-    if (!judge_by_fresh_minimum(r, b, k, o, rule.processes)) return;
+  if (rule.fresh_processes() > 0) {
+    if (!judge_by_fresh_minimum(r, b, k, o, rule.fresh_processes())) return;
     r.change = (*r.cur - *r.base) / *r.base;
     const double worse = lower_better ? *r.change : -*r.change;
     const double limit = r.threshold_pct / 100.0 * (1.0 + kThresholdSlack);
@@ -371,7 +371,7 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, c
   in.same_host_cpu = same_host;
   in.gpu_other_processes = o.gpu_other_processes;
   // The fastest of fresh processes already is the host at its best: no reference excuses it.
-  if (rule.processes == 0) {
+  if (rule.fresh_processes() == 0) {
     in.base_ref = host_reference(base);
     in.cur_ref = host_reference(cur);
   }

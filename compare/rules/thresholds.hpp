@@ -49,6 +49,8 @@ struct Rule {
   double cv_pct = 0.0;   // ReportOnly: the noise measured on the case
   std::string glob, why;
   int processes = 0;     // HostBound: judged by the fastest of this many fresh processes (0: not)
+  // How many fresh processes the case is judged by the fastest of; 0 when it is not so judged.
+  [[nodiscard]] int fresh_processes() const { return kind == RuleKind::HostBound ? processes : 0; }
 };
 
 struct Thresholds {
