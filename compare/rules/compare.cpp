@@ -220,31 +220,28 @@ void judge(Row& r, const Benchmark& b, const Benchmark& k, const CompareOptions&
     r.note = "baseline " + o.metric + " is zero: no ratio";
     return;
   }
-  if (rule.fresh_processes() > 0) {
-    if (!judge_by_fresh_minimum(r, b, k, o, rule.fresh_processes())) return;
-    r.change = (*r.cur - *r.base) / *r.base;
-    const double worse = lower_better ? *r.change : -*r.change;
-    const double limit = r.threshold_pct / 100.0 * (1.0 + kThresholdSlack);
-    r.verdict = worse > limit ? Verdict::Regression : -worse > limit ? Verdict::Improvement : Verdict::Same;
-    r.fails_gate = fails_gate(r.verdict, o.allow_missing);
-    return;
-  }
+  // Judged by the fastest of fresh processes: its own two figures, and neither the noise flag
+  // nor the U test below (two levels are not one distribution with noise).
+  const bool fresh = rule.fresh_processes() > 0;
+  if (fresh && !judge_by_fresh_minimum(r, b, k, o, rule.fresh_processes())) return;
   r.change = (*r.cur - *r.base) / *r.base;
   const double worse = lower_better ? *r.change : -*r.change;
   const double limit = r.threshold_pct / 100.0 * (1.0 + kThresholdSlack);
 
-  r.base_cv = cv_of(b, o.metric);
-  r.cur_cv = cv_of(k, o.metric);
-  const double half = r.threshold_pct / 200.0;
-  r.noisy = (r.base_cv && *r.base_cv > half) || (r.cur_cv && *r.cur_cv > half);
+  if (!fresh) {
+    r.base_cv = cv_of(b, o.metric);
+    r.cur_cv = cv_of(k, o.metric);
+    const double half = r.threshold_pct / 200.0;
+    r.noisy = (r.base_cv && *r.base_cv > half) || (r.cur_cv && *r.cur_cv > half);
 
-  const auto* sa = samples_of(b, o.metric);
-  const auto* sb = samples_of(k, o.metric);
-  const auto min_n = static_cast<std::size_t>(std::max(1, o.min_repetitions_for_test));
-  if (sa != nullptr && sb != nullptr && sa->size() >= min_n && sb->size() >= min_n) {
-    if (const auto t = mann_whitney_u(*sa, *sb)) {
-      r.p_value = t->p_value;
-      r.exact_test = t->exact;
+    const auto* sa = samples_of(b, o.metric);
+    const auto* sb = samples_of(k, o.metric);
+    const auto min_n = static_cast<std::size_t>(std::max(1, o.min_repetitions_for_test));
+    if (sa != nullptr && sb != nullptr && sa->size() >= min_n && sb->size() >= min_n) {
+      if (const auto t = mann_whitney_u(*sa, *sb)) {
+        r.p_value = t->p_value;
+        r.exact_test = t->exact;
+      }
     }
   }
   const bool significant = !r.p_value || *r.p_value < o.alpha;
