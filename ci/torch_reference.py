@@ -617,10 +617,15 @@ def parse_cooldown(spec):
     return Cooldown(got["power_W"], got["temp_C"], got["max_s"], 0.1, got["settle_s"])
 
 
+def _power_cooled(rule, power_W):
+    """The power part of cooled: under the rule's limit, or no limit, or no reading."""
+    return not (rule.power_W is not None and power_W is not None and power_W > rule.power_W)
+
+
 def cooled(rule, power_W, temp_C):
     """Whether the readings meet every limit of the rule; a reading NVML did not give (None)
     does not hold the wait (energy.cpp's cooled)."""
-    if rule.power_W is not None and power_W is not None and power_W > rule.power_W:
+    if not _power_cooled(rule, power_W):
         return False
     return not (rule.temp_C is not None and temp_C is not None and temp_C > rule.temp_C)
 
@@ -638,8 +643,7 @@ def wait_cooled(rule, read, now, sleep):
         if temp is not None and (lowest is None or temp < lowest):
             lowest, lowest_at = temp, waited
         done = cooled(rule, power, temp)
-        power_ok = not (rule.power_W is not None and power is not None and power > rule.power_W)
-        settled = (not done and rule.settle_s is not None and lowest is not None and power_ok
+        settled = (not done and rule.settle_s is not None and lowest is not None and _power_cooled(rule, power)
                    and waited - lowest_at >= rule.settle_s)
         if done or settled or waited >= rule.max_s:
             return waited, not done and not settled, temp, settled

@@ -136,8 +136,15 @@ std::optional<Cooldown> parse_cooldown(std::string_view spec, std::string* err) 
   return c;
 }
 
+namespace {
+// The power part of `cooled`: under the rule's limit, or no limit, or no reading.
+bool power_cooled(const Cooldown& rule, std::optional<double> power_W) {
+  return !(rule.power_W && power_W && *power_W > *rule.power_W);
+}
+}  // namespace
+
 bool cooled(const Cooldown& rule, std::optional<double> power_W, std::optional<unsigned> temp_C) {
-  if (rule.power_W && power_W && *power_W > *rule.power_W) return false;
+  if (!power_cooled(rule, power_W)) return false;
   return !(rule.temp_C && temp_C && static_cast<double>(*temp_C) > *rule.temp_C);
 }
 
@@ -154,8 +161,8 @@ CooldownWait wait_cooled(const Cooldown& rule, const std::function<PowerTemp()>&
       lowest_at = waited;
     }
     const bool done = cooled(rule, power_W, temp_C);
-    const bool power_ok = !(rule.power_W && power_W && *power_W > *rule.power_W);
-    const bool settled = !done && rule.settle_s && lowest && power_ok && waited - lowest_at >= *rule.settle_s;
+    const bool settled =
+        !done && rule.settle_s && lowest && power_cooled(rule, power_W) && waited - lowest_at >= *rule.settle_s;
     if (done || settled || waited >= rule.max_s) return CooldownWait{waited, !done && !settled, settled, temp_C};
     sleep(rule.poll_s);
   }

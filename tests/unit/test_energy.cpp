@@ -10,6 +10,7 @@
 
 using gpucheck::energy::cooled;
 using gpucheck::energy::Cooldown;
+using gpucheck::energy::CooldownWait;
 using gpucheck::energy::parse_cooldown;
 using gpucheck::energy::parse_shape;
 using gpucheck::energy::PowerTemp;
@@ -185,6 +186,14 @@ struct CoolingCard {
   double t = 100.0;
   std::vector<double> slept;
   PowerTemp read() { return readings[std::min(next++, readings.size() - 1)]; }
+  // wait_cooled on this card's readings, its clock and its record of the sleeps.
+  CooldownWait wait(const Cooldown& rule) {
+    return wait_cooled(rule, [this] { return read(); }, [this] { return t; },
+                       [this](double s) {
+                         slept.push_back(s);
+                         t += s;
+                       });
+  }
 };
 
 TEST(EnergyCooldown, WaitsUntilCooledOrCapped) {
@@ -194,27 +203,20 @@ TEST(EnergyCooldown, WaitsUntilCooledOrCapped) {
   c.max_s = 1.0;
   c.poll_s = 0.25;
   CoolingCard card({{300.0, 45u}, {150.0, 42u}, {110.0, 40u}, {100.0, 39u}});
-  auto run = [&] {
-    return wait_cooled(c, [&] { return card.read(); }, [&] { return card.t; },
-                       [&](double s) {
-                         card.slept.push_back(s);
-                         card.t += s;
-                       });
-  };
-  auto w = run();
+  auto w = card.wait(c);
   EXPECT_DOUBLE_EQ(w.waited_s, 0.5);  // the third reading, after two polls
   EXPECT_FALSE(w.capped);
   EXPECT_EQ(w.temp_C, 40u);
   EXPECT_EQ(card.slept, (std::vector<double>{0.25, 0.25}));
   card = CoolingCard({{300.0, 60u}});  // never cools: the cap, at the first reading at or past max_s
-  w = run();
+  w = card.wait(c);
   EXPECT_DOUBLE_EQ(w.waited_s, 1.0);
   EXPECT_TRUE(w.capped);
   EXPECT_EQ(w.temp_C, 60u);
   EXPECT_EQ(card.slept.size(), 4u);
   EXPECT_FALSE(w.settled);
   card = CoolingCard({{std::nullopt, std::nullopt}});  // NVML gave nothing: no wait
-  w = run();
+  w = card.wait(c);
   EXPECT_DOUBLE_EQ(w.waited_s, 0.0);
   EXPECT_FALSE(w.capped);
   EXPECT_FALSE(w.temp_C.has_value());
@@ -230,38 +232,35 @@ TEST(EnergyCooldown, ASoakedCardSettlesInsteadOfWaitingOutTheCap) {
   c.max_s = 10;
   c.poll_s = 0.5;
   c.settle_s = 1.0;
-  auto run = [&](CoolingCard& card) {
-    return wait_cooled(c, [&] { return card.read(); }, [&] { return card.t; }, [&](double s) { card.t += s; });
-  };
   // Lows at 0, 0.5, 1.0 and 1.5 s; 45 again at 2.0, 46 at 2.5: 1.0 s since the last low.
   CoolingCard soaked({{300.0, 50u}, {150.0, 47u}, {120.0, 46u}, {120.0, 45u}, {110.0, 45u}, {110.0, 46u}});
-  auto w = run(soaked);
+  auto w = soaked.wait(c);
   EXPECT_DOUBLE_EQ(w.waited_s, 2.5);
   EXPECT_TRUE(w.settled);
   EXPECT_FALSE(w.capped);
   EXPECT_EQ(w.temp_C, 46u);
   // Still cooling a degree a poll: it reaches the limit, not a settle.
   CoolingCard cooling({{120.0, 50u}, {120.0, 49u}, {120.0, 48u}, {120.0, 47u}, {120.0, 46u}, {120.0, 45u}, {120.0, 44u}});
-  w = run(cooling);
+  w = cooling.wait(c);
   EXPECT_DOUBLE_EQ(w.waited_s, 3.0);
   EXPECT_FALSE(w.settled);
   EXPECT_FALSE(w.capped);
   // The power over its limit holds a settled temperature: the cap.
   c.max_s = 3;
   CoolingCard busy({{200.0, 45u}});
-  w = run(busy);
+  w = busy.wait(c);
   EXPECT_DOUBLE_EQ(w.waited_s, 3.0);
   EXPECT_TRUE(w.capped);
   EXPECT_FALSE(w.settled);
   // No temperature reading: nothing to settle on (and nothing to wait for but the power).
   CoolingCard no_temp({{200.0, std::nullopt}, {200.0, std::nullopt}});
-  w = run(no_temp);
+  w = no_temp.wait(c);
   EXPECT_TRUE(w.capped);
   EXPECT_FALSE(w.settled);
   // Without settle_s, the soaked card waits out the cap, as before.
   c.settle_s.reset();
   CoolingCard soaked_again({{120.0, 45u}});
-  w = run(soaked_again);
+  w = soaked_again.wait(c);
   EXPECT_DOUBLE_EQ(w.waited_s, 3.0);
   EXPECT_TRUE(w.capped);
   EXPECT_FALSE(w.settled);

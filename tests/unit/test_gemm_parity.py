@@ -32,6 +32,25 @@ def row(case, ratio, ok="a", tk="a", ms=2.0, so=1.0, st=1.0):
             "torch_spread": st, "note": "", "capped": None, "norm_ratio": None}
 
 
+class CoolingCard:
+    """A fake card giving one reading a poll (the last one again once they run out), and a fake
+    clock the sleeps advance (test_energy.cpp's CoolingCard)."""
+
+    def __init__(self, readings):
+        self.readings, self.next, self.t, self.slept = readings, 0, 100.0, []
+
+    def read(self):
+        self.next += 1
+        return self.readings[min(self.next - 1, len(self.readings) - 1)]
+
+    def sleep(self, s):
+        self.slept.append(s)
+        self.t += s
+
+    def wait(self, rule):
+        return tr.wait_cooled(rule, self.read, lambda: self.t, self.sleep)
+
+
 class Cooldown(unittest.TestCase):
     def test_parses_as_energy_cpp(self):
         self.assertEqual(tr.parse_cooldown("power_W=120,temp_C=42.5,max_s=20"), tr.Cooldown(120.0, 42.5, 20.0, 0.1))
@@ -57,47 +76,20 @@ class Cooldown(unittest.TestCase):
         self.assertTrue(tr.cooled(tr.Cooldown(100.0, None, 30.0, 0.1), 99.5, 90))
 
     def test_waits_until_cooled_or_capped_as_the_engine(self):  # test_energy.cpp's twin
-        class Card:
-            def __init__(self, readings):
-                self.readings, self.next, self.t, self.slept = readings, 0, 100.0, []
-
-            def read(self):
-                self.next += 1
-                return self.readings[min(self.next - 1, len(self.readings) - 1)]
-
-            def sleep(self, s):
-                self.slept.append(s)
-                self.t += s
-
         rule = tr.Cooldown(120.0, 40.0, 1.0, 0.25)
-
-        def wait(card):
-            return tr.wait_cooled(rule, card.read, lambda: card.t, card.sleep)
-        card = Card([(300.0, 45), (150.0, 42), (110.0, 40), (100.0, 39)])
-        self.assertEqual(wait(card), (0.5, False, 40, False))
+        card = CoolingCard([(300.0, 45), (150.0, 42), (110.0, 40), (100.0, 39)])
+        self.assertEqual(card.wait(rule), (0.5, False, 40, False))
         self.assertEqual(card.slept, [0.25, 0.25])
-        card = Card([(300.0, 60)])  # never cools: the cap, at the first reading at or past max_s
-        self.assertEqual(wait(card), (1.0, True, 60, False))
+        card = CoolingCard([(300.0, 60)])  # never cools: the cap, at the first reading at or past max_s
+        self.assertEqual(card.wait(rule), (1.0, True, 60, False))
         self.assertEqual(len(card.slept), 4)
-        card = Card([(None, None)])  # NVML gave nothing: no wait
-        self.assertEqual(wait(card), (0.0, False, None, False))
+        card = CoolingCard([(None, None)])  # NVML gave nothing: no wait
+        self.assertEqual(card.wait(rule), (0.0, False, None, False))
         self.assertEqual(card.slept, [])
 
     def test_a_soaked_card_settles_instead_of_waiting_out_the_cap(self):  # test_energy.cpp's twin
-        class Card:
-            def __init__(self, readings):
-                self.readings, self.next, self.t = readings, 0, 100.0
-
-            def read(self):
-                self.next += 1
-                return self.readings[min(self.next - 1, len(self.readings) - 1)]
-
-            def sleep(self, s):
-                self.t += s
-
         def wait(rule, readings):
-            card = Card(readings)
-            return tr.wait_cooled(rule, card.read, lambda: card.t, card.sleep)
+            return CoolingCard(readings).wait(rule)
         rule = tr.Cooldown(130.0, 44.0, 10.0, 0.5, 1.0)
         # lows at 0, 0.5, 1.0 and 1.5 s; 45 again at 2.0, 46 at 2.5: 1.0 s since the last low
         self.assertEqual(wait(rule, [(300.0, 50), (150.0, 47), (120.0, 46), (120.0, 45), (110.0, 45), (110.0, 46)]),
