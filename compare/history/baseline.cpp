@@ -89,6 +89,17 @@ std::string gbench_json(const std::vector<StoredRun>& runs, const std::string& w
   return j.dump(2) + "\n";
 }
 
+// The runs with these ids (newest first, as Store::runs lists them), read oldest first.
+Expected<std::vector<StoredRun>> read_oldest_first(Store& store, const std::vector<std::int64_t>& newest_first) {
+  std::vector<StoredRun> runs;
+  for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) {
+    auto r = store.read_run(*it);
+    if (!r) return r.error();
+    runs.push_back(std::move(*r));
+  }
+  return runs;
+}
+
 }  // namespace
 
 Expected<HistoryBaseline> baseline_from_history(Store& store, const FromHistory& o) {
@@ -96,18 +107,15 @@ Expected<HistoryBaseline> baseline_from_history(Store& store, const FromHistory&
   if (!gpu) return gpu.error();
   auto all = store.runs({*gpu, o.branch});
   if (!all) return all.error();
-  std::vector<RunInfo> picked;
+  std::vector<std::int64_t> picked;  // newest first
   for (const RunInfo& r : *all)
-    if (r.suite == o.suite && picked.size() < o.last) picked.push_back(r);
+    if (r.suite == o.suite && picked.size() < o.last) picked.push_back(r.id);
   if (picked.size() < o.last)
     return Error{store.path(), "holds " + std::to_string(picked.size()) + " runs of suite " + o.suite + " on branch " +
                                    o.branch + " (" + *gpu + "), fewer than --last " + std::to_string(o.last)};
-  std::vector<StoredRun> runs;
-  for (auto it = picked.rbegin(); it != picked.rend(); ++it) {  // oldest first
-    auto r = store.read_run(it->id);
-    if (!r) return r.error();
-    runs.push_back(std::move(*r));
-  }
+  auto read = read_oldest_first(store, picked);
+  if (!read) return read.error();
+  const std::vector<StoredRun>& runs = *read;
   return HistoryBaseline{gbench_json(runs, o.branch, [](const StoredRun&, const std::string&) { return true; }),
                          runs.size(), runs.front().info.commit, runs.back().info.commit};
 }
@@ -121,14 +129,13 @@ Expected<std::optional<HistoryBaseline>> commit_baseline(Store& store, const std
                                                          const std::function<bool(const std::string&)>& host_bound) {
   auto all = store.runs({gpu_slug, std::nullopt});
   if (!all) return all.error();
-  std::vector<StoredRun> runs;
-  for (auto it = all->rbegin(); it != all->rend(); ++it) {  // oldest first
-    if (it->commit != commit) continue;
-    auto r = store.read_run(it->id);
-    if (!r) return r.error();
-    runs.push_back(std::move(*r));
-  }
-  if (runs.empty()) return std::optional<HistoryBaseline>();
+  std::vector<std::int64_t> ids;  // newest first
+  for (const RunInfo& r : *all)
+    if (r.commit == commit) ids.push_back(r.id);
+  if (ids.empty()) return std::optional<HistoryBaseline>();
+  auto read = read_oldest_first(store, ids);
+  if (!read) return read.error();
+  const std::vector<StoredRun>& runs = *read;
   const Take take = [&](const StoredRun& r, const std::string& name) { return !host_bound(name) || r.info.host_cpu == host_cpu; };
   return std::optional<HistoryBaseline>(HistoryBaseline{gbench_json(runs, "commit " + commit, take), runs.size(), commit, commit});
 }
@@ -143,12 +150,9 @@ Expected<std::optional<HistoryBaseline>> runner_baseline(Store& store, const Run
   for (const RunInfo& r : *all)
     if (r.gpu_uuid == runner.gpu_uuid && r.host_name == runner.host_name && ids.size() < runner.last) ids.push_back(r.id);
   if (ids.size() < runner.min_runs) return std::optional<HistoryBaseline>();
-  std::vector<StoredRun> runs;
-  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {  // oldest first
-    auto r = store.read_run(*it);
-    if (!r) return r.error();
-    runs.push_back(std::move(*r));
-  }
+  auto read = read_oldest_first(store, ids);
+  if (!read) return read.error();
+  const std::vector<StoredRun>& runs = *read;
   const Take take = [&wanted](const StoredRun&, const std::string& name) { return wanted(name); };
   return std::optional<HistoryBaseline>(HistoryBaseline{
       gbench_json(runs, runner.branch + " on " + runner.host_name + " (" + runner.gpu_uuid + ")", take), runs.size(),
