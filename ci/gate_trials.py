@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Gate trials' two pieces of Python (ci/gate_trials.sh):
+
+  gate_trials.py propose THRESHOLDS OUT ENTRY...
+      OUT: THRESHOLDS with each ENTRY (GLOB=SECTION:PCT[:PROCESSES], SECTION host_bound or
+      overrides; PROCESSES, 2-100, only for host_bound) in place of any entry of the same glob
+      in report_only, host_bound or overrides. Its "why" says it is a trial.
+  gate_trials.py table TRIAL_DIR
+      TRIAL_DIR/trials.md (printed too) from every TRIAL_DIR/gate-K/compare.json: per case, its
+      limit, its change against the baseline in each gate (worse is positive), the largest change
+      each way and the gates it failed; the trial's entries first.
+
+Bad input: one line naming the file and the problem, exit 2.
+"""
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+
+SECTIONS = ("report_only", "host_bound", "overrides")
+
+
+class BadInput(Exception):
+    pass
+
+
+def load_json(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read: {e.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise BadInput(f"{path}: not JSON: {e}") from None
+
+
+def parse_entry(text):
+    """GLOB=SECTION:PCT[:PROCESSES] -> the thresholds entry (a dict)."""
+    m = re.fullmatch(r"([^=]+)=(host_bound|overrides):([0-9.]+)(?::([0-9]+))?", text)
+    if not m:
+        raise BadInput(f"entry \"{text}\": not GLOB=host_bound|overrides:PCT[:PROCESSES]")
+    glob, section, pct_text, processes = m.groups()
+    try:
+        pct = float(pct_text)
+    except ValueError:
+        raise BadInput(f"entry \"{text}\": PCT \"{pct_text}\" is not a number") from None
+    if not (0 < pct <= 100) or not math.isfinite(pct):
+        raise BadInput(f"entry \"{text}\": PCT must be above 0 and at most 100")
+    entry = {"glob": glob, "pct": int(pct) if pct.is_integer() else pct}
+    if processes is not None:
+        if section != "host_bound":
+            raise BadInput(f"entry \"{text}\": PROCESSES goes with host_bound only")
+        n = int(processes)
+        if not 2 <= n <= 100:
+            raise BadInput(f"entry \"{text}\": PROCESSES must be 2 to 100")
+        entry["processes"] = n
+    entry["why"] = "trial (ci/gate_trials.sh): the limit under test, not yet a measured one"
+    return section, entry
+
+
+def propose(src, out, entries):
+    t = load_json(src)
+    if not isinstance(t, dict):
+        raise BadInput(f"{src}: not a JSON object")
+    for section in SECTIONS:
+        if not isinstance(t.setdefault(section, []), list):
+            raise BadInput(f"{src}: \"{section}\" is not a list")
+    for text in entries:
+        section, entry = parse_entry(text)
+        for s in SECTIONS:
+            t[s] = [e for e in t[s] if not (isinstance(e, dict) and e.get("glob") == entry["glob"])]
+        t[section].append(entry)
+    folder = os.path.dirname(os.path.abspath(out))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".thresholds.")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(t, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, out)
+
+
+def gate_dirs(trial):
+    found = []
+    for name in os.listdir(trial):
+        m = re.fullmatch(r"gate-([0-9]+)", name)
+        if m and os.path.isfile(os.path.join(trial, name, "compare.json")):
+            found.append((int(m.group(1)), name))
+    return [name for _, name in sorted(found)]
+
+
+def worse_pct(doc, change):
+    """A change in percent, worse positive, whichever way the metric points."""
+    if change is None:
+        return None
+    sign = 1.0 if doc.get("direction") == "lower_is_better" else -1.0
+    return 100.0 * sign * change
+
+
+def read_gate(trial, name):
+    path = os.path.join(trial, name, "compare.json")
+    doc = load_json(path)
+    if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
+        raise BadInput(f"{path}: no \"rows\" list")
+    rc_path = os.path.join(trial, name + ".rc")
+    rc = open(rc_path, encoding="utf-8").read().strip() if os.path.isfile(rc_path) else "?"
+    # Which baseline judged the cases read by their fastest process (the gate's own line).
+    against = ""
+    txt = os.path.join(trial, name + ".txt")
+    if os.path.isfile(txt):
+        with open(txt, encoding="utf-8", errors="replace") as f:
+            against = next((line.strip() for line in f if line.startswith("fastest-process cases:")), "")
+    return doc, rc, against
+
+
+def cell(doc, row):
+    """One gate's figure for one case: its change (the confirmation's, after its first pass's)."""
+    first = worse_pct(doc, (row.get("confirmation") or {}).get("first_change"))
+    change = worse_pct(doc, row.get("change"))
+    if change is None:
+        return row.get("verdict", "?"), None
+    text = f"{change:+.1f}"
+    if first is not None:
+        text = f"{first:+.1f}→{text}"
+    if row.get("fails_gate"):
+        text += " FAIL"
+    elif row.get("verdict") in ("report only", "host differs", "unconfirmed"):
+        text += f" ({row['verdict']})"
+    return text, change
+
+
+def limit_of(row):
+    pct = row.get("threshold_pct")
+    text = "-" if pct is None else f"{pct:g}%"
+    if row.get("fresh_processes"):
+        text += f", fastest of {row['fresh_processes']}"
+    if row.get("verdict") == "report only":
+        text = "report only"
+    return text
+
+
+def signed(v):
+    return "" if v is None else f"{v:+.2f}%"
+
+
+def table(trial):
+    names = gate_dirs(trial)
+    if not names:
+        raise BadInput(f"{trial}: no gate-K/compare.json (run the job gate first)")
+    gates = [(n, *read_gate(trial, n)) for n in names]
+    cases = {}
+    for n, doc, _, _ in gates:
+        for row in doc["rows"]:
+            if isinstance(row, dict) and isinstance(row.get("name"), str):
+                cases.setdefault(row["name"], {})[n] = (doc, row)
+    trial_globs = []
+    tpath = os.path.join(trial, "thresholds.json")
+    if os.path.isfile(tpath):
+        t = load_json(tpath)
+        for s in SECTIONS:
+            for e in t.get(s, []) if isinstance(t, dict) else []:
+                if isinstance(e, dict) and str(e.get("why", "")).startswith("trial "):
+                    trial_globs.append(e.get("glob", ""))
+
+    def in_trial(case):
+        return any(re.fullmatch(re.escape(g).replace(r"\*", ".*"), case) for g in trial_globs)
+
+    lines = [f"# Gate trials in {trial}", ""]
+    for n, doc, rc, against in gates:
+        counts = doc.get("counts", {})
+        lines.append(f"- {n}: exit {rc}, result {doc.get('result', '?')}; baseline {doc.get('baseline', '?')}; "
+                     f"regressed {counts.get('regressed', 0)}, unconfirmed {counts.get('unconfirmed', 0)}"
+                     + (f"; {against}" if against else ""))
+    lines += ["", "Change against the baseline, worse positive (first pass→confirmation where it re-measured).",
+              "", "| case | limit | " + " | ".join(names) + " | largest + | largest - | failed |",
+              "|---|---|" + "---|" * len(names) + "---|---|---|"]
+    rows = []
+    for case, by_gate in cases.items():
+        texts, changes, failed, limit = [], [], 0, "-"
+        for n in names:
+            if n not in by_gate:
+                texts.append("")
+                continue
+            doc, row = by_gate[n]
+            limit = limit_of(row)
+            text, change = cell(doc, row)
+            texts.append(text)
+            if change is not None:
+                changes.append(change)
+            failed += bool(row.get("fails_gate"))
+        hi = max(changes) if changes else None
+        lo = min(changes) if changes else None
+        rows.append((not in_trial(case), -(hi if hi is not None else -math.inf), case, limit, texts, hi, lo, failed))
+    rows.sort(key=lambda r: (r[0], r[1], r[2]))
+    for _, _, case, limit, texts, hi, lo, failed in rows:
+        mark = " (trial)" if in_trial(case) else ""
+        lines.append(f"| {case}{mark} | {limit} | " + " | ".join(texts) + f" | {signed(hi)} | {signed(lo)} | {failed} |")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(trial, "trials.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
+def main(argv):
+    try:
+        if len(argv) >= 4 and argv[1] == "propose":
+            propose(argv[2], argv[3], argv[4:])
+        elif len(argv) == 3 and argv[1] == "table":
+            table(argv[2])
+        else:
+            print("usage: gate_trials.py propose THRESHOLDS OUT ENTRY... | table TRIAL_DIR", file=sys.stderr)
+            return 2
+    except BadInput as e:
+        print(f"gate_trials: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# ci/gate_trials.sh with the fake bench (mode levels, as runner_gate.sh): a report-only case
+# proposed at 10% on its fastest of 6 fresh processes lands in OUT/thresholds.json; the trial's
+# gates are numbered on across calls and recorded in its history; trials.md puts the trial's
+# case first with each gate's change and the gates it failed; bad entries, an unknown job and a
+# deadline too short are refused.
+# Usage: gate_trials_test.sh GPUCHECK SOURCE_DIR WORKDIR
+set -uo pipefail
+G=$(realpath "$1") src=$(realpath "$2") work=$3
+fake=$src/tests/unit/compare/fake_bench/fake_bench.sh
+trials=$src/ci/gate_trials.sh
+rm -rf "$work" && mkdir -p "$work/build/bin" "$work/state" && cd "$work" || exit 1
+export FAKE_STATE=$work/state
+unset GITHUB_STEP_SUMMARY CUDA_VISIBLE_DEVICES FAKE_GPU FAKE_HOST FAKE_BASELINE FAKE_LOW FAKE_SCALE TRIAL_ENTRIES TRIAL_STORE
+failures=0
+check() { "${@:2}" || { echo "FAIL: $1"; failures=$((failures + 1)); }; }
+ln -s "$G" build/bin/gpucheck
+printf '#!/usr/bin/env bash\nexec bash "%s" levels steady "$@"\n' "$fake" > build/bin/bench_steady
+chmod +x build/bin/bench_steady
+# The store: 12 fresh processes of node-A, the case report-only.
+FAKE_HOSTNAME=node-A GPUCHECK_GIT_BRANCH=main "$G" run --bin-dir build/bin --out base --repetitions 12 --fresh-processes \
+  --timeout 20 > record.log 2>&1 &&
+  "$G" baseline update --suite quick --root store base/results.json >> record.log 2>&1 || { cat record.log; exit 1; }
+echo '{"report_only": [{"glob": "steady/a/*", "cv_pct": 20, "why": "two levels a process (fake)"}]}' > store/thresholds.json
+cp store/thresholds.json thresholds.before
+
+export TRIAL_STORE=$work/store FAKE_HOSTNAME=node-A
+TRIAL_ENTRIES='steady/a/*=host_bound:10:6' bash "$trials" build t gate:2 > t1.txt 2>&1
+check "two gates of node-A: exit 0" test $? -eq 0
+check "... the entry moved to host_bound with its processes" python3 -c "
+import json, sys
+t = json.load(open('t/thresholds.json'))
+assert t['report_only'] == [], t
+assert [(e['glob'], e['pct'], e['processes']) for e in t['host_bound']] == [('steady/a/*', 10, 6)], t
+assert t['host_bound'][0]['why'].startswith('trial ')"
+check "... the store's thresholds.json untouched" cmp -s store/thresholds.json thresholds.before
+check "... gate-1 and gate-2, each passing" test "$(cat t/gate-1.rc t/gate-2.rc)" = "$(printf '0\n0')"
+check "... the case measured in 6 fresh processes" grep -q "(process 6/6) bench_steady (fresh processes)" t/gate-2.txt
+check "... both runs in the trial's history" test "$("$G" history list --db t/history.db 2> /dev/null | grep -cw main)" -ge 2
+check "... trials.md: the trial's case first, its limit, a figure per gate, none failed" python3 -c "
+import re
+rows = [l for l in open('t/trials.md') if l.startswith('| steady/')]
+assert rows[0].startswith('| steady/a/fp32/1MiB (trial) | 10%, fastest of 6 | '), rows
+cells = [c.strip() for c in rows[0].strip().strip('|').split('|')]
+assert len(cells) == 7, cells
+assert all(re.fullmatch(r'[+-][0-9.]+', c) for c in cells[2:4]), cells
+assert cells[6] == '0', cells"
+
+FAKE_HOSTNAME=node-B FAKE_LOW=1.12 bash "$trials" build t gate > t2.txt 2>&1
+check "a third gate, a later call, on node-B (low level 12% higher): the script still exits 0" test $? -eq 0
+check "... numbered on: gate-3, exit 1" test "$(cat t/gate-3.rc)" = 1
+check "... its regression in the summary" grep -q "gate-3: exit 1" t/summary.log
+FAKE_HOSTNAME=node-B FAKE_LOW=1.12 bash "$trials" build t gate:3 > t3.txt 2>&1
+check "gate-4 and gate-5 fail against the store; gate-6, against node-B's own 3 runs, passes" \
+  grep -q "^- gate-6: exit 0, .*; fastest-process cases: history .*: this runner's 3 runs of main (node-B" t/trials.md
+check "... gate-5 still against the store" grep -q "^- gate-5: exit 1, .*regressed 1, unconfirmed 0$" t/trials.md
+check "... trials.md: the third column failed, counted" python3 -c "
+rows = [l for l in open('t/trials.md') if l.startswith('| steady/a/')]
+cells = [c.strip() for c in rows[0].strip().strip('|').split('|')]
+assert cells[4].endswith('FAIL'), cells
+assert cells[10] == '3', cells"
+
+for bad in 'steady/a/*=report_only:10' 'steady/a/*=host_bound:0' 'steady/a/*=host_bound:10:1' \
+  'steady/a/*=overrides:5:10' 'steady/a/*=host_bound:101' '=host_bound:10'; do
+  TRIAL_ENTRIES=$bad bash "$trials" build "bad" gate > bad.txt 2>&1
+  check "entry \"$bad\": exit 2" test $? -eq 2
+  check "... in one line naming it" test "$(wc -l < bad.txt)" -eq 1
+  check "... no gate ran" test ! -e bad/gate-1
+  rm -rf bad
+done
+bash "$trials" build t frobnicate > bad.txt 2>&1
+check "an unknown job: exit 2" test $? -eq 2
+TRIAL_DEADLINE_S=1 TRIAL_GATE_S=30 bash "$trials" build t gate > late.txt 2>&1
+check "no time left for a gate: exit 1" test $? -eq 1
+check "... said" grep -q "skipped: needs ~30 s" late.txt
+check "... no gate-7" test ! -e t/gate-7
+bash "$trials" build empty table > empty.txt 2>&1
+check "a table with no gate: exit 2" test $? -eq 2
+((failures == 0)) && echo "gate trials: all checks passed"
+exit $((failures > 0))
