@@ -3,8 +3,8 @@
 
   gate_trials.py propose THRESHOLDS OUT ENTRY...
       OUT: THRESHOLDS with each ENTRY (GLOB=SECTION:PCT[:PROCESSES], SECTION host_bound or
-      overrides; PROCESSES, 2-100, only for host_bound) in place of any entry of the same glob
-      in report_only, host_bound or overrides. Its "why" says it is a trial.
+      overrides; PROCESSES, 2-100, only for host_bound) first in its section, in place of any
+      entry of the same glob in report_only, host_bound or overrides. Its "why" says it is a trial.
   gate_trials.py table TRIAL_DIR
       TRIAL_DIR/trials.md (printed too) from every TRIAL_DIR/gate-K/compare.json: per case, its
       limit, its change against the baseline in each gate (worse is positive), the largest change
@@ -67,11 +67,15 @@ def propose(src, out, entries):
     for section in SECTIONS:
         if not isinstance(t.setdefault(section, []), list):
             raise BadInput(f"{src}: \"{section}\" is not a list")
+    # The trial's entries go first in their section, in the order given: the first matching glob
+    # wins, and a broader entry already there ("pcie/*/pinned/*") must not shadow one under trial.
+    placed = {s: 0 for s in SECTIONS}
     for text in entries:
         section, entry = parse_entry(text)
         for s in SECTIONS:
             t[s] = [e for e in t[s] if not (isinstance(e, dict) and e.get("glob") == entry["glob"])]
-        t[section].append(entry)
+        t[section].insert(placed[section], entry)
+        placed[section] += 1
     folder = os.path.dirname(os.path.abspath(out))
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".thresholds.")
     with os.fdopen(fd, "w", encoding="utf-8") as f:

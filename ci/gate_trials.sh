@@ -87,8 +87,9 @@ for job in "$@"; do
       GPUCHECK_GIT_BRANCH=drill/$name DRILL_GATE_ARGS="--thresholds $thresholds --history $out/history.db" \
         timeout "$(left)" bash "$src/ci/gate_drills.sh" "$build" "$store" "$out/drills" "$name" > "$out/drill-$name.log" 2>&1 ||
         rc=1
-      grep -E "^drill " "$out/drills/drills.log" 2> /dev/null | tail -1 | tee -a "$summary"
-      grep -qE "^drill $name: exit" "$out/drills/drills.log" 2> /dev/null || { note "drill $name: did not run (drill-$name.log)"; rc=1; } ;;
+      # The drill's gate is named NAME (unchanged: unchanged-1).
+      line=$(grep -E "^drill $name(-[0-9]+)?: exit" "$out/drills/drills.log" 2> /dev/null | tail -1)
+      if [[ -n $line ]]; then note "$line"; else note "drill $name: did not run (drill-$name.log)"; rc=1; fi ;;
     table) python3 "$src/ci/gate_trials.py" table "$out" || exit $? ;;
     *) echo "$0: unknown job $job (gate[:K], drill:NAME, table)" >&2; exit 2 ;;
   esac

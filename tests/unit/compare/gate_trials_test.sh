@@ -21,25 +21,28 @@ chmod +x build/bin/bench_steady
 FAKE_HOSTNAME=node-A GPUCHECK_GIT_BRANCH=main "$G" run --bin-dir build/bin --out base --repetitions 12 --fresh-processes \
   --timeout 20 > record.log 2>&1 &&
   "$G" baseline update --suite quick --root store base/results.json >> record.log 2>&1 || { cat record.log; exit 1; }
-echo '{"report_only": [{"glob": "steady/a/*", "cv_pct": 20, "why": "two levels a process (fake)"}]}' > store/thresholds.json
+echo '{"report_only": [{"glob": "steady/a/*", "cv_pct": 20, "why": "two levels a process (fake)"}],
+  "overrides": [{"glob": "steady/*", "pct": 20, "why": "a broader entry, first"}]}' > store/thresholds.json
 cp store/thresholds.json thresholds.before
 
 export TRIAL_STORE=$work/store FAKE_HOSTNAME=node-A
-TRIAL_ENTRIES='steady/a/*=host_bound:10:6' bash "$trials" build t gate:2 > t1.txt 2>&1
+TRIAL_ENTRIES='steady/a/*=host_bound:10:6;steady/b/*=overrides:5' bash "$trials" build t gate:2 > t1.txt 2>&1
 check "two gates of node-A: exit 0" test $? -eq 0
 check "... the entry moved to host_bound with its processes" python3 -c "
 import json, sys
 t = json.load(open('t/thresholds.json'))
 assert t['report_only'] == [], t
 assert [(e['glob'], e['pct'], e['processes']) for e in t['host_bound']] == [('steady/a/*', 10, 6)], t
-assert t['host_bound'][0]['why'].startswith('trial ')"
+assert t['host_bound'][0]['why'].startswith('trial ')
+assert [e['glob'] for e in t['overrides']] == ['steady/b/*', 'steady/*'], t"
 check "... the store's thresholds.json untouched" cmp -s store/thresholds.json thresholds.before
 check "... gate-1 and gate-2, each passing" test "$(cat t/gate-1.rc t/gate-2.rc)" = "$(printf '0\n0')"
 check "... the case measured in 6 fresh processes" grep -q "(process 6/6) bench_steady (fresh processes)" t/gate-2.txt
 check "... both runs in the trial's history" test "$("$G" history list --db t/history.db 2> /dev/null | grep -cw main)" -ge 2
-check "... trials.md: the trial's case first, its limit, a figure per gate, none failed" python3 -c "
+check "... trials.md: the trial's cases first, their limits, a figure per gate, none failed" python3 -c "
 import re
 rows = [l for l in open('t/trials.md') if l.startswith('| steady/')]
+assert rows[1].startswith('| steady/b/fp32/4MiB (trial) | 5% | '), rows
 assert rows[0].startswith('| steady/a/fp32/1MiB (trial) | 10%, fastest of 6 | '), rows
 cells = [c.strip() for c in rows[0].strip().strip('|').split('|')]
 assert len(cells) == 7, cells
@@ -59,6 +62,12 @@ rows = [l for l in open('t/trials.md') if l.startswith('| steady/a/')]
 cells = [c.strip() for c in rows[0].strip().strip('|').split('|')]
 assert cells[4].endswith('FAIL'), cells
 assert cells[10] == '3', cells"
+
+bash "$trials" build t drill:unchanged > drill.txt 2>&1
+check "drill:unchanged: exit 0" test $? -eq 0
+check "... its line in the summary" grep -q "drill unchanged-1: exit 0" t/summary.log
+check "... under the trial's limits" grep -q "fastest of 6 fresh processes" t/drills/unchanged-1.txt
+check "... recorded as branch drill/unchanged, not main" test "$("$G" history list --db t/history.db --branch drill/unchanged 2> /dev/null | grep -c 'drill/unchanged')" -ge 1
 
 for bad in 'steady/a/*=report_only:10' 'steady/a/*=host_bound:0' 'steady/a/*=host_bound:10:1' \
   'steady/a/*=overrides:5:10' 'steady/a/*=host_bound:101' '=host_bound:10'; do
