@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""The table of ci/process_levels.sh: OUT/levels.csv and OUT/levels.md from OUT/runs/P.I.json.
+
+Usage: process_levels.py OUT COUNTER PLACEMENT...
+Each process's figure is COUNTER of its first benchmark (real_time where it has no COUNTER).
+Levels: all figures sorted, split at the widest gap between neighbours when that gap is at least
+LEVEL_GAP (8%) of the lower one (the two launch levels are 20-25% apart, a level's own spread
+a few %); otherwise one level. Per placement: the processes on each level, min, median, max.
+"""
+import csv
+import json
+import os
+import re
+import statistics
+import sys
+
+LEVEL_GAP = 0.08
+
+
+def figure(path, counter):
+    """(value, cpu) of the run's first benchmark, or None where the file has none."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    runs = [b for b in doc.get("benchmarks", []) if isinstance(b, dict) and b.get("run_type", "iteration") == "iteration"]
+    if not runs:
+        return None
+    b = runs[0]
+    value = b.get(counter, b.get("real_time"))
+    if not isinstance(value, (int, float)):
+        return None
+    return float(value), str(doc.get("context", {}).get("cpu_pinned", "?"))
+
+
+def split(values):
+    """The boundary between the two levels (a value between them), or None for one level."""
+    v = sorted(values)
+    best, at = 0.0, None
+    for a, b in zip(v, v[1:]):
+        if a > 0 and (b - a) / a > best:
+            best, at = (b - a) / a, (a + b) / 2
+    return at if best >= LEVEL_GAP else None
+
+
+def huge_range(kbs):
+    """The AnonHugePages of some processes as "min-max" (kB), "-" for none read."""
+    kbs = [k for k in kbs if isinstance(k, int)]
+    if not kbs:
+        return "-"
+    return f"{min(kbs)}" if min(kbs) == max(kbs) else f"{min(kbs)}-{max(kbs)}"
+
+
+def main(argv):
+    if len(argv) < 4:
+        print("usage: process_levels.py OUT COUNTER PLACEMENT...", file=sys.stderr)
+        return 2
+    out, counter, places = argv[1], argv[2], argv[3:]
+    runs = os.path.join(out, "runs")
+    order = {}
+    try:
+        with open(os.path.join(runs, "order.txt"), encoding="utf-8") as f:
+            for line in f:
+                key, _, seq = line.strip().partition(" ")
+                if seq.isdigit():
+                    order[key] = int(seq)
+    except OSError:
+        pass
+    thp = {}
+    try:
+        with open(os.path.join(runs, "thp.txt"), encoding="utf-8") as f:
+            for line in f:
+                key, _, kb = line.strip().partition(" ")
+                if kb.isdigit():
+                    thp[key] = int(kb)
+    except OSError:
+        pass
+    rows = []
+    for name in os.listdir(runs) if os.path.isdir(runs) else []:
+        m = re.fullmatch(r"(.+)\.([0-9]+)\.json", name)
+        if m and m.group(1) in places:
+            f = figure(os.path.join(runs, name), counter)
+            if f:
+                key = f"{m.group(1)}.{m.group(2)}"
+                rows.append((m.group(1), int(m.group(2)), order.get(key, 0), f[0], f[1], thp.get(key, "")))
+    rows.sort(key=lambda r: (places.index(r[0]), r[1]))
+    with open(os.path.join(out, "levels.csv"), "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["placement", "process", "order", counter, "cpu_pinned", "anon_huge_kB"])
+        w.writerows(rows)
+    at = split([r[3] for r in rows]) if rows else None
+    lines = [f"# Levels of {counter} a fresh process ({len(rows)} processes)", ""]
+    if not rows:
+        lines.append("No process wrote a figure (levels.log says why).")
+    elif at is None:
+        lines.append("One level: no gap of 8% or more between any two processes' figures.")
+    else:
+        lines.append(f"Two levels, split at {at:.4g} (the widest gap between neighbours).")
+    lines += ["", "| placement | processes | low level | high level | min | median | max | CPUs | huge pages kB, low / high |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for p in places:
+        mine = [r for r in rows if r[0] == p]
+        v = [r[3] for r in mine]
+        cpus = sorted({r[4] for r in mine})
+        if not v:
+            lines.append(f"| {p} | 0 | | | | | | | |")
+            continue
+        is_low = [at is None or r[3] < at for r in mine]
+        low = sum(is_low)
+        huge = [huge_range([r[5] for r, lo in zip(mine, is_low) if lo == want]) for want in (True, False)]
+        lines.append(f"| {p} | {len(v)} | {low} | {len(v) - low} | {min(v):.4g} | {statistics.median(v):.4g} | "
+                     f"{max(v):.4g} | {' '.join(cpus)} | {huge[0]} / {huge[1]} |")
+    if at is not None:
+        seq = "".join("L" if r[3] < at else "H" for r in sorted(rows, key=lambda r: r[2]))
+        lines += ["", f"In the order the processes started (L low, H high): {seq}"]
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(out, "levels.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
