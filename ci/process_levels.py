@@ -3,6 +3,7 @@
 
 Usage: process_levels.py OUT COUNTER PLACEMENT...
 Each process's figure is COUNTER of its first benchmark (real_time where it has no COUNTER).
+Beside it, the run's host reference (host_ref_us: a CPU pointer chase) where it has one.
 Levels: all figures sorted, split at the widest gap between neighbours when that gap is at least
 LEVEL_GAP (8%) of the lower one (the two launch levels are 20-25% apart, a level's own spread
 a few %); otherwise one level. Per placement: the processes on each level, min, median, max.
@@ -31,7 +32,8 @@ def figure(path, counter):
     value = b.get(counter, b.get("real_time"))
     if not isinstance(value, (int, float)):
         return None
-    return float(value), str(doc.get("context", {}).get("cpu_pinned", "?"))
+    ref = b.get("host_ref_us")
+    return float(value), str(doc.get("context", {}).get("cpu_pinned", "?")), ref if isinstance(ref, (int, float)) else ""
 
 
 def split(values):
@@ -44,12 +46,13 @@ def split(values):
     return at if best >= LEVEL_GAP else None
 
 
-def huge_range(kbs):
-    """The AnonHugePages of some processes as "min-max" (kB), "-" for none read."""
-    kbs = [k for k in kbs if isinstance(k, int)]
-    if not kbs:
+def span(values, fmt):
+    """Some processes' figures as "min-max" ("-" for none): huge pages, host reference."""
+    v = [x for x in values if isinstance(x, (int, float))]
+    if not v:
         return "-"
-    return f"{min(kbs)}" if min(kbs) == max(kbs) else f"{min(kbs)}-{max(kbs)}"
+    lo, hi = fmt.format(min(v)), fmt.format(max(v))
+    return lo if lo == hi else f"{lo}-{hi}"
 
 
 def main(argv):
@@ -83,11 +86,11 @@ def main(argv):
             f = figure(os.path.join(runs, name), counter)
             if f:
                 key = f"{m.group(1)}.{m.group(2)}"
-                rows.append((m.group(1), int(m.group(2)), order.get(key, 0), f[0], f[1], thp.get(key, "")))
+                rows.append((m.group(1), int(m.group(2)), order.get(key, 0), f[0], f[1], thp.get(key, ""), f[2]))
     rows.sort(key=lambda r: (places.index(r[0]), r[1]))
     with open(os.path.join(out, "levels.csv"), "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["placement", "process", "order", counter, "cpu_pinned", "anon_huge_kB"])
+        w.writerow(["placement", "process", "order", counter, "cpu_pinned", "anon_huge_kB", "host_ref_us"])
         w.writerows(rows)
     at = split([r[3] for r in rows]) if rows else None
     lines = [f"# Levels of {counter} a fresh process ({len(rows)} processes)", ""]
@@ -97,20 +100,21 @@ def main(argv):
         lines.append("One level: no gap of 8% or more between any two processes' figures.")
     else:
         lines.append(f"Two levels, split at {at:.4g} (the widest gap between neighbours).")
-    lines += ["", "| placement | processes | low level | high level | min | median | max | CPUs | huge pages kB, low / high |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += ["", "| placement | processes | low level | high level | min | median | max | CPUs | huge pages kB, low / high "
+              "| host reference us, low / high |", "|---|---|---|---|---|---|---|---|---|---|"]
     for p in places:
         mine = [r for r in rows if r[0] == p]
         v = [r[3] for r in mine]
         cpus = sorted({r[4] for r in mine})
         if not v:
-            lines.append(f"| {p} | 0 | | | | | | | |")
+            lines.append(f"| {p} | 0 | | | | | | | | |")
             continue
         is_low = [at is None or r[3] < at for r in mine]
         low = sum(is_low)
-        huge = [huge_range([r[5] for r, lo in zip(mine, is_low) if lo == want]) for want in (True, False)]
+        huge = [span([r[5] for r, lo in zip(mine, is_low) if lo == want], "{}") for want in (True, False)]
+        ref = [span([r[6] for r, lo in zip(mine, is_low) if lo == want], "{:.4g}") for want in (True, False)]
         lines.append(f"| {p} | {len(v)} | {low} | {len(v) - low} | {min(v):.4g} | {statistics.median(v):.4g} | "
-                     f"{max(v):.4g} | {' '.join(cpus)} | {huge[0]} / {huge[1]} |")
+                     f"{max(v):.4g} | {' '.join(cpus)} | {huge[0]} / {huge[1]} | {ref[0]} / {ref[1]} |")
     if at is not None:
         seq = "".join("L" if r[3] < at else "H" for r in sorted(rows, key=lambda r: r[2]))
         lines += ["", f"In the order the processes started (L low, H high): {seq}"]

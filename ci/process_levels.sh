@@ -20,7 +20,8 @@
 #   R (default 12) processes a placement; COUNTER (default us_per_launch, else real_time) the
 #   figure; LEVELS_DEADLINE_S (default 540) stops starting processes after that many seconds.
 # Each process's AnonHugePages is read while it runs (/proc/PID/smaps_rollup, every 0.25 s).
-# Writes OUT/levels.csv (placement, process, order started, value, cpu, AnonHugePages kB) and OUT/levels.md
+# Writes OUT/levels.csv (placement, process, order started, value, cpu, AnonHugePages kB, the
+# run's host reference host_ref_us where it has one) and OUT/levels.md
 # (printed): per placement the processes on each level, min, median, max, the huge pages of
 # each level's processes; and every process's
 # level in the order they started (a level that follows a count of processes, as a driver
