@@ -118,6 +118,13 @@ def main(argv):
     if at is not None:
         seq = "".join("L" if r[3] < at else "H" for r in sorted(rows, key=lambda r: r[2]))
         lines += ["", f"In the order the processes started (L low, H high): {seq}"]
+    try:
+        with open(os.path.join(out, "levels.log"), encoding="utf-8", errors="replace") as f:
+            notes = [line.rstrip("\n") for line in f if line.strip()]
+    except OSError:
+        notes = []
+    if notes:
+        lines += ["", "## The machine and the run (levels.log)", ""] + [f"- {n}" for n in notes]
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "levels.md"), "w", encoding="utf-8") as f:
         f.write(text)

@@ -20,6 +20,8 @@
 #   R (default 12) processes a placement; COUNTER (default us_per_launch, else real_time) the
 #   figure; LEVELS_DEADLINE_S (default 540) stops starting processes after that many seconds.
 # Each process's AnonHugePages is read while it runs (/proc/PID/smaps_rollup, every 0.25 s).
+# First, where g++ is, ci/page_walk_probe.cpp once: whether a pointer chase is faster in some of
+# a process's pages than in others, with 4 KiB pages and with huge pages (levels.log).
 # Writes OUT/levels.csv (placement, process, order started, value, cpu, AnonHugePages kB, the
 # run's host reference host_ref_us where it has one) and OUT/levels.md
 # (printed): per placement the processes on each level, min, median, max, the huge pages of
@@ -74,6 +76,10 @@ start=$SECONDS seq=0
     "defrag $(cat /sys/kernel/mm/transparent_hugepage/defrag 2> /dev/null)"
   echo "pinned CPU $cpu, other CPU $other, $(nproc --all) CPUs; $(grep -m1 'model name' /proc/cpuinfo)"
 } > "$out/levels.log"
+# Whether this machine's memory is faster in some pages than in others (ci/page_walk_probe.cpp).
+if command -v g++ > /dev/null && g++ -O2 -std=c++17 -o "$out/page_walk_probe" "$src/ci/page_walk_probe.cpp" 2>> "$out/levels.log"; then
+  taskset -c "$cpu" "$out/page_walk_probe" >> "$out/levels.log" 2>&1 || echo "page walk probe: exit $?" >> "$out/levels.log"
+fi
 for ((i = 1; i <= runs; i++)); do
   for p in "${places[@]}"; do
     if ((SECONDS - start > deadline)); then

@@ -26,6 +26,9 @@ assert low == [('no_thp', '2', '4'), ('pinned', '1', '1')], low"
 check "each process's huge pages read while it ran" python3 -c "
 import csv
 assert all(r['anon_huge_kB'].isdigit() for r in csv.DictReader(open('out/levels.csv')))"
+if command -v g++ > /dev/null; then
+  check "the page walk probe ran, 4 KiB and huge pages" test "$(grep -c '^- page walk probe, .* pages (AnonHugePages' out/levels.md)" -eq 2
+fi
 check "the levels in the order started" grep -q "^In the order the processes started (L low, H high): LHHLHH$" out/levels.md
 R=2 bash "$src/ci/process_levels.sh" ./bench_steady 'steady/a/' out2 sideways > bad.txt 2>&1
 check "an unknown placement: exit 2" test $? -eq 2
