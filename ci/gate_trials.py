@@ -134,13 +134,12 @@ def cell(doc, row):
 
 
 def limit_of(row):
+    """The case's rule: a limit, judged by the fastest of N fresh processes, or report only."""
     pct = row.get("threshold_pct")
     text = "-" if pct is None else f"{pct:g}%"
-    if row.get("fresh_processes"):
-        text += f", fastest of {row['fresh_processes']}"
-    if row.get("verdict") == "report only":
-        text = "report only"
-    return text
+    if row.get("fresh_processes"):  # report only in a gate without the runner's own runs, still this rule
+        return text + f", fastest of {row['fresh_processes']}"
+    return "report only" if row.get("verdict") == "report only" else text
 
 
 def signed(v):

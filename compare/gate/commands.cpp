@@ -528,15 +528,20 @@ Expected<CompareReport> judge_first_pass(Context& ctx, GatePlan& g, FirstPass& f
   Results base = restrict_to_filter(*base_full, g.run);
   io.emit("baseline: " + *base_path + " (" + gpu_b + ")\n");
   // Cases judged by their fastest fresh process: against this runner's own runs where the
-  // history holds enough of them (a machine's launch levels are its own).
+  // history holds enough of them (a machine's launch levels are its own), else shown, not gated.
   if (g.history && !*from_commit) {
     auto own = history::runner_baseline_for(*g.history, current, g.compare.thresholds, g.base_branch);
     if (!own) return own.error();
-    if (*own) {
-      base = with_cases_of(base, restrict_to_filter((*own)->results, g.run));
-      io.emit("fastest-process cases: " + (*own)->label + "\n");
+    if (own->baseline) {
+      base = with_cases_of(base, restrict_to_filter(own->baseline->results, g.run));
+      io.emit("fastest-process cases: " + own->baseline->label + "\n");
     }
+    g.compare.fresh_not_gated = own->not_gated;
+  } else if (!g.history) {
+    g.compare.fresh_not_gated = "shown, not gated: judged only against this runner's own runs, which gate --history FILE keeps";
   }
+  if (!g.compare.fresh_not_gated.empty() && judges_any_by_fastest_process(g.compare.thresholds, current))
+    io.emit("fastest-process cases: " + g.compare.fresh_not_gated + "\n");
 
   // A neighbour may have started after the first look: look again before judging and
   // re-measuring. A neighbour on the GPU is never excused as a slow host.

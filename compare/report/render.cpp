@@ -55,6 +55,13 @@ std::string rate_text(const Row& r, std::string_view arrow) {
   return r.rate + " " + num(r.base_rate) + std::string(arrow) + num(r.cur_rate);
 }
 
+// What a case judged by its fastest fresh process compared (rules/fresh_minimum.hpp).
+std::string fastest_of_text(const Row& r) {
+  return "fastest of " + std::to_string(r.fresh_processes) + " fresh processes vs the baseline's " +
+         format_double("%.1f", 100.0 * best_of_n_quantile(r.fresh_processes)) + "th percentile of " +
+         std::to_string(r.base_processes);
+}
+
 std::string notes_text(const Row& r) {
   std::string s;
   auto add = [&](const std::string& part) { s += (s.empty() ? "" : "; ") + part; };
@@ -68,10 +75,7 @@ std::string notes_text(const Row& r) {
   if (std::fabs(r.threshold_pct - 10.0) > 1e-12 || r.verdict == Verdict::Regression)
     add("limit " + format_pct(r.threshold_pct));
   for (const auto& w : r.why) add(w);
-  if (r.fresh_processes > 0 && r.change)
-    add("fastest of " + std::to_string(r.fresh_processes) + " fresh processes vs the baseline's " +
-        format_double("%.1f", 100.0 * best_of_n_quantile(r.fresh_processes)) + "th percentile of " +
-        std::to_string(r.base_processes));
+  if (r.fresh_processes > 0 && r.change) add(fastest_of_text(r));
   if (!r.note.empty()) add(r.note);
   return s;
 }
@@ -168,11 +172,14 @@ std::string host_line(const Comparison& c) {
          c.host_cur + ")";
 }
 
+// A report-only row's spread (the cv listed in thresholds.json, this run's) and, for a case judged
+// by its fastest fresh process, which figures were compared.
 std::string report_only_cv(const Row& r) {
   std::string s = r.listed_cv_pct ? format_double("%.3g%%", *r.listed_cv_pct) : std::string("-");
   s += " listed";
   if (r.cur_noise_pct) s += ", " + format_double("%.3g%%", *r.cur_noise_pct) + " now";
   if (r.cur_cv) s += format_double(", %.3g%% across repetitions", *r.cur_cv * 100.0);
+  if (r.fresh_processes > 0 && r.change) s += "; " + fastest_of_text(r);
   return s;
 }
 

@@ -361,6 +361,14 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, c
     return;
   }
   if (rule.kind != RuleKind::HostBound || !r.change) return;
+  if (rule.fresh_processes() > 0 && !o.fresh_not_gated.empty()) {  // no runs of this runner's own
+    r.measured = r.verdict;
+    r.verdict = Verdict::ReportOnly;
+    r.fails_gate = fails_gate(r.verdict, c.allow_missing);
+    r.rule_why = rule.why;
+    r.note = o.fresh_not_gated;
+    return;
+  }
   HostBoundInput in;
   const double ratio = 1.0 + *r.change;
   in.slowdown = o.direction == Direction::LowerIsBetter ? ratio : (ratio > 0 ? 1.0 / ratio : HUGE_VAL);
@@ -470,6 +478,11 @@ std::optional<StaleBaseline> stale_of(const std::vector<Row>& rows, const Result
 }
 
 }  // namespace
+
+bool judges_any_by_fastest_process(const Thresholds& t, const Results& r) {
+  return std::any_of(r.benchmarks.begin(), r.benchmarks.end(),
+                     [&t](const Benchmark& b) { return t.rule_for(b.name).fresh_processes() > 0; });
+}
 
 // Rows from which a comparison is judged on two threads (below it a thread costs more than it saves).
 constexpr std::size_t kParallelRows = 20000;

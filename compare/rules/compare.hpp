@@ -96,6 +96,9 @@ struct CompareOptions {
   // then gated at its limit even when the host reference ran slower, since a neighbour on
   // the GPU slows the host reference too (a process streaming pinned H2D copies: 2.5x).
   int gpu_other_processes = 0;
+  // Set by the gate when this runner has no runs of its own to judge the cases judged by their
+  // fastest fresh process (a machine's launch level is its own): why they are shown, not gated.
+  std::string fresh_not_gated;
 };
 
 // Cases better than their limit: the baseline no longer guards them (a regression of up to that
@@ -143,6 +146,9 @@ inline constexpr double kThresholdSlack = 1e-9;
 Status check_metric(const Results& baseline, const Results& current, const std::string& metric);
 
 Comparison compare_results(const Results& baseline, const Results& current, const CompareOptions& options);
+
+// Whether any case of `r` is judged by its fastest fresh process under `t` ("processes").
+bool judges_any_by_fastest_process(const Thresholds& t, const Results& r);
 
 // A case's method as compared: "1" where the file wrote none (results recorded before cases
 // carried one), else as read ("2", or "?" for a value that is not a whole number).

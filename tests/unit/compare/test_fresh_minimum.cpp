@@ -209,3 +209,38 @@ TEST(FreshMinimum, AnotherHostCpuIsShownNotGated) {
   EXPECT_EQ(r.verdict, gc::Verdict::HostDiffers);
   EXPECT_FALSE(r.fails_gate);
 }
+
+// Without this runner's own runs (the gate says why in fresh_not_gated), the case is measured
+// and compared as ever, and shown in the report-only section with the reason instead of gated:
+// machines' levels differ by more than the limit (one process's cudaLaunchKernel 2.9-4.5 us on
+// one H200 VM, 3.9-4.9 on another, 2026-12-03). Other host-bound rules are untouched.
+TEST(FreshMinimum, WithoutTheRunnersOwnRunsItIsShownNotGated) {
+  std::vector<double> slower = baseline_pool();
+  slower.resize(10);
+  for (double& v : slower) v *= 1.15;
+  gc::CompareOptions o = ten_processes_at(10);
+  o.fresh_not_gated = "shown, not gated: history h.db holds 1 of the 3 runs of main on this runner that judge it";
+  const gc::Row r = only_row(gc::compare_results(processes(baseline_pool()), processes(slower), o));
+  EXPECT_EQ(r.verdict, gc::Verdict::ReportOnly);
+  EXPECT_EQ(r.measured, gc::Verdict::Regression);  // what it would have been, shown
+  EXPECT_FALSE(r.fails_gate);
+  ASSERT_TRUE(r.change.has_value());
+  EXPECT_GT(*r.change, 0.14);
+  EXPECT_EQ(r.note, o.fresh_not_gated);
+  EXPECT_EQ(r.rule_why, "host CPU time, two levels between processes");
+  EXPECT_EQ(r.fresh_processes, 10);
+  // An unchanged one: the same section, measured as unchanged.
+  std::vector<double> same = baseline_pool();
+  same.resize(10);
+  const gc::Row s = only_row(gc::compare_results(processes(baseline_pool()), processes(same), o));
+  EXPECT_EQ(s.verdict, gc::Verdict::ReportOnly);
+  EXPECT_EQ(s.measured, gc::Verdict::Same);
+  // A host-bound case without "processes" is gated as before.
+  auto t = gc::parse_thresholds(R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "why": "median of fresh processes"}]})",
+                                "t.json");
+  ASSERT_TRUE(t.ok()) << t.error().str();
+  o.thresholds = *t;
+  const gc::Row m = only_row(gc::compare_results(processes(baseline_pool()), processes(slower), o));
+  EXPECT_NE(m.verdict, gc::Verdict::ReportOnly);
+  EXPECT_EQ(m.note.find("shown, not gated"), std::string::npos) << m.note;
+}

@@ -753,26 +753,37 @@ TEST(HistoryRunner, TheRunnersOwnRunsOfTheBaseBranch) {
   gh::Runner r{"nvidia-h200", "GPU-1", "node-1", "main", 3, 3};
   auto b = gh::runner_baseline(*st, r, launch);
   ASSERT_TRUE(b.ok()) << b.error().str();
-  ASSERT_TRUE(b->has_value());
-  EXPECT_EQ((*b)->runs, 3u);  // the newest 3 of node-1's 4 runs of main
-  EXPECT_EQ((*b)->first_commit, "c1");
-  EXPECT_EQ((*b)->last_commit, "c5");
-  auto res = gc::parse_results((*b)->json, "b");
+  ASSERT_TRUE(b->baseline.has_value());
+  EXPECT_EQ(b->found, 3u);  // the newest 3 of node-1's 4 runs of main (last = 3)
+  EXPECT_EQ(b->baseline->runs, 3u);
+  EXPECT_EQ(b->baseline->first_commit, "c1");
+  EXPECT_EQ(b->baseline->last_commit, "c5");
+  auto res = gc::parse_results(b->baseline->json, "b");
   ASSERT_TRUE(res.ok()) << res.error().str();
   ASSERT_EQ(res->benchmarks.size(), 1u);  // only the cases asked for
   EXPECT_EQ(res->benchmarks[0].repetitions, 9);
   EXPECT_NEAR(*std::min_element(res->benchmarks[0].samples_ns.begin(), res->benchmarks[0].samples_ns.end()), 3500.0, 1e-6);
-  r.host_name = "node-2";  // 2 runs: too few
+  r.host_name = "node-2";  // 2 runs: too few, and how many there are
   b = gh::runner_baseline(*st, r, launch);
   ASSERT_TRUE(b.ok());
-  EXPECT_FALSE(b->has_value());
+  EXPECT_FALSE(b->baseline.has_value());
+  EXPECT_EQ(b->found, 2u);
+  EXPECT_TRUE(b->identified);
   r.min_runs = 2;
   b = gh::runner_baseline(*st, r, launch);
-  ASSERT_TRUE(b.ok() && b->has_value());
-  EXPECT_EQ((*b)->runs, 2u);
+  ASSERT_TRUE(b.ok() && b->baseline.has_value());
+  EXPECT_EQ(b->baseline->runs, 2u);
   r.host_name = "unknown";  // no identity: never a runner's
-  EXPECT_FALSE(gh::runner_baseline(*st, r, launch)->has_value());
+  b = gh::runner_baseline(*st, r, launch);
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->baseline.has_value());
+  EXPECT_FALSE(b->identified);
+  EXPECT_EQ(b->found, 0u);
   r.host_name = "node-1";
   r.gpu_uuid = "GPU-2";  // another card in the same host
-  EXPECT_FALSE(gh::runner_baseline(*st, r, launch)->has_value());
+  b = gh::runner_baseline(*st, r, launch);
+  ASSERT_TRUE(b.ok());
+  EXPECT_FALSE(b->baseline.has_value());
+  EXPECT_TRUE(b->identified);
+  EXPECT_EQ(b->found, 0u);
 }
