@@ -19,3 +19,22 @@ gpucheck_generator() {
     GPUCHECK_GENERATOR=(-G Ninja)
   fi
 }
+
+# gpucheck_history GATE_ARGS...: sets GPUCHECK_HISTORY_ARGS=(--history FILE) for ci/gate.sh: the
+# results history every gate run is kept in (docs/HISTORY.md), GPUCHECK_HISTORY or
+# results/history.db; empty when GATE_ARGS name one, when GPUCHECK_HISTORY=off, or when the
+# SQLite library the history loads at run time is not on this machine (said in one line).
+gpucheck_history() {
+  GPUCHECK_HISTORY_ARGS=()
+  [[ ${GPUCHECK_HISTORY:-} != off ]] || return 0
+  local a
+  for a in "$@"; do [[ $a == --history || $a == --history=* ]] && return 0; done
+  local lc
+  lc=$(command -v ldconfig || echo /sbin/ldconfig)  # /sbin may be off a user's PATH
+  if ! { "$lc" -p 2> /dev/null || true; } | grep -q 'libsqlite3\.so\.0 '; then
+    echo "gate: no libsqlite3.so.0 on this machine: no results history kept (docs/HISTORY.md)"
+    return 0
+  fi
+  local file=${GPUCHECK_HISTORY:-$GPUCHECK_ROOT/results/history.db}
+  mkdir -p "$(dirname "$file")" && GPUCHECK_HISTORY_ARGS=(--history "$file")
+}

@@ -10,6 +10,9 @@
 #   --thresholds, --allow-missing, --filter, --timeout, --confirm-repetitions, ...]
 #   RESULTS_DIR (default results/<suite>) receives results.json, compare.md, compare.json,
 #   junit.xml and logs/; BUILD_DIR the build (default build-gate).
+#   GPUCHECK_HISTORY: the results history every run is kept in (`--history`, docs/HISTORY.md;
+#   default results/history.db, `off` for none; ignored when the flags name one): a case judged
+#   by its fastest fresh process is gated only against this runner's own runs in it.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 suite=quick device=0
@@ -57,5 +60,7 @@ echo "gate: configured in $((t1 - t0)) s, built in $((SECONDS - t1)) s ($generat
 
 results=${RESULTS_DIR:-$GPUCHECK_ROOT/results/$suite}
 rm -rf "$results"
+gpucheck_history ${gate_args[@]+"${gate_args[@]}"}
+gate_args+=(${GPUCHECK_HISTORY_ARGS[@]+"${GPUCHECK_HISTORY_ARGS[@]}"})
 exec "$build/bin/gpucheck" gate --bin-dir "$build/bin" --baseline "$GPUCHECK_ROOT/baselines" --out "$results" \
   --suite "$suite" --device "$device" ${gate_args[@]+"${gate_args[@]}"}
