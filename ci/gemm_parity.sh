@@ -41,7 +41,8 @@
 #   PARITY_APPEND=1  add N runs after those already in OUT (e.g. one alternation per call),
 #                    with OUT/cooldown.txt's rule; the table covers them all
 # Writes under OUT: cases.txt, cooldown.txt, run<i>/{ours-llm,ours-squares,torch}.{json,log},
-# parity.md, parity.csv, summary.log. Exit 0 when every run wrote its results, 1 when one
+# parity.md, parity.csv, summary.log. Several machines' OUT side by side, with the criteria over
+# all: python3 ci/torch_reference.py --parity-machines OUT1 OUT2 ... Exit 0 when every run wrote its results, 1 when one
 # failed (the table is still written and says what it could not read), 2 on bad usage.
 set -uo pipefail
 if (( $# < 2 || $# > 3 )) || [[ ${3:-3} != +([0-9]) ]] || (( ${3:-3} < 1 )); then

@@ -1096,11 +1096,11 @@ def render_parity(rows, runs, ours_ctx, torch_ctx, cooldown=None):
     return lines + [""] + parity_summary(rows) + [""]
 
 
-def write_parity(out_dir):
+def read_parity(out_dir):
     """OUT/run<i>/ours-*.json and OUT/run<i>/torch.json (ci/gemm_parity.sh), OUT/cases.txt and
-    OUT/cooldown.txt (the GPUCHECK_COOLDOWN rule, when there was one) -> OUT/parity.md and
-    OUT/parity.csv; returns the Markdown. A run's unreadable file is
-    left out and said under the table."""
+    OUT/cooldown.txt (the GPUCHECK_COOLDOWN rule, when there was one) -> a dict: rows
+    (parity_rows), runs (how many), ours_ctx, torch_ctx, cooldown, problems (a run's
+    unreadable file, left out)."""
     with open(os.path.join(out_dir, "cases.txt")) as f:
         names = [l.strip() for l in f if l.strip()]
     ours_runs, torch_runs, problems, octx, tctx = [], [], [], {}, {}
@@ -1132,15 +1132,72 @@ def write_parity(out_dir):
             cooldown = f.read().strip() or None
     except OSError:
         cooldown = None
-    lines = render_parity(rows, len(runs), octx, tctx, cooldown)
-    if problems:
-        lines += ["Not read: " + "; ".join(problems) + ".", ""]
+    return {"rows": rows, "runs": len(runs), "ours_ctx": octx, "torch_ctx": tctx, "cooldown": cooldown,
+            "problems": problems}
+
+
+def write_parity(out_dir):
+    """read_parity(out_dir) -> OUT/parity.md and OUT/parity.csv; returns the Markdown. A run's
+    unreadable file is left out and said under the table."""
+    p = read_parity(out_dir)
+    lines = render_parity(p["rows"], p["runs"], p["ours_ctx"], p["torch_ctx"], p["cooldown"])
+    if p["problems"]:
+        lines += ["Not read: " + "; ".join(p["problems"]) + ".", ""]
     text = "\n".join(lines)
     with open(os.path.join(out_dir, "parity.md"), "w") as f:
         f.write(text)
     with open(os.path.join(out_dir, "parity.csv"), "w") as f:
-        f.write(parity_csv(rows))
+        f.write(parity_csv(p["rows"]))
     return text
+
+
+def parity_machines(dirs):
+    """Several machines' ci/gemm_parity.sh folders side by side (issue 40 asks for 2): per row,
+    each machine's median ratio ours / PyTorch and spread (ours / PyTorch, %), whether the
+    kernels matched; then each machine's criteria (parity_criteria), and a criterion over all
+    of them, passed where it passed on every machine. Returns the Markdown lines."""
+    machines = []
+    for d in dirs:
+        p = read_parity(d)
+        label = p["ours_ctx"].get("gpu_uuid") or os.path.basename(os.path.normpath(d))
+        machines.append((label[:12], d, p))
+    by_case = [{r["case"]: r for r in p["rows"]} for _, _, p in machines]
+    cases = list(dict.fromkeys(r["case"] for _, _, p in machines for r in p["rows"]))
+
+    def pct(v):
+        return "?" if v is None else f"{v:.1f}"
+
+    def kernels(r):
+        if not (r["ours_kernel"] and r["torch_kernel"]):
+            return "unnamed"
+        return "same" if r["ours_kernel"] == r["torch_kernel"] else "differ"
+    head = "| case | " + " | ".join(f"{m} ratio | {m} spread % | {m} kernels" for m, _, _ in machines) + " |"
+    lines = [f"# ours / PyTorch on {len(machines)} machines", "", head, "|---|" + "---|---|---|" * len(machines)]
+    for case in cases:
+        cells = []
+        for rows in by_case:
+            r = rows.get(case)
+            if r is None or r["ratio"] is None:
+                cells += ["-", "-", "-"]
+                continue
+            cells += [f"{r['ratio']:.3f}", f"{pct(r['ours_spread'])} / {pct(r['torch_spread'])}", kernels(r)]
+        lines.append(f"| {case} | " + " | ".join(cells) + " |")
+    lines.append("")
+    verdicts = []
+    for m, d, p in machines:
+        crit = parity_criteria(p["rows"])
+        verdicts.append(crit)
+        lines += [f"## {m} ({d}, {p['runs']} alternations)", ""] + [line for _, line in crit]
+        if p["problems"]:
+            lines.append("Not read: " + "; ".join(p["problems"]) + ".")
+        lines.append("")
+    lines += [f"## All {len(machines)} machines", ""]
+    for i, (_, line) in enumerate(verdicts[0] if verdicts else []):
+        what = line.split(": ", 1)[0].split(" ", 1)[1]  # "PASS what: ...": no criterion's text holds ": "
+        failed = [m for (m, _, _), crit in zip(machines, verdicts) if not crit[i][0]]
+        lines.append(f"{'FAIL' if failed else 'PASS'} {what}" + (f": fails on {', '.join(failed)}." if failed else
+                                                                  f": on all {len(machines)}."))
+    return lines
 
 
 # ---- Timing (torch) --------------------------------------------------------------------------
@@ -2340,6 +2397,9 @@ def main():
     ap.add_argument("--parity-table", metavar="OUT",
                     help="write ci/gemm_parity.sh's table (OUT/parity.md, OUT/parity.csv) from OUT/cases.txt and "
                          "OUT/run<i>/{ours-*,torch}.json, print it (no torch needed) and exit")
+    ap.add_argument("--parity-machines", nargs="+", metavar="OUT",
+                    help="print several machines' ci/gemm_parity.sh folders side by side, with issue 40's criteria "
+                         "on each and over all (no torch needed), and exit")
     ap.add_argument("--table", metavar="OUT.md", help="write the axes session's table (no torch needed) and exit")
     ap.add_argument("--section", nargs=3, action="append", default=[], metavar=("TITLE", "METRIC", "PREFIX"),
                     help="--table: a family; PREFIX.cases.txt, PREFIX.ours.json, PREFIX.torch.json")
@@ -2349,6 +2409,13 @@ def main():
     if args.parity_table:
         try:
             print(write_parity(args.parity_table))
+        except OSError as e:
+            print(f"torch_reference.py: {e}", file=sys.stderr)
+            return 2
+        return 0
+    if args.parity_machines:
+        try:
+            print("\n".join(parity_machines(args.parity_machines)))
         except OSError as e:
             print(f"torch_reference.py: {e}", file=sys.stderr)
             return 2

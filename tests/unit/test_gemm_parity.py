@@ -387,6 +387,54 @@ class Files(unittest.TestCase):
             self.assertTrue(lines[2].startswith(self.ONE + ',"Llama-3 8B QKV, 1 token",,,,,'))
 
 
+class Machines(unittest.TestCase):
+    SQ = "matmul/cublaslt/bf16/8192x8192x8192"
+    ONE = "matmul/linear/bf16/1x6144x4096"
+
+    @staticmethod
+    def machine(d, uuid, figures):
+        """A ci/gemm_parity.sh folder: figures[case] = [(ours, torch) per run] TFLOP/s, one kernel."""
+        os.mkdir(d)
+        with open(os.path.join(d, "cases.txt"), "w") as f:
+            f.write("".join(c + "\n" for c in figures))
+        runs = len(next(iter(figures.values())))
+        for i in range(runs):
+            rd = os.path.join(d, f"run{i + 1}")
+            os.mkdir(rd)
+            ours = [gb_entry(c, TFLOPS=v[i][0], label="algo=1 kernel=nvjet_a") for c, v in figures.items()]
+            torch_side = [gb_entry(c, TFLOPS=v[i][1], label="F.linear kernel=nvjet_a") for c, v in figures.items()]
+            with open(os.path.join(rd, "ours-llm.json"), "w") as f:
+                json.dump({"context": {"gpu_name": "NVIDIA H200", "gpu_uuid": uuid}, "benchmarks": ours}, f)
+            with open(os.path.join(rd, "torch.json"), "w") as f:
+                json.dump({"context": {"library": "torch 2.11"}, "benchmarks": torch_side}, f)
+
+    def test_two_machines_side_by_side_with_the_criteria_on_each_and_over_both(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a"), os.path.join(d, "b")
+            self.machine(a, "GPU-aaaa1111-2222", {self.SQ: [(700, 700), (702, 700), (701, 700)],
+                                                  self.ONE: [(10.0, 10.0), (10.1, 10.0), (10.0, 10.0)]})
+            self.machine(b, "GPU-bbbb3333-4444", {self.SQ: [(700, 700), (700, 701), (700, 700)],
+                                                  self.ONE: [(9.6, 10.0), (9.6, 10.0), (9.7, 10.0)]})
+            lines = tr.parity_machines([a, b])
+            self.assertEqual(lines[0], "# ours / PyTorch on 2 machines")
+            self.assertIn("| GPU-aaaa1111 ratio | GPU-aaaa1111 spread % | GPU-aaaa1111 kernels | GPU-bbbb3333 ratio", lines[2])
+            sq = next(l for l in lines if l.startswith("| " + self.SQ))
+            self.assertEqual(sq, f"| {self.SQ} | 1.001 | 0.3 / 0.0 | same | 1.000 | 0.0 / 0.1 | same |")
+            one = next(l for l in lines if l.startswith("| " + self.ONE))
+            self.assertIn("| 0.960 |", one)  # machine b's median: outside [0.98, 1.02]
+            self.assertIn("## GPU-aaaa1111 (" + a + ", 3 alternations)", lines)
+            first = lines.index("## All 2 machines")
+            self.assertEqual(lines[first + 2], "FAIL same kernel on both sides, median ours / PyTorch in [0.98, 1.02]: "
+                                               "fails on GPU-bbbb3333.")
+            self.assertEqual(lines[first + 3], "PASS kernels differ, median ours / PyTorch >= 0.98: on all 2.")
+            self.assertEqual(len(lines) - first - 2, 4)  # one line per criterion
+
+    def test_a_folder_without_cases_is_an_os_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(OSError):
+                tr.parity_machines([d])
+
+
 # A stand-in bench_matmul: --list prints the names its --benchmark_filter keeps (Google
 # Benchmark's rule: a leading '-' keeps those that do not match), a bad expression is an error
 # (exit 2, as bench_matmul's), and a run records its arguments in $FAKE_LOG and writes nothing.
