@@ -70,13 +70,13 @@ def main(argv):
                     order[key] = int(seq)
     except OSError:
         pass
-    thp = {}
+    thp, pids = {}, {}
     try:
         with open(os.path.join(runs, "thp.txt"), encoding="utf-8") as f:
             for line in f:
-                key, _, kb = line.strip().partition(" ")
-                if kb.isdigit():
-                    thp[key] = int(kb)
+                parts = line.split()
+                if len(parts) == 3 and parts[1].isdigit():
+                    thp[parts[0]], pids[parts[0]] = int(parts[1]), parts[2]
     except OSError:
         pass
     rows = []
@@ -86,11 +86,12 @@ def main(argv):
             f = figure(os.path.join(runs, name), counter)
             if f:
                 key = f"{m.group(1)}.{m.group(2)}"
-                rows.append((m.group(1), int(m.group(2)), order.get(key, 0), f[0], f[1], thp.get(key, ""), f[2]))
+                rows.append((m.group(1), int(m.group(2)), order.get(key, 0), f[0], f[1], thp.get(key, ""), f[2],
+                             pids.get(key, "")))
     rows.sort(key=lambda r: (places.index(r[0]), r[1]))
     with open(os.path.join(out, "levels.csv"), "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(["placement", "process", "order", counter, "cpu_pinned", "anon_huge_kB", "host_ref_us"])
+        w.writerow(["placement", "process", "order", counter, "cpu_pinned", "anon_huge_kB", "host_ref_us", "pid"])
         w.writerows(rows)
     at = split([r[3] for r in rows]) if rows else None
     lines = [f"# Levels of {counter} a fresh process ({len(rows)} processes)", ""]

@@ -23,7 +23,7 @@
 # First, where g++ is, ci/page_walk_probe.cpp once: whether a pointer chase is faster in some of
 # a process's pages than in others, with 4 KiB pages and with huge pages (levels.log).
 # Writes OUT/levels.csv (placement, process, order started, value, cpu, AnonHugePages kB, the
-# run's host reference host_ref_us where it has one) and OUT/levels.md
+# run's host reference host_ref_us where it has one, pid) and OUT/levels.md
 # (printed): per placement the processes on each level, min, median, max, the huge pages of
 # each level's processes; and every process's
 # level in the order they started (a level that follows a count of processes, as a driver
@@ -51,20 +51,21 @@ mkdir -p "$out/runs"
 out=$(cd "$out" && pwd)
 export NCCL_NVLS_ENABLE=0
 
-# launch PLACEMENT CMD...: CMD under the placement.
+# launch PLACEMENT CMD...: CMD under the placement, in place of the (background) subshell that
+# calls it: every wrapper execs, so the subshell's pid becomes the benchmark's.
 launch() {
   local p=$1
   shift
   case $p in
-    pinned) taskset -c "$cpu" "$@" ;;
-    unpinned) "$@" ;;
-    other_cpu) taskset -c "$other" "$@" ;;
-    no_aslr) taskset -c "$cpu" setarch "$(uname -m)" -R "$@" ;;
-    no_thp) taskset -c "$cpu" python3 -c 'import ctypes, os, sys
+    pinned) exec taskset -c "$cpu" "$@" ;;
+    unpinned) exec "$@" ;;
+    other_cpu) exec taskset -c "$other" "$@" ;;
+    no_aslr) exec taskset -c "$cpu" setarch "$(uname -m)" -R "$@" ;;
+    no_thp) exec taskset -c "$cpu" python3 -c 'import ctypes, os, sys
 if ctypes.CDLL(None, use_errno=True).prctl(41, 1, 0, 0, 0) != 0: sys.exit("prctl(PR_SET_THP_DISABLE) failed")
 os.execvp(sys.argv[1], sys.argv[1:])' "$@" ;;
-    hugetlb) GLIBC_TUNABLES=glibc.malloc.hugetlb=1 taskset -c "$cpu" "$@" ;;
-    env_pad) LEVELS_PAD=$(head -c 4096 /dev/zero | tr '\0' x) taskset -c "$cpu" "$@" ;;
+    hugetlb) GLIBC_TUNABLES=glibc.malloc.hugetlb=1 exec taskset -c "$cpu" "$@" ;;
+    env_pad) LEVELS_PAD=$(head -c 4096 /dev/zero | tr '\0' x) exec taskset -c "$cpu" "$@" ;;
   esac
 }
 
@@ -100,7 +101,7 @@ for ((i = 1; i <= runs; i++)); do
       sleep 0.25
     done
     wait "$pid" || echo "$p process $i: exit $? (runs/$p.$i.log)" | tee -a "$out/levels.log"
-    ((thp < 0)) || echo "$p.$i $thp" >> "$out/runs/thp.txt"
+    ((thp < 0)) || echo "$p.$i $thp $pid" >> "$out/runs/thp.txt"
   done
 done
 python3 "$src/ci/process_levels.py" "$out" "${COUNTER:-us_per_launch}" "${places[@]}"

@@ -10,7 +10,7 @@ export FAKE_STATE=$work/state
 unset FAKE_LOW FAKE_SCALE FAKE_BASELINE
 failures=0
 check() { "${@:2}" || { echo "FAIL: $1"; failures=$((failures + 1)); }; }
-printf '#!/usr/bin/env bash\nexec bash "%s" levels steady "$@"\n' "$src/tests/unit/compare/fake_bench/fake_bench.sh" > bench_steady
+printf '#!/usr/bin/env bash\necho $$ >> "$FAKE_STATE/pids"\nexec bash "%s" levels steady "$@"\n' "$src/tests/unit/compare/fake_bench/fake_bench.sh" > bench_steady
 chmod +x bench_steady
 R=3 LEVELS_CPU=0 bash "$src/ci/process_levels.sh" ./bench_steady 'steady/a/' out pinned no_thp > run.txt 2>&1
 check "exit 0" test $? -eq 0
@@ -23,9 +23,11 @@ assert got == {'pinned': (3, 1, 2), 'no_thp': (3, 1, 2)}, got
 import csv
 low = sorted((r['placement'], r['process'], r['order']) for r in csv.DictReader(open('out/levels.csv')) if float(r['us_per_launch']) < 110)
 assert low == [('no_thp', '2', '4'), ('pinned', '1', '1')], low"
-check "each process's huge pages read while it ran" python3 -c "
+check "each process's huge pages read while it ran, from the benchmark's own pid" python3 -c "
 import csv
-assert all(r['anon_huge_kB'].isdigit() for r in csv.DictReader(open('out/levels.csv')))"
+rows = list(csv.DictReader(open('out/levels.csv')))
+assert all(r['anon_huge_kB'].isdigit() for r in rows), rows
+assert sorted(r['pid'] for r in rows) == sorted(open('state/pids').read().split()), rows"
 if command -v g++ > /dev/null; then
   check "the page walk probe ran, 4 KiB and huge pages" test "$(grep -c '^- page walk probe, .* pages (AnonHugePages' out/levels.md)" -eq 2
 fi
