@@ -29,6 +29,10 @@ if (($# < 3)); then
   exit 2
 fi
 src=$(cd "$(dirname "$0")/.." && pwd)
+for job in "${@:3}"; do  # every job checked before any runs
+  [[ $job =~ ^(gate(:[1-9][0-9]*)?|drill:[A-Za-z0-9_.]+|table)$ ]] ||
+    { echo "$0: unknown job $job (gate[:K], drill:NAME, table)" >&2; exit 2; }
+done
 build=$(cd "$1" 2> /dev/null && pwd) || { echo "$0: no build folder $1" >&2; exit 2; }
 gpucheck=$build/bin/gpucheck
 [[ -x $gpucheck ]] || { echo "$0: $gpucheck is missing (build the tree first)" >&2; exit 2; }
@@ -73,7 +77,7 @@ gate_once() {
 rc=0
 for job in "$@"; do
   case $job in
-    gate | gate:[0-9]*)
+    gate | gate:*)
       k=1
       [[ $job == gate:* ]] && k=${job#gate:}
       for ((i = 0; i < k; i++)); do
@@ -91,7 +95,6 @@ for job in "$@"; do
       line=$(grep -E "^drill $name(-[0-9]+)?: exit" "$out/drills/drills.log" 2> /dev/null | tail -1)
       if [[ -n $line ]]; then note "$line"; else note "drill $name: did not run (drill-$name.log)"; rc=1; fi ;;
     table) python3 "$src/ci/gate_trials.py" table "$out" || exit $? ;;
-    *) echo "$0: unknown job $job (gate[:K], drill:NAME, table)" >&2; exit 2 ;;
   esac
 done
 exit $rc

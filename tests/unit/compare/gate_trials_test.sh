@@ -83,6 +83,11 @@ for bad in 'steady/a/*=report_only:10' 'steady/a/*=host_bound:0' 'steady/a/*=hos
 done
 bash "$trials" build t frobnicate > bad.txt 2>&1
 check "an unknown job: exit 2" test $? -eq 2
+for job in gate:3x gate:0 'drill:a b' drill:; do
+  bash "$trials" build t gate "$job" > bad.txt 2>&1
+  check "a bad job \"$job\" after a good one: exit 2, in one line" test $? -eq 2 -a "$(wc -l < bad.txt)" -eq 1
+done
+check "... and no gate ran before the check" test ! -e t/gate-8
 TRIAL_DEADLINE_S=1 TRIAL_GATE_S=30 bash "$trials" build t gate > late.txt 2>&1
 check "no time left for a gate: exit 1" test $? -eq 1
 check "... said" grep -q "skipped: needs ~30 s" late.txt
