@@ -3,7 +3,7 @@
 
   gate_trials.py propose THRESHOLDS OUT ENTRY...
       OUT: THRESHOLDS with each ENTRY (GLOB=SECTION:PCT[:PROCESSES], SECTION host_bound or
-      overrides; PROCESSES, 2-100, only for host_bound) first in its section, in place of any
+      overrides; PROCESSES 2-100) first in its section, in place of any
       entry of the same glob in report_only, host_bound or overrides. Its "why" says it is a trial.
   gate_trials.py table TRIAL_DIR
       TRIAL_DIR/trials.md (printed too) from every TRIAL_DIR/gate-K/compare.json: per case, its
@@ -50,8 +50,6 @@ def parse_entry(text):
         raise BadInput(f"entry \"{text}\": PCT must be above 0 and at most 100")
     entry = {"glob": glob, "pct": int(pct) if pct.is_integer() else pct}
     if processes is not None:
-        if section != "host_bound":
-            raise BadInput(f"entry \"{text}\": PROCESSES goes with host_bound only")
         n = int(processes)
         if not 2 <= n <= 100:
             raise BadInput(f"entry \"{text}\": PROCESSES must be 2 to 100")

@@ -331,7 +331,7 @@ Status fresh_pass(Context& ctx, const GatePlan& g, FirstPass& fp, Results& curre
     ++cases;
   }
   if (by_binary.empty()) return Done{};
-  ctx.io.emit(std::to_string(cases) + " host-bound case(s) judged by their fastest fresh process (thresholds' \"processes\"):\n");
+  ctx.io.emit(std::to_string(cases) + " case(s) judged by their fastest fresh process (thresholds' \"processes\"):\n");
   SuiteRunner runner(ctx, g.run);
   std::size_t i = 0;
   for (const auto& [bin, groups] : by_binary)

@@ -356,12 +356,11 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, c
     r.rule_why = rule.why;
     return;
   }
-  if (rule.kind == RuleKind::HostBound && r.verdict == Verdict::ReportOnly) {  // too few fresh processes
+  if (rule.fresh_processes() > 0 && r.verdict == Verdict::ReportOnly) {  // too few fresh processes
     r.rule_why = rule.why;
     return;
   }
-  if (rule.kind != RuleKind::HostBound || !r.change) return;
-  if (rule.fresh_processes() > 0 && !o.fresh_not_gated.empty()) {  // no runs of this runner's own
+  if (rule.fresh_processes() > 0 && r.change && !o.fresh_not_gated.empty()) {  // no runs of this runner's own
     r.measured = r.verdict;
     r.verdict = Verdict::ReportOnly;
     r.fails_gate = fails_gate(r.verdict, c.allow_missing);
@@ -369,6 +368,7 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, c
     r.note = o.fresh_not_gated;
     return;
   }
+  if (rule.kind != RuleKind::HostBound || !r.change) return;
   HostBoundInput in;
   const double ratio = 1.0 + *r.change;
   in.slowdown = o.direction == Direction::LowerIsBetter ? ratio : (ratio > 0 ? 1.0 / ratio : HUGE_VAL);

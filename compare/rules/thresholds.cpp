@@ -62,7 +62,7 @@ Rule Thresholds::rule_for(std::string_view name) const {
   for (const auto& o : host_bound)
     if (glob_match(o.glob, name)) return Rule{RuleKind::HostBound, o.pct, 0.0, o.glob, o.why, o.processes};
   for (const auto& o : overrides)
-    if (glob_match(o.glob, name)) return Rule{RuleKind::Override, o.pct, 0.0, o.glob, o.why, 0};
+    if (glob_match(o.glob, name)) return Rule{RuleKind::Override, o.pct, 0.0, o.glob, o.why, o.processes};
   return r;
 }
 
@@ -135,7 +135,7 @@ Expected<Thresholds> read_thresholds_json(std::string_view text, const std::stri
     if (!list->is_array()) return Error{source, "\"" + std::string(spec.name) + "\" must be a list"};
     const bool host = std::string_view(spec.name) == "host_bound";
     std::vector<std::string> allowed{"glob", spec.number, "why"};
-    if (host) allowed.emplace_back("processes");
+    if (std::string_view(spec.name) != "report_only") allowed.emplace_back("processes");
     for (std::size_t i = 0; i < list->size(); ++i) {
       const json& o = (*list)[i];
       std::string glob;
@@ -174,7 +174,7 @@ Expected<Thresholds> read_thresholds_json(std::string_view text, const std::stri
         t.report_only.push_back({glob, *num, why});
       } else {
         if (host) t.host_bound.push_back({glob, *num, why, processes});
-        else t.overrides.push_back({glob, *num, why});
+        else t.overrides.push_back({glob, *num, why, processes});
       }
     }
   }

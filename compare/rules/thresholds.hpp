@@ -21,6 +21,7 @@ struct ThresholdOverride {
   std::string glob;  // fnmatch(3): '*' any run of characters ('/' included), '?' any one, [a-z] a set
   double pct = 10.0;
   std::string why;
+  int processes = 0;  // as HostBound's: a device figure that lands on a level a process
 };
 
 // Shown in every report, never fails the gate; cv_pct is the noise measured on the case.
@@ -48,9 +49,11 @@ struct Rule {
   double pct = 10.0;     // the gated limit (Default, Override, HostBound)
   double cv_pct = 0.0;   // ReportOnly: the noise measured on the case
   std::string glob, why;
-  int processes = 0;     // HostBound: judged by the fastest of this many fresh processes (0: not)
+  int processes = 0;     // HostBound, Override: judged by the fastest of this many fresh processes (0: not)
   // How many fresh processes the case is judged by the fastest of; 0 when it is not so judged.
-  [[nodiscard]] int fresh_processes() const { return kind == RuleKind::HostBound ? processes : 0; }
+  [[nodiscard]] int fresh_processes() const {
+    return kind == RuleKind::HostBound || kind == RuleKind::Override ? processes : 0;
+  }
 };
 
 struct Thresholds {
@@ -76,7 +79,7 @@ Expected<double> parse_percent(std::string_view text);
 //  "overrides":   [{"glob": "launch/*", "pct": 15, "why": "..."}],
 //  "report_only": [{"glob": "launch/graph_instantiate/*", "cv_pct": 26, "why": "..."}],
 //  "host_bound":  [{"glob": "launch/eager/*", "pct": 8, "processes": 10, "why": "..."}]}
-// ("processes", host_bound only, optional: a whole number in [2, 100]).
+// ("processes", host_bound and overrides, optional: a whole number in [2, 100]).
 // Every key is optional ("comment" is allowed at the top level); "pct" may be a string such
 // as "15%". Unknown keys and duplicate keys are errors (the reading: read_thresholds_json), and
 // so is a gated limit above kMaxGatedPct (the rule: check_gated_limits, which applies to a

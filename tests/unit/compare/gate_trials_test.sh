@@ -74,7 +74,7 @@ check "... under the trial's limits" grep -q "fastest of 6 fresh processes" t/dr
 check "... recorded as branch drill/unchanged, not main" test "$("$G" history list --db t/history.db --branch drill/unchanged 2> /dev/null | grep -c 'drill/unchanged')" -ge 1
 
 for bad in 'steady/a/*=report_only:10' 'steady/a/*=host_bound:0' 'steady/a/*=host_bound:10:1' \
-  'steady/a/*=overrides:5:10' 'steady/a/*=host_bound:101' '=host_bound:10'; do
+  'steady/a/*=overrides:5:101' 'steady/a/*=host_bound:101' '=host_bound:10'; do
   TRIAL_ENTRIES=$bad bash "$trials" build "bad" gate > bad.txt 2>&1
   check "entry \"$bad\": exit 2" test $? -eq 2
   check "... in one line naming it" test "$(wc -l < bad.txt)" -eq 1

@@ -105,28 +105,65 @@ TEST(FreshMinimum, JudgementNeedsNOnEachSideAndReadsBothDirections) {
   EXPECT_EQ(f.why_not, "a process figure that is not a number");
 }
 
-TEST(FreshMinimum, ThresholdsTakeProcessesOnHostBoundEntriesOnly) {
+TEST(FreshMinimum, ThresholdsTakeProcessesOnHostBoundAndOverrideEntries) {
   auto t = gc::parse_thresholds(
-      R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "processes": 10, "why": "w"}, {"glob": "pcie/*", "pct": 10, "why": "w"}]})",
+      R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "processes": 10, "why": "w"}, {"glob": "pcie/*", "pct": 10, "why": "w"}],
+          "overrides": [{"glob": "launch/eager_held/*", "pct": 5, "processes": 8, "why": "device time, a level a process"},
+                        {"glob": "matmul/*", "pct": 5}]})",
       "t.json");
   ASSERT_TRUE(t) << t.error().str();
-  EXPECT_EQ(t->rule_for("launch/host_launch/empty/1").processes, 10);
-  EXPECT_EQ(t->rule_for("pcie/h2d/pinned/1").processes, 0);
-  EXPECT_EQ(t->rule_for("other").processes, 0);
-  for (const char* bad : {"1", "101", "0", "-3", "10.5", "\"10\"", "null", "1e2", "18446744073709551615"}) {
-    auto b = gc::parse_thresholds(std::string(R"({"host_bound": [{"glob": "a", "pct": 10, "why": "w", "processes": )") + bad + "}]}",
-                                  "t.json");
-    ASSERT_FALSE(b) << bad;
-    EXPECT_NE(b.error().message.find("\"processes\" must be a whole number from 2 to 100"), std::string::npos)
-        << bad << ": " << b.error().message;
+  EXPECT_EQ(t->rule_for("launch/host_launch/empty/1").fresh_processes(), 10);
+  EXPECT_EQ(t->rule_for("pcie/h2d/pinned/1").fresh_processes(), 0);
+  const gc::Rule held = t->rule_for("launch/eager_held/empty/100");
+  EXPECT_EQ(held.kind, gc::RuleKind::Override);  // device-bound: no host reference, no host CPU check
+  EXPECT_EQ(held.fresh_processes(), 8);
+  EXPECT_EQ(t->rule_for("matmul/x/bf16/1").fresh_processes(), 0);
+  EXPECT_EQ(t->rule_for("other").fresh_processes(), 0);
+  for (const char* list : {"host_bound", "overrides"}) {
+    for (const char* bad : {"1", "101", "0", "-3", "10.5", "\"10\"", "null", "1e2", "18446744073709551615"}) {
+      auto b = gc::parse_thresholds(std::string("{\"") + list + R"(": [{"glob": "a", "pct": 10, "why": "w", "processes": )" + bad +
+                                        "}]}",
+                                    "t.json");
+      ASSERT_FALSE(b) << list << " " << bad;
+      EXPECT_NE(b.error().message.find("\"processes\" must be a whole number from 2 to 100"), std::string::npos)
+          << bad << ": " << b.error().message;
+    }
   }
-  for (const char* list : {"overrides", "report_only"}) {
-    const std::string num = std::string(list) == "overrides" ? "\"pct\": 5" : "\"cv_pct\": 5";
-    auto b = gc::parse_thresholds(std::string("{\"") + list + R"(": [{"glob": "a", )" + num + R"(, "why": "w", "processes": 10}]})",
-                                  "t.json");
-    ASSERT_FALSE(b) << list;
-    EXPECT_NE(b.error().message.find("unknown key \"processes\""), std::string::npos) << b.error().message;
-  }
+  auto b = gc::parse_thresholds(R"({"report_only": [{"glob": "a", "cv_pct": 5, "why": "w", "processes": 10}]})", "t.json");
+  ASSERT_FALSE(b);
+  EXPECT_NE(b.error().message.find("unknown key \"processes\""), std::string::npos) << b.error().message;
+}
+
+// A device-bound case whose figure lands on a level a process (launch/eager_held: the GPU's drain
+// of 100 queued launches, 1.281-1.418 us over 25 processes on 2 H200s): an override with
+// "processes" is judged by the fastest, at its own limit, with neither the U test nor a host
+// reference, and without the runner's own runs it is shown, not gated, as a host-bound one.
+TEST(FreshMinimum, AnOverrideWithProcessesIsJudgedByTheFastestAtItsLimit) {
+  gc::CompareOptions o;
+  auto t = gc::parse_thresholds(
+      R"({"overrides": [{"glob": "launch/host_*", "pct": 5, "processes": 10, "why": "device time, a level a process"}]})", "t.json");
+  ASSERT_TRUE(t) << t.error().str();
+  o.thresholds = *t;
+  std::vector<double> same = baseline_pool();
+  same.resize(10);
+  gc::Row r = only_row(gc::compare_results(processes(baseline_pool(), "CPU A"), processes(same, "CPU B"), o));
+  EXPECT_EQ(r.verdict, gc::Verdict::Same);  // another host CPU changes nothing: not host-bound
+  EXPECT_EQ(r.fresh_processes, 10);
+  EXPECT_FALSE(r.p_value.has_value());
+  std::vector<double> slower = same;
+  for (double& v : slower) v *= 1.06;
+  r = only_row(gc::compare_results(processes(baseline_pool(), "CPU A", 20.0), processes(slower, "CPU A", 40.0), o));
+  EXPECT_EQ(r.verdict, gc::Verdict::Regression);  // 6% past 5%; a slower host reference excuses nothing
+  EXPECT_TRUE(r.fails_gate);
+  o.fresh_not_gated = "shown, not gated: history h.db holds 2 of the 3 runs of main on this runner that judge it";
+  r = only_row(gc::compare_results(processes(baseline_pool()), processes(slower), o));
+  EXPECT_EQ(r.verdict, gc::Verdict::ReportOnly);
+  EXPECT_EQ(r.measured, gc::Verdict::Regression);
+  EXPECT_FALSE(r.fails_gate);
+  EXPECT_EQ(r.note, o.fresh_not_gated);
+  r = only_row(gc::compare_results(processes({1.0, 1.0, 1.0}), processes(slower), o));  // too few in the baseline
+  EXPECT_EQ(r.verdict, gc::Verdict::ReportOnly);
+  EXPECT_EQ(r.rule_why, "device time, a level a process");
 }
 
 // Ten fresh processes of an unchanged tree, one of them at the low level: the fastest holds.
