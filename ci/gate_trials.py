@@ -104,8 +104,11 @@ def read_gate(trial, name):
     doc = load_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
         raise BadInput(f"{path}: no \"rows\" list")
+    rc = "?"
     rc_path = os.path.join(trial, name + ".rc")
-    rc = open(rc_path, encoding="utf-8").read().strip() if os.path.isfile(rc_path) else "?"
+    if os.path.isfile(rc_path):
+        with open(rc_path, encoding="utf-8", errors="replace") as f:
+            rc = f.read().strip()
     # Which baseline judged the cases read by their fastest process (the gate's own line).
     against = ""
     txt = os.path.join(trial, name + ".txt")
