@@ -94,5 +94,10 @@ check "... said" grep -q "skipped: needs ~30 s" late.txt
 check "... no gate-8" test ! -e t/gate-8
 bash "$trials" build empty table > empty.txt 2>&1
 check "a table with no gate: exit 2" test $? -eq 2
+mkdir -p empty/gate-1 && printf '{"rows": [' > empty/gate-1/compare.json
+bash "$trials" build empty table > empty.txt 2>&1
+check "a gate's compare.json cut short: exit 2" test $? -eq 2
+check "... one line naming the file" grep -q "^gate_trials: .*empty/gate-1/compare.json: not JSON" empty.txt
+check "... and only that line" test "$(wc -l < empty.txt)" -eq 1
 ((failures == 0)) && echo "gate trials: all checks passed"
 exit $((failures > 0))
