@@ -1151,14 +1151,43 @@ def write_parity(out_dir):
     return text
 
 
+PARITY_NUMBERS = ("ms", "ours", "torch", "ratio", "norm_ratio", "ours_clock", "torch_clock", "ours_power", "torch_power",
+                  "ours_spread", "torch_spread", "ours_start_C", "torch_start_C")
+
+
+def read_parity_csv(path):
+    """A parity.csv written by write_parity (kept, e.g., from an earlier session's machine) ->
+    read_parity's dict: its rows, the alternations unknown (None), the machine named by the
+    file's name. ValueError for a file that is not one."""
+    import csv
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        if tuple(reader.fieldnames or ()) != PARITY_COLUMNS:
+            raise ValueError(f"{path}: not a parity.csv (its header is not write_parity's)")
+        rows = []
+        for line in reader:
+            r = {c: (line[c] if line[c] != "" else None) for c in PARITY_COLUMNS}
+            try:
+                for c in PARITY_NUMBERS:
+                    r[c] = None if r[c] is None else float(r[c])
+            except ValueError:
+                raise ValueError(f"{path}: row {r['case']}: a figure that is not a number") from None
+            r["capped"] = None if r["capped"] is None else r["capped"] == "True"
+            rows.append(r)
+    name = os.path.splitext(os.path.basename(path))[0]
+    return {"rows": rows, "runs": None, "ours_ctx": {"gpu_uuid": name}, "torch_ctx": {}, "cooldown": None,
+            "problems": []}
+
+
 def parity_machines(dirs):
-    """Several machines' ci/gemm_parity.sh folders side by side (issue 40 asks for 2): per row,
-    each machine's median ratio ours / PyTorch and spread (ours / PyTorch, %), whether the
-    kernels matched; then each machine's criteria (parity_criteria), and a criterion over all
-    of them, passed where it passed on every machine. Returns the Markdown lines."""
+    """Several machines' ci/gemm_parity.sh folders (or their parity.csv, kept from earlier)
+    side by side (issue 40 asks for 2): per row, each machine's median ratio ours / PyTorch
+    and spread (ours / PyTorch, %), whether the kernels matched; then each machine's criteria
+    (parity_criteria), and a criterion over all of them, passed where it passed on every
+    machine. Returns the Markdown lines."""
     machines = []
     for d in dirs:
-        p = read_parity(d)
+        p = read_parity_csv(d) if os.path.isfile(d) else read_parity(d)
         label = p["ours_ctx"].get("gpu_uuid") or os.path.basename(os.path.normpath(d))
         machines.append((label[:12], d, p))
     by_case = [{r["case"]: r for r in p["rows"]} for _, _, p in machines]
@@ -1187,7 +1216,8 @@ def parity_machines(dirs):
     for m, d, p in machines:
         crit = parity_criteria(p["rows"])
         verdicts.append(crit)
-        lines += [f"## {m} ({d}, {p['runs']} alternations)", ""] + [line for _, line in crit]
+        runs = "alternations not kept" if p["runs"] is None else f"{p['runs']} alternations"
+        lines += [f"## {m} ({d}, {runs})", ""] + [line for _, line in crit]
         if p["problems"]:
             lines.append("Not read: " + "; ".join(p["problems"]) + ".")
         lines.append("")
@@ -2398,8 +2428,8 @@ def main():
                     help="write ci/gemm_parity.sh's table (OUT/parity.md, OUT/parity.csv) from OUT/cases.txt and "
                          "OUT/run<i>/{ours-*,torch}.json, print it (no torch needed) and exit")
     ap.add_argument("--parity-machines", nargs="+", metavar="OUT",
-                    help="print several machines' ci/gemm_parity.sh folders side by side, with issue 40's criteria "
-                         "on each and over all (no torch needed), and exit")
+                    help="print several machines' ci/gemm_parity.sh folders (or parity.csv files kept from them) "
+                         "side by side, with issue 40's criteria on each and over all (no torch needed), and exit")
     ap.add_argument("--table", metavar="OUT.md", help="write the axes session's table (no torch needed) and exit")
     ap.add_argument("--section", nargs=3, action="append", default=[], metavar=("TITLE", "METRIC", "PREFIX"),
                     help="--table: a family; PREFIX.cases.txt, PREFIX.ours.json, PREFIX.torch.json")
@@ -2416,7 +2446,7 @@ def main():
     if args.parity_machines:
         try:
             print("\n".join(parity_machines(args.parity_machines)))
-        except OSError as e:
+        except (OSError, ValueError) as e:
             print(f"torch_reference.py: {e}", file=sys.stderr)
             return 2
         return 0

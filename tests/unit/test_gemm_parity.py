@@ -429,6 +429,34 @@ class Machines(unittest.TestCase):
             self.assertEqual(lines[first + 3], "PASS kernels differ, median ours / PyTorch >= 0.98: on all 2.")
             self.assertEqual(len(lines) - first - 2, 4)  # one line per criterion
 
+    def test_a_kept_parity_csv_stands_for_its_machine(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a"), os.path.join(d, "b")
+            self.machine(a, "GPU-aaaa1111-2222", {self.SQ: [(700, 700), (702, 700), (701, 700)],
+                                                  self.ONE: [(10.0, 10.0), (10.1, 10.0), (10.0, 10.0)]})
+            self.machine(b, "GPU-bbbb3333-4444", {self.SQ: [(700, 700), (700, 701), (700, 700)],
+                                                  self.ONE: [(9.6, 10.0), (9.6, 10.0), (9.7, 10.0)]})
+            tr.write_parity(b)
+            kept = os.path.join(d, "GPU-bbbb3333.csv")
+            os.rename(os.path.join(b, "parity.csv"), kept)
+            from_folders = tr.parity_machines([a, b])
+            from_csv = tr.parity_machines([a, kept])
+            # The same rows and verdicts; only the second machine's heading differs.
+            self.assertEqual([l for l in from_csv if not l.startswith("## GPU-bbbb3333")],
+                             [l for l in from_folders if not l.startswith("## GPU-bbbb3333")])
+            self.assertIn(f"## GPU-bbbb3333 ({kept}, alternations not kept)", from_csv)
+            with open(os.path.join(d, "bad.csv"), "w") as f:
+                f.write("case,ratio\nx,1.0\n")
+            with self.assertRaisesRegex(ValueError, "bad.csv: not a parity.csv"):
+                tr.parity_machines([os.path.join(d, "bad.csv")])
+            with open(kept) as f:
+                lines = f.read().splitlines()
+            lines[1] = lines[1].replace(",1.", ",x1.", 1)
+            with open(kept, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            with self.assertRaisesRegex(ValueError, "a figure that is not a number"):
+                tr.parity_machines([kept])
+
     def test_a_folder_without_cases_is_an_os_error(self):
         with tempfile.TemporaryDirectory() as d:
             with self.assertRaises(OSError):
