@@ -8,7 +8,8 @@
   gate_trials.py table TRIAL_DIR
       TRIAL_DIR/trials.md (printed too) from every TRIAL_DIR/gate-K/compare.json: per case, its
       limit, its change against the baseline in each gate (worse is positive), the largest change
-      each way and the gates it failed; the trial's entries first.
+      each way and the gates it failed, the trial's entries first; then each gate's own figure
+      and their spread across the gates.
 
 Bad input: one line naming the file and the problem, exit 2.
 """
@@ -180,10 +181,11 @@ def table(trial):
               "|---|---|" + "---|" * len(names) + "---|---|---|"]
     rows = []
     for case, by_gate in cases.items():
-        texts, changes, failed, limit = [], [], 0, "-"
+        texts, changes, failed, limit, figures = [], [], 0, "-", []
         for n in names:
             if n not in by_gate:
                 texts.append("")
+                figures.append(None)
                 continue
             doc, row = by_gate[n]
             limit = limit_of(row)
@@ -192,13 +194,27 @@ def table(trial):
             if change is not None:
                 changes.append(change)
             failed += bool(row.get("fails_gate"))
+            cur = row.get("current")
+            figures.append(cur if isinstance(cur, (int, float)) and cur > 0 else None)
         hi = max(changes) if changes else None
         lo = min(changes) if changes else None
-        rows.append((not in_trial(case), -(hi if hi is not None else -math.inf), case, limit, texts, hi, lo, failed))
+        rows.append((not in_trial(case), -(hi if hi is not None else -math.inf), case, limit, texts, hi, lo, failed,
+                     figures))
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
-    for _, _, case, limit, texts, hi, lo, failed in rows:
+    for _, _, case, limit, texts, hi, lo, failed, _ in rows:
         mark = " (trial)" if in_trial(case) else ""
         lines.append(f"| {case}{mark} | {limit} | " + " | ".join(texts) + f" | {signed(hi)} | {signed(lo)} | {failed} |")
+    # Each gate's own figure, whatever baseline judged it: how far this machine's gates moved.
+    metric = gates[0][1].get("metric", "real_time")
+    lines += ["", f"Each gate's figure ({metric}; for a case judged by its fastest fresh process, that fastest), and",
+              "the spread across the gates (the largest over the smallest, less 1).", "",
+              "| case | " + " | ".join(names) + " | spread |", "|---|" + "---|" * len(names) + "---|"]
+    for _, _, case, _, _, _, _, _, figures in rows:
+        known = [v for v in figures if v is not None]
+        spread = f"{(max(known) / min(known) - 1) * 100:.2f}%" if len(known) > 1 else ""
+        mark = " (trial)" if in_trial(case) else ""
+        lines.append(f"| {case}{mark} | " + " | ".join("" if v is None else f"{v:.6g}" for v in figures) +
+                     f" | {spread} |")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(trial, "trials.md"), "w", encoding="utf-8") as f:
         f.write(text)

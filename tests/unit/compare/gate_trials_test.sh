@@ -65,7 +65,14 @@ cells = [c.strip() for c in rows[0].strip().strip('|').split('|')]
 assert len(cells) == 12, cells
 assert cells[4] == '+12.0 (report only)', cells
 assert cells[8].endswith('FAIL'), cells
-assert cells[11] == '1', cells"
+assert cells[11] == '1', cells
+figs = [l for l in open('t/trials.md') if l.startswith('| steady/a/')][1]
+cells = [c.strip() for c in figs.strip().strip('|').split('|')]
+assert len(cells) == 9, cells  # the case, 7 gates, the spread
+vals = [float(c) for c in cells[1:8]]
+assert vals[0] < vals[2] < vals[6], vals  # node-A's low level, node-B's 12% above it, then 15% slower
+assert abs(vals[2] / vals[0] - 1.12) < 0.02, vals
+assert cells[8] == f'{(max(vals) / min(vals) - 1) * 100:.2f}%', cells"
 
 bash "$trials" build t drill:unchanged > drill.txt 2>&1
 check "drill:unchanged: exit 0" test $? -eq 0
