@@ -344,16 +344,21 @@ std::string reference_text(const HostReference& base, const HostReference& cur) 
          " us";
 }
 
+// The row shown in the report-only section, never gated, keeping what it measured.
+void show_not_gated(Row& r, const Rule& rule, const Comparison& c) {
+  r.measured = r.verdict;
+  r.verdict = Verdict::ReportOnly;
+  r.fails_gate = fails_gate(r.verdict, c.allow_missing);
+  r.rule_why = rule.why;
+}
+
 // The report-only and host-bound lists, applied over the plain verdict.
 void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, const Benchmark* base,
                 const Benchmark* cur, const CompareOptions& o) {
   if (r.verdict == Verdict::MethodChanged) return;  // not compared: no list applies
   if (rule.kind == RuleKind::ReportOnly) {
-    r.measured = r.verdict;
-    r.verdict = Verdict::ReportOnly;
-    r.fails_gate = fails_gate(r.verdict, c.allow_missing);
+    show_not_gated(r, rule, c);
     r.listed_cv_pct = rule.cv_pct;
-    r.rule_why = rule.why;
     return;
   }
   if (rule.fresh_processes() > 0 && r.verdict == Verdict::ReportOnly) {  // too few fresh processes
@@ -361,10 +366,7 @@ void apply_rule(Row& r, const Rule& rule, bool same_host, const Comparison& c, c
     return;
   }
   if (rule.fresh_processes() > 0 && r.change && !o.fresh_not_gated.empty()) {  // no runs of this runner's own
-    r.measured = r.verdict;
-    r.verdict = Verdict::ReportOnly;
-    r.fails_gate = fails_gate(r.verdict, c.allow_missing);
-    r.rule_why = rule.why;
+    show_not_gated(r, rule, c);
     r.note = o.fresh_not_gated;
     return;
   }
