@@ -19,6 +19,9 @@
 # Usage: ci/process_levels.sh BINARY CASE_REGEX OUT [PLACEMENT...]   (default: all)
 #   R (default 12) processes a placement; COUNTER (default us_per_launch, else real_time) the
 #   figure; LEVELS_DEADLINE_S (default 540) stops starting processes after that many seconds.
+#   CASE_REGEX is Google Benchmark's filter: it matches the full name, which goes on past the case's
+#   (launch/host_launch/empty/1/iterations:1/manual_time), so end it without $. A process that
+#   exits 2 (refused: a filter matching nothing) stops the run, exit 2, with its line.
 # Each process's AnonHugePages is read while it runs (/proc/PID/smaps_rollup, every 0.25 s).
 # First, where g++ is, ci/page_walk_probe.cpp once: whether a pointer chase is faster in some of
 # a process's pages than in others, with 4 KiB pages and with huge pages (levels.log).
@@ -100,7 +103,13 @@ for ((i = 1; i <= runs; i++)); do
       [[ $kb =~ ^[0-9]+$ ]] && ((kb > thp)) && thp=$kb
       sleep 0.25
     done
-    wait "$pid" || echo "$p process $i: exit $? (runs/$p.$i.log)" | tee -a "$out/levels.log"
+    wait "$pid"
+    rc=$?
+    if ((rc == 2)); then  # refused (a filter that matches nothing, a bad flag): so would every other
+      echo "$0: $p process $i refused, exit 2: $(tail -1 "$out/runs/$p.$i.log")" | tee -a "$out/levels.log" >&2
+      exit 2
+    fi
+    ((rc == 0)) || echo "$p process $i: exit $rc (runs/$p.$i.log)" | tee -a "$out/levels.log"
     ((thp < 0)) || echo "$p.$i $thp $pid" >> "$out/runs/thp.txt"
   done
 done

@@ -39,5 +39,13 @@ R=0 bash "$src/ci/process_levels.sh" ./bench_steady 'steady/a/' out2 > bad.txt 2
 check "R=0: exit 2" test $? -eq 2
 bash "$src/ci/process_levels.sh" ./nothing 'x' out2 > bad.txt 2>&1
 check "no binary: exit 2, one line" test $? -eq 2 -a "$(wc -l < bad.txt)" -eq 1
+# A filter that matches nothing (as '...empty/1$' did on a GPU: the full name goes on past the
+# case's): the first process is refused, exit 2, and no other is started.
+printf '#!/usr/bin/env bash\necho "Failed to match any benchmarks against regex: x$"\necho "bench: no case matches --benchmark_filter=x$"\nexit 2\n' > bench_refuses
+chmod +x bench_refuses
+R=3 LEVELS_CPU=0 bash "$src/ci/process_levels.sh" ./bench_refuses 'x$' out3 pinned no_thp > refused.txt 2>&1
+check "a refused process: exit 2" test $? -eq 2
+check "... its line, once" test "$(grep -c 'pinned process 1 refused, exit 2: bench: no case matches' refused.txt)" -eq 1
+check "... no other process started" test "$(find out3/runs -name "*.log" | wc -l)" -eq 1
 ((failures == 0)) && echo "process levels: all checks passed"
 exit $((failures > 0))
