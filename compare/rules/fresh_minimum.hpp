@@ -2,6 +2,8 @@
 // VMs one process's cudaLaunchKernel reads one of two levels, and nothing inside the process
 // divides the level out) is judged by the fastest of N fresh processes. A slower launch path
 // moves every process, the fastest included; the level a process lands on moves only some.
+// It does not take out a period in which the whole machine is slower: every process of a gate
+// can fall in one (measured 2026-12-05, docs/GATE.md), which is why no entry uses it today.
 //
 // Each side holds one figure per fresh process, from any number of runs. Its figure for the case
 // is where the fastest of N of its processes lands half the time: the quantile
