@@ -14,6 +14,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "base/args.hpp"
 #include "base/output.hpp"
@@ -40,6 +41,9 @@ const char* const kGateUsage =
                            host-bound cases only from runs of this host CPU), else the stored baseline
       --base-branch B      with --history: cases judged by their fastest fresh process (thresholds' "processes")
                            against this runner's own last 10 runs of B when it has 3 (default main)
+      --base-bin-dir DIR   the base build's binaries (the merge base, built): cases judged by their fastest
+                           fresh process are judged against its processes, run interleaved with this build's
+                           (OUT/base/); before --history's runs. One binary missing there is exit 2
       --baseline FILE|DIR  a baseline file, or a store root: DIR/<gpu-slug>/<host-slug>/SUITE.json when it
                            exists (this host's), else DIR/<gpu-slug>/SUITE.json; thresholds DIR/thresholds.json
       --out DIR            results.json, compare.md, compare.json, junit.xml, logs/ (and runs/, confirm/)
@@ -109,6 +113,7 @@ struct FirstPass {
   std::vector<Outcome> outcomes;
   std::map<std::string, std::string> owner;  // benchmark -> binary
   std::vector<Results> parts;
+  std::optional<Results> base_side;  // --base-bin-dir: the base build's fresh processes, paired
 };
 
 // Why a binary's results cannot join the others' (nullopt: they can): a case another binary
@@ -278,7 +283,22 @@ struct GatePlan {
   CompareOptions compare;
   std::optional<history::GateHistory> history;  // --history FILE [--against-commit SHA]
   std::string base_branch = "main";              // --base-branch: the runner's own runs of it
+  std::optional<std::string> base_bin_dir;       // --base-bin-dir: the base build's binaries
 };
+
+// The base build's runner plan: its binaries, this gate's flags, its files under OUT/base.
+RunPlan base_plan(const GatePlan& g) {
+  RunPlan p = g.run;
+  p.bin_dir = g.base_bin_dir.value_or("");
+  p.out = join_path(g.run.out, "base");
+  return p;
+}
+
+// What a paired run's two sides said when one gave no figure.
+std::string paired_reason(const Outcome& base, const Outcome& cur) {
+  const Outcome& o = base.results ? cur : base;
+  return std::string(base.results ? "this build: " : "base build: ") + (o.run.reason.empty() ? "no results" : o.run.reason);
+}
 
 // The baseline file for these results: the file given, or the store's pick (this host's
 // first). An error (exit 2) says how to store one.
@@ -310,6 +330,17 @@ Results restrict_to_filter(const Results& base, const RunPlan& plan) {
   return out;
 }
 
+// `base` with `own`'s entries in place of its own of the same names, and added where it has none.
+Results with_cases_of(const Results& base, const Results& own) {
+  std::vector<std::string> names;
+  for (const Benchmark& b : own.benchmarks) names.push_back(b.name);
+  Results out = replace_benchmarks(base, own, names);
+  for (const Benchmark& b : own.benchmarks)
+    if (out.find(b.name) == nullptr) out.benchmarks.push_back(b);
+  out.reindex();
+  return out;
+}
+
 // The rule's fresh-process count for a case judged by its fastest fresh process, else 0.
 int fresh_processes_of(const GatePlan& g, const std::string& name) {
   return g.compare.thresholds.rule_for(name).fresh_processes();
@@ -331,12 +362,33 @@ Status fresh_pass(Context& ctx, const GatePlan& g, FirstPass& fp, Results& curre
     ++cases;
   }
   if (by_binary.empty()) return Done{};
-  ctx.io.emit(std::to_string(cases) + " case(s) judged by their fastest fresh process (thresholds' \"processes\"):\n");
+  ctx.io.emit(std::to_string(cases) + " case(s) judged by their fastest fresh process (thresholds' \"processes\")" +
+              (g.base_bin_dir ? ", each build's processes interleaved with the base build's (" + *g.base_bin_dir + ")" : "") +
+              ":\n");
   SuiteRunner runner(ctx, g.run);
+  const RunPlan bp = base_plan(g);
+  SuiteRunner base_runner(ctx, bp);
   std::size_t i = 0;
   for (const auto& [bin, groups] : by_binary)
     for (const auto& [n, names] : groups) {
       const std::string progress = "[fresh " + std::to_string(++i) + "]";
+      if (g.base_bin_dir) {
+        const std::string base_bin = join_path(*g.base_bin_dir, bin);
+        if (ctx.fs.kind(base_bin) != FileSystem::Kind::File)
+          return Error{base_bin, "no such binary (--base-bin-dir: the base build's binaries, which judge this build's "
+                                 "fastest-process cases)"};
+        auto [b, o] = runner.run_fresh_paired(base_runner, bin, progress, "fresh", n, cases_filter(names));
+        if (b.interrupted || o.interrupted) return Error{bin, "interrupted by a signal during the fresh-process pass"};
+        if (b.results && o.results) {
+          current = replace_benchmarks(current, *o.results, names);
+          fp.base_side = fp.base_side ? with_cases_of(*fp.base_side, *b.results) : *b.results;
+        } else {
+          ctx.io.emit(bin + ": the paired fresh-process pass gave no figure (" + paired_reason(b, o) + "): its " +
+                      std::to_string(names.size()) + " case(s) keep the first pass's one process (shown, not gated)\n");
+        }
+        if (!o.run.name.empty()) fp.outcomes.push_back(std::move(o));  // this build's run, when it ran
+        continue;
+      }
       Outcome o = runner.run_fresh(bin, progress, "fresh", n, cases_filter(names), false);
       if (o.interrupted) return Error{bin, "interrupted by a signal during the fresh-process pass"};
       if (o.results) current = replace_benchmarks(current, *o.results, names);
@@ -347,17 +399,6 @@ Status fresh_pass(Context& ctx, const GatePlan& g, FirstPass& fp, Results& curre
   return Done{};
 }
 
-// `base` with `own`'s entries in place of its own of the same names, and added where it has none.
-Results with_cases_of(const Results& base, const Results& own) {
-  std::vector<std::string> names;
-  for (const Benchmark& b : own.benchmarks) names.push_back(b.name);
-  Results out = replace_benchmarks(base, own, names);
-  for (const Benchmark& b : own.benchmarks)
-    if (out.find(b.name) == nullptr) out.benchmarks.push_back(b);
-  out.reindex();
-  return out;
-}
-
 bool past_limit(const Row& r, Direction d) {
   return r.verdict == Verdict::Regression || (r.verdict == Verdict::Unconfirmed && worse_direction(r, d));
 }
@@ -366,6 +407,7 @@ struct Confirmations {
   std::vector<BinaryRun> runs;
   std::map<std::string, Row> first;           // first-pass row of each re-measured case
   std::map<std::string, std::string> failed;  // case -> why the re-run gave no figure
+  std::optional<Results> base_side;           // --base-bin-dir: the base build's re-run, paired
 };
 
 // Re-measures every case past its limit in a fresh process of its binary, with repetitions;
@@ -385,6 +427,8 @@ Expected<Confirmations> confirm(Context& ctx, const GatePlan& g, const Compariso
   ctx.io.emit("confirming " + std::to_string(out.first.size()) + " case(s) past their limit in a fresh process, " +
               std::to_string(g.confirm_reps) + " repetitions:\n");
   SuiteRunner runner(ctx, g.run);
+  const RunPlan bp = base_plan(g);
+  SuiteRunner base_runner(ctx, bp);
   std::size_t i = 0;
   for (const auto& [bin, all] : by_binary) {
     ++i;
@@ -400,15 +444,25 @@ Expected<Confirmations> confirm(Context& ctx, const GatePlan& g, const Compariso
              : g.compare.thresholds.rule_for(n).kind == RuleKind::HostBound ? g.confirm_reps : 0].push_back(n);
     }
     for (const auto& [processes, names] : groups) {
-      Outcome o = processes > 0 ? runner.run_fresh(bin, progress, "confirm", processes, cases_filter(names), false)
-                                : runner.run(bin, progress, "confirm", g.confirm_reps, cases_filter(names), false);
-      if (o.interrupted) return Error{bin, "interrupted by a signal during the confirmation run"};
-      out.runs.push_back(o.run);
+      // Judged against the base build (--base-bin-dir): both builds measured again, interleaved.
+      const bool paired = g.base_bin_dir && processes > 0 && fresh_processes_of(g, names.front()) > 0;
+      Outcome b;
+      Outcome o;
+      if (paired) std::tie(b, o) = runner.run_fresh_paired(base_runner, bin, progress, "confirm", processes, cases_filter(names));
+      else o = processes > 0 ? runner.run_fresh(bin, progress, "confirm", processes, cases_filter(names), false)
+                             : runner.run(bin, progress, "confirm", g.confirm_reps, cases_filter(names), false);
+      if (o.interrupted || b.interrupted) return Error{bin, "interrupted by a signal during the confirmation run"};
+      if (paired && !b.results && o.results) {  // the base build gave no figure: neither side is judged anew
+        o.results.reset();
+        o.run.reason = paired_reason(b, o);
+      }
+      if (!o.run.name.empty()) out.runs.push_back(o.run);
       for (const auto& n : names) {
-        if (!o.results) out.failed[n] = o.run.reason.empty() ? "no results" : o.run.reason;
+        if (!o.results) out.failed[n] = o.run.reason.empty() ? paired_reason(b, o) : o.run.reason;
         else if (o.results->find(n) == nullptr) out.failed[n] = "not in the re-run's results";
       }
       if (o.results) current = replace_benchmarks(current, *o.results, names);
+      if (paired && o.results) out.base_side = out.base_side ? with_cases_of(*out.base_side, *b.results) : *b.results;
     }
   }
   return out;
@@ -469,6 +523,11 @@ Expected<GatePlan> read_gate_plan(const FileSystem& fs, const Args& a, const std
     if (bb->empty()) return Error{"--base-branch", "is empty"};
     g.base_branch = *bb;
   }
+  if (const auto bd = value(a, "--base-bin-dir")) {
+    if (fs.kind(*bd) != FileSystem::Kind::Directory)
+      return Error{*bd, "no such folder (--base-bin-dir: the base build's binaries)"};
+    g.base_bin_dir = *bd;
+  }
   return g;
 }
 
@@ -527,9 +586,15 @@ Expected<CompareReport> judge_first_pass(Context& ctx, GatePlan& g, FirstPass& f
   if (auto m = check_metric(*base_full, current, g.compare.metric); !m && any_results) return m.error();
   Results base = restrict_to_filter(*base_full, g.run);
   io.emit("baseline: " + *base_path + " (" + gpu_b + ")\n");
-  // Cases judged by their fastest fresh process: against this runner's own runs where the
-  // history holds enough of them (a machine's launch levels are its own), else shown, not gated.
-  if (g.history && !*from_commit) {
+  // Cases judged by their fastest fresh process: against the base build's processes, interleaved
+  // with this build's (--base-bin-dir), else against this runner's own runs where the history
+  // holds enough of them (a machine's launch levels are its own), else shown, not gated.
+  if (fp.base_side) {
+    base = with_cases_of(base, restrict_to_filter(*fp.base_side, g.run));
+    g.compare.fresh_not_gated.clear();
+    io.emit("fastest-process cases: against the base build (" + g.base_bin_dir.value_or("") +
+            "), its fresh processes interleaved with this build's\n");
+  } else if (g.history && !*from_commit) {
     auto own = history::runner_baseline_for(*g.history, current, g.compare.thresholds, g.base_branch);
     if (!own) return own.error();
     if (own->baseline) {
@@ -551,6 +616,7 @@ Expected<CompareReport> judge_first_pass(Context& ctx, GatePlan& g, FirstPass& f
   Comparison first = compare_results(base, current, g.compare);
   auto conf = confirm(ctx, g, first, current, fp.owner);
   if (!conf) return conf.error();
+  if (conf->base_side) base = with_cases_of(base, restrict_to_filter(*conf->base_side, g.run));
   Comparison c = conf->first.empty() ? std::move(first) : compare_results(base, current, g.compare);
   if (!conf->first.empty()) {
     report.confirm_repetitions = g.confirm_reps;
@@ -585,7 +651,8 @@ Status write_gate_outputs(Context& ctx, const GatePlan& g, const CompareReport& 
 
 ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
   CliOutput& io = ctx.io;
-  const OptionSet gate_only{{"--baseline", "--confirm-repetitions", "--color", "--history", "--against-commit", "--base-branch"},
+  const OptionSet gate_only{{"--baseline", "--confirm-repetitions", "--color", "--history", "--against-commit", "--base-branch",
+                             "--base-bin-dir"},
                             {"--allow-other-gpu"}};
   auto a = parse_args(args, 2, with(with(run_options(), compare_options()), gate_only), "gate");
   if (!a) return fail(io, a.error());
@@ -594,9 +661,12 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
   if (ctx.env.runner == nullptr) return fail(io, Error{"gate", "cannot start processes here"});
   auto bins = discover_binaries(ctx.fs, g->run.bin_dir);
   if (!bins) return fail(io, bins.error());
-  if (auto m = make_out_dirs(ctx.fs, ctx.env, g->run.out, true,
-                                  {{"--baseline", g->baseline}, {"--thresholds", g->compare.thresholds.source}});
-      !m) return fail(io, m.error());
+  std::vector<NamedPath> inputs{{"--baseline", g->baseline}, {"--thresholds", g->compare.thresholds.source}};
+  if (g->base_bin_dir) inputs.push_back({"--base-bin-dir", *g->base_bin_dir});
+  if (auto m = make_out_dirs(ctx.fs, ctx.env, g->run.out, true, inputs); !m) return fail(io, m.error());
+  if (g->base_bin_dir) {  // the base build's files: OUT/base/{runs,confirm,logs}
+    if (auto m = make_out_dirs(ctx.fs, ctx.env, join_path(g->run.out, "base"), true, inputs); !m) return fail(io, m.error());
+  }
 
   io.emit("gpucheck gate: " + header(g->run, *bins, 1) + "; confirmation " + std::to_string(g->confirm_reps) +
           " repetitions\n");

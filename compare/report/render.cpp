@@ -57,7 +57,10 @@ std::string rate_text(const Row& r, std::string_view arrow) {
 
 // What a case judged by its fastest fresh process compared (rules/fresh_minimum.hpp).
 std::string fastest_of_text(const Row& r) {
-  return "fastest of " + std::to_string(r.fresh_processes) + " fresh processes vs the baseline's " +
+  const std::string n = std::to_string(r.fresh_processes);
+  // A side of exactly N processes (the base build's, interleaved: --base-bin-dir) reads its fastest.
+  if (r.base_processes == r.fresh_processes) return "fastest of " + n + " fresh processes vs the baseline's fastest of " + n;
+  return "fastest of " + n + " fresh processes vs the baseline's " +
          format_double("%.1f", 100.0 * best_of_n_quantile(r.fresh_processes)) + "th percentile of " +
          std::to_string(r.base_processes);
 }

@@ -186,24 +186,21 @@ Outcome SuiteRunner::run(const std::string& bin, const std::string& progress, co
   return o;
 }
 
-Outcome SuiteRunner::run_fresh(const std::string& bin, const std::string& progress, const std::string& pass,
-                               int processes, const std::optional<std::string>& filter, bool allow_empty) {
-  std::vector<Results> runs;
-  Outcome last;
-  double seconds = 0.0;
-  for (int i = 0; i < processes; ++i) {
-    const std::string p = progress + " (process " + std::to_string(i + 1) + "/" + std::to_string(processes) + ")";
-    Outcome o = run(bin, p, pass, 1, filter, allow_empty);
-    seconds += o.run.seconds;
-    if (o.interrupted || o.run.status == BinaryRun::Status::Errored || o.matched_nothing || !o.results) return o;
-    runs.push_back(std::move(*o.results));
-    last = std::move(o);
-  }
+bool SuiteRunner::FreshRuns::add(Outcome o) {
+  seconds += o.run.seconds;
+  const bool ok = !(o.interrupted || o.run.status == BinaryRun::Status::Errored || o.matched_nothing || !o.results);
+  if (ok) runs.push_back(std::move(*o.results));
+  last = std::move(o);
+  return ok;
+}
+
+Outcome SuiteRunner::stack_fresh(const std::string& bin, const std::string& pass, FreshRuns&& f) {
+  Outcome last = std::move(f.last);
   const bool confirm = pass == "confirm";
   const std::string final_json = join_path(join_path(plan_.out, confirm ? "confirm" : "runs"),
                                            bin + (pass == "fresh" ? ".fresh" : "") + ".processes.json");
-  auto stacked = stack_repetitions(runs, final_json);
-  last.run.seconds = seconds;
+  auto stacked = stack_repetitions(f.runs, final_json);
+  last.run.seconds = f.seconds;
   if (!stacked) {
     last.run.status = BinaryRun::Status::Errored;
     last.run.reason = "its runs do not stack: " + stacked.error().str();
@@ -218,6 +215,30 @@ Outcome SuiteRunner::run_fresh(const std::string& bin, const std::string& progre
   }
   last.results = std::move(*stacked);
   return last;
+}
+
+Outcome SuiteRunner::run_fresh(const std::string& bin, const std::string& progress, const std::string& pass,
+                               int processes, const std::optional<std::string>& filter, bool allow_empty) {
+  FreshRuns f;
+  for (int i = 0; i < processes; ++i) {
+    const std::string p = progress + " (process " + std::to_string(i + 1) + "/" + std::to_string(processes) + ")";
+    if (!f.add(run(bin, p, pass, 1, filter, allow_empty))) return std::move(f.last);
+  }
+  return stack_fresh(bin, pass, std::move(f));
+}
+
+std::pair<Outcome, Outcome> SuiteRunner::run_fresh_paired(SuiteRunner& base, const std::string& bin,
+                                                          const std::string& progress, const std::string& pass,
+                                                          int processes, const std::optional<std::string>& filter) {
+  FreshRuns b, c;
+  for (int i = 0; i < processes; ++i) {
+    const std::string of = std::to_string(i + 1) + "/" + std::to_string(processes) + ")";
+    if (!b.add(base.run(bin, progress + " (base build, process " + of, pass, 1, filter, false)) ||
+        !c.add(run(bin, progress + " (this build, process " + of, pass, 1, filter, false)))
+      return {std::move(b.last), std::move(c.last)};
+  }
+  Outcome bo = base.stack_fresh(bin, pass, std::move(b));
+  return {std::move(bo), stack_fresh(bin, pass, std::move(c))};
 }
 
 void SuiteRunner::read_json(Outcome& o, const std::string& tmp, const std::string& final_json, int code,

@@ -9,6 +9,7 @@
 #include <regex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/args.hpp"
@@ -72,10 +73,25 @@ class SuiteRunner {
   // run that errors ends it and is the outcome.
   Outcome run_fresh(const std::string& bin, const std::string& progress, const std::string& pass, int processes,
                     const std::optional<std::string>& filter, bool allow_empty);
+  // `processes` fresh processes of `bin` from `base` (another build's binaries, its own --out)
+  // and from this runner, alternately, the base's first: the two builds see the same periods of
+  // the machine (docs/GATE.md, "Against the base build"). Each side read as run_fresh reads its
+  // own; the first run that errors ends both.
+  std::pair<Outcome, Outcome> run_fresh_paired(SuiteRunner& base, const std::string& bin, const std::string& progress,
+                                               const std::string& pass, int processes,
+                                               const std::optional<std::string>& filter);
 
  private:
   void read_json(Outcome& o, const std::string& tmp, const std::string& final_json, int code, bool allow_empty,
                  const std::string& last);
+  // A fresh-process run's processes so far, and how they stack into one run's repetitions.
+  struct FreshRuns {
+    std::vector<Results> runs;
+    Outcome last;
+    double seconds = 0.0;
+    bool add(Outcome o);  // false (and `last` is that outcome) when the process errored
+  };
+  Outcome stack_fresh(const std::string& bin, const std::string& pass, FreshRuns&& f);
 
   Context& ctx_;
   const RunPlan& plan_;

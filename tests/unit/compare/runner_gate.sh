@@ -56,5 +56,22 @@ check "... saying so" grep -q "holds 0 of the 3 runs of release on this runner" 
 FAKE_LOW=1.12 gate node-B --base-branch main
 check "--base-branch without --history: exit 2" test "$rc" -eq 2
 check "... in one line" test "$(wc -l < err.txt)" -eq 1
+# Against the base build (--base-bin-dir): its processes interleaved with this build's, so a
+# machine's own level (node-C, 30% above the stored baseline's) needs no history; the base build
+# is the same fake bench without FAKE_SCALE.
+mkdir -p basebin
+printf '#!/usr/bin/env bash\nexec env -u FAKE_SCALE bash "%s" levels steady "$@"\n' "$fake" > basebin/bench_steady
+chmod +x basebin/bench_steady
+FAKE_LOW=1.3 gate node-C --base-bin-dir basebin
+check "node-C against the base build, no history: passes" test "$rc" -eq 0
+check "... judged against it" grep -q "^fastest-process cases: against the base build (basebin), its fresh processes interleaved" out.txt
+check "... gated, not shown only" test "$(grep -c 'shown, not gated' out.txt)" -eq 0
+check "... the builds interleaved" grep -q "(base build, process 6/6) bench_steady (fresh processes)" out.txt
+check "... the base build's processes kept apart" test -s out/base/runs/bench_steady.fresh.processes.json
+FAKE_LOW=1.3 FAKE_SCALE=1.15 gate node-C --base-bin-dir basebin
+check "a launch path 15% slower against the base build: fails" test "$rc" -eq 1
+check "... confirmed, both builds measured again" grep -q "confirmed.*steady/a/fp32/1MiB" out.txt
+check "... each build's fastest of 6" grep -q "fastest of 6 fresh processes vs the baseline's fastest of 6" out.txt
+check "... the base build's confirmation kept" test -s out/base/confirm/bench_steady.processes.json
 ((failures == 0)) && echo "runner gate: all checks passed"
 exit $((failures > 0))

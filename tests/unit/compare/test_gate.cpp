@@ -306,6 +306,92 @@ TEST(Gate, ALaunchPathFifteenPercentSlowerWithoutTheRunnersOwnRunsIsShownNotGate
   EXPECT_NEAR(row["change"].get<double>(), 0.15, 1e-9);
 }
 
+// --base-bin-dir: the base build's processes interleaved with this build's, each side judged by
+// its fastest. Every process after the first pass runs in a slow period of the machine (1.4x,
+// both builds): against the stored baseline that would read +40%; against the base build, run
+// in the same period, it is no change, and the case is gated (no history needed).
+TEST(Gate, AgainstTheBaseBuildAMachinesSlowPeriodCancels) {
+  GateFixture g;
+  g.fs.add("baselines/thresholds.json",
+           R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "processes": 4, "why": "levels and periods"}]})");
+  g.binary("bench_launch", writes({{"launch/host_launch/empty/1", 100, ""}}, [](int call) { return call == 0 ? 1.0 : 1.4; }));
+  g.fs.dirs.insert("base");
+  g.fs.add("base/bench_launch", "#!fake");
+  g.fs.executables.insert("base/bench_launch");
+  g.runner.binaries["base/bench_launch"] = writes({{"launch/host_launch/empty/1", 100, ""}}, [](int) { return 1.4; });
+  g.baseline({{"launch/host_launch/empty/1", 100, ""}});
+  ASSERT_EQ(g.gate({"--base-bin-dir", "base"}), gc::ExitStatus::Ok) << g.io.out << g.io.err;
+  ASSERT_EQ(g.runner.calls.size(), 9u);  // the first pass, then 4 processes of each build
+  for (std::size_t i = 1; i < 9; ++i) {
+    EXPECT_EQ(g.runner.calls[i].program, i % 2 == 1 ? "base/bench_launch" : "bin/bench_launch") << i;
+    EXPECT_EQ(reps_of(g.runner.calls[i]), 1);
+  }
+  EXPECT_EQ(g.runner.calls[1].stderr_path, "out/base/logs/bench_launch.fresh.log");
+  EXPECT_EQ(g.fs.files.count("out/base/runs/bench_launch.fresh.processes.json"), 1u);
+  EXPECT_EQ(g.fs.files.count("out/runs/bench_launch.fresh.processes.json"), 1u);
+  EXPECT_NE(g.io.out.find("[fresh 1] (base build, process 4/4) bench_launch"), std::string::npos) << g.io.out;
+  EXPECT_NE(g.io.out.find("fastest-process cases: against the base build (base)"), std::string::npos) << g.io.out;
+  const auto report = nlohmann::json::parse(g.fs.files["out/compare.json"]);
+  const auto& row = json_row(report, "launch/host_launch/empty/1");
+  EXPECT_EQ(row["verdict"], "ok");  // judged, not shown only
+  EXPECT_FALSE(row.contains("measured_verdict"));
+  EXPECT_NEAR(row["change"].get<double>(), 0.0, 1e-9);
+  EXPECT_EQ(row["baseline_processes"], 4);
+  EXPECT_EQ(row["fresh_processes"], 4);
+}
+
+// launch_1.15x against the base build: every process of this build 15% slower, the base's not:
+// past the limit, and the confirmation measures both builds again, interleaved, and fails it.
+TEST(Gate, AgainstTheBaseBuildALaunchPathFifteenPercentSlowerFailsConfirmed) {
+  GateFixture g;
+  g.fs.add("baselines/thresholds.json",
+           R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "processes": 4, "why": "levels and periods"}]})");
+  g.binary("bench_launch", writes({{"launch/host_launch/empty/1", 100, ""}}, [](int) { return 1.15; }));
+  g.fs.dirs.insert("base");
+  g.fs.add("base/bench_launch", "#!fake");
+  g.fs.executables.insert("base/bench_launch");
+  g.runner.binaries["base/bench_launch"] = writes({{"launch/host_launch/empty/1", 100, ""}});
+  g.baseline({{"launch/host_launch/empty/1", 115, ""}});  // the stored baseline would see no change
+  EXPECT_EQ(g.gate({"--base-bin-dir", "base"}), gc::ExitStatus::Regression) << g.io.out;
+  ASSERT_EQ(g.runner.calls.size(), 17u);  // first pass, 4 + 4 paired, 4 + 4 paired to confirm
+  for (std::size_t i = 9; i < 17; ++i)
+    EXPECT_EQ(g.runner.calls[i].program, i % 2 == 1 ? "base/bench_launch" : "bin/bench_launch") << i;
+  EXPECT_EQ(g.fs.files.count("out/base/confirm/bench_launch.processes.json"), 1u);
+  const auto report = nlohmann::json::parse(g.fs.files["out/compare.json"]);
+  const auto& row = json_row(report, "launch/host_launch/empty/1");
+  EXPECT_EQ(row["verdict"], "REGRESSION");
+  EXPECT_TRUE(row["fails_gate"].get<bool>());
+  EXPECT_EQ(row["confirmation"]["status"], "confirmed");
+  EXPECT_NEAR(row["change"].get<double>(), 0.15, 1e-9);
+}
+
+// The base build given but not there: one line, exit 2, nothing measured against it. A base
+// build that errors leaves the case shown, not gated, and fails nothing of this build.
+TEST(Gate, ABaseBuildMissingIsBadInputAndOneThatErrorsLeavesTheCaseShown) {
+  GateFixture g;
+  g.fs.add("baselines/thresholds.json",
+           R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "processes": 4, "why": "levels and periods"}]})");
+  g.binary("bench_launch", writes({{"launch/host_launch/empty/1", 100, ""}}));
+  g.baseline({{"launch/host_launch/empty/1", 100, ""}});
+  EXPECT_EQ(g.gate({"--base-bin-dir", "nowhere"}), gc::ExitStatus::BadInput);
+  EXPECT_EQ(g.io.err, "gpucheck: nowhere: no such folder (--base-bin-dir: the base build's binaries)\n");
+  EXPECT_TRUE(g.runner.calls.empty());
+  g.fs.dirs.insert("base");
+  EXPECT_EQ(g.gate({"--base-bin-dir", "base"}), gc::ExitStatus::BadInput);
+  EXPECT_NE(g.io.err.find("gpucheck: base/bench_launch: no such binary (--base-bin-dir"), std::string::npos) << g.io.err;
+  EXPECT_EQ(std::count(g.io.err.begin(), g.io.err.end(), '\n'), 1);
+  g.fs.add("base/bench_launch", "#!fake");
+  g.fs.executables.insert("base/bench_launch");
+  g.runner.binaries["base/bench_launch"] = [](const gc::ProcessSpec&, FakeFileSystem&, int) { return exited(3); };
+  g.runner.calls.clear();
+  EXPECT_EQ(g.gate({"--base-bin-dir", "base"}), gc::ExitStatus::Ok) << g.io.out;
+  ASSERT_EQ(g.runner.calls.size(), 2u);  // the first pass, then the base build's first process, which errors
+  EXPECT_NE(g.io.out.find("the paired fresh-process pass gave no figure (base build: exit 3)"), std::string::npos)
+      << g.io.out;
+  const auto report = nlohmann::json::parse(g.fs.files["out/compare.json"]);
+  EXPECT_EQ(json_row(report, "launch/host_launch/empty/1")["verdict"], "report only");
+}
+
 // A fresh pass that gives no figure leaves the first pass's one process: shown, not gated; the
 // binary's error fails the gate, as a confirmation run's does.
 TEST(Gate, AFreshPassWithoutFiguresLeavesTheCaseShownNotGated) {
