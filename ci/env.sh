@@ -38,3 +38,28 @@ gpucheck_history() {
   local file=${GPUCHECK_HISTORY:-$GPUCHECK_ROOT/results/history.db}
   mkdir -p "$(dirname "$file")" && GPUCHECK_HISTORY_ARGS=(--history "$file")
 }
+
+# gpucheck_base_source BUILD_DIR: for ci/gate.sh's GPUCHECK_BASE_REF, the merge base of HEAD and
+# that ref, checked out detached in a git worktree, BUILD_DIR-base-src (moved when the merge base
+# moves); sets GPUCHECK_BASE_SHA. The gate judges the fastest-process cases against that build's
+# binaries, run interleaved with this one's (docs/GATE.md, "Against the base build"). Returns 2
+# with one line on stderr when the ref or the merge base is not there.
+gpucheck_base_source() {
+  local src=$1-base-src ref=${GPUCHECK_BASE_REF:-}
+  GPUCHECK_BASE_SHA=
+  if ! git -C "$GPUCHECK_ROOT" rev-parse --verify -q "$ref^{commit}" > /dev/null; then
+    echo "gpucheck: GPUCHECK_BASE_REF=$ref: no such commit in $GPUCHECK_ROOT (fetch it first)" >&2
+    return 2
+  fi
+  GPUCHECK_BASE_SHA=$(git -C "$GPUCHECK_ROOT" merge-base HEAD "$ref" 2> /dev/null) || {
+    echo "gpucheck: GPUCHECK_BASE_REF=$ref: no merge base with HEAD in $GPUCHECK_ROOT" >&2
+    return 2
+  }
+  if [[ $(git -C "$src" rev-parse -q --verify HEAD 2> /dev/null) == "$GPUCHECK_BASE_SHA" ]]; then return 0; fi
+  git -C "$GPUCHECK_ROOT" worktree remove --force "$src" > /dev/null 2>&1 || rm -rf "$src"
+  git -C "$GPUCHECK_ROOT" worktree prune
+  git -C "$GPUCHECK_ROOT" worktree add -q --detach "$src" "$GPUCHECK_BASE_SHA" > "$src.log" 2>&1 || {
+    echo "gpucheck: GPUCHECK_BASE_REF=$ref: cannot check out $GPUCHECK_BASE_SHA in $src: $(tail -1 "$src.log")" >&2
+    return 2
+  }
+}

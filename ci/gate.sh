@@ -13,6 +13,9 @@
 #   GPUCHECK_HISTORY: the results history every run is kept in (`--history`, docs/HISTORY.md;
 #   default results/history.db, `off` for none; ignored when the flags name one): a case judged
 #   by its fastest fresh process is gated only against this runner's own runs in it.
+#   GPUCHECK_BASE_REF (e.g. origin/main): builds the merge base of HEAD and that ref too
+#   (BUILD_DIR-base) and judges the fastest-process cases against its processes, run interleaved
+#   with this build's (`--base-bin-dir`); GPUCHECK_BASE_BIN names such binaries built elsewhere.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 suite=quick device=0
@@ -49,18 +52,38 @@ if [[ -z ${CUDAARCHS:-} && ${GPUCHECK_CMAKE_ARGS:-} != *CMAKE_CUDA_ARCHITECTURES
     arch_args=("-DCMAKE_CUDA_ARCHITECTURES=$cc")
   fi
 fi
-gpucheck_generator "$build"
-# shellcheck disable=SC2086  # GPUCHECK_CMAKE_ARGS is a list of words
-t0=$SECONDS
-cmake -S "$GPUCHECK_ROOT" -B "$build" ${GPUCHECK_GENERATOR[@]+"${GPUCHECK_GENERATOR[@]}"} -DGPUCHECK_BUILD_TESTS=OFF ${arch_args[@]+"${arch_args[@]}"} ${GPUCHECK_CMAKE_ARGS:-} > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 2; }
-t1=$SECONDS
-cmake --build "$build" -j "$(nproc)" > "$build.build.log" 2>&1 || { tail -40 "$build.build.log"; exit 2; }
-generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$build/CMakeCache.txt")
-echo "gate: configured in $((t1 - t0)) s, built in $((SECONDS - t1)) s ($generator, $(nproc) jobs, CUDA archs $(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$build/CMakeCache.txt"))"
+# build_tree SOURCE BUILD: configure and build one tree with the gate's settings.
+build_tree() {
+  local src=$1 dir=$2 t0 t1
+  gpucheck_generator "$dir"
+  t0=$SECONDS
+  # shellcheck disable=SC2086  # GPUCHECK_CMAKE_ARGS is a list of words
+  cmake -S "$src" -B "$dir" ${GPUCHECK_GENERATOR[@]+"${GPUCHECK_GENERATOR[@]}"} -DGPUCHECK_BUILD_TESTS=OFF ${arch_args[@]+"${arch_args[@]}"} ${GPUCHECK_CMAKE_ARGS:-} > "$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; exit 2; }
+  t1=$SECONDS
+  cmake --build "$dir" -j "$(nproc)" > "$dir.build.log" 2>&1 || { tail -40 "$dir.build.log"; exit 2; }
+  local generator
+  generator=$(sed -n 's/^CMAKE_GENERATOR:INTERNAL=//p' "$dir/CMakeCache.txt")
+  echo "gate: $dir configured in $((t1 - t0)) s, built in $((SECONDS - t1)) s ($generator, $(nproc) jobs, CUDA archs $(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$dir/CMakeCache.txt"))"
+}
+build_tree "$GPUCHECK_ROOT" "$build"
+# The base build, whose processes judge the fastest-process cases, interleaved with this build's:
+# GPUCHECK_BASE_BIN names its binaries, GPUCHECK_BASE_REF a ref whose merge base with HEAD is
+# built here (BUILD_DIR-base, rebuilt when the merge base moves). Flags naming one win.
+base_args=()
+if [[ " ${gate_args[*]-} " != *" --base-bin-dir"* ]]; then
+  if [[ -n ${GPUCHECK_BASE_BIN:-} ]]; then
+    base_args=(--base-bin-dir "$GPUCHECK_BASE_BIN")
+  elif [[ -n ${GPUCHECK_BASE_REF:-} ]]; then
+    gpucheck_base_source "$build" || exit 2
+    echo "gate: base build: $GPUCHECK_BASE_SHA, the merge base of HEAD and $GPUCHECK_BASE_REF"
+    build_tree "$build-base-src" "$build-base"
+    base_args=(--base-bin-dir "$build-base/bin")
+  fi
+fi
 
 results=${RESULTS_DIR:-$GPUCHECK_ROOT/results/$suite}
 rm -rf "$results"
 gpucheck_history ${gate_args[@]+"${gate_args[@]}"}
-gate_args+=(${GPUCHECK_HISTORY_ARGS[@]+"${GPUCHECK_HISTORY_ARGS[@]}"})
+gate_args+=(${GPUCHECK_HISTORY_ARGS[@]+"${GPUCHECK_HISTORY_ARGS[@]}"} ${base_args[@]+"${base_args[@]}"})
 exec "$build/bin/gpucheck" gate --bin-dir "$build/bin" --baseline "$GPUCHECK_ROOT/baselines" --out "$results" \
   --suite "$suite" --device "$device" ${gate_args[@]+"${gate_args[@]}"}

@@ -19,6 +19,9 @@
 #   TRIAL_DEADLINE_S  seconds from the start after which no job starts and a running one is
 #                  stopped (default 560: inside the device tool's 600 s a call)
 #   TRIAL_GATE_S   a gate's estimate (default 90 s: the quick suite with its fresh processes)
+#   TRIAL_BASE_BIN the base build's binaries (`gpucheck gate --base-bin-dir`): every gate and
+#                  drill judges its fastest-process cases against that build's processes, run
+#                  interleaved with its own; BUILD_DIR/bin for an unchanged tree against itself
 # OUT keeps history.db and thresholds.json between calls: a later call on the same machine adds
 # its gates after the earlier ones. Exit 0 when every job ran, 1 when one could not (no time, a
 # drill that did not build), 2 on bad usage, a bad entry or a table with no gate. A gate that fails is a figure of the
@@ -40,6 +43,11 @@ mkdir -p "$2" && out=$(cd "$2" && pwd)
 shift 2
 store=$(cd "${TRIAL_STORE:-$src/baselines}" 2> /dev/null && pwd) || { echo "$0: no store ${TRIAL_STORE:-}" >&2; exit 2; }
 start=$SECONDS deadline=${TRIAL_DEADLINE_S:-560} gate_s=${TRIAL_GATE_S:-90}
+base_args=() drill_base=
+if [[ -n ${TRIAL_BASE_BIN:-} ]]; then
+  base_bin=$(cd "$TRIAL_BASE_BIN" 2> /dev/null && pwd) || { echo "$0: no folder $TRIAL_BASE_BIN (TRIAL_BASE_BIN)" >&2; exit 2; }
+  base_args=(--base-bin-dir "$base_bin") drill_base=" --base-bin-dir $base_bin"
+fi
 summary=$out/summary.log
 note() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$summary"; }
 export NCCL_NVLS_ENABLE=0
@@ -66,7 +74,7 @@ gate_once() {
   local t0=$SECONDS
   GPUCHECK_GIT_BRANCH=main timeout "$(left)" "$gpucheck" gate --bin-dir "$build/bin" --baseline "$store" \
     --thresholds "$thresholds" --history "$out/history.db" --out "$out/gate-$k" --color never \
-    > "$out/gate-$k.txt" 2>&1
+    ${base_args[@]+"${base_args[@]}"} > "$out/gate-$k.txt" 2>&1
   local rc=$?
   echo "$rc" > "$out/gate-$k.rc"
   note "gate-$k: exit $rc in $((SECONDS - t0)) s; $(grep -E '^result:' "$out/gate-$k.txt" | head -1)"
@@ -88,7 +96,7 @@ for job in "$@"; do
     drill:*)
       name=${job#drill:}
       fits $((gate_s * 2)) || { rc=1; continue; }
-      GPUCHECK_GIT_BRANCH=drill/$name DRILL_GATE_ARGS="--thresholds $thresholds --history $out/history.db" \
+      GPUCHECK_GIT_BRANCH=drill/$name DRILL_GATE_ARGS="--thresholds $thresholds --history $out/history.db$drill_base" \
         timeout "$(left)" bash "$src/ci/gate_drills.sh" "$build" "$store" "$out/drills" "$name" > "$out/drill-$name.log" 2>&1 ||
         rc=1
       # The drill's gate is named NAME (unchanged: unchanged-1).

@@ -80,6 +80,22 @@ check "... its line in the summary" grep -q "drill unchanged-1: exit 0" t/summar
 check "... under the trial's limits" grep -q "fastest of 6 fresh processes" t/drills/unchanged-1.txt
 check "... recorded as branch drill/unchanged, not main" test "$("$G" history list --db t/history.db --branch drill/unchanged 2> /dev/null | grep -c 'drill/unchanged')" -ge 1
 
+# Against the base build (TRIAL_BASE_BIN): node-C, whose level is 30% above every other, needs
+# no runs of its own: its gates and drills judge the case against the base build's processes.
+mkdir -p basebin
+printf '#!/usr/bin/env bash\nexec env -u FAKE_SCALE bash "%s" levels steady "$@"\n' "$fake" > basebin/bench_steady
+chmod +x basebin/bench_steady
+FAKE_HOSTNAME=node-C FAKE_LOW=1.3 TRIAL_BASE_BIN=basebin TRIAL_ENTRIES='steady/a/*=host_bound:10:6' \
+  bash "$trials" build ab gate drill:unchanged > ab.txt 2>&1
+check "TRIAL_BASE_BIN, node-C's first gate and a drill: exit 0" test $? -eq 0
+check "... the gate judged against the base build" \
+  grep -q "^- gate-1: exit 0, .*; fastest-process cases: against the base build (.*basebin), its fresh processes interleaved" ab/trials.md
+check "... the drill too" grep -q "^fastest-process cases: against the base build" ab/drills/unchanged-1.txt
+FAKE_HOSTNAME=node-C FAKE_LOW=1.3 FAKE_SCALE=1.15 TRIAL_BASE_BIN=basebin bash "$trials" build ab gate > ab2.txt 2>&1
+check "... a launch path 15% slower against it: gate-2 fails" test "$(cat ab/gate-2.rc)" = 1
+TRIAL_BASE_BIN=nowhere bash "$trials" build ab gate > bad.txt 2>&1
+check "TRIAL_BASE_BIN not there: exit 2, one line" test $? -eq 2 -a "$(wc -l < bad.txt)" -eq 1
+
 for bad in 'steady/a/*=report_only:10' 'steady/a/*=host_bound:0' 'steady/a/*=host_bound:10:1' \
   'steady/a/*=overrides:5:101' 'steady/a/*=host_bound:101' '=host_bound:10'; do
   TRIAL_ENTRIES=$bad bash "$trials" build "bad" gate > bad.txt 2>&1
