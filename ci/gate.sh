@@ -55,6 +55,7 @@ fi
 # build_tree SOURCE BUILD: configure and build one tree with the gate's settings.
 build_tree() {
   local src=$1 dir=$2 t0 t1
+  mkdir -p "$(dirname "$dir")"  # its logs go beside it
   gpucheck_generator "$dir"
   t0=$SECONDS
   # shellcheck disable=SC2086  # GPUCHECK_CMAKE_ARGS is a list of words
