@@ -92,6 +92,18 @@ def gate_dirs(trial):
     return [name for _, name in sorted(found)]
 
 
+def unjudged_gates(trial):
+    """Gates that ended without a verdict (no compare.json): their exit status, e.g. 124 when the
+    trial's deadline stopped them."""
+    found = []
+    for name in os.listdir(trial):
+        m = re.fullmatch(r"(gate-([0-9]+))\.rc", name)
+        if m and not os.path.isfile(os.path.join(trial, m.group(1), "compare.json")):
+            with open(os.path.join(trial, name), encoding="utf-8", errors="replace") as f:
+                found.append((int(m.group(2)), m.group(1), f.read().strip() or "?"))
+    return [(name, rc) for _, name, rc in sorted(found)]
+
+
 def worse_pct(doc, change):
     """A change in percent, worse positive, whichever way the metric points."""
     if change is None:
@@ -176,6 +188,9 @@ def table(trial):
         lines.append(f"- {n}: exit {rc}, result {doc.get('result', '?')}; baseline {doc.get('baseline', '?')}; "
                      f"regressed {counts.get('regressed', 0)}, unconfirmed {counts.get('unconfirmed', 0)}"
                      + (f"; {against}" if against else ""))
+    for n, rc in unjudged_gates(trial):
+        why = "stopped at the trial's deadline (TRIAL_DEADLINE_S)" if rc == "124" else f"its output: {n}.txt"
+        lines.append(f"- {n}: exit {rc}, no verdict: {why}")
     lines += ["", "Change against the baseline, worse positive (first pass→confirmation where it re-measured).",
               "", "| case | limit | " + " | ".join(names) + " | largest + | largest - | failed |",
               "|---|---|" + "---|" * len(names) + "---|---|---|"]

@@ -77,7 +77,11 @@ gate_once() {
     ${base_args[@]+"${base_args[@]}"} > "$out/gate-$k.txt" 2>&1
   local rc=$?
   echo "$rc" > "$out/gate-$k.rc"
-  note "gate-$k: exit $rc in $((SECONDS - t0)) s; $(grep -E '^result:' "$out/gate-$k.txt" | head -1)"
+  if ((rc == 124)); then
+    note "gate-$k: stopped at the trial's deadline after $((SECONDS - t0)) s (exit 124), no verdict"
+  else
+    note "gate-$k: exit $rc in $((SECONDS - t0)) s; $(grep -E '^result:' "$out/gate-$k.txt" | head -1)"
+  fi
   grep -E '^fastest-process cases:' "$out/gate-$k.txt" | sed 's/^/    /' | tee -a "$summary"
   grep -E ' (REGRESSION|MISSING|ERRORED) ' "$out/gate-$k.txt" | sed 's/^/    /' | tee -a "$summary"
 }

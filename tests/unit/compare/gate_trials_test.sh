@@ -122,5 +122,10 @@ bash "$trials" build empty table > empty.txt 2>&1
 check "a gate's compare.json cut short: exit 2" test $? -eq 2
 check "... one line naming the file" grep -q "^gate_trials: .*empty/gate-1/compare.json: not JSON" empty.txt
 check "... and only that line" test "$(wc -l < empty.txt)" -eq 1
+# A gate the deadline stopped (exit 124, no compare.json) is listed as such, not left out.
+cp -r t tcut && mkdir -p tcut/gate-50 && echo 124 > tcut/gate-50.rc
+bash "$trials" build tcut table > cut.txt 2>&1
+check "a gate stopped at the deadline: listed, no verdict" grep -q "^- gate-50: exit 124, no verdict: stopped at the trial's deadline" tcut/trials.md
+check "... and no column of its own" test "$(grep -c 'gate-50 |' tcut/trials.md)" -eq 0
 ((failures == 0)) && echo "gate trials: all checks passed"
 exit $((failures > 0))
