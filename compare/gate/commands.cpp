@@ -294,10 +294,11 @@ RunPlan base_plan(const GatePlan& g) {
   return p;
 }
 
-// What a paired run's two sides said when one gave no figure.
+// What a paired run's two sides said when they gave no figure: the side that errored.
 std::string paired_reason(const Outcome& base, const Outcome& cur) {
-  const Outcome& o = base.results ? cur : base;
-  return std::string(base.results ? "this build: " : "base build: ") + (o.run.reason.empty() ? "no results" : o.run.reason);
+  const bool base_failed = base.run.status == BinaryRun::Status::Errored;
+  const Outcome& o = base_failed ? base : cur;
+  return std::string(base_failed ? "base build: " : "this build: ") + (o.run.reason.empty() ? "no results" : o.run.reason);
 }
 
 // The baseline file for these results: the file given, or the store's pick (this host's
@@ -379,7 +380,7 @@ Status fresh_pass(Context& ctx, const GatePlan& g, FirstPass& fp, Results& curre
                                  "fastest-process cases)"};
         auto [b, o] = runner.run_fresh_paired(base_runner, bin, progress, "fresh", n, cases_filter(names));
         if (b.interrupted || o.interrupted) return Error{bin, "interrupted by a signal during the fresh-process pass"};
-        if (b.results && o.results) {
+        if (o.results) {  // and b.results: both or neither
           current = replace_benchmarks(current, *o.results, names);
           fp.base_side = fp.base_side ? with_cases_of(*fp.base_side, *b.results) : *b.results;
         } else {
@@ -452,13 +453,9 @@ Expected<Confirmations> confirm(Context& ctx, const GatePlan& g, const Compariso
       else o = processes > 0 ? runner.run_fresh(bin, progress, "confirm", processes, cases_filter(names), false)
                              : runner.run(bin, progress, "confirm", g.confirm_reps, cases_filter(names), false);
       if (o.interrupted || b.interrupted) return Error{bin, "interrupted by a signal during the confirmation run"};
-      if (paired && !b.results && o.results) {  // the base build gave no figure: neither side is judged anew
-        o.results.reset();
-        o.run.reason = paired_reason(b, o);
-      }
       if (!o.run.name.empty()) out.runs.push_back(o.run);
       for (const auto& n : names) {
-        if (!o.results) out.failed[n] = o.run.reason.empty() ? paired_reason(b, o) : o.run.reason;
+        if (!o.results) out.failed[n] = !o.run.reason.empty() ? o.run.reason : paired ? paired_reason(b, o) : "no results";
         else if (o.results->find(n) == nullptr) out.failed[n] = "not in the re-run's results";
       }
       if (o.results) current = replace_benchmarks(current, *o.results, names);

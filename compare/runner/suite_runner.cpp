@@ -231,14 +231,22 @@ std::pair<Outcome, Outcome> SuiteRunner::run_fresh_paired(SuiteRunner& base, con
                                                           const std::string& progress, const std::string& pass,
                                                           int processes, const std::optional<std::string>& filter) {
   FreshRuns b, c;
-  for (int i = 0; i < processes; ++i) {
+  std::pair<Outcome, Outcome> out;
+  bool ran = true;
+  for (int i = 0; i < processes && ran; ++i) {
     const std::string of = std::to_string(i + 1) + "/" + std::to_string(processes) + ")";
-    if (!b.add(base.run(bin, progress + " (base build, process " + of, pass, 1, filter, false)) ||
-        !c.add(run(bin, progress + " (this build, process " + of, pass, 1, filter, false)))
-      return {std::move(b.last), std::move(c.last)};
+    ran = b.add(base.run(bin, progress + " (base build, process " + of, pass, 1, filter, false)) &&
+          c.add(run(bin, progress + " (this build, process " + of, pass, 1, filter, false));
   }
-  Outcome bo = base.stack_fresh(bin, pass, std::move(b));
-  return {std::move(bo), stack_fresh(bin, pass, std::move(c))};
+  if (ran) out = {base.stack_fresh(bin, pass, std::move(b)), stack_fresh(bin, pass, std::move(c))};
+  else out = {std::move(b.last), std::move(c.last)};
+  // Both sides or neither: a side without a figure leaves the other with nothing to be judged
+  // against (and a side cut short holds its last process emptied into its runs).
+  if (!out.first.results || !out.second.results) {
+    out.first.results.reset();
+    out.second.results.reset();
+  }
+  return out;
 }
 
 void SuiteRunner::read_json(Outcome& o, const std::string& tmp, const std::string& final_json, int code,

@@ -76,7 +76,7 @@ class SuiteRunner {
   // `processes` fresh processes of `bin` from `base` (another build's binaries, its own --out)
   // and from this runner, alternately, the base's first: the two builds see the same periods of
   // the machine (docs/GATE.md, "Against the base build"). Each side read as run_fresh reads its
-  // own; the first run that errors ends both.
+  // own; the first run that errors ends both. Both outcomes carry results, or neither does.
   std::pair<Outcome, Outcome> run_fresh_paired(SuiteRunner& base, const std::string& bin, const std::string& progress,
                                                const std::string& pass, int processes,
                                                const std::optional<std::string>& filter);

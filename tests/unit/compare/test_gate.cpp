@@ -128,6 +128,13 @@ struct GateFixture {
     fs.executables.insert("bin/" + name);
     runner.binaries["bin/" + name] = std::move(b);
   }
+  // The base build's binary (--base-bin-dir base).
+  void base_binary(const std::string& name, FakeRunner::Behaviour b) {
+    fs.dirs.insert("base");
+    fs.add("base/" + name, "#!fake");
+    fs.executables.insert("base/" + name);
+    runner.binaries["base/" + name] = std::move(b);
+  }
   void baseline(const std::vector<Case>& cases) { fs.add("baselines/nvidia-h200/quick.json", gbench(cases, 5)); }
   gc::ExitStatus gate(std::vector<std::string> extra = {}) {
     std::vector<std::string> args{"gpucheck", "gate", "--bin-dir", "bin", "--baseline", "baselines", "--out", "out"};
@@ -315,10 +322,7 @@ TEST(Gate, AgainstTheBaseBuildAMachinesSlowPeriodCancels) {
   g.fs.add("baselines/thresholds.json",
            R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "processes": 4, "why": "levels and periods"}]})");
   g.binary("bench_launch", writes({{"launch/host_launch/empty/1", 100, ""}}, [](int call) { return call == 0 ? 1.0 : 1.4; }));
-  g.fs.dirs.insert("base");
-  g.fs.add("base/bench_launch", "#!fake");
-  g.fs.executables.insert("base/bench_launch");
-  g.runner.binaries["base/bench_launch"] = writes({{"launch/host_launch/empty/1", 100, ""}}, [](int) { return 1.4; });
+  g.base_binary("bench_launch", writes({{"launch/host_launch/empty/1", 100, ""}}, [](int) { return 1.4; }));
   g.baseline({{"launch/host_launch/empty/1", 100, ""}});
   ASSERT_EQ(g.gate({"--base-bin-dir", "base"}), gc::ExitStatus::Ok) << g.io.out << g.io.err;
   ASSERT_EQ(g.runner.calls.size(), 9u);  // the first pass, then 4 processes of each build
@@ -347,10 +351,7 @@ TEST(Gate, AgainstTheBaseBuildALaunchPathFifteenPercentSlowerFailsConfirmed) {
   g.fs.add("baselines/thresholds.json",
            R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "processes": 4, "why": "levels and periods"}]})");
   g.binary("bench_launch", writes({{"launch/host_launch/empty/1", 100, ""}}, [](int) { return 1.15; }));
-  g.fs.dirs.insert("base");
-  g.fs.add("base/bench_launch", "#!fake");
-  g.fs.executables.insert("base/bench_launch");
-  g.runner.binaries["base/bench_launch"] = writes({{"launch/host_launch/empty/1", 100, ""}});
+  g.base_binary("bench_launch", writes({{"launch/host_launch/empty/1", 100, ""}}));
   g.baseline({{"launch/host_launch/empty/1", 115, ""}});  // the stored baseline would see no change
   EXPECT_EQ(g.gate({"--base-bin-dir", "base"}), gc::ExitStatus::Regression) << g.io.out;
   ASSERT_EQ(g.runner.calls.size(), 17u);  // first pass, 4 + 4 paired, 4 + 4 paired to confirm
@@ -380,9 +381,7 @@ TEST(Gate, ABaseBuildMissingIsBadInputAndOneThatErrorsLeavesTheCaseShown) {
   EXPECT_EQ(g.gate({"--base-bin-dir", "base"}), gc::ExitStatus::BadInput);
   EXPECT_NE(g.io.err.find("gpucheck: base/bench_launch: no such binary (--base-bin-dir"), std::string::npos) << g.io.err;
   EXPECT_EQ(std::count(g.io.err.begin(), g.io.err.end(), '\n'), 1);
-  g.fs.add("base/bench_launch", "#!fake");
-  g.fs.executables.insert("base/bench_launch");
-  g.runner.binaries["base/bench_launch"] = [](const gc::ProcessSpec&, FakeFileSystem&, int) { return exited(3); };
+  g.base_binary("bench_launch", [](const gc::ProcessSpec&, FakeFileSystem&, int) { return exited(3); });
   g.runner.calls.clear();
   EXPECT_EQ(g.gate({"--base-bin-dir", "base"}), gc::ExitStatus::Ok) << g.io.out;
   ASSERT_EQ(g.runner.calls.size(), 2u);  // the first pass, then the base build's first process, which errors
@@ -390,6 +389,28 @@ TEST(Gate, ABaseBuildMissingIsBadInputAndOneThatErrorsLeavesTheCaseShown) {
       << g.io.out;
   const auto report = nlohmann::json::parse(g.fs.files["out/compare.json"]);
   EXPECT_EQ(json_row(report, "launch/host_launch/empty/1")["verdict"], "report only");
+}
+
+// A base build that errors part way (its 2nd process) leaves neither side a figure: the case is
+// shown, not gated, on the first pass's one process, and this build's processes are not judged alone.
+TEST(Gate, ABaseBuildThatErrorsPartWayLeavesNeitherSideAFigure) {
+  GateFixture g;
+  g.fs.add("baselines/thresholds.json",
+           R"({"host_bound": [{"glob": "launch/host_*", "pct": 10, "processes": 4, "why": "levels and periods"}]})");
+  g.binary("bench_launch", writes({{"launch/host_launch/empty/1", 100, ""}}, [](int) { return 1.3; }));
+  auto ok = writes({{"launch/host_launch/empty/1", 100, ""}});
+  g.base_binary("bench_launch", [ok](const gc::ProcessSpec& spec, FakeFileSystem& fs, int call) {
+    return call == 0 ? ok(spec, fs, call) : exited(3);
+  });
+  g.baseline({{"launch/host_launch/empty/1", 100, ""}});
+  EXPECT_EQ(g.gate({"--base-bin-dir", "base"}), gc::ExitStatus::Ok) << g.io.out;
+  ASSERT_EQ(g.runner.calls.size(), 4u);  // first pass; base, this, base (errors)
+  EXPECT_NE(g.io.out.find("the paired fresh-process pass gave no figure (base build: exit 3)"), std::string::npos)
+      << g.io.out;
+  const auto report = nlohmann::json::parse(g.fs.files["out/compare.json"]);
+  const auto& row = json_row(report, "launch/host_launch/empty/1");
+  EXPECT_EQ(row["verdict"], "report only");
+  EXPECT_EQ(row["current_repetitions"], 1);  // the first pass's one process, not this build's one fresh one
 }
 
 // A fresh pass that gives no figure leaves the first pass's one process: shown, not gated; the
