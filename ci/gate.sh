@@ -11,11 +11,12 @@
 #   RESULTS_DIR (default results/<suite>) receives results.json, compare.md, compare.json,
 #   junit.xml and logs/; BUILD_DIR the build (default build-gate).
 #   GPUCHECK_HISTORY: the results history every run is kept in (`--history`, docs/HISTORY.md;
-#   default results/history.db, `off` for none; ignored when the flags name one): a case judged
-#   by its fastest fresh process is gated only against this runner's own runs in it.
-#   GPUCHECK_BASE_REF (e.g. origin/main): builds the merge base of HEAD and that ref too
-#   (BUILD_DIR-base) and judges the fastest-process cases against its processes, run interleaved
-#   with this build's (`--base-bin-dir`); GPUCHECK_BASE_BIN names such binaries built elsewhere.
+#   default results/history.db, `off` for none; ignored when the flags name one).
+#   GPUCHECK_BASE_REF (e.g. origin/main, for a pre-merge gate): builds the merge base of HEAD and
+#   that ref too (BUILD_DIR-base) and judges the cases measured in fresh processes (the launch and
+#   pageable copy cases) against its processes, each run beside one of this build's, by the median
+#   pair (`--base-bin-dir`); GPUCHECK_BASE_BIN names such binaries built elsewhere. Without either
+#   those cases are shown, not gated.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 suite=quick device=0
@@ -67,7 +68,7 @@ build_tree() {
   echo "gate: $dir configured in $((t1 - t0)) s, built in $((SECONDS - t1)) s ($generator, $(nproc) jobs, CUDA archs $(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$dir/CMakeCache.txt"))"
 }
 build_tree "$GPUCHECK_ROOT" "$build"
-# The base build, whose processes judge the fastest-process cases, interleaved with this build's:
+# The base build, whose processes judge the fresh-process cases, each beside one of this build's:
 # GPUCHECK_BASE_BIN names its binaries, GPUCHECK_BASE_REF a ref whose merge base with HEAD is
 # built here (BUILD_DIR-base, rebuilt when the merge base moves). Flags naming one win.
 base_args=()

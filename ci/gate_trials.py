@@ -122,12 +122,12 @@ def read_gate(trial, name):
     if os.path.isfile(rc_path):
         with open(rc_path, encoding="utf-8", errors="replace") as f:
             rc = f.read().strip()
-    # Which baseline judged the cases read by their fastest process (the gate's own line).
+    # What judged the cases measured in fresh processes (the gate's own line).
     against = ""
     txt = os.path.join(trial, name + ".txt")
     if os.path.isfile(txt):
         with open(txt, encoding="utf-8", errors="replace") as f:
-            against = next((line.strip() for line in f if line.startswith("fastest-process cases:")), "")
+            against = next((line.strip() for line in f if line.startswith(("fresh-process cases:", "fastest-process cases:"))), "")
     return doc, rc, against
 
 
@@ -148,11 +148,12 @@ def cell(doc, row):
 
 
 def limit_of(row):
-    """The case's rule: a limit, judged by the fastest of N fresh processes, or report only."""
+    """The case's rule: a limit, measured in N fresh processes, or report only."""
     pct = row.get("threshold_pct")
     text = "-" if pct is None else f"{pct:g}%"
-    if row.get("fresh_processes"):  # report only in a gate without the runner's own runs, still this rule
-        return text + f", fastest of {row['fresh_processes']}"
+    if row.get("fresh_processes"):  # report only in a gate without a base build, still this rule
+        by = "median pair" if row.get("judged_by") == "median_pair" else "fastest"
+        return text + f", {by} of {row['fresh_processes']}"
     return "report only" if row.get("verdict") == "report only" else text
 
 
@@ -221,7 +222,7 @@ def table(trial):
         lines.append(f"| {case}{mark} | {limit} | " + " | ".join(texts) + f" | {signed(hi)} | {signed(lo)} | {failed} |")
     # Each gate's own figure, whatever baseline judged it: how far this machine's gates moved.
     metric = gates[0][1].get("metric", "real_time")
-    lines += ["", f"Each gate's figure ({metric}; for a case judged by its fastest fresh process, that fastest), and",
+    lines += ["", f"Each gate's figure ({metric}; for a case measured in fresh processes, the figure it was judged by), and",
               "the spread across the gates (the largest over the smallest, less 1).", "",
               "| case | " + " | ".join(names) + " | spread |", "|---|" + "---|" * len(names) + "---|"]
     for _, _, case, _, _, _, _, _, figures in rows:

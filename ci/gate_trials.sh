@@ -6,8 +6,7 @@
 # gates it failed: the figures an entry's "why" quotes (docs/GATE.md, "Changing a limit").
 #   gate[:K]      K gates (default 1) of the unchanged tree, OUT/gate-1, gate-2, ... (numbered on
 #                 from those already in OUT), each recorded in the results history as a run of
-#                 main, so that from the 4th on, cases judged by their fastest fresh process are
-#                 judged against this runner's own runs (docs/GATE.md)
+#                 main; cases measured in fresh processes are gated only with TRIAL_BASE_BIN
 #   drill:NAME    one drill of ci/gate_drills.sh (launch_1.15x, tf32_8pct, copy_6pct, ...)
 #                 against the same store and history, recorded as a run of branch drill/NAME
 #   table         OUT/trials.md again (also written after each gate)
@@ -20,8 +19,9 @@
 #                  stopped (default 560: inside the device tool's 600 s a call)
 #   TRIAL_GATE_S   a gate's estimate (default 90 s: the quick suite with its fresh processes)
 #   TRIAL_BASE_BIN the base build's binaries (`gpucheck gate --base-bin-dir`): every gate and
-#                  drill judges its fastest-process cases against that build's processes, run
-#                  interleaved with its own; BUILD_DIR/bin for an unchanged tree against itself
+#                  drill judges its fresh-process cases against that build's processes, each run
+#                  beside one of its own (the median pair); BUILD_DIR/bin for an unchanged tree
+#                  against itself
 # OUT keeps history.db and thresholds.json between calls: a later call on the same machine adds
 # its gates after the earlier ones. Exit 0 when every job ran, 1 when one could not (no time, a
 # drill that did not build), 2 on bad usage, a bad entry or a table with no gate. A gate that fails is a figure of the
@@ -82,7 +82,7 @@ gate_once() {
   else
     note "gate-$k: exit $rc in $((SECONDS - t0)) s; $(grep -E '^result:' "$out/gate-$k.txt" | head -1)"
   fi
-  grep -E '^fastest-process cases:' "$out/gate-$k.txt" | sed 's/^/    /' | tee -a "$summary"
+  grep -E '^(fresh|fastest)-process cases:' "$out/gate-$k.txt" | sed 's/^/    /' | tee -a "$summary"
   grep -E ' (REGRESSION|MISSING|ERRORED) ' "$out/gate-$k.txt" | sed 's/^/    /' | tee -a "$summary"
 }
 

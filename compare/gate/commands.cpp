@@ -39,11 +39,10 @@ const char* const kGateUsage =
       --history FILE       add this run to a history (gpucheck history) after judging it
       --against-commit SHA judge against that commit's runs in --history on this GPU model (every repetition;
                            host-bound cases only from runs of this host CPU), else the stored baseline
-      --base-branch B      with --history: cases judged by their fastest fresh process (thresholds' "processes")
-                           against this runner's own last 10 runs of B when it has 3 (default main)
-      --base-bin-dir DIR   the base build's binaries (the merge base, built): cases judged by their fastest
-                           fresh process are judged against its processes, run interleaved with this build's
-                           (OUT/base/); before --history's runs. One binary missing there is exit 2
+      --base-bin-dir DIR   the base build's binaries (the merge base, built): cases measured in fresh
+                           processes (thresholds' "processes") run N times from each build, one by one in
+                           turn, and are judged by their median pair (OUT/base/); without it they are shown,
+                           not gated. One binary missing there is exit 2
       --baseline FILE|DIR  a baseline file, or a store root: DIR/<gpu-slug>/<host-slug>/SUITE.json when it
                            exists (this host's), else DIR/<gpu-slug>/SUITE.json; thresholds DIR/thresholds.json
       --out DIR            results.json, compare.md, compare.json, junit.xml, logs/ (and runs/, confirm/)
@@ -282,7 +281,6 @@ struct GatePlan {
   bool colour = false;
   CompareOptions compare;
   std::optional<history::GateHistory> history;  // --history FILE [--against-commit SHA]
-  std::string base_branch = "main";              // --base-branch: the runner's own runs of it
   std::optional<std::string> base_bin_dir;       // --base-bin-dir: the base build's binaries
 };
 
@@ -342,14 +340,14 @@ Results with_cases_of(const Results& base, const Results& own) {
   return out;
 }
 
-// The rule's fresh-process count for a case judged by its fastest fresh process, else 0.
+// The rule's fresh-process count for a case measured in fresh processes, else 0.
 int fresh_processes_of(const GatePlan& g, const std::string& name) {
   return g.compare.thresholds.rule_for(name).fresh_processes();
 }
 
-// Every host-bound case whose rule asks for it (thresholds.json "processes": N) is measured in
-// N fresh processes of its binary, filtered to those cases, in place of the first pass's one
-// figure: it is judged by the fastest (rules/fresh_minimum.hpp). A binary whose fresh runs
+// Every case whose rule asks for it (thresholds.json "processes": N) is measured in N fresh
+// processes of its binary, filtered to those cases, in place of the first pass's one figure,
+// paired with N of the base build's when there is one (rules/fresh_minimum.hpp). A binary whose fresh runs
 // give no figure leaves its cases with the first pass's one process, which the rules show and
 // do not gate (too few processes).
 Status fresh_pass(Context& ctx, const GatePlan& g, FirstPass& fp, Results& current) {
@@ -363,8 +361,8 @@ Status fresh_pass(Context& ctx, const GatePlan& g, FirstPass& fp, Results& curre
     ++cases;
   }
   if (by_binary.empty()) return Done{};
-  ctx.io.emit(std::to_string(cases) + " case(s) judged by their fastest fresh process (thresholds' \"processes\")" +
-              (g.base_bin_dir ? ", each build's processes interleaved with the base build's (" + *g.base_bin_dir + ")" : "") +
+  ctx.io.emit(std::to_string(cases) + " case(s) measured in fresh processes (thresholds' \"processes\")" +
+              (g.base_bin_dir ? ", each beside one of the base build's (" + *g.base_bin_dir + ")" : "") +
               ":\n");
   SuiteRunner runner(ctx, g.run);
   const RunPlan bp = base_plan(g);
@@ -377,7 +375,7 @@ Status fresh_pass(Context& ctx, const GatePlan& g, FirstPass& fp, Results& curre
         const std::string base_bin = join_path(*g.base_bin_dir, bin);
         if (ctx.fs.kind(base_bin) != FileSystem::Kind::File)
           return Error{base_bin, "no such binary (--base-bin-dir: the base build's binaries, which judge this build's "
-                                 "fastest-process cases)"};
+                                 "fresh-process cases)"};
         auto [b, o] = runner.run_fresh_paired(base_runner, bin, progress, "fresh", n, cases_filter(names));
         if (b.interrupted || o.interrupted) return Error{bin, "interrupted by a signal during the fresh-process pass"};
         if (o.results) {  // and b.results: both or neither
@@ -435,7 +433,7 @@ Expected<Confirmations> confirm(Context& ctx, const GatePlan& g, const Compariso
     ++i;
     const std::string progress = "[confirm " + std::to_string(i) + "/" + std::to_string(by_binary.size()) + "]";
     // Host-bound cases are re-measured in a fresh process per repetition (their figure moves
-    // with the process: docs/GATE.md), those judged by their fastest fresh process in as many
+    // with the process: docs/GATE.md), those measured in fresh processes in as many
     // as their rule asks; the others in one fresh process with repetitions. Key: processes (0:
     // one process with repetitions).
     std::map<int, std::vector<std::string>> groups;
@@ -445,7 +443,7 @@ Expected<Confirmations> confirm(Context& ctx, const GatePlan& g, const Compariso
              : g.compare.thresholds.rule_for(n).kind == RuleKind::HostBound ? g.confirm_reps : 0].push_back(n);
     }
     for (const auto& [processes, names] : groups) {
-      // Judged against the base build (--base-bin-dir): both builds measured again, interleaved.
+      // Judged against the base build (--base-bin-dir): both builds measured again, in pairs.
       const bool paired = g.base_bin_dir && processes > 0 && fresh_processes_of(g, names.front()) > 0;
       Outcome b;
       Outcome o;
@@ -515,11 +513,6 @@ Expected<GatePlan> read_gate_plan(const FileSystem& fs, const Args& a, const std
   auto h = history::open_gate_history(value(a, "--history"), value(a, "--against-commit"));
   if (!h) return h.error();
   g.history = std::move(*h);
-  if (const auto bb = value(a, "--base-branch")) {
-    if (!g.history) return Error{"--base-branch", "needs --history FILE (this runner's runs of that branch)"};
-    if (bb->empty()) return Error{"--base-branch", "is empty"};
-    g.base_branch = *bb;
-  }
   if (const auto bd = value(a, "--base-bin-dir")) {
     if (fs.kind(*bd) != FileSystem::Kind::Directory)
       return Error{*bd, "no such folder (--base-bin-dir: the base build's binaries)"};
@@ -583,27 +576,21 @@ Expected<CompareReport> judge_first_pass(Context& ctx, GatePlan& g, FirstPass& f
   if (auto m = check_metric(*base_full, current, g.compare.metric); !m && any_results) return m.error();
   Results base = restrict_to_filter(*base_full, g.run);
   io.emit("baseline: " + *base_path + " (" + gpu_b + ")\n");
-  // Cases judged by their fastest fresh process: against the base build's processes, interleaved
-  // with this build's (--base-bin-dir), else against this runner's own runs where the history
-  // holds enough of them (a machine's launch levels are its own), else shown, not gated.
+  // Cases measured in fresh processes: judged only against the base build's processes, each run
+  // beside one of this build's (--base-bin-dir). Against the stored baseline or earlier runs, a
+  // slower period of the whole machine failed an unchanged tree (docs/GATE.md): shown, not gated.
   if (fp.base_side) {
     base = with_cases_of(base, restrict_to_filter(*fp.base_side, g.run));
     g.compare.fresh_not_gated.clear();
-    io.emit("fastest-process cases: against the base build (" + g.base_bin_dir.value_or("") +
-            "), its fresh processes interleaved with this build's\n");
-  } else if (g.history && !*from_commit) {
-    auto own = history::runner_baseline_for(*g.history, current, g.compare.thresholds, g.base_branch);
-    if (!own) return own.error();
-    if (own->baseline) {
-      base = with_cases_of(base, restrict_to_filter(own->baseline->results, g.run));
-      io.emit("fastest-process cases: " + own->baseline->label + "\n");
-    }
-    g.compare.fresh_not_gated = own->not_gated;
-  } else if (!g.history) {
-    g.compare.fresh_not_gated = "shown, not gated: judged only against this runner's own runs, which gate --history FILE keeps";
+    g.compare.paired_processes = true;
+    io.emit("fresh-process cases: against the base build (" + g.base_bin_dir.value_or("") +
+            "), by the median pair, each of its processes run beside one of this build's\n");
+  } else {
+    g.compare.fresh_not_gated = "shown, not gated: judged only against the base build's processes run beside this "
+                                "build's (--base-bin-dir DIR; ci/gate.sh: GPUCHECK_BASE_REF=REF)";
   }
-  if (!g.compare.fresh_not_gated.empty() && judges_any_by_fastest_process(g.compare.thresholds, current))
-    io.emit("fastest-process cases: " + g.compare.fresh_not_gated + "\n");
+  if (!g.compare.fresh_not_gated.empty() && measures_any_in_fresh_processes(g.compare.thresholds, current))
+    io.emit("fresh-process cases: " + g.compare.fresh_not_gated + "\n");
 
   // A neighbour may have started after the first look: look again before judging and
   // re-measuring. A neighbour on the GPU is never excused as a slow host.
@@ -648,7 +635,7 @@ Status write_gate_outputs(Context& ctx, const GatePlan& g, const CompareReport& 
 
 ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
   CliOutput& io = ctx.io;
-  const OptionSet gate_only{{"--baseline", "--confirm-repetitions", "--color", "--history", "--against-commit", "--base-branch",
+  const OptionSet gate_only{{"--baseline", "--confirm-repetitions", "--color", "--history", "--against-commit",
                              "--base-bin-dir"},
                             {"--allow-other-gpu"}};
   auto a = parse_args(args, 2, with(with(run_options(), compare_options()), gate_only), "gate");

@@ -140,26 +140,4 @@ Expected<std::optional<HistoryBaseline>> commit_baseline(Store& store, const std
   return std::optional<HistoryBaseline>(HistoryBaseline{gbench_json(runs, "commit " + commit, take), runs.size(), commit, commit});
 }
 
-Expected<RunnerRuns> runner_baseline(Store& store, const Runner& runner, const std::function<bool(const std::string&)>& wanted) {
-  RunnerRuns out;
-  if (runner.gpu_uuid.empty() || runner.gpu_uuid == "unknown" || runner.host_name.empty() || runner.host_name == "unknown") {
-    out.identified = false;  // no identity: not this runner's for sure
-    return out;
-  }
-  auto all = store.runs({runner.gpu_slug, runner.branch});
-  if (!all) return all.error();
-  std::vector<std::int64_t> ids;  // newest first
-  for (const RunInfo& r : *all)
-    if (r.gpu_uuid == runner.gpu_uuid && r.host_name == runner.host_name && ids.size() < runner.last) ids.push_back(r.id);
-  out.found = ids.size();
-  if (ids.size() < runner.min_runs) return out;
-  auto read = read_oldest_first(store, ids);
-  if (!read) return read.error();
-  const std::vector<StoredRun>& runs = *read;
-  const Take take = [&wanted](const StoredRun&, const std::string& name) { return wanted(name); };
-  out.baseline = HistoryBaseline{gbench_json(runs, runner.branch + " on " + runner.host_name + " (" + runner.gpu_uuid + ")", take),
-                                 runs.size(), runs.front().info.commit, runs.back().info.commit};
-  return out;
-}
-
 }  // namespace gpucheck::compare::history

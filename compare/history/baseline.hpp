@@ -42,19 +42,4 @@ Expected<std::optional<HistoryBaseline>> commit_baseline(Store& store, const std
                                                          const std::string& host_cpu,
                                                          const std::function<bool(const std::string&)>& host_bound);
 
-// One runner's own runs as the baseline of the cases `wanted` says (the gate's cases judged by
-// their fastest fresh process: a machine's launch levels are its own): the newest `last` runs of
-// `branch` on this GPU (its UUID) and host (its name), every repetition; how many it found, and
-// no baseline when that is fewer than `min_runs`.
-struct Runner {
-  std::string gpu_slug, gpu_uuid, host_name, branch;
-  std::size_t last = 10, min_runs = 3;
-};
-struct RunnerRuns {
-  std::size_t found = 0;                    // the runner's runs of the branch (at most `last`)
-  bool identified = true;                   // false: no GPU UUID or host name to match
-  std::optional<HistoryBaseline> baseline;  // set when found >= min_runs
-};
-Expected<RunnerRuns> runner_baseline(Store& store, const Runner& runner, const std::function<bool(const std::string&)>& wanted);
-
 }  // namespace gpucheck::compare::history

@@ -45,37 +45,6 @@ Expected<std::optional<CommitBaseline>> against_commit(const GateHistory& h, con
   return std::optional<CommitBaseline>(CommitBaseline{std::move(*r), label});
 }
 
-Expected<RunnerBaseline> runner_baseline_for(const GateHistory& h, const Results& current, const Thresholds& t,
-                                             const std::string& base_branch) {
-  if (!judges_any_by_fastest_process(t, current)) return RunnerBaseline{};
-  const auto fresh = [&t](const std::string& name) { return t.rule_for(name).fresh_processes() > 0; };
-  auto store = Store::open(h.path, false);
-  if (!store) return store.error();
-  Runner runner;
-  runner.gpu_slug = gpu_slug(current.context_value("gpu_name"));
-  runner.gpu_uuid = current.context_value("gpu_uuid");
-  runner.host_name = current.context_value("host_name");
-  runner.branch = base_branch;
-  auto b = runner_baseline(*store, runner, fresh);
-  store->checkpoint();
-  if (!b) return b.error();
-  if (!b->identified)
-    return RunnerBaseline{std::nullopt, "shown, not gated: the run records no GPU UUID or host name, so no runs of this "
-                                        "runner can judge it"};
-  const std::string who = " (" + runner.host_name + ", " + runner.gpu_uuid + ")";
-  if (!b->baseline)
-    return RunnerBaseline{std::nullopt, "shown, not gated: history " + h.path + " holds " + std::to_string(b->found) +
-                                            " of the " + std::to_string(runner.min_runs) + " runs of " + base_branch +
-                                            " on this runner" + who + " that judge it"};
-  ReadOptions ro;
-  ro.keep_raw = true;
-  const std::string label = "history " + h.path + ": this runner's " + std::to_string(b->baseline->runs) + " runs of " +
-                            base_branch + who + ", every process";
-  auto r = parse_results(b->baseline->json, label, ro);
-  if (!r) return r.error();
-  return RunnerBaseline{CommitBaseline{std::move(*r), label}, ""};
-}
-
 Expected<std::int64_t> add_gate_run(const GateHistory& h, const Results& current, const Comparison& judged,
                                     const std::string& source) {
   std::map<std::string, std::string> verdicts;

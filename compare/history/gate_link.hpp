@@ -32,18 +32,6 @@ struct CommitBaseline {
 };
 Expected<std::optional<CommitBaseline>> against_commit(const GateHistory& h, const Results& current, const Thresholds& t);
 
-// This runner's own runs (the current results' GPU UUID and host name) on `base_branch`, as the
-// baseline of the cases judged by their fastest fresh process (thresholds' "processes": a
-// machine's launch levels are its own): the newest 10, at least 3. Without them, why those
-// cases are shown and not gated (`not_gated`: how many of the 3 it holds, or that the run
-// names no runner). Neither when no case is so judged.
-struct RunnerBaseline {
-  std::optional<CommitBaseline> baseline;
-  std::string not_gated;
-};
-Expected<RunnerBaseline> runner_baseline_for(const GateHistory& h, const Results& current, const Thresholds& t,
-                                             const std::string& base_branch);
-
 // Adds the judged run (its verdicts from the comparison); the stored run's id, or the one it
 // already was.
 Expected<std::int64_t> add_gate_run(const GateHistory& h, const Results& current, const Comparison& judged,

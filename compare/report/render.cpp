@@ -55,9 +55,10 @@ std::string rate_text(const Row& r, std::string_view arrow) {
   return r.rate + " " + num(r.base_rate) + std::string(arrow) + num(r.cur_rate);
 }
 
-// What a case judged by its fastest fresh process compared (rules/fresh_minimum.hpp).
+// What a case measured in fresh processes compared (rules/fresh_minimum.hpp).
 std::string fastest_of_text(const Row& r) {
   const std::string n = std::to_string(r.fresh_processes);
+  if (r.paired) return "median pair of " + n + " fresh processes, each run beside the base build's";
   // A side of exactly N processes (the base build's, interleaved: --base-bin-dir) reads its fastest.
   if (r.base_processes == r.fresh_processes) return "fastest of " + n + " fresh processes vs the baseline's fastest of " + n;
   return "fastest of " + n + " fresh processes vs the baseline's " +
@@ -479,6 +480,7 @@ void write_row(RowText& t, const Row& r) {
   if (r.fresh_processes > 0) {
     t.key("fresh_processes").integer(r.fresh_processes);
     t.key("baseline_processes").integer(r.base_processes);
+    t.key("judged_by").string(r.paired ? "median_pair" : "fastest");
   }
   if (r.verdict == Verdict::ReportOnly || r.verdict == Verdict::HostDiffers) {
     t.key("measured_verdict").string(verdict_name(r.measured));

@@ -164,26 +164,32 @@ std::optional<double> noise_pct(const Benchmark& b) {
   return it->second;
 }
 
-// A host-bound case judged by the fastest of `processes` fresh processes (fresh_minimum.hpp):
-// no U test (the figures are two levels, not one distribution with noise); a side without
-// enough process figures is shown, not gated, saying so. False when the row is decided here
-// without a figure each (the caller returns).
+// A case measured in `processes` fresh processes (fresh_minimum.hpp): by its median pair when
+// the base side ran beside this one, else by the fastest of N. No U test (the figures are levels,
+// not one distribution with noise); a side without enough process figures is shown, not gated,
+// saying so. False when the row is decided here without a figure each (the caller returns).
 bool judge_by_fresh_minimum(Row& r, const Benchmark& b, const Benchmark& k, const CompareOptions& o, int processes) {
   const bool lower_better = o.direction == Direction::LowerIsBetter;
   static const std::vector<double> kNone;
   const auto* sa = samples_of(b, o.metric);
   const auto* sb = samples_of(k, o.metric);
-  const FreshMinimum f = judge_fresh_minimum(sa ? *sa : kNone, sb ? *sb : kNone, processes, lower_better);
+  const auto& base = sa ? *sa : kNone;
+  const auto& cur = sb ? *sb : kNone;
+  const FreshMinimum f = o.paired_processes ? judge_median_pair(base, cur, processes, lower_better)
+                                            : judge_fresh_minimum(base, cur, processes, lower_better);
   r.fresh_processes = processes;
+  r.paired = o.paired_processes;
   r.base_processes = sa ? static_cast<int>(sa->size()) : 0;
   if (!f.base || !f.cur) {
     r.measured = Verdict::Skipped;  // not compared
     r.verdict = Verdict::ReportOnly;
     const bool base_short = r.base_processes < processes;
-    r.note = f.why_not + ": shown, not gated; " +
-             (base_short ? "re-record the baseline from fresh processes (gpucheck baseline update --from-history, or "
-                           "gpucheck run --repetitions N --fresh-processes)"
-                         : "measure it in N fresh processes (the gate does; gpucheck run --repetitions N --fresh-processes)");
+    std::string advice;  // a base build's processes are re-run by the next gate: nothing to do
+    if (!o.paired_processes)
+      advice = base_short ? "; re-record the baseline from fresh processes (gpucheck baseline update --from-history, or "
+                            "gpucheck run --repetitions N --fresh-processes)"
+                          : "; measure it in N fresh processes (the gate does; gpucheck run --repetitions N --fresh-processes)";
+    r.note = f.why_not + ": shown, not gated" + advice;
     r.fails_gate = fails_gate(r.verdict, o.allow_missing);
     return false;
   }
@@ -456,11 +462,13 @@ void blame_errored_families(std::vector<Row>& rows, const CompareOptions& o) {
     }
 }
 
-// The improvements past their limit (report-only rows are never Improvement).
+// The improvements past their limit (report-only rows are never Improvement). A case judged
+// against the base build's processes is faster than the base build, not than the stored
+// baseline: no re-recording follows from it.
 std::optional<StaleBaseline> stale_of(const std::vector<Row>& rows, const Results& baseline) {
   StaleBaseline s;
   for (const Row& r : rows) {
-    if (r.verdict != Verdict::Improvement || !r.change) continue;
+    if (r.verdict != Verdict::Improvement || !r.change || r.paired) continue;
     const double gain = std::fabs(*r.change);
     s.least = s.cases == 0 ? gain : std::min(s.least, gain);
     s.most = s.cases == 0 ? gain : std::max(s.most, gain);
@@ -481,7 +489,7 @@ std::optional<StaleBaseline> stale_of(const std::vector<Row>& rows, const Result
 
 }  // namespace
 
-bool judges_any_by_fastest_process(const Thresholds& t, const Results& r) {
+bool measures_any_in_fresh_processes(const Thresholds& t, const Results& r) {
   return std::any_of(r.benchmarks.begin(), r.benchmarks.end(),
                      [&t](const Benchmark& b) { return t.rule_for(b.name).fresh_processes() > 0; });
 }

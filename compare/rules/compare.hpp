@@ -55,9 +55,11 @@ struct Row {
   int first_cur_reps = 0;
   // Telemetry that differs from the baseline's ("SM clock 1980 -> 1545 MHz"), and the like.
   std::vector<std::string> why;
-  // A host-bound case judged by the fastest of fresh processes (rules/fresh_minimum.hpp): how
-  // many the rule asks (0: not so judged) and how many figures the baseline held.
+  // A case measured in fresh processes (rules/fresh_minimum.hpp): how many the rule asks (0: not
+  // so measured) and how many figures the baseline held.
   int fresh_processes = 0, base_processes = 0;
+  // Judged by the median pair of processes run beside the base build's (fresh_minimum.hpp).
+  bool paired = false;
 };
 
 struct ContextDiff {
@@ -96,8 +98,12 @@ struct CompareOptions {
   // then gated at its limit even when the host reference ran slower, since a neighbour on
   // the GPU slows the host reference too (a process streaming pinned H2D copies: 2.5x).
   int gpu_other_processes = 0;
-  // Set by the gate when this runner has no runs of its own to judge the cases judged by their
-  // fastest fresh process (a machine's launch level is its own): why they are shown, not gated.
+  // Set by the gate when the base side's fresh processes ran one by one beside the current
+  // side's (--base-bin-dir): process i of each side together. A case measured in fresh
+  // processes is then judged by its median pair (rules/fresh_minimum.hpp).
+  bool paired_processes = false;
+  // Set by the gate when there is no base build to judge the cases measured in fresh processes
+  // (thresholds' "processes"): why they are shown, not gated.
   std::string fresh_not_gated;
 };
 
@@ -147,8 +153,8 @@ Status check_metric(const Results& baseline, const Results& current, const std::
 
 Comparison compare_results(const Results& baseline, const Results& current, const CompareOptions& options);
 
-// Whether any case of `r` is judged by its fastest fresh process under `t` ("processes").
-bool judges_any_by_fastest_process(const Thresholds& t, const Results& r);
+// Whether any case of `r` is measured in fresh processes under `t` ("processes").
+bool measures_any_in_fresh_processes(const Thresholds& t, const Results& r);
 
 // A case's method as compared: "1" where the file wrote none (results recorded before cases
 // carried one), else as read ("2", or "?" for a value that is not a whole number).

@@ -1,10 +1,22 @@
 // A host figure that comes in levels between processes (docs/GATE.md, host-bound: on the H200
 // VMs one process's cudaLaunchKernel reads one of two levels, and nothing inside the process
-// divides the level out) is judged by the fastest of N fresh processes. A slower launch path
-// moves every process, the fastest included; the level a process lands on moves only some.
-// It does not take out a period in which the whole machine is slower: every process of a gate
-// can fall in one (measured 2026-12-05, docs/GATE.md), which is why no entry uses it today.
+// divides the level out) is measured in N fresh processes.
 //
+// Against the base build (gpucheck gate --base-bin-dir): the two builds' processes ran in turn,
+// base 1, this 1, base 2, this 2, ..., so a level or a slower period of the whole machine, which
+// lasts a few processes (measured 2026-12-05, docs/GATE.md), falls on both builds alike. The case
+// is judged by the median neighbouring pair: each process of this build beside the base build's
+// process run just before it and the one run just after it, 2N - 1 pairs with either build first
+// about as often (what a second process gains from the first cancels); their ratios ranked, the
+// middle pair's two figures shown. A slower launch path moves every pair; a lucky or slow process
+// moves two.
+//
+// Against figures that did not run beside this run's (a results file of fresh processes, as
+// gpucheck compare reads them): the fastest of N. It does not take out a period in which the
+// whole machine is slower: every process of a gate can fall in one (measured 2026-12-05), which
+// is why the gate judges these cases only against the base build.
+//
+// The fastest of N:
 // Each side holds one figure per fresh process, from any number of runs. Its figure for the case
 // is where the fastest of N of its processes lands half the time: the quantile
 // q = 1 - 0.5^(1/N) of its figures (N = 10: the 6.7th percentile), read as the empirical
@@ -36,5 +48,11 @@ struct FreshMinimum {
 // `base` and `cur`: one figure per fresh process. Needs at least n on each side.
 FreshMinimum judge_fresh_minimum(const std::vector<double>& base, const std::vector<double>& cur, int n,
                                  bool lower_is_better);
+
+// The median neighbouring pair (above): base[0], cur[0], base[1], cur[1], ... in the order they
+// ran. Needs the same count on both sides, at least n, every figure finite and above zero; else
+// why_not says what is held.
+FreshMinimum judge_median_pair(const std::vector<double>& base, const std::vector<double>& cur, int n,
+                               bool lower_is_better);
 
 }  // namespace gpucheck::compare

@@ -33,7 +33,8 @@ struct ReportOnly {
 
 // Host time: gated at `pct` when baseline and current ran on the same host CPU model. With
 // `processes` (kMinFreshProcesses..kMaxFreshProcesses; 0: not set), the case is measured in that
-// many fresh processes and judged by their fastest (fresh_minimum.hpp).
+// many fresh processes, judged against the base build's by the median neighbouring pair
+// (fresh_minimum.hpp).
 struct HostBound {
   std::string glob;
   double pct = 10.0;
@@ -49,8 +50,8 @@ struct Rule {
   double pct = 10.0;     // the gated limit (Default, Override, HostBound)
   double cv_pct = 0.0;   // ReportOnly: the noise measured on the case
   std::string glob, why;
-  int processes = 0;     // HostBound, Override: judged by the fastest of this many fresh processes (0: not)
-  // How many fresh processes the case is judged by the fastest of; 0 when it is not so judged.
+  int processes = 0;     // HostBound, Override: measured in this many fresh processes (0: not)
+  // How many fresh processes the case is measured in; 0 when it is not so measured.
   [[nodiscard]] int fresh_processes() const {
     return kind == RuleKind::HostBound || kind == RuleKind::Override ? processes : 0;
   }

@@ -62,7 +62,7 @@ class SuiteRunner {
  public:
   SuiteRunner(Context& ctx, const RunPlan& plan) : ctx_(ctx), plan_(plan) {}
 
-  // `pass`: "first", "fresh" (the host-bound cases judged by their fastest fresh process:
+  // `pass`: "first", "fresh" (the cases measured in fresh processes, thresholds' "processes":
   // DIR/runs/BIN.fresh.json, logs BIN.fresh.log) or "confirm"; `allow_empty`: a filter may
   // leave the binary no case.
   Outcome run(const std::string& bin, const std::string& progress, const std::string& pass, int reps,
@@ -74,9 +74,11 @@ class SuiteRunner {
   Outcome run_fresh(const std::string& bin, const std::string& progress, const std::string& pass, int processes,
                     const std::optional<std::string>& filter, bool allow_empty);
   // `processes` fresh processes of `bin` from `base` (another build's binaries, its own --out)
-  // and from this runner, alternately, the base's first: the two builds see the same periods of
-  // the machine (docs/GATE.md, "Against the base build"). Each side read as run_fresh reads its
-  // own; the first run that errors ends both. Both outcomes carry results, or neither does.
+  // and from this runner, alternately, the base's first: base 1, this 1, base 2, this 2, ... The
+  // two builds see the same levels and periods of the machine, and each process of this build
+  // has a base process just before it and one just after (docs/GATE.md, "Fresh processes against
+  // the base build"). Each side read as run_fresh reads its own; the first run that errors ends
+  // both. Both outcomes carry results, or neither does.
   std::pair<Outcome, Outcome> run_fresh_paired(SuiteRunner& base, const std::string& bin, const std::string& progress,
                                                const std::string& pass, int processes,
                                                const std::optional<std::string>& filter);
