@@ -45,9 +45,9 @@ FreshMinimum judge_median_pair(const std::vector<double>& base, const std::vecto
   FreshMinimum f;
   const auto need = static_cast<std::size_t>(std::max(1, n));
   if (base.size() != cur.size() || base.size() < need) {
-    f.why_not = "judged by the median of " + std::to_string(n) + " pairs of fresh processes: the base build holds " +
-                std::to_string(base.size()) + " process figure" + (base.size() == 1 ? "" : "s") + ", this build " +
-                std::to_string(cur.size());
+    f.why_not = "judged against " + std::to_string(n) + " fresh processes of the base build run in turn with " +
+                std::to_string(n) + " of this one: the base side holds " + std::to_string(base.size()) + " process figure" +
+                (base.size() == 1 ? "" : "s") + ", this build " + std::to_string(cur.size());
     return f;
   }
   const auto usable = [](double v) { return std::isfinite(v) && v > 0.0; };

@@ -319,11 +319,12 @@ TEST(MedianPair, TheMedianOfTheNeighbouringPairs) {
 TEST(MedianPair, RefusesUnevenShortOrNonPositiveSides) {
   const auto uneven = gc::judge_median_pair({1, 1, 1}, {1, 1}, 2, true);
   EXPECT_FALSE(uneven.base || uneven.cur);
-  EXPECT_NE(uneven.why_not.find("the base build holds 3 process figures, this build 2"), std::string::npos)
+  EXPECT_NE(uneven.why_not.find("the base side holds 3 process figures, this build 2"), std::string::npos)
       << uneven.why_not;
   const auto shorter = gc::judge_median_pair({1, 1}, {1, 1}, 3, true);
   EXPECT_FALSE(shorter.base);
-  EXPECT_NE(shorter.why_not.find("median of 3 pairs"), std::string::npos) << shorter.why_not;
+  EXPECT_NE(shorter.why_not.find("judged against 3 fresh processes of the base build"), std::string::npos)
+      << shorter.why_not;
   const auto empty = gc::judge_median_pair({}, {}, 1, true);
   EXPECT_FALSE(empty.base);
   for (double bad : {std::nan(""), 0.0, -1.0, HUGE_VAL}) {
@@ -376,8 +377,8 @@ TEST(MedianPair, ALaunchPathFifteenPercentSlowerFails) {
   const gc::Row s = paired(shorter, cur);
   EXPECT_EQ(s.verdict, gc::Verdict::ReportOnly);
   EXPECT_FALSE(s.fails_gate);
-  EXPECT_EQ(s.note, "judged by the median of 10 pairs of fresh processes: the base build holds 9 process figures, this "
-                    "build 10: shown, not gated");
+  EXPECT_EQ(s.note, "judged against 10 fresh processes of the base build run in turn with 10 of this one: the base "
+                    "side holds 9 process figures, this build 10: shown, not gated");
 }
 
 // 15% faster than the base build: an improvement, and no "baseline stale" line (the stored
