@@ -7,7 +7,7 @@
 // lasts a few processes (measured 2026-12-05, docs/GATE.md), falls on both builds alike. The case
 // is judged by the median neighbouring pair: each process of this build beside the base build's
 // process run just before it and the one run just after it, 2N - 1 pairs with either build first
-// about as often (what a second process gains from the first cancels); their ratios ranked, the
+// about as often (an effect of the order, if any, falls on both builds); their ratios ranked, the
 // middle pair's two figures shown. A slower launch path moves every pair; a lucky or slow process
 // moves two.
 //
