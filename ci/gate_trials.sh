@@ -18,6 +18,9 @@
 #   TRIAL_DEADLINE_S  seconds from the start after which no job starts and a running one is
 #                  stopped (default 560: inside the device tool's 600 s a call)
 #   TRIAL_GATE_S   a gate's estimate (default 90 s: the quick suite with its fresh processes)
+#   TRIAL_GATE_ARGS more `gpucheck gate` flags for every gate and drill, split on spaces, e.g.
+#                  '--filter ^(launch|pcie)/': the fresh-process cases' gates in half the time
+#                  (the cases the filter leaves out are out of scope, not missing)
 #   TRIAL_BASE_BIN the base build's binaries (`gpucheck gate --base-bin-dir`): every gate and
 #                  drill judges its fresh-process cases against that build's processes, each run
 #                  beside one of its own (the median pair); BUILD_DIR/bin for an unchanged tree
@@ -72,9 +75,10 @@ gate_once() {
   local k=1
   while [[ -e $out/gate-$k ]]; do k=$((k + 1)); done
   local t0=$SECONDS
+  # shellcheck disable=SC2086  # TRIAL_GATE_ARGS: flags split on spaces
   GPUCHECK_GIT_BRANCH=main timeout "$(left)" "$gpucheck" gate --bin-dir "$build/bin" --baseline "$store" \
     --thresholds "$thresholds" --history "$out/history.db" --out "$out/gate-$k" --color never \
-    ${base_args[@]+"${base_args[@]}"} > "$out/gate-$k.txt" 2>&1
+    ${base_args[@]+"${base_args[@]}"} ${TRIAL_GATE_ARGS:-} > "$out/gate-$k.txt" 2>&1
   local rc=$?
   echo "$rc" > "$out/gate-$k.rc"
   if ((rc == 124)); then
@@ -100,7 +104,7 @@ for job in "$@"; do
     drill:*)
       name=${job#drill:}
       fits $((gate_s * 2)) || { rc=1; continue; }
-      GPUCHECK_GIT_BRANCH=drill/$name DRILL_GATE_ARGS="--thresholds $thresholds --history $out/history.db$drill_base" \
+      GPUCHECK_GIT_BRANCH=drill/$name DRILL_GATE_ARGS="--thresholds $thresholds --history $out/history.db$drill_base ${TRIAL_GATE_ARGS:-}" \
         timeout "$(left)" bash "$src/ci/gate_drills.sh" "$build" "$store" "$out/drills" "$name" > "$out/drill-$name.log" 2>&1 ||
         rc=1
       # The drill's gate is named NAME (unchanged: unchanged-1).

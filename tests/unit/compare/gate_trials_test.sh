@@ -93,6 +93,11 @@ check "... the gate judged against the base build" \
 check "... the drill too" grep -q "^fresh-process cases: against the base build" ab/drills/unchanged-1.txt
 FAKE_HOSTNAME=node-C FAKE_LOW=1.3 FAKE_SCALE=1.15 TRIAL_BASE_BIN=basebin bash "$trials" build ab gate > ab2.txt 2>&1
 check "... a launch path 15% slower against it: gate-2 fails" test "$(cat ab/gate-2.rc)" = 1
+FAKE_HOSTNAME=node-C FAKE_LOW=1.3 TRIAL_BASE_BIN=basebin TRIAL_GATE_ARGS='--filter ^steady/a/' \
+  bash "$trials" build ab gate drill:unchanged > ab3.txt 2>&1
+check "TRIAL_GATE_ARGS: a gate and a drill filtered to one case, exit 0" test $? -eq 0
+check "... the gate ran that case alone" grep -q '^1 benchmarks: ' ab/gate-3.txt
+check "... the drill too" grep -q '^1 benchmarks: ' ab/drills/unchanged-1.txt
 TRIAL_BASE_BIN=nowhere bash "$trials" build ab gate > bad.txt 2>&1
 check "TRIAL_BASE_BIN not there: exit 2, one line" test $? -eq 2 -a "$(wc -l < bad.txt)" -eq 1
 
