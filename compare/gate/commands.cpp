@@ -409,6 +409,29 @@ struct Confirmations {
   std::optional<Results> base_side;           // --base-bin-dir: the base build's re-run, paired
 };
 
+// How the confirmation re-measures its cases, by kind: " in a fresh process, 5 repetitions",
+// or, where some are measured in fresh processes, how many go which way.
+std::string confirm_how(const GatePlan& g, const std::map<std::string, Row>& cases) {
+  std::map<int, int> fresh;  // processes -> cases
+  int host = 0, plain = 0;
+  for (const auto& [name, row] : cases) {
+    if (const int n = fresh_processes_of(g, name); n > 0) ++fresh[n];
+    else if (g.compare.thresholds.rule_for(name).kind == RuleKind::HostBound) ++host;
+    else ++plain;
+  }
+  const std::string reps = std::to_string(g.confirm_reps);
+  if (fresh.empty() && host == 0) return " in a fresh process, " + reps + " repetitions";
+  std::vector<std::string> parts;
+  if (plain > 0) parts.push_back(std::to_string(plain) + " in a fresh process with " + reps + " repetitions");
+  if (host > 0) parts.push_back(std::to_string(host) + " in " + reps + " fresh processes");
+  for (const auto& [n, k] : fresh)
+    parts.push_back(std::to_string(k) + " in " + std::to_string(n) + " fresh processes" +
+                    (g.base_bin_dir ? " of each build, in turn" : ""));
+  std::string s = ": ";
+  for (std::size_t i = 0; i < parts.size(); ++i) s += (i ? ", " : "") + parts[i];
+  return s;
+}
+
 // Re-measures every case past its limit in a fresh process of its binary, with repetitions;
 // `current` takes the re-run's entries for them.
 Expected<Confirmations> confirm(Context& ctx, const GatePlan& g, const Comparison& first, Results& current,
@@ -423,8 +446,8 @@ Expected<Confirmations> confirm(Context& ctx, const GatePlan& g, const Compariso
     out.first.emplace(r.name, r);
   }
   if (by_binary.empty()) return out;
-  ctx.io.emit("confirming " + std::to_string(out.first.size()) + " case(s) past their limit in a fresh process, " +
-              std::to_string(g.confirm_reps) + " repetitions:\n");
+  ctx.io.emit("confirming " + std::to_string(out.first.size()) + " case(s) past their limit" + confirm_how(g, out.first) +
+              ":\n");
   SuiteRunner runner(ctx, g.run);
   const RunPlan bp = base_plan(g);
   SuiteRunner base_runner(ctx, bp);

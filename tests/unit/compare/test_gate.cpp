@@ -200,6 +200,8 @@ TEST(Gate, ConfirmationRerunsExactlyTheFlaggedCasesWithRepetitions) {
   EXPECT_EQ(arg_value(re, "--benchmark_repetitions"), "5");
   EXPECT_DOUBLE_EQ(re.timeout_s, 100.0);  // 20 s per repetition
   EXPECT_EQ(re.stderr_path, "out/logs/bench_x.confirm.log");
+  EXPECT_NE(g.io.out.find("confirming 1 case(s) past their limit in a fresh process, 5 repetitions:\n"), std::string::npos)
+      << g.io.out;
   EXPECT_NE(g.io.out.find("not confirmed  x/a.b/fp32/1  first pass +29.83% (n=5/1), re-run +0.00% (n=5/5, p=1)"), std::string::npos) << g.io.out;
   // The record is what was judged: five repetitions of the re-measured case, one of the other.
   auto rec = gc::parse_results(g.fs.files["out/results.json"], "r");
@@ -383,6 +385,9 @@ TEST(Gate, AgainstTheBaseBuildALaunchPathFifteenPercentSlowerFailsConfirmed) {
   for (std::size_t i = 9; i < 17; ++i)
     EXPECT_EQ(g.runner.calls[i].program, i % 2 == 1 ? "base/bench_launch" : "bin/bench_launch") << i;
   EXPECT_EQ(g.fs.files.count("out/base/confirm/bench_launch.processes.json"), 1u);
+  EXPECT_NE(g.io.out.find("confirming 1 case(s) past their limit: 1 in 4 fresh processes of each build, in turn:\n"),
+            std::string::npos)
+      << g.io.out;
   const auto report = nlohmann::json::parse(g.fs.files["out/compare.json"]);
   const auto& row = json_row(report, "launch/host_launch/empty/1");
   EXPECT_EQ(row["verdict"], "REGRESSION");
