@@ -340,6 +340,11 @@ Results with_cases_of(const Results& base, const Results& own) {
   return out;
 }
 
+// `side` (the base build's processes gathered so far) with `more`'s cases added.
+void add_cases(std::optional<Results>& side, const Results& more) {
+  side = side ? with_cases_of(*side, more) : more;
+}
+
 // The rule's fresh-process count for a case measured in fresh processes, else 0.
 int fresh_processes_of(const GatePlan& g, const std::string& name) {
   return g.compare.thresholds.rule_for(name).fresh_processes();
@@ -380,7 +385,7 @@ Status fresh_pass(Context& ctx, const GatePlan& g, FirstPass& fp, Results& curre
         if (b.interrupted || o.interrupted) return Error{bin, "interrupted by a signal during the fresh-process pass"};
         if (o.results) {  // and b.results: both or neither
           current = replace_benchmarks(current, *o.results, names);
-          fp.base_side = fp.base_side ? with_cases_of(*fp.base_side, *b.results) : *b.results;
+          add_cases(fp.base_side, *b.results);
         } else {
           ctx.io.emit(bin + ": the paired fresh-process pass gave no figure (" + paired_reason(b, o) + "): its " +
                       std::to_string(names.size()) + " case(s) keep the first pass's one process (shown, not gated)\n");
@@ -480,7 +485,7 @@ Expected<Confirmations> confirm(Context& ctx, const GatePlan& g, const Compariso
         else if (o.results->find(n) == nullptr) out.failed[n] = "not in the re-run's results";
       }
       if (o.results) current = replace_benchmarks(current, *o.results, names);
-      if (paired && o.results) out.base_side = out.base_side ? with_cases_of(*out.base_side, *b.results) : *b.results;
+      if (paired && o.results) add_cases(out.base_side, *b.results);
     }
   }
   return out;
