@@ -42,8 +42,8 @@ gpucheck_history() {
 # gpucheck_base_source BUILD_DIR: for ci/gate.sh's GPUCHECK_BASE_REF, the merge base of HEAD and
 # that ref, checked out detached in a git worktree, BUILD_DIR-base-src (moved when the merge base
 # moves); sets GPUCHECK_BASE_SHA. The gate judges the fresh-process cases against that build's
-# binaries, each process run beside one of this build's (docs/GATE.md, "Against the base build"). Returns 2
-# with one line on stderr when the ref or the merge base is not there.
+# binaries, each process run beside one of this build's (docs/GATE.md, "Fresh processes against
+# the base build"). Returns 2 with one line on stderr when the ref or the merge base is not there.
 gpucheck_base_source() {
   local src=$1-base-src ref=${GPUCHECK_BASE_REF:-}
   GPUCHECK_BASE_SHA=

@@ -19,8 +19,9 @@
 #                  stopped (default 560: inside the device tool's 600 s a call)
 #   TRIAL_GATE_S   a gate's estimate (default 90 s: the quick suite with its fresh processes)
 #   TRIAL_GATE_ARGS more `gpucheck gate` flags for every gate and drill, split on spaces, e.g.
-#                  '--filter ^(launch|pcie)/': the fresh-process cases' gates in half the time
-#                  (the cases the filter leaves out are out of scope, not missing)
+#                  '--filter ^(launch|pcie)/': the fresh-process cases' gates alone (the cases
+#                  the filter leaves out are out of scope, not missing; the time saved is not
+#                  measured yet)
 #   TRIAL_BASE_BIN the base build's binaries (`gpucheck gate --base-bin-dir`): every gate and
 #                  drill judges its fresh-process cases against that build's processes, each run
 #                  beside one of its own (the median pair); BUILD_DIR/bin for an unchanged tree

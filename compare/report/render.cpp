@@ -59,7 +59,7 @@ std::string rate_text(const Row& r, std::string_view arrow) {
 std::string fastest_of_text(const Row& r) {
   const std::string n = std::to_string(r.fresh_processes);
   if (r.paired) return "median pair of " + n + " fresh processes, each run beside the base build's";
-  // A side of exactly N processes (the base build's, interleaved: --base-bin-dir) reads its fastest.
+  // A side of exactly N processes reads its fastest.
   if (r.base_processes == r.fresh_processes) return "fastest of " + n + " fresh processes vs the baseline's fastest of " + n;
   return "fastest of " + n + " fresh processes vs the baseline's " +
          format_double("%.1f", 100.0 * best_of_n_quantile(r.fresh_processes)) + "th percentile of " +
