@@ -140,6 +140,24 @@ Status RealFileSystem::write_output(const std::string& path, std::string_view da
   return Done{};
 }
 
+Status RealFileSystem::write_outputs(const std::vector<std::pair<std::string, std::string_view>>& outputs) {
+  std::string err;
+  if (gpucheck::write_outputs(outputs, &err)) return Done{};
+  for (const auto& [path, data] : outputs)  // the error names the output that failed
+    if (err.starts_with("cannot write " + path + ": ")) return core_error(path, err);
+  return Error{"output", err};
+}
+
+Status FileSystem::write_outputs(const std::vector<std::pair<std::string, std::string_view>>& outputs) {
+  for (const auto& [path, data] : outputs)
+    if (path != "-")
+      if (const PathFacts f = output_facts(path); classify_output(path, f) == OutputKind::refuse)
+        return Error{path, "cannot write: " + refusal_reason(f)};
+  for (const auto& [path, data] : outputs)
+    if (auto w = write_output(path, data); !w) return w;
+  return Done{};
+}
+
 bool RealFileSystem::same_file(const std::string& a, const std::string& b) const { return gpucheck::same_file(a, b); }
 
 Status RealFileSystem::rename(const std::string& from, const std::string& to) {

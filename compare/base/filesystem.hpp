@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/expected.hpp"
@@ -58,6 +59,9 @@ class FileSystem {
   // or new file replaced atomically (temp beside it, fsync, rename; the temp removed on every
   // failure), anything else refused. Standard output is the command's (base/output.hpp).
   virtual Status write_output(const std::string& path, std::string_view data) = 0;
+  // Several outputs, none changed unless all can be (core's write_outputs on the real disk).
+  // This default refuses what output_facts says cannot be written, then writes them in turn.
+  virtual Status write_outputs(const std::vector<std::pair<std::string, std::string_view>>& outputs);
   // Whether two paths name one file (the same inode, or the same name in one folder).
   [[nodiscard]] virtual bool same_file(const std::string& a, const std::string& b) const = 0;
   // Atomic replace of `to` by `from` (POSIX rename).
@@ -84,6 +88,7 @@ class RealFileSystem final : public FileSystem {
   Status append(const std::string& path, std::string_view data) override;
   [[nodiscard]] PathFacts output_facts(const std::string& path) const override;
   Status write_output(const std::string& path, std::string_view data) override;
+  Status write_outputs(const std::vector<std::pair<std::string, std::string_view>>& outputs) override;
   [[nodiscard]] bool same_file(const std::string& a, const std::string& b) const override;
   Status rename(const std::string& from, const std::string& to) override;
   Status remove(const std::string& path) override;

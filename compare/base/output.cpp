@@ -15,6 +15,7 @@ namespace {
 
 constexpr int kMaxInputDepth = 16;
 constexpr std::size_t kMaxInputFiles = 1'000'000;
+constexpr int kMaxFolderDepth = 256;  // folders above an output that are compared with the inputs
 
 void add_folder_files(const FileSystem& fs, const NamedPath& in, const std::string& dir, int depth,
                       std::vector<NamedPath>& files) {
@@ -35,6 +36,29 @@ std::optional<Error> overlap(const FileSystem& fs, const NamedPath& o, const std
     if (fs.same_file(o.path, in.path))
       return Error{o.path, o.option + " names an input, " + in.path + " (" + in.option +
                                "): it would be overwritten; write elsewhere"};
+  return std::nullopt;
+}
+
+// An output file must not land inside an input folder: the next read of that folder would take
+// it for an input (a results folder refuses a stray file; a node folder gains one). The output's
+// folder and each folder above it (DIR/.., resolved by the kernel, so links count as what they
+// name) against each input that is a folder. A folder that does not exist ends the walk: the
+// write fails on its own.
+std::optional<Error> inside_input_folder(const FileSystem& fs, const NamedPath& o, const std::vector<NamedPath>& inputs) {
+  std::vector<const NamedPath*> folders;
+  for (const NamedPath& in : inputs)
+    if (!in.path.empty() && in.path != "-" && fs.kind(in.path) == FileSystem::Kind::Directory) folders.push_back(&in);
+  if (folders.empty()) return std::nullopt;
+  std::string up = parent_path(o.path);
+  for (int depth = 0; depth < kMaxFolderDepth && fs.kind(up) == FileSystem::Kind::Directory; ++depth) {
+    for (const NamedPath* in : folders)
+      if (fs.same_file(up, in->path))
+        return Error{o.path, o.option + " is inside " + in->path + " (" + in->option +
+                                 "), a folder it reads: the next read would take it for an input; write elsewhere"};
+    std::string next = join_path(up, "..");
+    if (fs.same_file(next, up)) break;  // the root
+    up = std::move(next);
+  }
   return std::nullopt;
 }
 
@@ -75,6 +99,9 @@ Status check_outputs(const FileSystem& fs, const std::vector<NamedPath>& outputs
   for (const NamedPath& o : outputs)
     if (o.path != "-")
       if (auto e = overlap(fs, o, files)) return *e;
+  for (const NamedPath& o : outputs)
+    if (classify_output(o.path, fs.output_facts(o.path)) == OutputKind::replace)
+      if (auto e = inside_input_folder(fs, o, inputs)) return *e;
   for (std::size_t i = 0; i < outputs.size(); ++i)
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
       const NamedPath& a = outputs[i];
@@ -106,6 +133,19 @@ Status write_command_output(FileSystem& fs, CliOutput& io, const std::string& pa
     return Done{};
   }
   return fs.write_output(path, data);
+}
+
+Status write_command_outputs(FileSystem& fs, CliOutput& io,
+                             const std::vector<std::pair<std::string, std::string>>& outputs) {
+  std::vector<std::pair<std::string, std::string_view>> files;
+  std::string to_stdout;
+  for (const auto& [path, data] : outputs) {
+    if (is_standard_output(fs, path)) to_stdout += data;
+    else files.emplace_back(path, data);
+  }
+  if (auto w = fs.write_outputs(files); !w) return w;
+  io.out += to_stdout;
+  return Done{};
 }
 
 void print_beside(const FileSystem& fs, CliOutput& io, const std::vector<std::string>& outputs, const std::string& text) {

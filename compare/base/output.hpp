@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/command.hpp"
@@ -35,8 +36,9 @@ Status check_output_folder(const FileSystem& fs, const NamedPath& folder, const 
 
 // Exit-2 checks, in order: an output that cannot be one (a folder, a block device, a socket, a
 // link to nothing: named with its option), an output that names an input's file (input folders
-// expanded, by identity) or a new file inside an input folder, two outputs that
-// name one file (two standard outputs included).
+// expanded, by identity) or a file inside an input folder (the folder, or one above it, is the
+// input folder, by identity: a link to the folder counts), two outputs that name one file
+// (two standard outputs included).
 Status check_outputs(const FileSystem& fs, const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 
 // check_outputs with the step summary (GITHUB_STEP_SUMMARY, an output that is appended to)
@@ -46,6 +48,11 @@ Status check_command_outputs(const FileSystem& fs, const CliEnvironment& env, co
 
 // Writes one output of a command (above).
 Status write_command_output(FileSystem& fs, CliOutput& io, const std::string& path, std::string_view data);
+// Writes every output of a command (path, data) so that a failure changes none of them
+// (FileSystem::write_outputs); standard output's text goes to the command's stdout text after
+// the files are in place.
+Status write_command_outputs(FileSystem& fs, CliOutput& io,
+                             const std::vector<std::pair<std::string, std::string>>& outputs);
 
 // The text a command prints beside its outputs (a terminal table, "wrote ..."): standard
 // error when one of the outputs is standard output, so that stream holds the output alone.

@@ -7,7 +7,6 @@
 #include <future>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <set>
 #include <type_traits>
 #include <utility>
@@ -148,18 +147,6 @@ std::optional<std::string> command_help(const std::vector<std::string>& args) {
   return std::nullopt;
 }
 
-// compare --filter: the cases of one side whose names the expression matches (with or without
-// Google Benchmark's /manual_time suffix, as the gate's --filter).
-Results keep_matching(const Results& in, const std::regex& re) {
-  Results out;
-  out.source = in.source;
-  out.context = in.context;
-  for (const Benchmark& b : in.benchmarks)
-    if (std::regex_search(b.name, re) || std::regex_search(b.name + "/manual_time", re)) out.benchmarks.push_back(b);
-  out.reindex();
-  return out;
-}
-
 // Values a command is done with, where the process ends after it (CliEnvironment::
 // process_ends_after): handed to a holder that is never destroyed, so their millions of small
 // strings and maps (about a second of destructors at 1M entries) are not freed one by one before
@@ -172,15 +159,14 @@ void leave_to_exit(const CliEnvironment& env, T&&... values) {
   (kept->push_back(std::make_shared<std::decay_t<T>>(std::forward<T>(values))), ...);
 }
 
-Expected<std::optional<std::regex>> filter_from(const Args& a) {
+Expected<std::optional<Regex>> filter_from(const Args& a) {
   const auto f = value(a, "--filter");
-  if (!f) return std::optional<std::regex>();
+  if (!f) return std::optional<Regex>();
   if (f->empty()) return Error{"--filter", "needs a regular expression"};
-  try {
-    return std::optional<std::regex>(std::regex(*f, std::regex::extended));
-  } catch (const std::regex_error& e) {
-    return Error{"--filter", "bad regular expression \"" + *f + "\": " + e.what()};
-  }
+  std::string why;
+  std::optional<Regex> re = Regex::compile(*f, &why);
+  if (!re) return Error{"--filter", "bad regular expression \"" + *f + "\": " + why};
+  return re;
 }
 
 }  // namespace
@@ -454,23 +440,22 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   if (!rep) return fail(io, rep.error());
   if (o.specs) rep->specs_source = specs_file;
   const std::string md = render_report_markdown(*rep);
-  if (md_path) {
-    if (auto w = write_command_output(ctx.fs, io, *md_path, md); !w) return fail(io, w.error());
-  }
-  if (html_path) {
-    if (auto w = write_command_output(ctx.fs, io, *html_path, render_report_html(*rep)); !w) return fail(io, w.error());
-  }
+  // Every output or none: a --html that cannot be written leaves --markdown as it was.
+  std::vector<std::pair<std::string, std::string>> writes;
+  if (md_path) writes.emplace_back(*md_path, md);
+  if (html_path) writes.emplace_back(*html_path, render_report_html(*rep));
   if (out_path || (!md_path && !html_path)) {
-    const std::string rendered = format == "html"   ? render_report_html(*rep)
-                                 : format == "json" ? render_report_json(*rep)
-                                 : format == "csv"  ? render_report_csv(*rep)
-                                                    : md;
+    std::string rendered = format == "html"   ? render_report_html(*rep)
+                           : format == "json" ? render_report_json(*rep)
+                           : format == "csv"  ? render_report_csv(*rep)
+                                              : md;
     if (!out_path) {
       io.out += rendered;
       return ExitStatus::Ok;
     }
-    if (auto w = write_command_output(ctx.fs, io, *out_path, rendered); !w) return fail(io, w.error());
+    writes.emplace_back(*out_path, std::move(rendered));
   }
+  if (auto w = write_command_outputs(ctx.fs, io, writes); !w) return fail(io, w.error());
   std::string line = "report of " + std::to_string(inputs.size()) + " result files, " + std::to_string(rep->labels.size()) +
                      " column" + (rep->labels.size() == 1 ? "" : "s");
   if (md_path) line += ", markdown " + *md_path;

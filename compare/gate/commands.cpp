@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 #include <set>
 #include <tuple>
 
@@ -91,7 +90,7 @@ void remove_killed_runs_temporaries(FileSystem& fs, const std::string& dir) {
   }
 }
 
-Status make_out_dirs(FileSystem& fs, const CliEnvironment& env, const std::string& out, bool confirm_dir,
+Status make_out_dirs(FileSystem& fs, const CliEnvironment& env, const std::string& out, bool gate,
                      const std::vector<NamedPath>& inputs) {
   std::vector<NamedPath> outputs;
   for (const char* name : kGateOutputs) outputs.push_back({"--out", join_path(out, name)});
@@ -99,8 +98,14 @@ Status make_out_dirs(FileSystem& fs, const CliEnvironment& env, const std::strin
   // What a run writes into these folders replaces what is there: an input inside is refused.
   for (const char* sub : {"logs", "runs", "confirm"})
     if (auto c = check_output_folder(fs, {"--out", join_path(out, sub)}, inputs); !c) return c.error();
+  // A gate's folder holds one run: the last run's verdicts go before this one measures, so a
+  // gate that stops part way never leaves new results beside old compare files that say pass.
+  if (gate)
+    for (const NamedPath& o : outputs)
+      if (fs.kind(o.path) == FileSystem::Kind::File)
+        if (auto r = fs.remove(o.path); !r) return r.error();
   for (const char* sub : {"logs", "runs", "confirm"}) {
-    if (!confirm_dir && std::string(sub) == "confirm") continue;
+    if (!gate && std::string(sub) == "confirm") continue;  // run has no confirmation
     if (auto m = fs.make_dirs(join_path(out, sub)); !m) return m.error();
     remove_killed_runs_temporaries(fs, join_path(out, sub));
   }
@@ -318,15 +323,7 @@ Expected<std::string> pick_baseline(const FileSystem& fs, const GatePlan& g, con
 
 // Baseline cases the filter leaves out are out of scope, not missing.
 Results restrict_to_filter(const Results& base, const RunPlan& plan) {
-  if (!plan.filter_re) return base;
-  Results out;
-  out.source = base.source;
-  out.context = base.context;
-  for (const Benchmark& b : base.benchmarks)
-    if (std::regex_search(b.name, *plan.filter_re) || std::regex_search(b.name + "/manual_time", *plan.filter_re))
-      out.benchmarks.push_back(b);
-  out.reindex();
-  return out;
+  return plan.filter_re ? keep_matching(base, *plan.filter_re) : base;
 }
 
 // `base` with `own`'s entries in place of its own of the same names, and added where it has none.
@@ -522,6 +519,10 @@ Expected<GatePlan> read_gate_plan(const FileSystem& fs, const Args& a, const std
   g.baseline = *base;
   const auto kind = fs.kind(g.baseline);
   if (kind == FileSystem::Kind::Missing) return Error{g.baseline, "no such file or folder (--baseline)"};
+  // Refused before anything runs: a FIFO, a device or a loop of links would only fail after the
+  // binaries ran and results.json was replaced.
+  if (kind == FileSystem::Kind::Loop) return Error{g.baseline, "a loop of symbolic links (--baseline)"};
+  if (kind == FileSystem::Kind::Other) return Error{g.baseline, "not a regular file or a folder (--baseline)"};
   g.baseline_is_dir = kind == FileSystem::Kind::Directory;
   if (const auto r = value(a, "--confirm-repetitions")) {
     auto v = parse_count("--confirm-repetitions", *r, 2, 1000);
@@ -542,8 +543,9 @@ Expected<GatePlan> read_gate_plan(const FileSystem& fs, const Args& a, const std
   if (!h) return h.error();
   g.history = std::move(*h);
   if (const auto bd = value(a, "--base-bin-dir")) {
-    if (fs.kind(*bd) != FileSystem::Kind::Directory)
-      return Error{*bd, "no such folder (--base-bin-dir: the base build's binaries)"};
+    if (const FileSystem::Kind k = fs.kind(*bd); k != FileSystem::Kind::Directory)
+      return Error{*bd, std::string(k == FileSystem::Kind::Missing ? "no such folder" : "not a folder") +
+                            " (--base-bin-dir: the base build's binaries)"};
     g.base_bin_dir = *bd;
   }
   return g;
@@ -650,8 +652,7 @@ Status write_gate_outputs(Context& ctx, const GatePlan& g, const CompareReport& 
       {join_path(g.run.out, "compare.md"), md},
       {join_path(g.run.out, "compare.json"), render_json(c)},
       {join_path(g.run.out, "junit.xml"), render_junit(c)}};
-  for (const auto& [path, text] : files)
-    if (auto w = ctx.fs.write_output(path, text); !w) return w.error();
+  if (auto w = write_command_outputs(ctx.fs, ctx.io, files); !w) return w.error();  // all three or none
   ctx.io.emit(render_terminal(c, g.colour));
   ctx.io.emit("wrote " + (any_results ? results_path + ", " : std::string()) + files[0].first + ", " + files[1].first +
               ", " + files[2].first + " (logs in " + join_path(g.run.out, "logs") + ")\n");
@@ -673,7 +674,11 @@ ExitStatus cmd_gate(const std::vector<std::string>& args, Context& ctx) {
   if (ctx.env.runner == nullptr) return fail(io, Error{"gate", "cannot start processes here"});
   auto bins = discover_binaries(ctx.fs, g->run.bin_dir);
   if (!bins) return fail(io, bins.error());
+  // The history is read and written in place: no output of the gate may name it (its
+  // compare.md or a log would replace the database). --bin-dir is not among them: the gate
+  // reads only its bench_* binaries, so results written there harm nothing.
   std::vector<NamedPath> inputs{{"--baseline", g->baseline}, {"--thresholds", g->compare.thresholds.source}};
+  if (g->history) inputs.push_back({"--history", g->history->path});
   if (g->base_bin_dir) inputs.push_back({"--base-bin-dir", *g->base_bin_dir});
   if (auto m = make_out_dirs(ctx.fs, ctx.env, g->run.out, true, inputs); !m) return fail(io, m.error());
   if (g->base_bin_dir) {  // the base build's files: OUT/base/{runs,confirm,logs}

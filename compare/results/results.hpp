@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/expected.hpp"
+#include "gpucheck/core/regex.hpp"
 
 namespace gpucheck::compare {
 
@@ -93,6 +94,11 @@ std::string to_gbench_json(const Results& results);
 // entries, in first's order); names that `rerun` lacks keep first's figures. Both read with
 // keep_raw. The gate uses it so results.json holds the confirmation's entries for re-run cases.
 Results replace_benchmarks(const Results& first, const Results& rerun, const std::vector<std::string>& names);
+
+// The cases whose names `filter` matches, with or without Google Benchmark's /manual_time
+// suffix (as --benchmark_filter sees them), in order; source and context kept, raw text left
+// out. compare --filter and the gate's --filter (the baseline's cases out of scope) use it.
+Results keep_matching(const Results& in, const Regex& filter);
 
 // Several one-repetition runs of the same binary, each a fresh process, as one file with their
 // figures as repetitions (each case's entries numbered 0..N-1): how the confirmation and a

@@ -55,6 +55,16 @@ Expected<Results> merge_results(std::vector<Results> parts, const std::string& s
   return out;
 }
 
+Results keep_matching(const Results& in, const Regex& filter) {
+  Results out;
+  out.source = in.source;
+  out.context = in.context;
+  for (const Benchmark& b : in.benchmarks)
+    if (filter.search(b.name) || filter.search(b.name + "/manual_time")) out.benchmarks.push_back(b);
+  out.reindex();
+  return out;
+}
+
 Results replace_benchmarks(const Results& first, const Results& rerun, const std::vector<std::string>& names) {
   std::unordered_set<std::string> replaced;
   for (const auto& n : names)

@@ -213,19 +213,24 @@ const char* containment_name(Containment c) {
   return "subreaper";
 }
 
+Expected<std::optional<Containment>> containment_from_env(const char* value) {
+  if (value == nullptr || *value == '\0') return std::optional<Containment>();
+  const std::string_view v = value;
+  if (v == "pid-namespace") return std::optional<Containment>(Containment::PidNamespace);
+  if (v == "cgroup") return std::optional<Containment>(Containment::Cgroup);
+  if (v == "subreaper") return std::optional<Containment>(Containment::Subreaper);
+  return Error{"GPUCHECK_CONTAINMENT", "\"" + std::string(v) + "\" is none of pid-namespace, cgroup, subreaper"};
+}
+
 std::optional<ContainedChild> ContainedChild::start(const ContainSpec& spec, std::string* error) {
-  // GPUCHECK_CONTAINMENT names one mechanism (and no fallback), for a machine where the
-  // default order misbehaves: pid-namespace, cgroup or subreaper.
   if (const char* e = std::getenv("GPUCHECK_CONTAINMENT"); !spec.force && e != nullptr && *e != '\0') {
-    ContainSpec forced = spec;
-    const std::string_view v = e;
-    if (v == "pid-namespace") forced.force = Containment::PidNamespace;
-    else if (v == "cgroup") forced.force = Containment::Cgroup;
-    else if (v == "subreaper") forced.force = Containment::Subreaper;
-    else {
-      *error = "GPUCHECK_CONTAINMENT=" + std::string(v) + " is none of pid-namespace, cgroup, subreaper";
+    auto how = containment_from_env(e);
+    if (!how) {
+      *error = how.error().str();
       return std::nullopt;
     }
+    ContainSpec forced = spec;
+    forced.force = *how;
     return start(forced, error);
   }
   ExecPlan plan;

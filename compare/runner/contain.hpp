@@ -14,11 +14,18 @@
 #include <string_view>
 #include <vector>
 
+#include "base/expected.hpp"
+
 namespace gpucheck::compare {
 
 enum class Containment { PidNamespace, Cgroup, Subreaper };
 // "pid namespace", "cgroup", "subreaper": the word the logs and the run's context use.
 const char* containment_name(Containment c);
+// GPUCHECK_CONTAINMENT (pid-namespace, cgroup or subreaper: that mechanism alone, for a machine
+// where the default order misbehaves) read from `value`: nullopt for unset or empty (the
+// default order), the mechanism, or an error naming the allowed words. gate, run and watch read
+// it before they start anything, so a typo is a usage error, not a binary that "could not start".
+Expected<std::optional<Containment>> containment_from_env(const char* value);
 
 struct ContainSpec {
   std::vector<std::string> argv;  // argv[0] is the program

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -185,12 +186,26 @@ std::string signal_name(int sig) {
 }
 
 namespace {
-// A log under --out: created or truncated, never through a symbolic link an earlier binary left.
-std::FILE* open_log(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) return nullptr;
+// A log under --out: created or truncated, never through a symbolic link an earlier binary left,
+// and only a regular file: a FIFO there (opened without O_NONBLOCK, it waited for a reader
+// forever, before the binary and its --timeout started) or a device is refused with why.
+std::FILE* open_log(const std::string& path, std::string* why) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd < 0) {
+    *why = path + ": " + (errno == ENXIO ? std::string("a FIFO with no reader, not a log file") : std::strerror(errno));
+    return nullptr;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || ::fcntl(fd, F_SETFL, 0) != 0) {
+    *why = path + ": not a regular file (a log is written there)";
+    ::close(fd);
+    return nullptr;
+  }
   std::FILE* f = ::fdopen(fd, "wb");
-  if (f == nullptr) ::close(fd);
+  if (f == nullptr) {
+    *why = path + ": " + std::strerror(errno);
+    ::close(fd);
+  }
   return f;
 }
 }  // namespace
@@ -198,14 +213,15 @@ std::FILE* open_log(const std::string& path) {
 ProcessResult PosixProcessRunner::run(const ProcessSpec& spec) {
   ProcessResult res;
   Stream out(spec.log_cap_bytes), err(spec.log_cap_bytes);
-  out.file = open_log(spec.stdout_path);
-  err.file = open_log(spec.stderr_path);
+  std::string log_error;
+  out.file = open_log(spec.stdout_path, &log_error);
+  if (out.file != nullptr) err.file = open_log(spec.stderr_path, &log_error);
   int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
   Fd null_in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (out.file == nullptr || err.file == nullptr || null_in.get() < 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 ||
       ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     res.end = ProcessResult::End::CouldNotStart;
-    res.error = std::string("cannot set up its output: ") + std::strerror(errno);
+    res.error = "cannot set up its output: " + (log_error.empty() ? std::string(std::strerror(errno)) : log_error);
     for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]})
       if (fd >= 0) ::close(fd);
     return res;

@@ -9,7 +9,8 @@
 namespace gpucheck::compare {
 
 Expected<SuiteBinaries> discover_binaries(const FileSystem& fs, const std::string& dir) {
-  if (fs.kind(dir) != FileSystem::Kind::Directory) return Error{dir, "no such folder (--bin-dir)"};
+  if (const FileSystem::Kind k = fs.kind(dir); k != FileSystem::Kind::Directory)
+    return Error{dir, k == FileSystem::Kind::Missing ? "no such folder (--bin-dir)" : "is not a folder (--bin-dir)"};
   SuiteBinaries out;
   const std::string list = join_path(dir, kBenchmarkList);
   if (fs.kind(list) == FileSystem::Kind::File) {
@@ -24,6 +25,8 @@ Expected<SuiteBinaries> discover_binaries(const FileSystem& fs, const std::strin
       from = nl == std::string::npos ? text->size() : nl + 1;
       ++line_no;
       if (line.empty() || line[0] == '#') continue;
+      if (line == kBenchmarkList)
+        return Error{list, "line " + std::to_string(line_no) + ": lists itself; list binary names"};
       if (line.find('/') != std::string::npos)
         return Error{list, "line " + std::to_string(line_no) + ": \"" + line + "\" is a path; list binary names"};
       if (!fs.is_executable(join_path(dir, line)))

@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "results/baseline.hpp"
 #include "runner/suite.hpp"
+#include "runner/contain.hpp"
 #include "runner/process.hpp"
 #include "base/format.hpp"
 #include "gpucheck/core/contract.hpp"
@@ -39,6 +41,7 @@ Expected<RunPlan> read_plan(const Args& a, const std::string& self, const std::s
   if (!bin) return Error{command, "needs --bin-dir DIR (the folder of the bench_* binaries)"};
   if (!out) return Error{command, "needs --out DIR (where results and reports go)"};
   if (!a.positional.empty()) return Error{command, "takes no paths (\"" + a.positional.front() + "\"): use the options"};
+  if (auto how = containment_from_env(std::getenv("GPUCHECK_CONTAINMENT")); !how) return how.error();
   p.bin_dir = *bin;
   p.out = *out;
   p.suite = value(a, "--suite").value_or("quick");
@@ -56,11 +59,9 @@ Expected<RunPlan> read_plan(const Args& a, const std::string& self, const std::s
   }
   if (const auto f = value(a, "--filter")) {
     if (f->empty()) return Error{"--filter", "needs a regular expression"};
-    try {
-      p.filter_re.emplace(*f, std::regex::extended);
-    } catch (const std::regex_error& e) {
-      return Error{"--filter", "bad regular expression \"" + *f + "\": " + e.what()};
-    }
+    std::string why;
+    p.filter_re = Regex::compile(*f, &why);
+    if (!p.filter_re) return Error{"--filter", "bad regular expression \"" + *f + "\": " + why};
     p.filter = *f;
   }
   if (const auto pin = value(a, "--pin-cpu")) {

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -17,6 +16,7 @@
 #include "results/results.hpp"
 #include "rules/compare.hpp"
 #include "runner/cpu_pin.hpp"
+#include "gpucheck/core/regex.hpp"
 #include "runner/gpu_activity.hpp"
 
 namespace gpucheck::compare::cli {
@@ -27,7 +27,7 @@ struct RunPlan {
   int device = 0;
   double timeout_s = 0.0;  // per one-repetition run
   std::optional<std::string> filter;
-  std::optional<std::regex> filter_re;
+  std::optional<Regex> filter_re;
   std::vector<std::string> extra_args;  // passed to every binary after the contract's flags
   PinRequest pin;                        // --pin-cpu (runner/cpu_pin.hpp)
   std::optional<int> pin_cpu;            // decided by choose_pin: the core every binary runs on

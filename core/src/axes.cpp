@@ -4,12 +4,12 @@
 #include <charconv>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 #include <stdexcept>
 
 #include "gpucheck/core/dtype.hpp"
 #include "gpucheck/core/names.hpp"
+#include "gpucheck/core/regex.hpp"
 
 namespace gpucheck::axes {
 namespace {
@@ -485,13 +485,13 @@ bool filter_names(std::string_view filter, std::vector<Listed>* cases, std::stri
   if (filter.empty() || filter == "all") return true;
   const bool negate = filter.front() == '-';
   if (negate) filter.remove_prefix(1);
-  try {
-    const std::regex re{std::string(filter)};
-    std::erase_if(*cases, [&](const Listed& c) { return std::regex_search(c.name, re) == negate; });
-  } catch (const std::regex_error& e) {
-    *err = "--benchmark_filter=" + std::string(filter) + ": not a regex (" + e.what() + ")";
+  std::string why;
+  const std::optional<Regex> re = Regex::compile(std::string(filter), &why);
+  if (!re) {
+    *err = "--benchmark_filter=" + std::string(filter) + ": not a regex (" + why + ")";
     return false;
   }
+  std::erase_if(*cases, [&](const Listed& c) { return re->search(c.name) == negate; });
   return true;
 }
 

@@ -166,15 +166,20 @@ bool write_and_close(int fd, const std::string& path, std::string_view data, std
   return true;
 }
 
-bool write_in_place(const std::string& path, FileType target, std::string_view data, std::string* err) {
-  // A FIFO without a reader: O_NONBLOCK makes open fail at once (ENXIO) instead of waiting.
+// Opens a device or FIFO for writing without waiting (no reader: an error now); -1 on failure.
+int open_in_place(const std::string& path, FileType target, std::string* err) {
   const int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY | (target == FileType::fifo ? O_NONBLOCK : 0);
   const int fd = ::open(path.c_str(), flags);
   if (fd < 0) {
     const int e = errno;
-    return fail(err, path, e == ENXIO ? "a FIFO with no reader" : errno_text(e));
+    fail(err, path, e == ENXIO ? "a FIFO with no reader" : errno_text(e));
   }
-  return write_and_close(fd, path, data, err);
+  return fd;
+}
+
+bool write_in_place(const std::string& path, FileType target, std::string_view data, std::string* err) {
+  const int fd = open_in_place(path, target, err);
+  return fd >= 0 && write_and_close(fd, path, data, err);
 }
 
 }  // namespace
@@ -316,8 +321,10 @@ bool AtomicReplace::commit(std::string* err) {
   return true;
 }
 
-bool write_file_atomically(const std::string& path, std::string_view data, std::string* err) {
-  AtomicReplace out(path);
+namespace {
+
+// Writes `data` to a replacement's temp and flushes it; false (the temp abandoned) on failure.
+bool write_temp(AtomicReplace& out, std::string_view data, std::string* err) {
   const std::string& temp = out.temp_path();
   // O_EXCL: never write through something planted under the temp's name; a stale temp of an
   // earlier process with this PID is removed once.
@@ -347,7 +354,73 @@ bool write_file_atomically(const std::string& path, std::string_view data, std::
     out.abandon();
     return fail(err, out.final_path(), errno_text(e));
   }
-  return out.commit(err);
+  return true;
+}
+
+}  // namespace
+
+bool write_file_atomically(const std::string& path, std::string_view data, std::string* err) {
+  AtomicReplace out(path);
+  return write_temp(out, data, err) && out.commit(err);
+}
+
+bool write_outputs(const std::vector<std::pair<std::string, std::string_view>>& outputs, std::string* err) {
+  struct Opened {
+    int fd;
+    bool close;  // false for standard output and error, which stay open
+    const std::string* path;
+    std::string_view data;
+  };
+  std::vector<Opened> opened;
+  std::vector<std::unique_ptr<AtomicReplace>> staged;  // a temp left unrenamed is removed with it
+  auto close_all = [&] {
+    for (const Opened& o : opened)
+      if (o.close) ::close(o.fd);
+  };
+  for (const auto& [path, data] : outputs) {
+    const PathFacts f = path == "-" ? PathFacts{} : path_facts(path);
+    switch (classify_output(path, f)) {
+      case OutputKind::standard_output:
+        opened.push_back({f.std_stream != 0 ? f.std_stream : STDOUT_FILENO, false, &path, data});
+        break;
+      case OutputKind::in_place: {
+        const int fd = open_in_place(path, f.type == FileType::symlink ? f.target : f.type, err);
+        if (fd < 0) {
+          close_all();
+          return false;
+        }
+        opened.push_back({fd, true, &path, data});
+        break;
+      }
+      case OutputKind::replace:
+        staged.push_back(std::make_unique<AtomicReplace>(path));
+        if (!write_temp(*staged.back(), data, err)) {
+          close_all();
+          return false;
+        }
+        break;
+      case OutputKind::refuse:
+        close_all();
+        return fail(err, path, refusal_reason(f));
+    }
+  }
+  // Every file is on the disk beside its place and every stream open: only now does any move.
+  for (std::size_t i = 0; i < staged.size(); ++i)
+    if (!staged[i]->commit(err)) {
+      close_all();
+      if (i > 0) *err += " (" + std::to_string(i) + " earlier output(s) already replaced)";
+      return false;
+    }
+  bool ok = true;
+  for (const Opened& o : opened) {
+    if (o.close) {
+      ok = write_and_close(o.fd, *o.path, o.data, ok ? err : nullptr) && ok;
+      continue;
+    }
+    int e = 0;
+    if (!write_all(o.fd, o.data, &e) && ok) ok = fail(err, o.fd == STDERR_FILENO ? "standard error" : "standard output", errno_text(e));
+  }
+  return ok;
 }
 
 bool write_output(const std::string& path, std::string_view data, std::string* err) {

@@ -96,6 +96,29 @@ TEST(Output, FailureLeavesNoTemp) {
   EXPECT_EQ(d.entries(), 1u);
 }
 
+// Several outputs of one command: a FIFO with no reader, a missing folder or a refused kind
+// among them changes none of the files; all written when every one can be.
+TEST(Output, SeveralOutputsAllOrNone) {
+  TempDir d("gpucheck-output");
+  std::string err;
+  ASSERT_TRUE(write_output(d / "a.md", "old a", &err));
+  ASSERT_EQ(::mkfifo((d / "p.fifo").c_str(), 0600), 0);
+  fs::create_directory(d / "dir");
+  const std::string a = d / "a.md", b = d / "b.html", fifo = d / "p.fifo", lost = d / "none/x", dir = d / "dir";
+  for (const std::string& bad : {fifo, lost, dir}) {
+    EXPECT_FALSE(write_outputs({{a, "new a"}, {b, "new b"}, {bad, "x"}}, &err)) << bad;
+    EXPECT_NE(err.find(bad), std::string::npos) << err;
+    EXPECT_EQ(slurp(a), "old a") << bad;
+    EXPECT_FALSE(fs::exists(b)) << bad;
+  }
+  EXPECT_EQ(d.entries(), 3u);  // a.md, p.fifo, dir: no temp left
+  ASSERT_TRUE(write_outputs({{a, "new a"}, {b, "new b"}}, &err)) << err;
+  EXPECT_EQ(slurp(a), "new a");
+  EXPECT_EQ(slurp(b), "new b");
+  EXPECT_TRUE(write_outputs({}, &err));
+  EXPECT_EQ(d.entries(), 4u);
+}
+
 TEST(Output, AnAbandonedReplacementRemovesItsTemp) {
   TempDir d("gpucheck-output");
   std::string temp;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -645,6 +646,28 @@ TEST(Cli, CompareFilterKeepsTheCasesItMatches) {
   EXPECT_EQ(none.status, gc::ExitStatus::BadInput);
   EXPECT_EQ(lines(none.io.err), 1u);
   EXPECT_EQ(cli({"compare", base, cur, "--filter", ""}).status, gc::ExitStatus::BadInput);
+}
+
+// A 60 KB case name under --filter 'x/.*b' overflowed std::regex's stack (SIGSEGV), and
+// '(a*)*b' backtracked for minutes on a 29-character name: both now answer, and the filter's
+// matches decide the rows.
+TEST(Cli, CompareFilterOnALongNameAnswers) {
+  const TempDir d("gpucheck-filter");
+  const std::string name = "x/" + std::string(60000, 'a');
+  const std::string file = d / "long.json";
+  std::ofstream(file) << R"({"context":{"gpu_name":"NVIDIA H200"},"benchmarks":[)"
+                      << R"({"name":")" << name << R"(","run_type":"iteration","iterations":1,"real_time":100,)"
+                      << R"("cpu_time":100,"time_unit":"us"},)"
+                      << R"({"name":"x/b","run_type":"iteration","iterations":1,"real_time":100,)"
+                      << R"("cpu_time":100,"time_unit":"us"}]})";
+  auto kept = json_rows({"compare", file, file, "--no-thresholds", "--filter", "x/.*b"});
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept.begin()->first, "x/b");
+  auto nested = cli({"compare", file, file, "--no-thresholds", "--filter", "(a*)*b$"});
+  EXPECT_EQ(nested.status, gc::ExitStatus::Ok) << nested.io.err;
+  auto none = cli({"compare", file, file, "--no-thresholds", "--filter", "(a*)*c"});
+  EXPECT_EQ(none.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(lines(none.io.err), 1u);
 }
 
 // Issue 35: another tool's flag gets the gpucheck one in its error; an escape sequence in an

@@ -228,7 +228,15 @@ TEST(ProcessTreeNamespace, TheEnvironmentPicksTheMechanism) {
   EXPECT_EQ(a->how(), Containment::Subreaper);
   (void)a->wait(true);
   EXPECT_FALSE(b.has_value());
-  EXPECT_NE(err2.find("GPUCHECK_CONTAINMENT=namespaces"), std::string::npos) << err2;
+  EXPECT_EQ(err2.rfind("GPUCHECK_CONTAINMENT: \"namespaces\"", 0), 0u) << err2;
+  // gate, run and watch read it before starting anything: a typo is a usage error.
+  EXPECT_FALSE(containment_from_env("namespaces"));
+  EXPECT_FALSE(containment_from_env("cgroup "));
+  EXPECT_EQ(*containment_from_env(nullptr), std::nullopt);
+  EXPECT_EQ(*containment_from_env(""), std::nullopt);
+  EXPECT_EQ(*containment_from_env("pid-namespace"), Containment::PidNamespace);
+  EXPECT_EQ(*containment_from_env("cgroup"), Containment::Cgroup);
+  EXPECT_EQ(*containment_from_env("subreaper"), Containment::Subreaper);
 }
 
 TEST(ProcessTreePure, NspidLines) {

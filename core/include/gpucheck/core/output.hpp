@@ -19,6 +19,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace gpucheck {
@@ -84,6 +85,14 @@ class AtomicReplace {
 // Writes `data` to `path` by its kind (above). False with a reason on any failure, and the
 // temp removed; an output that is refused writes nothing.
 bool write_output(const std::string& path, std::string_view data, std::string* err);
+
+// Several outputs of one command (path, data), by their kinds as write_output, so that a
+// failure leaves every one as it was: each device and FIFO is opened first (a FIFO with no
+// reader fails here) and each file written to its temp beside it and flushed; only when all of
+// that worked are the temps renamed into place, then the devices, FIFOs and standard streams
+// written. A rename that still fails (the temp is on the disk: hardly ever) says how many
+// earlier outputs it replaced. False with a reason naming the output, temps removed.
+bool write_outputs(const std::vector<std::pair<std::string, std::string_view>>& outputs, std::string* err);
 
 // The `replace` path alone: temp, write, fsync, rename, fsync the folder.
 bool write_file_atomically(const std::string& path, std::string_view data, std::string* err);
