@@ -1,16 +1,18 @@
 // watch.json read back into a run (`gpucheck watch --judge`): the timeline, the steps and the
 // command's end as recorded, so today's rules can judge an old record again. Columns a record
-// does not have (older versions) read as not sampled.
+// does not have (older versions) read as not sampled. The file is read by core's one JSON loader:
+// a key given twice is refused, not the last one winning.
 #include <cstdint>
 #include <stdexcept>
 #include <type_traits>
 #include <nlohmann/json.hpp>
 
+#include "gpucheck/core/json_load.hpp"
 #include "watch/record.hpp"
 
 namespace gpucheck::compare::watch {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 namespace gw = gpucheck::watch;
 
 namespace {
@@ -158,8 +160,12 @@ ChildEnd end_of(int status, double seconds) {
 }  // namespace
 
 Expected<WatchRun> read_watch_json(std::string_view text, const std::string& where) {
+  json d;
+  std::string err;
+  // The one JSON loader (gpucheck/core/json_load.hpp): "exit_status" given twice is an error,
+  // not the last one winning. Bare NaN reads as the string "NaN", which a number refuses.
+  if (!load_json(text, where, &d, &err)) return Error{where, err.substr(std::min(err.size(), where.size() + 2))};
   try {
-    const json d = json::parse(text);
     if (!d.is_object() || !d.contains("gpucheck_watch_version"))
       return Error{where, "not a gpucheck watch record (no gpucheck_watch_version)"};
     if (const json& v = d["gpucheck_watch_version"];

@@ -223,3 +223,39 @@ TEST(WatchJudgeIssue41, TheFailedCommandHasNoVerdict) {
 
 }  // namespace
 }  // namespace gpucheck::compare
+
+// A record taken apart: the H200's GEMM loop with one field changed; a record that is refused is
+// exit 2 and one line that names the file and the field, and nothing is written.
+namespace gpucheck::compare {
+namespace {
+
+std::string write_text(const testutil::TempDir& tmp, const std::string& name, const std::string& text) {
+  const auto p = tmp.path() / name;
+  std::FILE* f = std::fopen(p.c_str(), "w");
+  std::fputs(text.c_str(), f);
+  std::fclose(f);
+  return p.string();
+}
+
+void expect_refused(const std::string& in, const testutil::TempDir& tmp, const std::string& field) {
+  const auto out = tmp.path() / "judged";
+  const Judged j = run({"--judge", in, "--out", out.string()});
+  EXPECT_EQ(j.status, 2) << in;
+  EXPECT_EQ(std::count(j.err.begin(), j.err.end(), '\n'), 1) << j.err;
+  EXPECT_EQ(j.err.find("gpucheck: " + in + ": "), 0u) << j.err;
+  EXPECT_NE(j.err.find(field), std::string::npos) << j.err;
+  EXPECT_FALSE(std::filesystem::exists(out / "watch.json"));
+}
+
+// "exit_status" given twice: core's one loader refuses it (a parser would keep the last).
+TEST(WatchJudge, AKeyGivenTwiceIsExit2) {
+  testutil::TempDir tmp("gpucheck-watch-judge");
+  std::string text = testutil::slurp(testutil::fixture("watch/h200/gemm.json"));
+  const auto at = text.find("\"exit_status\": 0,");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "\"exit_status\": 3, ");
+  expect_refused(write_text(tmp, "twice.json", text), tmp, "exit_status");
+}
+
+}  // namespace
+}  // namespace gpucheck::compare
