@@ -224,10 +224,18 @@ TEST(WatchJudgeIssue41, TheFailedCommandHasNoVerdict) {
 }  // namespace
 }  // namespace gpucheck::compare
 
-// A record taken apart: the H200's GEMM loop with one field changed; a record that is refused is
-// exit 2 and one line that names the file and the field, and nothing is written.
+// A record taken apart: the H200's GEMM loop with one field changed. Every field the verdict
+// reads has a strict type and range; a record outside them is exit 2 and one line that names the
+// file and the field, and nothing is written.
 namespace gpucheck::compare {
 namespace {
+
+struct Broken {
+  const char* case_name;
+  const char* field;      // what the error line must name
+  const char* pointer;    // JSON pointer into gemm.json
+  const char* value;      // JSON text put there
+};
 
 std::string write_text(const testutil::TempDir& tmp, const std::string& name, const std::string& text) {
   const auto p = tmp.path() / name;
@@ -235,6 +243,10 @@ std::string write_text(const testutil::TempDir& tmp, const std::string& name, co
   std::fputs(text.c_str(), f);
   std::fclose(f);
   return p.string();
+}
+
+nlohmann::ordered_json gemm_record() {
+  return nlohmann::ordered_json::parse(testutil::slurp(testutil::fixture("watch/h200/gemm.json")));
 }
 
 void expect_refused(const std::string& in, const testutil::TempDir& tmp, const std::string& field) {
@@ -247,6 +259,60 @@ void expect_refused(const std::string& in, const testutil::TempDir& tmp, const s
   EXPECT_FALSE(std::filesystem::exists(out / "watch.json"));
 }
 
+class WatchJudgeStrict : public ::testing::TestWithParam<Broken> {};
+
+TEST_P(WatchJudgeStrict, IsExit2NamingTheField) {
+  testutil::TempDir tmp("gpucheck-watch-judge");
+  auto d = gemm_record();
+  d[nlohmann::ordered_json::json_pointer(GetParam().pointer)] = nlohmann::ordered_json::parse(GetParam().value);
+  expect_refused(write_text(tmp, "bad.json", d.dump()), tmp, GetParam().field);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fields, WatchJudgeStrict,
+    ::testing::Values(Broken{"ExitStatusHuge", "exit_status", "/exit_status", "1e300"},
+                      Broken{"ExitStatusNegative", "exit_status", "/exit_status", "-1"},
+                      Broken{"ExitStatusPast255", "exit_status", "/exit_status", "256"},
+                      Broken{"ExitStatusText", "exit_status", "/exit_status", "\"0\""},
+                      Broken{"DurationNegative", "duration_s", "/duration_s", "-5.0"},
+                      Broken{"DurationText", "duration_s", "/duration_s", "\"5\""},
+                      Broken{"IntervalZero", "interval_ms", "/interval_ms", "0"},
+                      Broken{"UtilPast100", "gpus[0].timeline.util_pct[3]", "/gpus/0/timeline/util_pct/3", "1000"},
+                      Broken{"UtilFraction", "gpus[0].timeline.util_pct[3]", "/gpus/0/timeline/util_pct/3", "9.5"},
+                      Broken{"SmActiveFar", "gpus[0].timeline.sm_active_pct[3]", "/gpus/0/timeline/sm_active_pct/3", "250"},
+                      Broken{"DramNegative", "gpus[0].timeline.dram_bw_pct[3]", "/gpus/0/timeline/dram_bw_pct/3", "-1"},
+                      Broken{"PowerText", "gpus[0].timeline.power_W[3]", "/gpus/0/timeline/power_W/3", "\"700\""},
+                      Broken{"MemoryPastBytes", "gpus[0].timeline.mem_used_MiB[3]", "/gpus/0/timeline/mem_used_MiB/3",
+                             "18446744073709551615"},
+                      Broken{"ClockNegative", "gpus[0].timeline.sm_clock_MHz[3]", "/gpus/0/timeline/sm_clock_MHz/3", "-1"},
+                      Broken{"TimeGoesBack", "gpus[0].timeline.t_s[3]", "/gpus/0/timeline/t_s/3", "0.0"},
+                      Broken{"ColumnShort", "gpus[0].timeline.util_pct", "/gpus/0/timeline/util_pct", "[1, 2]"},
+                      Broken{"ColumnNotAList", "gpus[0].timeline.power_W", "/gpus/0/timeline/power_W", "{}"},
+                      Broken{"IndexNegative", "gpus[0].index", "/gpus/0/index", "-1"},
+                      Broken{"IndexFloat", "gpus[0].index", "/gpus/0/index", "0.5"},
+                      Broken{"InJobNumber", "gpus[0].in_job", "/gpus/0/in_job", "1"},
+                      Broken{"GpusAnObject", "gpus", "/gpus", "{}"},
+                      Broken{"GpuANumber", "gpus[1]", "/gpus/1", "5"},
+                      Broken{"ProcessesWrongElement", "gpus[0].processes[0]", "/gpus/0/processes", "[7]"},
+                      Broken{"ProcessShareFar", "gpus[0].processes[0].sm_pct", "/gpus/0/processes",
+                             R"([{"pid": 42, "job": true, "sm_pct": 400}])"},
+                      Broken{"ProcessesTooMany", "gpus[0].processes", "/gpus/0/processes",
+                             R"([{"pid":1,"job":true},{"pid":2,"job":true},{"pid":3,"job":true},{"pid":4,"job":true},
+                                 {"pid":5,"job":true},{"pid":6,"job":true},{"pid":7,"job":true},{"pid":8,"job":true},
+                                 {"pid":9,"job":true},{"pid":10,"job":true},{"pid":11,"job":true},{"pid":12,"job":true},
+                                 {"pid":13,"job":true},{"pid":14,"job":true},{"pid":15,"job":true},{"pid":16,"job":true},
+                                 {"pid":17,"job":true}])"},
+                      Broken{"OtherProcessesNumbers", "gpus[0].other_processes[0]", "/gpus/0/other_processes", "[1]"},
+                      Broken{"HostCpuPast100", "host.cpu_pct[2]", "/host/cpu_pct/2", "1000"},
+                      Broken{"HostTimeMissing", "host.t_s", "/host", "{}"},
+                      Broken{"StepsANumber", "steps", "/steps", "3"},
+                      Broken{"StepTimesText", "steps.ms[0]", "/steps", R"({"regex": "x", "ms": ["fast"]})"},
+                      Broken{"StepsWindowBackwards", "steps.to_s", "/steps", R"({"regex": "x", "from_s": 5, "to_s": 2})"},
+                      Broken{"AttachedPidNegative", "attached.pid", "/attached", R"({"pid": -1, "end": "x"})"},
+                      Broken{"CommandNotText", "command[0]", "/command", "[1]"},
+                      Broken{"CoresNegative", "verdict.host.cores", "/verdict/host/cores", "-4"}),
+    [](const ::testing::TestParamInfo<Broken>& i) { return std::string(i.param.case_name); });
+
 // "exit_status" given twice: core's one loader refuses it (a parser would keep the last).
 TEST(WatchJudge, AKeyGivenTwiceIsExit2) {
   testutil::TempDir tmp("gpucheck-watch-judge");
@@ -255,6 +321,25 @@ TEST(WatchJudge, AKeyGivenTwiceIsExit2) {
   ASSERT_NE(at, std::string::npos);
   text.insert(at, "\"exit_status\": 3, ");
   expect_refused(write_text(tmp, "twice.json", text), tmp, "exit_status");
+}
+
+// What the rules take as it is: GPM's shares a little over 100 (ratios of counters over an
+// interval), a record with no GPU and no sample, an attached record's null exit status.
+TEST(WatchJudge, ReadingsAtTheirEdgesAreJudged) {
+  testutil::TempDir tmp("gpucheck-watch-judge");
+  auto d = gemm_record();
+  d["gpus"][0]["timeline"]["sm_active_pct"][3] = 100.4;
+  d["gpus"][0]["timeline"]["util_pct"][3] = 100;
+  const Judged over = run({"--judge", write_text(tmp, "over.json", d.dump()), "--out", (tmp.path() / "a").string()});
+  EXPECT_EQ(over.status, 0) << over.err;
+  EXPECT_EQ(read_json(tmp.path() / "a" / "watch.json")["verdict"]["bound"], "compute_bound");
+
+  auto e = gemm_record();
+  e["gpus"] = nlohmann::ordered_json::array();
+  for (auto& [k, col] : e["host"].items()) col = nlohmann::ordered_json::array();
+  const Judged empty = run({"--judge", write_text(tmp, "empty.json", e.dump()), "--out", (tmp.path() / "b").string()});
+  EXPECT_EQ(empty.status, 0) << empty.err;
+  EXPECT_EQ(read_json(tmp.path() / "b" / "watch.json")["gpus"].size(), 0u);
 }
 
 }  // namespace

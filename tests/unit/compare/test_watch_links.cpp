@@ -360,7 +360,7 @@ TEST(WatchLinkRecord, MalformedValuesAreOneErrorNamingTheFile) {
       {[](json& j) { j["gpucheck_watch_version"] = 3; }, "gpucheck_watch_version 3"},
       {[](json& j) { j["gpucheck_watch_version"] = "2"; }, "gpucheck_watch_version \"2\""},
       {[](json& j) { j["gpucheck_watch_version"] = 0; }, "gpucheck_watch_version 0"},
-      {[](json& j) { j["gpus"][0]["timeline"]["pcie_width"][0] = -8; }, "pcie_width holds -8"},
+      {[](json& j) { j["gpus"][0]["timeline"]["pcie_width"][0] = -8; }, "pcie_width[0] holds -8"},
       {[](json& j) { j["gpus"][0]["timeline"]["pcie_gen"][0] = "Gen5"; }, "not a readable watch record"},
       {[](json& j) { j["gpus"][0]["processes"][1]["sm_pct"] = 120; }, "sm_pct holds 120"},
       {[](json& j) { j["gpus"][0]["processes"][1]["sm_pct"] = -1; }, "sm_pct holds -1"},
