@@ -220,9 +220,13 @@ Stalls find_stalls(const GpuTimeline& g, double from_s, double to_s) {
   int n = 0;
   for (const auto& p : g.points) {
     if (p.t_s < from_s || p.t_s > to_s || !p.s.util_gpu_pct) continue;
-    bool inside = false;
-    for (std::size_t i = 0; i < s.starts_s.size() && !inside; ++i) inside = p.t_s > s.starts_s[i] && p.t_s < s.ends_s[i];
-    if (inside) continue;
+    // The stalls are in time order and apart: the last one starting before this reading is the
+    // only one it can be inside (a search per reading: a record of a million stalls is not n²).
+    const auto after = std::upper_bound(s.starts_s.begin(), s.starts_s.end(), p.t_s);
+    if (after != s.starts_s.begin()) {
+      const auto i = static_cast<std::size_t>(after - s.starts_s.begin()) - 1;
+      if (p.t_s > s.starts_s[i] && p.t_s < s.ends_s[i]) continue;
+    }
     sum += *p.s.util_gpu_pct;
     ++n;
   }
