@@ -40,7 +40,7 @@ const char* const kWatchUsage = R"(  gpucheck watch [--devices L] [--interval MS
       watches a job already running (its process tree, the GPUs NVML lists it on) until it ends,
       S seconds pass or Ctrl-C; step times from FILE, followed as tail -F (new lines only)
       exit status: 0 (the job is not watch's child: it has no status to pass on); 2 for a PID
-      that does not exist or cannot be read
+      that does not exist or cannot be read, or a FILE that exists and is not a regular file
   gpucheck watch --judge watch.json [--out DIR]
       judges a recorded run again with today's rules; writes DIR (default watch-judged, never
       the record's own folder); exit 0, 2 when the record cannot be read
@@ -299,7 +299,13 @@ void attach_pid(const Attach& at, const std::optional<watch::StepParser>& step, 
   run.end.seconds = since();
   run.timeline = std::move(sh.timeline);
   run.timeline.duration_s = run.end.seconds;
-  if (follow && !follow->is_open()) run.notes.push_back("the log " + *at.log + " never appeared: no step lines");
+  if (follow && !follow->is_open()) {
+    // "never appeared" only where nothing is there: else what it is (a folder made later, unreadable).
+    std::string how = " never appeared";
+    if (const auto why = watch::log_refusal(*at.log)) how = " " + *why;
+    else if (::access(at.log->c_str(), F_OK) == 0) how = " appeared only as watching ended";
+    run.notes.push_back("the log " + *at.log + how + ": no step lines");
+  }
   complete_record(run, sh, wanted, steps, follow ? follow->cut_lines() : 0);
 }
 
@@ -353,6 +359,8 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
     at.log = cli::value(*a, "--log");
     if (at.log && !cli::value(*a, "--step"))
       return cli::fail(io, Error{"--log", "needs --step (the pattern of the log's step lines)"});
+    if (at.log)
+      if (const auto why = watch::log_refusal(*at.log)) return cli::fail(io, Error{"--log", *at.log + " " + *why});
     if (const auto d = cli::value(*a, "--duration")) {
       auto secs = cli::parse_count("--duration", *d, 1, 30 * 86400);
       if (!secs) return cli::fail(io, secs.error());

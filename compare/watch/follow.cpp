@@ -6,9 +6,37 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <vector>
 
 namespace gpucheck::compare::watch {
+
+namespace {
+
+std::string not_regular(mode_t m) {
+  if (S_ISDIR(m)) return "is a folder, not a log file";
+  if (S_ISFIFO(m)) return "is a FIFO, not a log file (reading it would take the lines from its reader)";
+  if (S_ISCHR(m)) return "is a character device, not a log file";
+  if (S_ISBLK(m)) return "is a block device, not a log file";
+  if (S_ISSOCK(m)) return "is a socket, not a log file";
+  return "is not a regular file";
+}
+
+}  // namespace
+
+std::optional<std::string> log_refusal(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::nullopt;  // not yet: waited for
+    return errno == ENOTDIR ? std::string("cannot be a file: a part of the path is not a folder")
+                            : std::string("cannot be read: ") + std::strerror(errno);
+  }
+  if (!S_ISREG(st.st_mode)) return not_regular(st.st_mode);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return std::string("cannot be read: ") + std::strerror(errno);
+  ::close(fd);
+  return std::nullopt;
+}
 
 FileFollower::FileFollower(std::string path, std::function<void(std::string_view)> on_line)
     : path_(std::move(path)), split_(std::move(on_line)) {
@@ -20,10 +48,13 @@ FileFollower::~FileFollower() {
 }
 
 bool FileFollower::open_file(bool from_end) {
+  // The name's type before it is opened: opening a FIFO would already let a blocked writer on.
+  struct stat named {};
+  if (::stat(path_.c_str(), &named) != 0 || !S_ISREG(named.st_mode)) return false;
   const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {  // replaced in between
     ::close(fd);
     return false;
   }
@@ -34,8 +65,8 @@ bool FileFollower::open_file(bool from_end) {
   fd_ = fd;
   dev_ = st.st_dev;
   ino_ = st.st_ino;
-  offset_ = from_end && S_ISREG(st.st_mode) ? st.st_size : 0;
-  if (S_ISREG(st.st_mode)) (void)::lseek(fd_, offset_, SEEK_SET);
+  offset_ = from_end ? st.st_size : 0;
+  (void)::lseek(fd_, offset_, SEEK_SET);
   return true;
 }
 
@@ -55,7 +86,7 @@ void FileFollower::poll(std::size_t max_bytes) {
   };
   drain();
   struct stat open_st {}, name_st {};
-  if (::fstat(fd_, &open_st) == 0 && S_ISREG(open_st.st_mode) && open_st.st_size < offset_) {
+  if (::fstat(fd_, &open_st) == 0 && open_st.st_size < offset_) {
     // Truncated (a logger that reopens with O_TRUNC, `> log`): from its start again.
     offset_ = 0;
     (void)::lseek(fd_, 0, SEEK_SET);
@@ -63,7 +94,7 @@ void FileFollower::poll(std::size_t max_bytes) {
     drain();
     return;
   }
-  if (::stat(path_.c_str(), &name_st) == 0 && (name_st.st_dev != dev_ || name_st.st_ino != ino_)) {
+  if (::stat(path_.c_str(), &name_st) == 0 && S_ISREG(name_st.st_mode) && (name_st.st_dev != dev_ || name_st.st_ino != ino_)) {
     // Rotated: the old file is read to its end above; the new one from its start.
     split_.finish();
     if (open_file(false)) drain();

@@ -2,18 +2,26 @@
 // it starts (the lines already there have no time to place them at), each complete line as it
 // is appended; a file that is truncated is read again from its start, one that is replaced
 // (rotated: a new file at the name) is read from the new file's start, and one that does not
-// exist yet is waited for. Memory stays bounded: lines are cut at LineSplitter::kMaxLine.
+// exist yet is waited for. Only a regular file is followed: a FIFO read here would take the
+// lines from its own reader (and, once watch stops, leave its writer without one), a folder or
+// a device is no log. Memory stays bounded: lines are cut at LineSplitter::kMaxLine.
 #pragma once
 
 #include <sys/types.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "watch/child.hpp"
 
 namespace gpucheck::compare::watch {
+
+// Why `path` cannot be followed as a log: it exists and is not a regular file ("is a folder"),
+// or cannot be read (a permission, a part of the path that is a file); nullopt when it is a
+// readable regular file or does not exist (yet: it is waited for).
+std::optional<std::string> log_refusal(const std::string& path);
 
 class FileFollower {
  public:

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -245,6 +246,41 @@ TEST(WatchAttach, OptionsThatDoNotGoTogether) {
   EXPECT_EQ(attach({"--pid", self, "--duration", "0"}, tmp.path() / "o").status, 2);
   EXPECT_EQ(attach({"--pid", self, "--step", "("}, tmp.path() / "o").status, 2);
   EXPECT_EQ(attach({"--pid", self, "--log", "x.log"}, tmp.path() / "o").status, 2);  // no --step: nothing to read it for
+}
+
+// A --log that exists and is not a regular file is refused at once: a folder or a device is no
+// log, and a FIFO read by watch would take the lines from the job's own reader. One that does
+// not exist yet is waited for (above), never refused.
+TEST(WatchAttach, ALogThatIsNotARegularFileIsExit2AndOneLine) {
+  testutil::TempDir tmp("gpucheck-watch-attach");
+  const std::string self = std::to_string(::getpid());
+  const fs::path fifo = tmp.path() / "log.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& log : {tmp.path().string(), fifo.string(), std::string("/dev/null")}) {
+    const Attached a = attach({"--pid", self, "--log", log, "--step", "step ([0-9]+)"}, tmp.path() / "o");
+    EXPECT_EQ(a.status, 2) << log;
+    EXPECT_EQ(std::count(a.err.begin(), a.err.end(), '\n'), 1) << a.err;
+    EXPECT_NE(a.err.find("--log"), std::string::npos) << a.err;
+    EXPECT_NE(a.err.find(log), std::string::npos) << a.err;
+    EXPECT_FALSE(fs::exists(tmp.path() / "o")) << log;  // nothing made
+  }
+}
+
+TEST(WatchFollow, OnlyARegularFileIsFollowed) {
+  testutil::TempDir tmp("gpucheck-watch-follow");
+  const fs::path fifo = tmp.path() / "log.fifo", dir = tmp.path() / "dir", file = tmp.path() / "train.log";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  fs::create_directories(dir);
+  append(file, "");
+  EXPECT_FALSE(watch::log_refusal((tmp.path() / "not-yet.log").string()).has_value());  // waited for
+  EXPECT_FALSE(watch::log_refusal(file.string()).has_value());
+  for (const fs::path& p : {fifo, dir, fs::path("/dev/null"), file / "x"}) {
+    EXPECT_TRUE(watch::log_refusal(p.string()).has_value()) << p;
+    std::vector<std::string> got;
+    watch::FileFollower f(p.string(), [&](std::string_view l) { got.emplace_back(l); });
+    f.poll();
+    EXPECT_FALSE(f.is_open()) << p;  // never opened: a FIFO's writer is not let on by watch
+  }
 }
 
 }  // namespace
