@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/expected.hpp"
 #include "runner/contain.hpp"
 
 namespace gpucheck::compare::watch {
@@ -48,6 +49,12 @@ struct ChildIo {
   double tick_s = 0.1;
   std::optional<Containment> containment;  // tests: force a fallback
 };
+
+// GPUCHECK_CONTAINMENT's words, as ContainedChild::start takes them (runner/contain.cpp): unset
+// or empty is the default order. Anything else is the user's mistake, told before the command
+// starts (the runner would refuse it only at the start, which reads as "cannot start": 127).
+inline constexpr const char* kContainmentWords[] = {"pid-namespace", "cgroup", "subreaper"};
+Status check_containment_env(const std::optional<std::string>& value);
 
 // argv[0] is looked up in PATH as a shell would (execvp).
 ChildEnd run_child(const std::vector<std::string>& argv, const ChildIo& io);

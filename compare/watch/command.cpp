@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <condition_variable>
 #include <ctime>
@@ -36,6 +37,7 @@ const char* const kWatchUsage = R"(  gpucheck watch [--devices L] [--interval MS
                        (or the match), unit ns/us/ms/s/s/it after it, none = ms; it/s is a rate
                        and left out; results.json then holds each step after warm-up
       exit status: the command's; 128+N when signal N ended it; 127 when it cannot start; 2 bad options
+      (a GPUCHECK_CONTAINMENT other than pid-namespace, cgroup or subreaper among them)
   gpucheck watch --pid PID [--log FILE] [--duration S] [--devices L] [--interval MS] [--out DIR] [--name N] [--step REGEX]
       watches a job already running (its process tree, the GPUs NVML lists it on) until it ends,
       S seconds pass or Ctrl-C; step times from FILE, followed as tail -F (new lines only)
@@ -391,6 +393,8 @@ ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, co
     if (!p) return cli::fail(io, p.error());
     step = std::move(*p);
   }
+  if (at.pid == 0)  // a bad value would otherwise read as the command's failure to start (127)
+    if (auto c = watch::check_containment_env(deps.containment_env); !c) return cli::fail(io, c.error());
   const std::string out_dir = cli::value(*a, "--out").value_or("watch-out");
   if (auto k = ctx.fs.kind(out_dir); k != FileSystem::Kind::Missing && k != FileSystem::Kind::Directory)
     return cli::fail(io, Error{"--out", out_dir + " exists and is not a folder"});
@@ -517,6 +521,7 @@ ExitStatus cmd_watch(const std::vector<std::string>& args, cli::Context& ctx) {
   deps.proc = &proc;
   deps.progress = ::isatty(STDERR_FILENO) != 0;
   deps.stop = &gpucheck::stop_flag();
+  if (const char* e = std::getenv("GPUCHECK_CONTAINMENT")) deps.containment_env = e;
   return run_watch(args, ctx, deps);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct WatchDeps {
   int out_fd = 1, err_fd = 2;  // where the command's output goes
   bool progress = false;       // a progress line on err_fd (a terminal)
   const std::atomic<int>* stop = nullptr;  // --pid: a stop signal's number once one came (core/stop.hpp)
+  std::optional<std::string> containment_env;  // GPUCHECK_CONTAINMENT: checked before the command starts
 };
 
 ExitStatus run_watch(const std::vector<std::string>& args, cli::Context& ctx, const WatchDeps& deps);

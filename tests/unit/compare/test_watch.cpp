@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include "base/filesystem.hpp"
 #include "results/results.hpp"
 #include "rules/compare.hpp"
+#include "watch/child.hpp"
 #include "watch/command.hpp"
 #include "watch/record.hpp"
 #include "watch/steps.hpp"
@@ -278,6 +280,26 @@ TEST(WatchCommand, BadOptionsAreExit2) {
   EXPECT_EQ(watch_run({"--step", "("}, {"true"}).status, 2);
   EXPECT_EQ(watch_run({"--interval", "5"}, {"true"}).status, 2);
   EXPECT_EQ(watch_run({"--devices", "3"}, {"true"}).status, 2);  // the fake has one GPU
+}
+
+// A GPUCHECK_CONTAINMENT the runner does not know is the user's mistake: exit 2 and one line
+// naming the variable and its words, before the command starts (not 127, "cannot start").
+TEST(WatchCommand, ABadContainmentIsExit2BeforeTheCommandStarts) {
+  testutil::TempDir tmp("gpucheck-watch-test");
+  const auto marker = tmp.path() / "started";
+  WatchDeps deps;
+  deps.nvml_error = testing::kNoNvml;
+  deps.containment_env = "bogus";
+  const auto w = testing::watch_cli({"--out", (tmp.path() / "out").string(), "--", "sh", "-c", "touch '" + marker.string() + "'"}, deps);
+  EXPECT_EQ(w.status, 2);
+  EXPECT_EQ(std::count(w.err.begin(), w.err.end(), '\n'), 1) << w.err;
+  EXPECT_NE(w.err.find("GPUCHECK_CONTAINMENT"), std::string::npos) << w.err;
+  for (const char* word : watch::kContainmentWords) EXPECT_NE(w.err.find(word), std::string::npos) << w.err;
+  EXPECT_FALSE(std::filesystem::exists(marker));  // the command never ran
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() / "out"));
+  for (const char* word : watch::kContainmentWords) EXPECT_TRUE(watch::check_containment_env(std::string(word)).ok()) << word;
+  EXPECT_TRUE(watch::check_containment_env(std::string()).ok());  // empty: the default order
+  EXPECT_TRUE(watch::check_containment_env(std::nullopt).ok());
 }
 
 }  // namespace
