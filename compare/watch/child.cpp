@@ -102,17 +102,8 @@ bool write_all(int fd, std::string_view data) {
 }  // namespace
 
 Status check_containment_env(const std::optional<std::string>& value) {
-  if (!value || value->empty()) return Done{};
-  std::string why = "\"";
-  why += gpucheck::visible_text(*value);
-  why += "\" is none of";
-  for (const char* w : kContainmentWords) {
-    if (*value == w) return Done{};
-    why += w == kContainmentWords[0] ? " " : ", ";
-    why += w;
-  }
-  why += " (or unset)";
-  return Error{"GPUCHECK_CONTAINMENT", why};
+  if (auto how = containment_from_env(value ? value->c_str() : nullptr); !how) return how.error();
+  return Done{};
 }
 
 ChildEnd run_child(const std::vector<std::string>& argv_s, const ChildIo& io) {

@@ -50,10 +50,10 @@ struct ChildIo {
   std::optional<Containment> containment;  // tests: force a fallback
 };
 
-// GPUCHECK_CONTAINMENT's words, as ContainedChild::start takes them (runner/contain.cpp): unset
-// or empty is the default order. Anything else is the user's mistake, told before the command
-// starts (the runner would refuse it only at the start, which reads as "cannot start": 127).
-inline constexpr const char* kContainmentWords[] = {"pid-namespace", "cgroup", "subreaper"};
+// GPUCHECK_CONTAINMENT read as the runner reads it (runner/contain.hpp containment_from_env):
+// unset or empty is the default order; anything else it does not know is the user's mistake,
+// told before the command starts (the runner would refuse it only at the start, which reads as
+// "cannot start": 127).
 Status check_containment_env(const std::optional<std::string>& value);
 
 // argv[0] is looked up in PATH as a shell would (execvp).

@@ -7,6 +7,7 @@
 
 #include "base/filesystem.hpp"
 #include "gpucheck/core/contract.hpp"
+#include "gpucheck/core/text.hpp"
 
 namespace gpucheck::compare::watch {
 
@@ -457,7 +458,17 @@ std::string summary_text(const WatchRun& r, const std::vector<std::string>& writ
     }
     o += "  wrote " + w + "\n";
   }
-  return o;
+  // Names, notes, a stderr line and the command come from the job or a record (--judge): an
+  // escape sequence among them reaches the terminal as text, line by line.
+  std::string shown;
+  for (std::size_t from = 0; from < o.size();) {
+    const std::size_t nl = o.find('\n', from);
+    const std::size_t end = nl == std::string::npos ? o.size() : nl;
+    shown += gpucheck::visible_text(std::string_view(o).substr(from, end - from));
+    if (nl != std::string::npos) shown += '\n';
+    from = end + 1;
+  }
+  return shown;
 }
 
 std::string progress_line(double elapsed_s, std::optional<double> last_step_ms, const GpuSample* gpu,

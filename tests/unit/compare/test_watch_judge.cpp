@@ -323,6 +323,19 @@ TEST(WatchJudge, AKeyGivenTwiceIsExit2) {
   expect_refused(write_text(tmp, "twice.json", text), tmp, "exit_status");
 }
 
+// A record's text (a note, the case name) is shown on the terminal: an escape sequence in it
+// arrives as text, never as a control character.
+TEST(WatchJudge, ARecordsTextReachesTheTerminalEscaped) {
+  testutil::TempDir tmp("gpucheck-watch-judge");
+  auto d = gemm_record();
+  d["notes"] = nlohmann::ordered_json::array({"red \x1b[31m here\x07"});
+  const Judged j = run({"--judge", write_text(tmp, "esc.json", d.dump()), "--out", (tmp.path() / "o").string()});
+  EXPECT_EQ(j.status, 0) << j.err;
+  EXPECT_EQ(j.out.find('\x1b'), std::string::npos) << j.out;
+  EXPECT_EQ(j.out.find('\x07'), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("red \\x1b[31m here"), std::string::npos) << j.out;
+}
+
 // What the rules take as it is: GPM's shares a little over 100 (ratios of counters over an
 // interval), a record with no GPU and no sample, an attached record's null exit status.
 TEST(WatchJudge, ReadingsAtTheirEdgesAreJudged) {
