@@ -82,11 +82,11 @@ const Folder& folder() {
 
 // Adds every run into `path`, one transaction each; false (with the reason) on the first failure.
 bool add_all(const std::string& path, std::string* why) {
-  auto store = history::Store::open(path, true);
+  auto store = history::Store::open(path, history::Store::Access::Create);
   if (!store) return *why = store.error().str(), false;
   for (const auto& r : runs())
     if (auto a = store->add({r}); !a) return *why = a.error().str(), false;
-  store->checkpoint();
+  if (auto k = store->checkpoint(); !k) return *why = k.error().str(), false;
   return true;
 }
 
@@ -118,7 +118,7 @@ template <class Work>
 void over_history(benchmark::State& state, Work work) {
   if (full_history().empty()) state.SkipWithError("the history did not build");
   time_each(state, [&] {
-    auto store = history::Store::open(full_history(), false);
+    auto store = history::Store::open(full_history(), history::Store::Access::Read);
     if (!store) return state.SkipWithError(store.error().str().c_str()), false;
     auto points = store->points({std::string("nvidia-h200"), std::nullopt}, "real_time");
     if (!points) return state.SkipWithError(points.error().str().c_str()), false;

@@ -260,10 +260,9 @@ Expected<Results> results_from_history(const Args& a, const std::string& suite) 
     if (!v) return v.error();
     last = *v;
   }
-  auto store = history::Store::open(*value(a, "--from-history"), false);
+  auto store = history::Store::open(*value(a, "--from-history"), history::Store::Access::Read);
   if (!store) return store.error();
   auto b = history::baseline_from_history(*store, {*branch, suite, value(a, "--gpu"), static_cast<std::size_t>(last)});
-  store->checkpoint();
   if (!b) return b.error();
   ReadOptions ro;
   ro.keep_raw = true;

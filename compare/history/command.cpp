@@ -1,8 +1,12 @@
 #include "history/command.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -13,6 +17,7 @@
 #include "base/output.hpp"
 #include "gpucheck/core/json_load.hpp"
 #include "gpucheck/core/suggest.hpp"
+#include "gpucheck/core/text.hpp"
 #include "history/report.hpp"
 #include "rules/compare.hpp"
 
@@ -69,7 +74,9 @@ Expected<StoredRun> read_run_input(const FileSystem& fs, const std::string& path
     const std::string in_folder = join_path(path, "results.json");
     if (fs.kind(in_folder) == FileSystem::Kind::File) results = in_folder;
     const std::string judged = join_path(path, "compare.json");
-    if (results == in_folder && fs.kind(judged) == FileSystem::Kind::File) {
+    const FileSystem::Kind k = fs.kind(judged);
+    if (results == in_folder && k != FileSystem::Kind::Missing) {  // a FIFO's verdicts are not dropped in silence
+      if (k != FileSystem::Kind::File) return Error{judged, "not a regular file (the gate's verdicts are read from one)"};
       if (auto v = read_verdicts(fs, judged, &verdicts, &metric); !v) return v.error();
     }
   }
@@ -154,10 +161,28 @@ struct Reading {
   std::size_t base_runs = 0;   // runs of it before the branch's first, in front of the branch's series
 };
 
-Expected<Store> open_db(const Args& a, bool create) {
+Expected<Store> open_db(const Args& a, Store::Access access) {
   const auto db = value(a, "--db");
   if (!db || db->empty()) return Error{"history", "needs --db FILE"};
-  return Store::open(*db, create);
+  return Store::open(*db, access);
+}
+
+// --db and what SQLite keeps beside it, as inputs: an output never names one of them.
+std::vector<NamedPath> db_inputs(const std::string& option, const std::string& path) {
+  std::vector<NamedPath> out;
+  for (const std::string& f : history::history_files(path)) out.push_back({option, f});
+  return out;
+}
+
+// A --metric or --branch the history does not hold would read as "nothing moved": exit 2
+// naming what is there, as --gpu does.
+Status check_present(const std::string& option, const std::string& given, const std::vector<std::string>& there,
+                     const std::string& where) {
+  if (std::find(there.begin(), there.end(), given) != there.end()) return Done{};
+  std::string list;
+  for (const auto& t : there) list += (list.empty() ? "" : ", ") + t;
+  return Error{option, "no runs with \"" + given + "\" in " + where + did_you_mean(given, there) + " (there: " +
+                           (list.empty() ? std::string("none") : list) + ")"};
 }
 
 Expected<Reading> reading_of(Store& store, const Args& a) {
@@ -166,12 +191,32 @@ Expected<Reading> reading_of(Store& store, const Args& a) {
   Reading r{*gpu, {*gpu, value(a, "--branch")}, value(a, "--metric").value_or("real_time"),
             value(a, "--base-branch").value_or("main"), 0};
   if (r.base_branch.empty()) return Error{"--base-branch", "needs a branch name"};
+  const std::string where = store.path() + " on " + r.gpu;
+  auto metrics = store.metrics(r.gpu);
+  if (!metrics) return metrics.error();
+  if (auto m = check_present("--metric", r.metric, *metrics, where); !m) return m.error();
+  if (r.filter.branch) {
+    auto branches = store.branches(r.gpu);
+    if (!branches) return branches.error();
+    if (auto b = check_present("--branch", *r.filter.branch, *branches, where); !b) return b.error();
+  }
   return r;
 }
 
-ExitStatus finish(Store& store, ExitStatus s) {
-  store.checkpoint();
+// Every command that wrote ends here: the checkpoint's failure (FILE alone lacks the runs) is
+// exit 2 though the runs are stored.
+ExitStatus finish(CliOutput& io, Store& store, ExitStatus s) {
+  if (auto k = store.checkpoint(); !k) return fail(io, k.error());
   return s;
+}
+
+// Commit and branch are printed in rows and lines: a control character would split a row or
+// reach the terminal.
+Status check_label(const char* option, const std::optional<std::string>& v, const char* what) {
+  if (!v) return Done{};
+  if (v->empty()) return Error{option, std::string("needs ") + what};
+  if (visible_text(*v) != *v) return Error{option, "holds a control character (\"" + visible_text(*v) + "\")"};
+  return Done{};
 }
 
 ExitStatus history_add(const std::vector<std::string>& args, Context& ctx) {
@@ -179,15 +224,20 @@ ExitStatus history_add(const std::vector<std::string>& args, Context& ctx) {
   if (!a) return fail(ctx.io, a.error());
   if (a->positional.empty()) return fail(ctx.io, Error{"history add", "needs at least one RESULTS file or folder"});
   history::AddOptions o{value(*a, "--commit"), value(*a, "--branch")};
-  if (o.commit && o.commit->empty()) return fail(ctx.io, Error{"--commit", "needs a commit"});
-  if (o.branch && o.branch->empty()) return fail(ctx.io, Error{"--branch", "needs a branch name"});
+  if (auto c = check_label("--commit", o.commit, "a commit"); !c) return fail(ctx.io, c.error());
+  if (auto b = check_label("--branch", o.branch, "a branch name"); !b) return fail(ctx.io, b.error());
+  if (const auto db = value(*a, "--db"); db && !db->empty()) {
+    std::vector<NamedPath> inputs;
+    for (const auto& p : a->positional) inputs.push_back({"RESULTS", p});
+    if (auto c = check_outputs(ctx.fs, {{"--db", *db}}, inputs); !c) return fail(ctx.io, c.error());
+  }
   std::vector<history::StoredRun> runs;  // every input read before anything is stored
   for (const auto& p : a->positional) {
     auto r = history::read_run_input(ctx.fs, p, o);
     if (!r) return fail(ctx.io, r.error());
     runs.push_back(std::move(*r));
   }
-  auto store = open_db(*a, true);
+  auto store = open_db(*a, Store::Access::Create);
   if (!store) return fail(ctx.io, store.error());
   std::vector<std::string> what;
   for (const auto& r : runs)
@@ -197,37 +247,52 @@ ExitStatus history_add(const std::vector<std::string>& args, Context& ctx) {
   if (!added) return fail(ctx.io, added.error());
   for (std::size_t i = 0; i < added->size(); ++i)
     ctx.io.out += ((*added)[i].added ? "added run " : "already stored as run ") + std::to_string((*added)[i].id) + ": " +
-                  what[i] + "\n";
-  return finish(*store, ExitStatus::Ok);
+                  visible_text(what[i]) + "\n";
+  return finish(ctx.io, *store, ExitStatus::Ok);
+}
+
+// Every run of each OTHER (opened read-only: an input is never written), read before --db is
+// opened; oldest first, so ids follow dates.
+Expected<std::vector<history::StoredRun>> read_others(const FileSystem& fs, const std::string& db,
+                                                      const std::vector<std::string>& others) {
+  std::vector<history::StoredRun> all;
+  for (const auto& p : others) {
+    if (fs.same_file(p, db)) return Error{p, "is the --db file itself"};
+    auto other = Store::open(p, Store::Access::Read);
+    if (!other) return other.error();
+    auto runs = other->runs({});
+    if (!runs) return runs.error();
+    for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
+      auto r = other->read_run(it->id);
+      if (!r) return r.error();
+      all.push_back(std::move(*r));
+    }
+  }
+  return all;
 }
 
 ExitStatus history_merge(const std::vector<std::string>& args, Context& ctx) {
   auto a = parse_args(args, 3, {{"--db"}, {}}, "history");
   if (!a) return fail(ctx.io, a.error());
   if (a->positional.empty()) return fail(ctx.io, Error{"history merge", "needs at least one OTHER history"});
-  auto store = open_db(*a, true);
+  const auto db = value(*a, "--db");
+  if (!db || db->empty()) return fail(ctx.io, Error{"history", "needs --db FILE"});
+  std::vector<NamedPath> inputs;
+  for (const auto& p : a->positional)
+    for (const auto& f : db_inputs("OTHER", p)) inputs.push_back(f);
+  if (auto c = check_outputs(ctx.fs, {{"--db", *db}}, inputs); !c) return fail(ctx.io, c.error());
+  // All or nothing: a bad OTHER leaves --db as it was (not even created).
+  auto all = read_others(ctx.fs, *db, a->positional);
+  if (!all) return fail(ctx.io, all.error());
+  auto store = open_db(*a, Store::Access::Create);
   if (!store) return fail(ctx.io, store.error());
+  auto done = store->add(std::move(*all));
+  if (!done) return fail(ctx.io, done.error());
   std::size_t added = 0, there = 0;
-  for (const auto& p : a->positional) {
-    if (ctx.fs.same_file(p, store->path())) return fail(ctx.io, Error{p, "is the --db file itself"});
-    auto other = Store::open(p, false);
-    if (!other) return fail(ctx.io, other.error());
-    auto runs = other->runs({});
-    if (!runs) return fail(ctx.io, runs.error());
-    std::vector<history::StoredRun> all;
-    for (auto it = runs->rbegin(); it != runs->rend(); ++it) {  // oldest first, so ids follow dates
-      auto r = other->read_run(it->id);
-      if (!r) return fail(ctx.io, r.error());
-      all.push_back(std::move(*r));
-    }
-    auto done = store->add(std::move(all));
-    if (!done) return fail(ctx.io, done.error());
-    for (const auto& d : *done) (d.added ? added : there) += 1;
-    other->checkpoint();
-  }
+  for (const auto& d : *done) (d.added ? added : there) += 1;
   ctx.io.out += "merged " + std::to_string(added) + " runs into " + store->path() + " (" + std::to_string(there) +
                 " already there)\n";
-  return finish(*store, ExitStatus::Ok);
+  return finish(ctx.io, *store, ExitStatus::Ok);
 }
 
 ExitStatus history_remove(const std::vector<std::string>& args, Context& ctx) {
@@ -237,36 +302,47 @@ ExitStatus history_remove(const std::vector<std::string>& args, Context& ctx) {
   const auto commit = value(*a, "--commit");
   if (!a->positional.empty()) return fail(ctx.io, Error{"history remove", "takes no paths"});
   if (run.has_value() == commit.has_value()) return fail(ctx.io, Error{"history remove", "needs one of --run ID or --commit SHA"});
-  auto store = open_db(*a, false);
-  if (!store) return fail(ctx.io, store.error());
-  Expected<std::size_t> n = std::size_t{0};
+  std::optional<int> id;
   if (run) {
-    auto id = parse_count("--run", *run, 1, std::numeric_limits<int>::max());
-    if (!id) return fail(ctx.io, id.error());
-    n = store->remove_run(*id);
-    if (n && *n == 0) return fail(ctx.io, Error{"--run", "no run " + *run + " in " + store->path()});
-  } else {
-    n = store->remove_commit(*commit);
+    auto v = parse_count("--run", *run, 1, std::numeric_limits<int>::max());
+    if (!v) return fail(ctx.io, v.error());
+    id = *v;
   }
+  {  // what to remove is found read-only first: a remove of nothing leaves the file's bytes alone
+    auto reader = open_db(*a, Store::Access::Read);
+    if (!reader) return fail(ctx.io, reader.error());
+    if (id) {
+      auto runs = reader->runs({});
+      if (!runs) return fail(ctx.io, runs.error());
+      if (std::none_of(runs->begin(), runs->end(), [&](const history::RunInfo& r) { return r.id == *id; }))
+        return fail(ctx.io, Error{"--run", "no run " + *run + " in " + reader->path()});
+    } else if (auto c = reader->resolve_commit(*commit); !c) {
+      return fail(ctx.io, c.error());
+    }
+  }
+  auto store = open_db(*a, Store::Access::Write);
+  if (!store) return fail(ctx.io, store.error());
+  Expected<std::size_t> n = id ? store->remove_run(*id) : store->remove_commit(*commit);
   if (!n) return fail(ctx.io, n.error());
   ctx.io.out += "removed " + std::to_string(*n) + " run" + (*n == 1 ? "" : "s") + " from " + store->path() + "\n";
-  return finish(*store, ExitStatus::Ok);
+  return finish(ctx.io, *store, ExitStatus::Ok);
 }
 
 ExitStatus history_list(const std::vector<std::string>& args, Context& ctx) {
   auto a = parse_args(args, 3, {{"--db", "--gpu", "--branch"}, {}}, "history");
   if (!a) return fail(ctx.io, a.error());
   if (!a->positional.empty()) return fail(ctx.io, Error{"history list", "takes no paths"});
-  auto store = open_db(*a, false);
+  auto store = open_db(*a, Store::Access::Read);
   if (!store) return fail(ctx.io, store.error());
   auto runs = store->runs({value(*a, "--gpu"), value(*a, "--branch")});
   if (!runs) return fail(ctx.io, runs.error());
-  for (const auto& r : *runs)
-    ctx.io.out += std::to_string(r.id) + "  " + r.date + "  " + r.commit + "  " + r.branch + "  " + r.gpu_slug + "  " +
-                  r.host_name + " (" + r.host_cpu + ")  " + r.suite + "  " + std::to_string(r.cases) + " cases  " +
-                  r.source + "\n";
+  for (const auto& r : *runs)  // what another tool stored is shown, never obeyed, by the terminal
+    ctx.io.out += visible_text(std::to_string(r.id) + "  " + r.date + "  " + r.commit + "  " + r.branch + "  " +
+                               r.gpu_slug + "  " + r.host_name + " (" + r.host_cpu + ")  " + r.suite + "  " +
+                               std::to_string(r.cases) + " cases  " + r.source) +
+                  "\n";
   ctx.io.out += std::to_string(runs->size()) + " run" + (runs->size() == 1 ? "" : "s") + "\n";
-  return finish(*store, ExitStatus::Ok);
+  return ExitStatus::Ok;
 }
 
 Expected<Thresholds> thresholds_of(const FileSystem& fs, const Args& a, std::string* source = nullptr) {
@@ -323,7 +399,7 @@ std::optional<Error> analyse(const FileSystem& fs, const Args& a, const history:
   auto t = thresholds_of(fs, a, &an.thresholds_source);
   if (!t) return t.error();
   an.thresholds = std::move(*t);
-  auto store = open_db(a, false);
+  auto store = open_db(a, Store::Access::Read);
   if (!store) return store.error();
   an.store.emplace(std::move(*store));
   auto r = reading_of(*an.store, a);
@@ -364,7 +440,6 @@ ExitStatus history_changes(const std::vector<std::string>& args, Context& ctx) {
   const history::ChangeOptions o;
   Analysis an;
   if (auto e = analyse(ctx.fs, *a, o, an)) return fail(ctx.io, *e);
-  Store* store = &*an.store;
   const Reading* r = &an.reading;
   const auto& series = an.series;
   const auto& found = an.found;
@@ -372,13 +447,13 @@ ExitStatus history_changes(const std::vector<std::string>& args, Context& ctx) {
   for (const auto& c : found) regression = regression || c.changes.back().regression;
   if (format == "json") {
     ctx.io.out += changes_json(*r, series.size(), found, o, regression);
-    return finish(*store, regression ? ExitStatus::Regression : ExitStatus::Ok);
+    return regression ? ExitStatus::Regression : ExitStatus::Ok;
   }
   for (const auto& c : found) {
-    ctx.io.out += c.series->name + " (" + c.series->metric + ", limit " + format_pct(c.limit_pct) + ", " +
+    ctx.io.out += visible_text(c.series->name) + " (" + c.series->metric + ", limit " + format_pct(c.limit_pct) + ", " +
                   std::to_string(c.series->points.size()) + " runs)\n";
     for (const auto& ch : c.changes)
-      ctx.io.out += "  at " + ch.commit + " (" + ch.date + ", run " + std::to_string(ch.run) + "): " +
+      ctx.io.out += "  at " + visible_text(ch.commit) + " (" + visible_text(ch.date) + ", run " + std::to_string(ch.run) + "): " +
                     format_metric(c.series->metric, ch.at.before) + " -> " + format_metric(c.series->metric, ch.at.after) +
                     " " + format_change(ch.at.change) + (ch.regression ? " worse" : " better") +
                     ", p=" + format_double("%.2g", ch.at.p_value) + "\n";
@@ -394,7 +469,7 @@ ExitStatus history_changes(const std::vector<std::string>& args, Context& ctx) {
                            r->base_branch + " before its first)"
                      : std::string()) +
                 (regression ? "; the newest change of at least one is a regression\n" : "\n");
-  return finish(*store, regression ? ExitStatus::Regression : ExitStatus::Ok);
+  return regression ? ExitStatus::Regression : ExitStatus::Ok;
 }
 
 // The stored baseline the report draws: --baseline, else baselines/<gpu>/<suite>.json of the
@@ -417,6 +492,46 @@ Expected<std::optional<Results>> report_baseline(const FileSystem& fs, const Arg
   return std::optional<Results>(std::move(*b));
 }
 
+// The write ends of the FIFO outputs, opened before anything is written and held until every
+// output is: a FIFO without a reader is refused up front, and a reader sees one stream.
+class FifoEnds {
+ public:
+  FifoEnds() = default;
+  FifoEnds(const FifoEnds&) = delete;
+  FifoEnds& operator=(const FifoEnds&) = delete;
+  ~FifoEnds() {
+    for (const int fd : fds_) ::close(fd);
+  }
+  Status hold(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) fds_.push_back(fd);
+    else if (errno == ENXIO) return Error{path, "is a FIFO with no reader: nothing written"};
+    return Done{};  // any other failure is the writer's to report
+  }
+
+ private:
+  std::vector<int> fds_;
+};
+
+// A command's outputs, all or none as far as can be known beforehand: each FIFO checked for a
+// reader first, then the outputs written in place (FIFOs, devices), whose failure is the likely
+// one, before any file is replaced.
+Status write_all(Context& ctx, const std::vector<std::pair<std::string, std::string>>& texts) {
+  FifoEnds fifos;
+  std::vector<const std::pair<std::string, std::string>*> in_place, replaced;
+  for (const auto& t : texts) {
+    const PathFacts f = ctx.fs.output_facts(t.first);
+    const bool stream = !is_standard_output(ctx.fs, t.first) && classify_output(t.first, f) == OutputKind::in_place;
+    if (stream && f.target == FileType::fifo)
+      if (auto h = fifos.hold(t.first); !h) return h;
+    (stream ? in_place : replaced).push_back(&t);
+  }
+  for (const auto* group : {&in_place, &replaced})
+    for (const auto* t : *group)
+      if (auto w = write_command_output(ctx.fs, ctx.io, t->first, t->second); !w) return w;
+  return Done{};
+}
+
 ExitStatus history_report(const std::vector<std::string>& args, Context& ctx) {
   auto a = parse_args(args, 3,
                       {{"--db", "--gpu", "--branch", "--base-branch", "--metric", "--thresholds", "--html", "--markdown",
@@ -431,7 +546,7 @@ ExitStatus history_report(const std::vector<std::string>& args, Context& ctx) {
   std::vector<NamedPath> outputs;
   if (html) outputs.push_back({"--html", *html});
   if (md) outputs.push_back({"--markdown", *md});
-  std::vector<NamedPath> inputs{{"--db", value(*a, "--db").value_or("")}};
+  std::vector<NamedPath> inputs = db_inputs("--db", value(*a, "--db").value_or(""));
   if (const auto b = value(*a, "--baseline")) inputs.push_back({"--baseline", *b});
   if (const auto t = value(*a, "--thresholds")) inputs.push_back({"--thresholds", *t});
   if (auto c = check_command_outputs(ctx.fs, ctx.env, outputs, inputs); !c) return fail(ctx.io, c.error());
@@ -450,18 +565,16 @@ ExitStatus history_report(const std::vector<std::string>& args, Context& ctx) {
     branch += " (from its start point: " + std::to_string(r->base_runs) + " runs of " + r->base_branch + " before it)";
   const history::TrendInput in{r->gpu, branch, r->metric, &series, &found, &*t,
                                *baseline ? &**baseline : nullptr, baseline_source};
-  if (html) {
-    if (auto w = write_command_output(ctx.fs, ctx.io, *html, history::trend_html(in)); !w) return fail(ctx.io, w.error());
-  }
-  if (md) {
-    if (auto w = write_command_output(ctx.fs, ctx.io, *md, history::trend_markdown(in)); !w) return fail(ctx.io, w.error());
-  }
+  std::vector<std::pair<std::string, std::string>> texts;  // path, text
+  if (html) texts.emplace_back(*html, history::trend_html(in));
+  if (md) texts.emplace_back(*md, history::trend_markdown(in));
+  if (auto w = write_all(ctx, texts); !w) return fail(ctx.io, w.error());
   std::vector<std::string> written;
   for (const auto& np : outputs) written.push_back(np.path);
   print_beside(ctx.fs, ctx.io, written,
                "history report of " + std::to_string(series.size()) + " case series on " + r->gpu + ", " +
                    std::to_string(found.size()) + " with change-points\n");
-  return finish(*store, ExitStatus::Ok);
+  return ExitStatus::Ok;
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // `gpucheck history`: the runs of the suite kept in one SQLite file (store.hpp), and what only a
 // history can say: which commit moved a case (changes.hpp) and the trend (report). Subcommands
-// add, merge, remove, list, changes, report; every one checkpoints the WAL before it returns,
-// so FILE alone holds every run.
+// add, merge, remove, list, changes, report; every one that writes checkpoints the WAL before it
+// returns, so FILE alone holds every run; the reading ones open FILE read-only.
 #pragma once
 
 #include <optional>

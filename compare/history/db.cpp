@@ -15,7 +15,10 @@ const Api* load(std::string* err) {
     void* lib = dlopen("libsqlite3.so.0", RTLD_NOW | RTLD_LOCAL);
     if (lib == nullptr) return a;
     const bool ok = dl_bind(lib, "sqlite3_open_v2", &a.open_v2) && dl_bind(lib, "sqlite3_close_v2", &a.close_v2) &&
-                    dl_bind(lib, "sqlite3_errmsg", &a.errmsg) && dl_bind(lib, "sqlite3_exec", &a.exec) &&
+                    dl_bind(lib, "sqlite3_errmsg", &a.errmsg) &&
+                    dl_bind(lib, "sqlite3_extended_errcode", &a.extended_errcode) &&
+                    dl_bind(lib, "sqlite3_db_config", &a.db_config) &&
+                    dl_bind(lib, "sqlite3_file_control", &a.file_control) && dl_bind(lib, "sqlite3_exec", &a.exec) &&
                     dl_bind(lib, "sqlite3_free", &a.free) && dl_bind(lib, "sqlite3_busy_timeout", &a.busy_timeout) &&
                     dl_bind(lib, "sqlite3_prepare_v2", &a.prepare_v2) && dl_bind(lib, "sqlite3_step", &a.step) &&
                     dl_bind(lib, "sqlite3_reset", &a.reset) && dl_bind(lib, "sqlite3_finalize", &a.finalize) &&
@@ -107,15 +110,25 @@ std::string Statement::text(int col) const {
   return t == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(t));
 }
 
-Expected<Db> Db::open(const std::string& path, bool create, int busy_ms) {
+Expected<Db> Db::open(const std::string& path, Mode mode, int busy_ms) {
   std::string err;
   const sqlite::Api* api = sqlite::load(&err);
   if (api == nullptr) return Error{path, err};
   Db db;
   db.api_ = api;
   db.path_ = path;
-  const int flags = sqlite::kOpenReadWrite | sqlite::kOpenNoMutex | (create ? sqlite::kOpenCreate : 0);
-  const int rc = api->open_v2(path.c_str(), &db.h_, flags, nullptr);
+  db.read_only_ = mode == Mode::ReadOnly || mode == Mode::Immutable;
+  const int access = mode == Mode::ReadOnly    ? sqlite::kOpenReadOnly
+                     : mode == Mode::Immutable ? sqlite::kOpenReadOnly | sqlite::kOpenUri
+                     : mode == Mode::Create    ? sqlite::kOpenReadWrite | sqlite::kOpenCreate
+                                               : sqlite::kOpenReadWrite;
+  std::string name = path;
+  if (mode == Mode::Immutable) {  // a URI: the characters it reserves in a path escaped
+    name = "file:";
+    for (const char c : path) name += c == '%' ? "%25" : c == '?' ? "%3f" : c == '#' ? "%23" : std::string(1, c);
+    name += "?immutable=1";
+  }
+  const int rc = api->open_v2(name.c_str(), &db.h_, access | sqlite::kOpenNoMutex, nullptr);
   if (rc != sqlite::kOk) return db.error("cannot open");
   api->busy_timeout(db.h_, busy_ms);
   return db;
@@ -127,6 +140,8 @@ Db& Db::operator=(Db&& o) noexcept {
     api_ = std::exchange(o.api_, nullptr);
     h_ = std::exchange(o.h_, nullptr);
     path_ = std::move(o.path_);
+    busy_ = o.busy_;
+    read_only_ = o.read_only_;
   }
   return *this;
 }
@@ -186,8 +201,30 @@ Expected<std::int64_t> Db::integer(const std::string& sql) {
 std::int64_t Db::last_id() const { return api_->last_insert_rowid(h_); }
 int Db::changes() const { return api_->changes(h_); }
 
-void Db::checkpoint() {
-  if (h_ != nullptr) api_->wal_checkpoint_v2(h_, nullptr, sqlite::kCheckpointTruncate, nullptr, nullptr);
+int Db::error_code() const { return h_ != nullptr ? api_->extended_errcode(h_) : 0; }
+
+Status Db::checkpoint() {
+  if (h_ == nullptr || read_only_) return Done{};
+  const auto kept = [this](const std::string& why) {
+    int on = 1;  // a checkpoint on close would copy pages into a file that cannot take them
+    api_->db_config(h_, sqlite::kDbConfigNoCkptOnClose, 1, &on);
+    return Error{path_, why + ": the runs are committed in " + path_ + "-wal, which SQLite reads with " + path_ +
+                            "; keep the two together (" + path_ + " alone lacks them) until a history command "
+                            "with room to write moves them in"};
+  };
+  // Grown to its final size before any page is copied: a full disk then fails here, with the
+  // file as it was, rather than halfway through the copy.
+  auto size = integers("SELECT (SELECT page_count FROM pragma_page_count), (SELECT page_size FROM pragma_page_size)");
+  if (!size || size->size() != 2) return kept("cannot read its size");
+  int chunk = static_cast<int>((*size)[1]);
+  std::int64_t bytes = (*size)[0] * (*size)[1];
+  api_->file_control(h_, "main", sqlite::kFcntlChunkSize, &chunk);
+  if (const int rc = api_->file_control(h_, "main", sqlite::kFcntlSizeHint, &bytes); rc != sqlite::kOk)
+    return kept("cannot grow the file to " + std::to_string(bytes) + " bytes (the disk is full?)");
+  int log = 0, copied = 0;
+  const int rc = api_->wal_checkpoint_v2(h_, nullptr, sqlite::kCheckpointPassive, &log, &copied);
+  if (rc == sqlite::kOk || rc == sqlite::kBusy || rc == sqlite::kLocked) return Done{};  // busy: another one is at it
+  return kept(std::string("checkpoint failed (") + api_->errmsg(h_) + ")");
 }
 
 }  // namespace gpucheck::compare::history

@@ -50,9 +50,12 @@ class Statement {
 
 class Db {
  public:
-  // Opens (creating when `create`) with a busy timeout of `busy_ms`; the library missing is an
-  // Error whose message says so.
-  static Expected<Db> open(const std::string& path, bool create, int busy_ms);
+  // Opens with a busy timeout of `busy_ms`: ReadOnly never writes the file (SQLITE_OPEN_READONLY),
+  // Immutable as well, and reads it as a file no process changes (SQLite's immutable=1: no lock,
+  // no -shm, what a WAL database in a read-only folder needs), Create makes a missing one. The
+  // library missing is an Error whose message says so.
+  enum class Mode { ReadOnly, Immutable, ReadWrite, Create };
+  static Expected<Db> open(const std::string& path, Mode mode, int busy_ms);
   Db() = default;
   Db(Db&& o) noexcept { *this = std::move(o); }
   Db& operator=(Db&& o) noexcept;
@@ -72,10 +75,17 @@ class Db {
   [[nodiscard]] bool busy() const { return busy_; }
   [[nodiscard]] std::int64_t last_id() const;
   [[nodiscard]] int changes() const;
-  // Moves the WAL into the file and truncates it, so the file alone holds every row (a CI
-  // cache that saves only FILE). Busy (another process still writing) is no error: the last
-  // one to finish checkpoints.
-  void checkpoint();
+  // Moves the WAL into the file without waiting for another connection (PASSIVE), so the file
+  // alone holds every committed row (a CI cache that saves only FILE) unless another process
+  // reads an older snapshot: then the last connection to close moves the rest (SQLite's
+  // checkpoint on close). The file is grown to its new size first, so a full disk fails before
+  // a page is copied and FILE alone stays whole; that failure, or the checkpoint's, is an Error
+  // saying the rows are in FILE-wal, and the checkpoint on close is then turned off. A
+  // read-only connection does nothing.
+  Status checkpoint();
+  // SQLite's extended result code of the last failure (0: none).
+  [[nodiscard]] int error_code() const;
+  [[nodiscard]] bool read_only() const { return read_only_; }
   [[nodiscard]] const std::string& path() const { return path_; }
   [[nodiscard]] Error error(const std::string& what) const;
 
@@ -85,6 +95,7 @@ class Db {
   sqlite::Handle* h_ = nullptr;
   std::string path_;
   bool busy_ = false;
+  bool read_only_ = false;
 };
 
 }  // namespace gpucheck::compare::history

@@ -14,7 +14,7 @@ Expected<std::optional<GateHistory>> open_gate_history(const std::optional<std::
     if (against) return Error{"--against-commit", "needs --history FILE (the runs of that commit)"};
     return std::optional<GateHistory>();
   }
-  auto store = Store::open(*file, true);
+  auto store = Store::open(*file, Store::Access::Create);
   if (!store) return store.error();
   GateHistory h{*file, against, std::nullopt};
   if (against) {
@@ -22,18 +22,17 @@ Expected<std::optional<GateHistory>> open_gate_history(const std::optional<std::
     if (c) h.commit = *c;
     else if (c.error().message.find(" names ") != std::string::npos) return c.error();  // ambiguous: say so
   }
-  store->checkpoint();
+  if (auto k = store->checkpoint(); !k) return k.error();
   return std::optional<GateHistory>(std::move(h));
 }
 
 Expected<std::optional<CommitBaseline>> against_commit(const GateHistory& h, const Results& current, const Thresholds& t) {
   if (!h.commit) return std::optional<CommitBaseline>();
-  auto store = Store::open(h.path, false);
+  auto store = Store::open(h.path, Store::Access::Read);
   if (!store) return store.error();
   const std::string gpu = gpu_slug(current.context_value("gpu_name"));
   const auto host_bound = [&t](const std::string& name) { return t.rule_for(name).kind == RuleKind::HostBound; };
   auto b = commit_baseline(*store, *h.commit, gpu, current.context_value("host_cpu"), host_bound);
-  store->checkpoint();
   if (!b) return b.error();
   if (!*b) return std::optional<CommitBaseline>();
   ReadOptions ro;
@@ -52,11 +51,11 @@ Expected<std::int64_t> add_gate_run(const GateHistory& h, const Results& current
   Results named = current;
   named.source = source;
   StoredRun run = run_from_results(named, {}, verdicts, judged.metric);
-  auto store = Store::open(h.path, true);
+  auto store = Store::open(h.path, Store::Access::Create);
   if (!store) return store.error();
   auto added = store->add({std::move(run)});
-  store->checkpoint();
   if (!added) return added.error();
+  if (auto k = store->checkpoint(); !k) return k.error();
   return added->front().id;
 }
 

@@ -1,8 +1,13 @@
 #include "history/store.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -147,23 +152,82 @@ bool is_sqlite_file(const std::string& path) {
   return in.gcount() == 16 && std::string_view(head, 16) == std::string_view("SQLite format 3\0", 16);
 }
 
-// The first checks, before SQLite writes anything: what is there is a regular file that is an
-// SQLite database (an empty file becomes a new history).
-Status check_path(const std::string& path, bool create) {
-  std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(st)) {
-    if (!create) return Error{path, "no such history file"};
-    return Done{};
-  }
-  if (!std::filesystem::is_regular_file(st)) return Error{path, "not a regular file (a history is one SQLite file)"};
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return Error{path, "cannot read: " + ec.message()};
-  if (size > 0 && !is_sqlite_file(path)) return Error{path, "not a gpucheck history (not an SQLite database); left as it was"};
+// What SQLite keeps beside FILE while it writes: part of the history, and only ever files.
+constexpr std::pair<const char*, const char*> kSidecars[] = {
+    {"-wal", "write-ahead log"}, {"-shm", "shared memory index"}, {"-journal", "rollback journal"}};
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// Writing needs FILE writable and, unless its -wal and -shm are there already, its folder too.
+Status check_writable(const std::string& path, bool present) {
+  if (present && ::access(path.c_str(), W_OK) != 0)
+    return Error{path, "is read-only for this user (" + std::string(std::strerror(errno)) +
+                           "): only list, changes and report can read it"};
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  if (present && exists(path + "-wal") && exists(path + "-shm")) return Done{};
+  if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0)
+    return Error{path, "cannot create " + path + (present ? "-wal" : "") + ": its folder is not writable (" +
+                           std::string(std::strerror(errno)) + ")"};
   return Done{};
 }
 
+// The first checks, before SQLite opens anything: what is there is a regular file that is an
+// SQLite database (for Create, an empty file becomes a new history), its sidecars are files,
+// and a command that writes may write it.
+Status check_path(const std::string& path, Store::Access access) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int e = errno;
+    if (e == ELOOP) return Error{path, "a symbolic link loop (" + std::string(std::strerror(e)) + ")"};
+    if (e != ENOENT) return Error{path, "cannot read (" + std::string(std::strerror(e)) + ")"};
+    if (access != Store::Access::Create) return Error{path, "no such history file"};
+    return check_writable(path, false);
+  }
+  if (!S_ISREG(st.st_mode)) return Error{path, "not a regular file (a history is one SQLite file)"};
+  for (const auto& [suffix, what] : kSidecars) {
+    struct stat side {};
+    if (::stat((path + suffix).c_str(), &side) == 0 && !S_ISREG(side.st_mode))
+      return Error{path + suffix, std::string("is not a regular file (SQLite keeps the history's ") + what +
+                                      " there); left as it was"};
+  }
+  if (::access(path.c_str(), R_OK) != 0) return Error{path, "cannot read (" + std::string(std::strerror(errno)) + ")"};
+  if (st.st_size > 0 && !is_sqlite_file(path)) return Error{path, "not a gpucheck history (not an SQLite database); left as it was"};
+  if (st.st_size == 0 && access != Store::Access::Create)
+    return Error{path, "is empty: not a gpucheck history yet (history add makes one); left as it was"};
+  if (access == Store::Access::Read) return Done{};
+  return check_writable(path, true);
+}
+
+// A folder this user cannot write holding FILE without FILE-wal and FILE-shm.
+bool read_only_folder(const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return ::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0 && !exists(path + "-wal") && !exists(path + "-shm");
+}
+
+// A failure of SQLite on a file that passed check_path, with its cause: only SQLite's "not a
+// database" makes it "not a gpucheck history".
+Error sqlite_failure(const Db& db, const Error& e) {
+  const int code = db.error_code() & 0xff;
+  if (code == sqlite::kNotADb) return Error{db.path(), "not a gpucheck history (" + e.message + "); left as it was"};
+  std::string cause;
+  if (code == sqlite::kReadOnly) cause = ": the file or its folder is read-only here";
+  else if (code == sqlite::kFull) cause = ": the disk is full";
+  else if (code == sqlite::kCantOpen) cause = ": cannot open it, or create " + db.path() + "-wal or -shm beside it";
+  else if (code == sqlite::kIoErr) cause = ": an I/O error";
+  else if (code == sqlite::kCorrupt) cause = ": the SQLite file is damaged";
+  return Error{db.path(), "cannot use the history (" + e.message + ")" + cause};
+}
+
 }  // namespace
+
+std::vector<std::string> history_files(const std::string& path) {
+  std::vector<std::string> out{path};
+  for (const auto& side : kSidecars) out.push_back(path + side.first);
+  return out;
+}
 
 StoredRun run_from_results(const Results& r, const AddOptions& o, const std::map<std::string, std::string>& verdicts,
                            const std::string& verdict_metric) {
@@ -209,30 +273,45 @@ std::string content_hash(const StoredRun& run) {
   return buf;
 }
 
-Expected<Store> Store::open(const std::string& path, bool create, int busy_ms) {
-  if (auto c = check_path(path, create); !c) return c.error();
+Expected<Store> Store::open(const std::string& path, Access access, int busy_ms) {
+  if (auto c = check_path(path, access); !c) return c.error();
   // A lock wait SQLite does not hand to the busy timeout (another process switching a new file
   // to WAL, or migrating it) is retried here, up to the same timeout.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_ms);
   for (;;) {
     bool busy = false;
-    auto s = open_once(path, create, busy_ms, &busy);
+    auto s = open_once(path, access, busy_ms, &busy);
     if (s || !busy || std::chrono::steady_clock::now() >= deadline) return s;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 }
 
-Expected<Store> Store::open_once(const std::string& path, bool create, int busy_ms, bool* busy) {
-  auto db = Db::open(path, create, busy_ms);
+Expected<Store> Store::open_once(const std::string& path, Access access, int busy_ms, bool* busy) {
+  const Db::Mode mode = access == Access::Read ? Db::Mode::ReadOnly
+                        : access == Access::Create ? Db::Mode::Create
+                                                   : Db::Mode::ReadWrite;
+  auto db = Db::open(path, mode, busy_ms);
   if (!db) return db.error();
   const std::string foreign = "not a gpucheck history (";
   // One statement, one snapshot: another process's migration is seen whole or not at all.
-  auto head = db->integers("SELECT (SELECT application_id FROM pragma_application_id), "
-                           "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)");
+  const std::string head_sql = "SELECT (SELECT application_id FROM pragma_application_id), "
+                               "(SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)";
+  auto head = db->integers(head_sql);
+  if (!head && access == Access::Read && read_only_folder(path)) {
+    // A WAL history in a folder this user cannot write, with no -shm to share: SQLite reads it
+    // only as immutable. Without a -wal there is nothing outside the file to miss, and a process
+    // that could change it would have left one while it writes.
+    auto fixed = Db::open(path, Db::Mode::Immutable, busy_ms);
+    if (!fixed) return fixed.error();
+    if (auto again = fixed->integers(head_sql)) {
+      db = std::move(fixed);
+      head = std::move(again);
+    }
+  }
   if (!head) {
     *busy = db->busy();
     if (*busy) return head.error();
-    return Error{path, foreign + head.error().message + "); left as it was"};
+    return sqlite_failure(*db, head.error());
   }
   if (head->size() != 3) return Error{path, "cannot read the file's header"};
   const std::int64_t app = (*head)[0], ver = (*head)[1], tables = (*head)[2];
@@ -241,12 +320,22 @@ Expected<Store> Store::open_once(const std::string& path, bool create, int busy_
   if (app == kApplicationId && ver > kSchemaVersion)
     return Error{path, "written by a newer gpucheck (history schema " + std::to_string(ver) + "; this one reads up to " +
                            std::to_string(kSchemaVersion) + "); left as it was"};
+  const bool current = app == kApplicationId && ver == kSchemaVersion;
+  if (!current && access != Access::Create)  // only add, merge and the gate make or migrate a history
+    return Error{path, app != kApplicationId ? "holds no gpucheck history (an empty SQLite database); left as it was"
+                                             : "an older history schema (" + std::to_string(ver) +
+                                                   "): history add migrates it; left as it was"};
   Store s(std::move(*db));
-  if (auto w = s.db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON"); !w) {
+  if (access == Access::Read) return s;
+  // No checkpoint after a commit (wal_autocheckpoint=0): only Db::checkpoint copies pages into
+  // the file, after growing it, so a full disk cannot leave FILE half copied.
+  if (auto w = s.db_.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; "
+                          "PRAGMA wal_autocheckpoint=0");
+      !w) {
     *busy = s.db_.busy();
-    return w.error();
+    return *busy ? w.error() : sqlite_failure(s.db_, w.error());
   }
-  if (app != kApplicationId || ver < kSchemaVersion) {
+  if (!current) {
     if (auto m = s.migrate(); !m) {
       *busy = s.db_.busy();
       return m.error();
@@ -426,6 +515,28 @@ Expected<std::vector<std::string>> Store::gpu_slugs() {
   std::vector<std::string> out;
   for (auto r = s->step(); r && *r; r = s->step()) out.push_back(s->text(0));
   return out;
+}
+
+Expected<std::vector<std::string>> Store::texts(const std::string& sql, const std::string& gpu) {
+  auto s = db_.prepare(sql);
+  if (!s) return s.error();
+  s->bind(1, std::string_view(gpu));
+  std::vector<std::string> out;
+  for (;;) {
+    auto r = s->step();
+    if (!r) return r.error();
+    if (!*r) break;
+    out.push_back(s->text(0));
+  }
+  return out;
+}
+
+Expected<std::vector<std::string>> Store::metrics(const std::string& gpu) {
+  return texts("SELECT DISTINCT c.metric FROM cases c JOIN runs r ON r.id=c.run WHERE r.gpu_slug=?1 ORDER BY c.metric", gpu);
+}
+
+Expected<std::vector<std::string>> Store::branches(const std::string& gpu) {
+  return texts("SELECT DISTINCT branch FROM runs WHERE gpu_slug=?1 ORDER BY branch", gpu);
 }
 
 Expected<std::string> Store::pick_gpu(const std::optional<std::string>& given) {

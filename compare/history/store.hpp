@@ -57,6 +57,10 @@ StoredRun run_from_results(const Results& r, const AddOptions& o, const std::map
 // 32 hex digits over the run's context and cases (not its commit/branch overrides or source).
 std::string content_hash(const StoredRun& run);
 
+// FILE and what SQLite keeps beside it (FILE-wal, FILE-shm, FILE-journal): all of them are the
+// history, as an input and as what a command writes.
+std::vector<std::string> history_files(const std::string& path);
+
 struct Filter {
   std::optional<std::string> gpu_slug;
   std::optional<std::string> branch;
@@ -81,11 +85,15 @@ struct Point {
 
 class Store {
  public:
-  // Opens FILE: created when `create` (add, merge) and missing; otherwise it must exist. A file
-  // that is not a gpucheck history (not SQLite, or another application's database, or a newer
-  // schema) is an Error and the file is left as it was; an older schema is migrated in one
-  // transaction.
-  static Expected<Store> open(const std::string& path, bool create, int busy_ms = 60000);
+  // Opens FILE. Read (list, changes, report, an OTHER of merge, a baseline from history): never
+  // writes it (SQLite's read-only mode: no schema, no journal mode change, no checkpoint), so a
+  // read-only file or folder reads. Write (remove): it must exist and be a history. Create (add,
+  // merge, gate --history): a missing or empty file becomes a new history. A file that is not a
+  // gpucheck history (not SQLite, or another application's database, or a newer schema) is an
+  // Error and the file is left as it was; an older schema is migrated in one transaction. An
+  // Error names its cause (read-only, a sidecar that is not a file, a full disk).
+  enum class Access { Read, Write, Create };
+  static Expected<Store> open(const std::string& path, Access access, int busy_ms = 60000);
 
   // Adds the runs in one transaction (all or none); a run whose content is already stored is
   // not added again (its outcome names the stored run).
@@ -102,6 +110,9 @@ class Store {
   // The full commit a prefix names: exactly one stored commit starts with it.
   Expected<std::string> resolve_commit(const std::string& prefix);
   Expected<std::vector<std::string>> gpu_slugs();
+  // The metrics and the branches of one GPU model's runs, sorted.
+  Expected<std::vector<std::string>> metrics(const std::string& gpu_slug);
+  Expected<std::vector<std::string>> branches(const std::string& gpu_slug);
   // --gpu as given (it must be in the file), else the only GPU model in the file.
   Expected<std::string> pick_gpu(const std::optional<std::string>& given);
   // The ok cases of `metric`, ordered by commit (the date of its first run), then run date.
@@ -111,13 +122,15 @@ class Store {
   Expected<std::map<std::string, std::vector<double>>> commit_samples(const std::string& commit, const std::string& gpu_slug,
                                                                       const std::string& metric,
                                                                       const std::optional<std::string>& host_cpu);
-  void checkpoint() { db_.checkpoint(); }
+  // Db::checkpoint: an Error when FILE alone lacks committed runs (they are in FILE-wal).
+  Status checkpoint() { return db_.checkpoint(); }
   [[nodiscard]] const std::string& path() const { return db_.path(); }
 
  private:
   explicit Store(Db db) : db_(std::move(db)) {}
-  static Expected<Store> open_once(const std::string& path, bool create, int busy_ms, bool* busy);
+  static Expected<Store> open_once(const std::string& path, Access access, int busy_ms, bool* busy);
   Status migrate();
+  Expected<std::vector<std::string>> texts(const std::string& sql, const std::string& gpu_slug);
   Db db_;
 };
 

@@ -3,7 +3,15 @@
 // files refused untouched, commit prefixes, GPU models) and the `history` commands' exit codes.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -23,6 +31,7 @@
 namespace gc = gpucheck::compare;
 namespace gh = gpucheck::compare::history;
 using gpucheck::testutil::cli;
+using gpucheck::testutil::december;
 using gpucheck::testutil::results_text;
 using gpucheck::testutil::RunSpec;
 using gpucheck::testutil::slurp;
@@ -213,7 +222,7 @@ RunSpec two_cases(const std::string& commit, const std::string& date, double a, 
 
 TEST(HistoryStore, AddsARunOnceAndKeepsEveryRepetition) {
   const TempDir d("gpucheck-history");
-  auto st = gh::Store::open(d / "h.db", true);
+  auto st = gh::Store::open(d / "h.db", gh::Store::Access::Create);
   ASSERT_TRUE(st.ok()) << st.error().str();
   const auto run = run_of(two_cases("abc123", "2026-12-01T10:00:00+00:00", 1000, 50));
   auto first = st->add({run});
@@ -241,7 +250,7 @@ TEST(HistoryStore, AddsARunOnceAndKeepsEveryRepetition) {
 
 TEST(HistoryStore, CommitPrefixesAndRemoval) {
   const TempDir d("gpucheck-history");
-  auto st = gh::Store::open(d / "h.db", true);
+  auto st = gh::Store::open(d / "h.db", gh::Store::Access::Create);
   ASSERT_TRUE(st.ok());
   ASSERT_TRUE(st->add({run_of(two_cases("abc123", "2026-12-01T10:00:00+00:00", 1000, 50)),
                        run_of(two_cases("abd456", "2026-12-02T10:00:00+00:00", 1001, 50)),
@@ -261,7 +270,7 @@ TEST(HistoryStore, CommitPrefixesAndRemoval) {
 
 TEST(HistoryStore, CommitsInTheOrderOfTheirFirstRun) {
   const TempDir d("gpucheck-history");
-  auto st = gh::Store::open(d / "h.db", true);
+  auto st = gh::Store::open(d / "h.db", gh::Store::Access::Create);
   ASSERT_TRUE(st.ok());
   // zzz ran first, then aaa, then zzz again: the series reads zzz, zzz, aaa.
   ASSERT_TRUE(st->add({run_of(two_cases("zzz", "2026-12-01T10:00:00+00:00", 1, 5)),
@@ -280,7 +289,7 @@ TEST(HistoryStore, CommitsInTheOrderOfTheirFirstRun) {
 
 TEST(HistoryStore, PicksTheOnlyGpuModelOrAsks) {
   const TempDir d("gpucheck-history");
-  auto st = gh::Store::open(d / "h.db", true);
+  auto st = gh::Store::open(d / "h.db", gh::Store::Access::Create);
   ASSERT_TRUE(st.ok());
   EXPECT_FALSE(st->pick_gpu(std::nullopt).ok());  // empty
   ASSERT_TRUE(st->add({run_of(two_cases("a1", "2026-12-01T10:00:00+00:00", 1, 5))}).ok());
@@ -298,34 +307,34 @@ TEST(HistoryStore, PicksTheOnlyGpuModelOrAsks) {
 TEST(HistoryStore, RefusesWhatIsNotAHistoryAndLeavesItAsItWas) {
   const TempDir d("gpucheck-history");
   write_file(d / "text.db", "{\"not\": \"sqlite\"}\n");
-  EXPECT_FALSE(gh::Store::open(d / "text.db", true).ok());
+  EXPECT_FALSE(gh::Store::open(d / "text.db", gh::Store::Access::Create).ok());
   EXPECT_EQ(slurp(d / "text.db"), "{\"not\": \"sqlite\"}\n");
   {
-    auto db = gh::Db::open(d / "other.db", true, 1000);
+    auto db = gh::Db::open(d / "other.db", gh::Db::Mode::Create, 1000);
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(db->exec("CREATE TABLE t(x); INSERT INTO t VALUES(1)").ok());
   }
   const std::string before = slurp(d / "other.db");
-  const auto foreign = gh::Store::open(d / "other.db", true);
+  const auto foreign = gh::Store::open(d / "other.db", gh::Store::Access::Create);
   ASSERT_FALSE(foreign.ok());
   EXPECT_NE(foreign.error().message.find("another application"), std::string::npos);
   EXPECT_EQ(slurp(d / "other.db"), before);
   {
-    auto db = gh::Db::open(d / "newer.db", true, 1000);
+    auto db = gh::Db::open(d / "newer.db", gh::Db::Mode::Create, 1000);
     ASSERT_TRUE(db->exec("PRAGMA application_id=" + std::to_string(gh::kApplicationId) + "; PRAGMA user_version=99").ok());
   }
-  const auto newer = gh::Store::open(d / "newer.db", true);
+  const auto newer = gh::Store::open(d / "newer.db", gh::Store::Access::Create);
   ASSERT_FALSE(newer.ok());
   EXPECT_NE(newer.error().message.find("newer gpucheck"), std::string::npos);
-  EXPECT_FALSE(gh::Store::open(d / "missing.db", false).ok());
-  EXPECT_FALSE(gh::Store::open(d.str(), true).ok());  // a folder
+  EXPECT_FALSE(gh::Store::open(d / "missing.db", gh::Store::Access::Read).ok());
+  EXPECT_FALSE(gh::Store::open(d.str(), gh::Store::Access::Create).ok());  // a folder
 }
 
 TEST(HistoryStore, AnEmptyFileBecomesAHistoryWithItsSchemaVersion) {
   const TempDir d("gpucheck-history");
   write_file(d / "empty.db", "");
-  ASSERT_TRUE(gh::Store::open(d / "empty.db", true).ok());
-  auto db = gh::Db::open(d / "empty.db", false, 1000);
+  ASSERT_TRUE(gh::Store::open(d / "empty.db", gh::Store::Access::Create).ok());
+  auto db = gh::Db::open(d / "empty.db", gh::Db::Mode::ReadWrite, 1000);
   EXPECT_EQ(*db->integer("PRAGMA user_version"), gh::kSchemaVersion);
   EXPECT_EQ(*db->integer("PRAGMA application_id"), gh::kApplicationId);
   EXPECT_EQ(*db->integer("SELECT count(*) FROM pragma_journal_mode WHERE journal_mode='wal'"), 1);
@@ -344,7 +353,7 @@ TEST(HistoryCli, AddListRemoveAndMerge) {
   r = cli({"history", "merge", "--db", d / "a.db", d / "b.db"});
   ASSERT_EQ(r.status, gc::ExitStatus::Ok) << r.io.err;
   EXPECT_NE(r.io.out.find("merged 1 runs"), std::string::npos) << r.io.out;  // r1 was there already
-  auto st = gh::Store::open(d / "a.db", false);
+  auto st = gh::Store::open(d / "a.db", gh::Store::Access::Read);
   EXPECT_EQ(st->runs({})->size(), 2u);
   EXPECT_EQ(st->runs({std::nullopt, std::string("pr-7")})->size(), 1u);
   r = cli({"history", "remove", "--db", d / "a.db", "--commit", "c2"});
@@ -563,7 +572,7 @@ std::vector<RunSpec> drill_runs(double scale) {
 }
 
 void add_runs(const std::string& db, const std::vector<RunSpec>& specs) {
-  auto st = gh::Store::open(db, true);
+  auto st = gh::Store::open(db, gh::Store::Access::Create);
   ASSERT_TRUE(st.ok()) << st.error().str();
   std::vector<gh::StoredRun> runs;
   for (const auto& s : specs) runs.push_back(run_of(s));
@@ -581,7 +590,7 @@ gc::Thresholds shipped_thresholds() {
 TEST(HistoryDrill, TheShiftAndTheRecoveryAreNamedAtTheirCommits) {
   const TempDir d("gpucheck-history");
   add_runs(d / "h.db", drill_runs(1.0));
-  auto st = gh::Store::open(d / "h.db", false);
+  auto st = gh::Store::open(d / "h.db", gh::Store::Access::Read);
   ASSERT_TRUE(st.ok());
   const auto series = gh::series_of(*st->points({}, "real_time"));
   const auto found = gh::find_changes(series, shipped_thresholds(), {});
@@ -615,7 +624,7 @@ TEST(HistoryDrill, TheShiftAndTheRecoveryAreNamedAtTheirCommits) {
 TEST(HistoryDrill, AShiftSmallerThanTheLimitIsNotListed) {
   const TempDir d("gpucheck-history");
   add_runs(d / "h.db", drill_runs(4.0 / 6.05));  // 4%, clear of the noise, inside the 5% limit
-  auto st = gh::Store::open(d / "h.db", false);
+  auto st = gh::Store::open(d / "h.db", gh::Store::Access::Read);
   ASSERT_TRUE(st.ok());
   const auto series = gh::series_of(*st->points({}, "real_time"));
   ASSERT_EQ(series.size(), 1u);
@@ -723,3 +732,263 @@ TEST(HistoryDrill, TheRealH200HistoryNamesTheDrillsCommit) {
   EXPECT_TRUE(nlohmann::json::parse(main_only.io.out)["cases"].empty()) << main_only.io.out;
 }
 
+
+// ---- hostile inputs: what a failed or a reading command leaves, and what it names ----------
+
+namespace {
+
+// A history of `n` runs of two cases at DIR/NAME, added by the command.
+std::string history_of(const TempDir& d, const std::string& name, int n) {
+  std::vector<RunSpec> runs;
+  for (int i = 0; i < n; ++i) {
+    std::string commit = "c";  // (not "c" + to_string: g++ 12's -Wrestrict false positive)
+    commit += std::to_string(i);
+    runs.push_back(two_cases(commit, december(1 + i % 9), 1000 + i, 50));
+  }
+  gpucheck::testutil::add_by_cli(d, d / name, runs);
+  return d / name;
+}
+
+std::size_t runs_in(const std::string& db) {
+  auto st = gh::Store::open(db, gh::Store::Access::Read);
+  EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().str());
+  return st.ok() ? st->runs({})->size() : 0;
+}
+
+std::size_t lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+// A command run in a child process, its exit status: what it must not do (wait on a lock,
+// write past a limit) cannot touch the test's own process.
+template <class F>
+int in_child(F f) {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(f());
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+TEST(HistoryStore, AFullDiskLeavesTheFileAloneWholeAndSaysSo) {
+  const TempDir d("gpucheck-history");
+  const std::string db = history_of(d, "h.db", 40);
+  ASSERT_FALSE(std::filesystem::exists(db + "-wal"));  // the last to close moved every run in
+  const auto size = std::filesystem::file_size(db);
+  RunSpec big = two_cases("new", december(9), 900, 40);
+  for (int i = 0; i < 60; ++i) big.cases.push_back({"extra/case/" + std::to_string(i), {1.0 + i, 2.0 + i, 3.0 + i}});
+  write_file(d / "big.json", results_text(big));
+  // Room for the run in FILE-wal, not for FILE to grow: as a disk that fills up between the two.
+  const int status = in_child([&] {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{size + 4096, size + 4096};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return 99;
+    return static_cast<int>(cli({"history", "add", "--db", db, d / "big.json"}).status);
+  });
+  EXPECT_EQ(status, static_cast<int>(gc::ExitStatus::BadInput));
+  std::filesystem::copy_file(db, d / "alone.db");
+  EXPECT_EQ(runs_in(d / "alone.db"), 40u);  // FILE alone: whole, without the new run
+  auto alone = gh::Db::open(d / "alone.db", gh::Db::Mode::ReadOnly, 1000);
+  auto check = alone->prepare("PRAGMA integrity_check");
+  ASSERT_TRUE(check.ok());
+  ASSERT_TRUE(*check->step());
+  EXPECT_EQ(check->text(0), "ok");
+  EXPECT_EQ(runs_in(db), 41u);  // FILE with FILE-wal: the run is stored
+  EXPECT_EQ(cli({"history", "add", "--db", db, d / "big.json"}).status, gc::ExitStatus::Ok);  // room again: moved in
+  std::filesystem::copy_file(db, d / "alone2.db");
+  EXPECT_EQ(runs_in(d / "alone2.db"), 41u);
+}
+
+TEST(HistoryCli, AFailedMergeLeavesTheHistoryAsItWas) {
+  const TempDir d("gpucheck-history");
+  const std::string mine = history_of(d, "mine.db", 1);
+  const TempDir g("gpucheck-history");
+  const std::string good = history_of(g, "good.db", 2);
+  write_file(d / "bad.db", "not a database\n");
+  const std::string before = slurp(mine);
+  const auto r = cli({"history", "merge", "--db", mine, good, d / "bad.db"});
+  EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
+  EXPECT_NE(r.io.err.find(d / "bad.db"), std::string::npos) << r.io.err;
+  EXPECT_EQ(slurp(mine), before);
+  EXPECT_EQ(runs_in(mine), 1u);
+  EXPECT_EQ(cli({"history", "merge", "--db", d / "new.db", d / "bad.db"}).status, gc::ExitStatus::BadInput);
+  EXPECT_FALSE(std::filesystem::exists(d / "new.db"));
+  EXPECT_EQ(cli({"history", "merge", "--db", mine, good}).status, gc::ExitStatus::Ok);
+  EXPECT_EQ(runs_in(mine), 2u);  // good.db's first run is mine's
+}
+
+TEST(HistoryCli, MergeNeverWritesItsInputs) {
+  const TempDir d("gpucheck-history");
+  const std::string other = history_of(d, "other.db", 2);
+  {
+    auto db = gh::Db::open(other, gh::Db::Mode::ReadWrite, 1000);
+    ASSERT_TRUE(db->exec("PRAGMA journal_mode=DELETE").ok());  // a copy kept in rollback mode
+  }
+  const std::string before = slurp(other);
+  write_file(d / "empty.db", "");
+  EXPECT_EQ(cli({"history", "merge", "--db", d / "mine.db", other}).status, gc::ExitStatus::Ok);
+  EXPECT_EQ(slurp(other), before);
+  EXPECT_EQ(runs_in(d / "mine.db"), 2u);
+  EXPECT_EQ(cli({"history", "merge", "--db", d / "mine2.db", d / "empty.db"}).status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(std::filesystem::file_size(d / "empty.db"), 0u);
+  EXPECT_FALSE(std::filesystem::exists(d / "mine2.db"));
+}
+
+TEST(HistoryCli, ReadingCommandsLeaveTheFileAlone) {
+  const TempDir d("gpucheck-history");
+  write_file(d / "empty.db", "");
+  const std::string e = d / "empty.db";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"history", "list", "--db", e}, {"history", "changes", "--db", e},
+        {"history", "report", "--db", e, "--html", d / "out.html"}, {"history", "remove", "--db", e, "--run", "1"},
+        {"baseline", "update", "--suite", "quick", "--from-history", e, "--branch", "main", "--root", d / "bl"}}) {
+    const auto r = cli(args);
+    EXPECT_EQ(r.status, gc::ExitStatus::BadInput) << args[1];
+    EXPECT_NE(r.io.err.find(e), std::string::npos) << r.io.err;
+    EXPECT_EQ(std::filesystem::file_size(e), 0u) << args[1];
+  }
+  const std::string h = history_of(d, "h.db", 3);
+  {
+    auto db = gh::Db::open(h, gh::Db::Mode::ReadWrite, 1000);
+    ASSERT_TRUE(db->exec("PRAGMA journal_mode=DELETE").ok());
+  }
+  const std::string before = slurp(h);
+  EXPECT_EQ(cli({"history", "list", "--db", h}).status, gc::ExitStatus::Ok);
+  EXPECT_EQ(cli({"history", "changes", "--db", h}).status, gc::ExitStatus::Ok);
+  EXPECT_EQ(cli({"history", "report", "--db", h, "--html", d / "trend.html"}).status, gc::ExitStatus::Ok);
+  EXPECT_EQ(cli({"history", "remove", "--db", h, "--run", "99"}).status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(cli({"history", "remove", "--db", h, "--commit", "nosuch"}).status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(slurp(h), before);
+  EXPECT_FALSE(std::filesystem::exists(h + "-wal"));
+}
+
+TEST(HistoryCli, AReadOnlyHistoryIsReadAndAWriteNamesTheCause) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root writes a read-only file";
+  const TempDir d("gpucheck-history");
+  std::filesystem::create_directories(d / "ro");
+  const std::string h = history_of(d, "ro/h.db", 3);
+  write_file(d / "r.json", results_text(two_cases("new", december(9), 900, 40)));
+  const std::string before = slurp(h);
+  std::filesystem::permissions(h, std::filesystem::perms::owner_read);
+  std::filesystem::permissions(d / "ro", std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  EXPECT_EQ(cli({"history", "list", "--db", h}).status, gc::ExitStatus::Ok);
+  EXPECT_EQ(cli({"history", "changes", "--db", h}).status, gc::ExitStatus::Ok);
+  const auto add = cli({"history", "add", "--db", h, d / "r.json"});
+  EXPECT_EQ(add.status, gc::ExitStatus::BadInput);
+  EXPECT_NE(add.io.err.find(h), std::string::npos) << add.io.err;
+  EXPECT_EQ(add.io.err.find("not a gpucheck history"), std::string::npos) << add.io.err;
+  std::filesystem::permissions(d / "ro", std::filesystem::perms::owner_all);
+  EXPECT_EQ(slurp(h), before);
+}
+
+TEST(HistoryCli, ASidecarThatIsNotAFileIsNamed) {
+  const TempDir d("gpucheck-history");
+  const std::string h = history_of(d, "h.db", 2);
+  std::filesystem::create_directory(h + "-wal");
+  const std::string before = slurp(h);
+  for (const char* sub : {"list", "changes"}) {
+    const auto r = cli({"history", sub, "--db", h});
+    EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
+    EXPECT_NE(r.io.err.find(h + "-wal"), std::string::npos) << r.io.err;
+  }
+  write_file(d / "r.json", results_text(two_cases("new", december(9), 900, 40)));
+  EXPECT_EQ(cli({"history", "add", "--db", h, d / "r.json"}).status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(slurp(h), before);
+}
+
+TEST(HistoryCli, TheHistorysSidecarsAreNeverOutputs) {
+  const TempDir d("gpucheck-history");
+  const std::string h = history_of(d, "h.db", 3);
+  for (const char* side : {"-wal", "-shm", "-journal"}) {
+    const auto r = cli({"history", "report", "--db", h, "--html", h + side});
+    EXPECT_EQ(r.status, gc::ExitStatus::BadInput) << side;
+    EXPECT_FALSE(std::filesystem::exists(h + side)) << side;
+  }
+  write_file(d / "r.json", results_text(two_cases("new", december(9), 900, 40)));
+  const std::string results = slurp(d / "r.json");
+  EXPECT_EQ(cli({"history", "add", "--db", d / "r.json", d / "r.json"}).status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(slurp(d / "r.json"), results);
+}
+
+TEST(HistoryCli, NoCommandWaitsOnAnotherConnection) {
+  const TempDir d("gpucheck-history");
+  const std::string h = history_of(d, "h.db", 2);
+  write_file(d / "r.json", results_text(two_cases("new", december(9), 900, 40)));
+  auto other = gh::Db::open(h, gh::Db::Mode::ReadWrite, 1000);
+  ASSERT_TRUE(other->exec("BEGIN; SELECT count(*) FROM runs").ok());  // a reader mid-transaction
+  // The busy timeout is 60 s: a command that waited for that connection would be stopped here.
+  const auto bounded = [&](std::vector<std::string> args) {
+    return in_child([&] {
+      ::alarm(45);
+      return static_cast<int>(cli(args).status);
+    });
+  };
+  EXPECT_EQ(bounded({"history", "add", "--db", h, d / "r.json"}), 0);
+  ASSERT_TRUE(other->exec("COMMIT; BEGIN IMMEDIATE; UPDATE runs SET branch=branch").ok());  // a writer mid-transaction
+  EXPECT_EQ(bounded({"history", "list", "--db", h}), 0);
+  EXPECT_EQ(bounded({"history", "changes", "--db", h}), 0);
+  ASSERT_TRUE(other->exec("ROLLBACK").ok());
+  EXPECT_EQ(runs_in(h), 3u);
+}
+
+TEST(HistoryCli, AMetricOrBranchNotInTheHistoryIsExit2) {
+  const TempDir d("gpucheck-history");
+  const std::string h = history_of(d, "h.db", 3);
+  const auto metric = cli({"history", "changes", "--db", h, "--metric", "TFLOP"});
+  EXPECT_EQ(metric.status, gc::ExitStatus::BadInput);
+  EXPECT_NE(metric.io.err.find("TFLOPS"), std::string::npos) << metric.io.err;  // what is there
+  const auto branch = cli({"history", "changes", "--db", h, "--branch", "mian"});
+  EXPECT_EQ(branch.status, gc::ExitStatus::BadInput);
+  EXPECT_NE(branch.io.err.find("main"), std::string::npos) << branch.io.err;
+  EXPECT_EQ(cli({"history", "report", "--db", h, "--metric", "TFLOP", "--html", d / "o.html"}).status,
+            gc::ExitStatus::BadInput);
+  EXPECT_FALSE(std::filesystem::exists(d / "o.html"));
+  EXPECT_EQ(cli({"history", "changes", "--db", h, "--metric", "TFLOPS", "--branch", "main"}).status, gc::ExitStatus::Ok);
+}
+
+TEST(HistoryReport, AnOutputThatCannotBeWrittenLeavesTheOthersAsTheyWere) {
+  const TempDir d("gpucheck-history");
+  const std::string h = history_of(d, "h.db", 3);
+  write_file(d / "trend.html", "previous report\n");
+  ASSERT_EQ(::mkfifo((d / "md.fifo").c_str(), 0600), 0);
+  const auto r = cli({"history", "report", "--db", h, "--html", d / "trend.html", "--markdown", d / "md.fifo"});
+  EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
+  EXPECT_NE(r.io.err.find(d / "md.fifo"), std::string::npos) << r.io.err;
+  EXPECT_EQ(slurp(d / "trend.html"), "previous report\n");
+}
+
+TEST(HistoryCli, ControlCharactersAreRefusedOrShownEscaped) {
+  const TempDir d("gpucheck-history");
+  write_file(d / "r.json", results_text(two_cases("c1", december(1), 1000, 50)));
+  EXPECT_EQ(cli({"history", "add", "--db", d / "h.db", "--commit", "abc\nFAKE row", d / "r.json"}).status,
+            gc::ExitStatus::BadInput);
+  EXPECT_EQ(cli({"history", "add", "--db", d / "h.db", "--branch", "\x1b[2Jmain", d / "r.json"}).status,
+            gc::ExitStatus::BadInput);
+  EXPECT_FALSE(std::filesystem::exists(d / "h.db"));
+  ASSERT_EQ(cli({"history", "add", "--db", d / "h.db", d / "r.json"}).status, gc::ExitStatus::Ok);
+  {  // as another tool (or an older gpucheck) may have stored them
+    auto db = gh::Db::open(d / "h.db", gh::Db::Mode::ReadWrite, 1000);
+    ASSERT_TRUE(db->exec("UPDATE runs SET commit_sha=char(97,10,70), branch=char(27)||'[31mmain'").ok());
+  }
+  const auto list = cli({"history", "list", "--db", d / "h.db"});
+  EXPECT_EQ(list.status, gc::ExitStatus::Ok);
+  EXPECT_EQ(lines(list.io.out), 2u) << list.io.out;  // one row and the count
+  EXPECT_EQ(list.io.out.find('\x1b'), std::string::npos);
+  ::symlink("loop1", (d / "loop2").c_str());
+  ::symlink("loop2", (d / "loop1").c_str());
+  const auto loop = cli({"history", "list", "--db", d / "loop1"});
+  EXPECT_EQ(loop.status, gc::ExitStatus::BadInput);
+  EXPECT_NE(loop.io.err.find(d / "loop1"), std::string::npos) << loop.io.err;
+  EXPECT_NE(loop.io.err.find(std::strerror(ELOOP)), std::string::npos) << loop.io.err;
+}
+
+TEST(HistoryCli, ARunFolderWhoseVerdictsAreNotAFileIsRefused) {
+  const TempDir d("gpucheck-history");
+  std::filesystem::create_directory(d / "run");
+  write_file(d / "run/results.json", results_text(two_cases("c1", december(1), 1000, 50)));
+  ASSERT_EQ(::mkfifo((d / "run/compare.json").c_str(), 0600), 0);
+  const auto r = cli({"history", "add", "--db", d / "h.db", d / "run"});
+  EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
+  EXPECT_NE(r.io.err.find(d / "run/compare.json"), std::string::npos) << r.io.err;
+  EXPECT_FALSE(std::filesystem::exists(d / "h.db"));
+}
