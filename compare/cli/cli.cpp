@@ -285,6 +285,7 @@ ExitStatus baseline_update(const std::vector<std::string>& args, Context& ctx) {
   BaselineUpdateOptions o;
   o.suite = *suite;
   o.root = value(*a, "--root").value_or("baselines");
+  if (o.root.empty()) return fail(io, Error{"--root", "needs a folder (the baselines store)"});
   o.gpu_slug = value(*a, "--gpu");
   o.force = flag(*a, "--force");
   o.per_host = flag(*a, "--host");
@@ -293,6 +294,10 @@ ExitStatus baseline_update(const std::vector<std::string>& args, Context& ctx) {
     if (!v) return fail(io, v.error());
     o.lock_wait_s = *v;
   }
+  if (from_history)  // the history and what SQLite keeps beside it: the stored file is none of them
+    for (const std::string& f : history::history_files(*value(*a, "--from-history"))) o.inputs.push_back({"--from-history", f});
+  else
+    o.inputs.push_back({"RESULTS", a->positional[0]});
   ReadOptions ro;
   ro.keep_raw = true;
   auto results = from_history ? results_from_history(*a, o.suite) : load_results(ctx.fs, a->positional[0], ro);
@@ -322,6 +327,7 @@ ExitStatus baseline_show(const std::vector<std::string>& args, Context& ctx) {
   if (!a) return fail(io, a.error());
   if (!a->positional.empty()) return fail(io, Error{"baseline show", "takes no paths (use --root DIR)"});
   const std::string root = value(*a, "--root").value_or("baselines");
+  if (root.empty()) return fail(io, Error{"--root", "needs a folder (the baselines store)"});
   auto list = list_baselines(ctx.fs, root, value(*a, "--gpu"));
   if (!list) return fail(io, list.error());
   if (list->empty()) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <set>
 
 namespace gpucheck::compare {
 
@@ -107,10 +108,15 @@ Expected<BaselineUpdate> update_baseline(FileSystem& fs, const Results& results,
   // The stored baseline given as the results would store itself again: nothing measured, and
   // a sign that the wrong file was named (--force does not change that).
   // A folder of results is checked file by file: the stored file may sit inside it.
-  for (const NamedPath& in : input_files(fs, {{"RESULTS", results.source}}))
+  const std::vector<NamedPath> inputs =
+      o.inputs.empty() ? std::vector<NamedPath>{{"RESULTS", results.source}} : o.inputs;
+  for (const NamedPath& in : input_files(fs, inputs))
     if (fs.same_file(in.path, u.path))
-      return Error{in.path, "is the baseline this update would replace (" + u.path +
-                                "): give the results of a new run"};
+      return Error{in.path, in.option == "RESULTS"
+                                ? "is the baseline this update would replace (" + u.path + "): give the results of a new run"
+                                : "is " + in.option + ", an input, where this update would write the baseline (" + u.path +
+                                      "): keep it elsewhere"};
+  if (auto c = check_outputs(fs, {{"BASELINE", u.path}}, inputs); !c) return c.error();
   u.benchmarks = results.benchmarks.size();
   for (const auto& b : results.benchmarks)
     if (b.state != RunState::Ok) ++u.not_ok;
@@ -123,15 +129,23 @@ Expected<BaselineUpdate> update_baseline(FileSystem& fs, const Results& results,
     return Error{u.path, "refusing to write: the stored form lost benchmarks"};
 
   if (auto made = fs.make_dirs(dir); !made) return made.error();
-  // One update of a folder at a time: the second waits, then sees what the first stored.
-  auto lock = fs.lock(join_path(dir, ".lock"), o.lock_wait_s);
+  // One update of a folder at a time: the second waits, then sees what the first stored. The
+  // lock is written (its holder's pid): a link there is refused, never followed to its target.
+  const std::string lock_path = join_path(dir, ".lock");
+  const FileSystem::Kind lock_kind = fs.kind(lock_path);
+  if (fs.is_link(lock_path) || (lock_kind != FileSystem::Kind::Missing && lock_kind != FileSystem::Kind::File))
+    return Error{lock_path, "baseline not updated: the lock is not a regular file (a link or other); remove it"};
+  auto lock = fs.lock(lock_path, o.lock_wait_s);
   if (!lock) return Error{u.path, "baseline not updated: " + lock.error().str()};
   u.waited_s = (*lock)->waited_s();
-  // Under the lock no other update is writing, so any temporary here was left by a killed one.
-  if (auto names = fs.list(dir)) {
+  // A temporary here is another writer's (this update's or a report's): removed only when that
+  // process is gone (core's remove_stale_temps), once per file it stood for.
+  std::set<std::string> targets;
+  if (auto names = fs.list(dir))
     for (const auto& n : *names)
-      if (is_stale_temporary(n) && fs.remove(join_path(dir, n))) u.cleaned.push_back(n);
-  }
+      if (is_stale_temporary(n)) targets.insert(n.substr(1, n.rfind(".tmp-") - 1));
+  for (const auto& t : targets)
+    for (auto& n : remove_stale_temps(join_path(dir, t))) u.cleaned.push_back(std::move(n));
 
   std::optional<Results> old;
   if (fs.kind(u.path) != FileSystem::Kind::Missing) {

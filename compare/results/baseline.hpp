@@ -10,6 +10,7 @@
 
 #include "base/expected.hpp"
 #include "base/filesystem.hpp"
+#include "base/output.hpp"
 #include "results/results.hpp"
 
 namespace gpucheck::compare {
@@ -27,6 +28,9 @@ struct BaselineUpdateOptions {
   bool per_host = false;            // store under <gpu-slug>/<host-slug>/ (host_cpu of the results)
   double lock_wait_s = 60.0;        // how long to wait for a concurrent update of the folder
   double report_change_pct = 10.0;  // list benchmarks whose time moved more than this
+  // What the results were read from, which the stored file must not be (by identity, or by name
+  // for a file not there yet: a history's FILE-wal); empty: the results' source.
+  std::vector<NamedPath> inputs;
 };
 
 struct BaselineChange {
@@ -39,7 +43,7 @@ struct BaselineUpdate {
   std::string slug;
   std::string host_slug;  // "" unless per_host
   std::string gpu_name;
-  std::vector<std::string> cleaned;  // stale temporaries of killed updates, removed
+  std::vector<std::string> cleaned;  // temporaries whose writer is gone (core's remove_stale_temps), removed
   double waited_s = 0.0;             // for the lock, held by a concurrent update
   bool replaced = false;  // an older baseline was there
   std::size_t benchmarks = 0;

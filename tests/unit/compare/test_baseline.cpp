@@ -2,7 +2,11 @@
 // old baseline byte for byte), refusal across GPU models, what changed, listing.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
 
 #include "../test_util.hpp"
 #include "fake_fs.hpp"
@@ -207,20 +211,69 @@ TEST(Baseline, RealLockSecondHolderWaitsThenFails) {
   third->reset();
 }
 
-TEST(Baseline, StaleTemporariesOfKilledUpdatesAreRemoved) {
-  FakeFileSystem fs;
-  fs.add("baselines/nvidia-h200/.quick.json.tmp-12345", "{\"context\": {");  // a killed update's torn write
-  fs.add("baselines/nvidia-h200/.full.json.tmp-7", "x");
-  fs.add("baselines/nvidia-h200/.keep-me", "not ours");
-  auto u = gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), opts());
+namespace {
+// A process id that is gone: a child that has exited and been reaped.
+pid_t gone_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return child;
+}
+}  // namespace
+
+TEST(Baseline, OnlyTemporariesOfGoneWritersAreRemoved) {
+  const gpucheck::testutil::TempDir dir("gpucheck-stale");
+  const std::string folder = dir / "baselines/nvidia-h200";
+  std::filesystem::create_directories(folder);
+  const std::string dead = ".quick.json.tmp-" + std::to_string(gone_pid());
+  const std::string dead_other = ".full.json.tmp-" + std::to_string(gone_pid());
+  const std::string live = ".trend.html.tmp-" + std::to_string(::getppid());  // a writer still at work
+  for (const std::string& n : {dead, dead_other, live, std::string(".keep-me")})
+    gpucheck::testutil::write_file(folder + "/" + n, "{\"context\": {");
+  gc::RealFileSystem fs;
+  auto o = opts();
+  o.root = dir / "baselines";
+  auto u = gc::update_baseline(fs, raw(results_text("NVIDIA H200", 1.0)), o);
   ASSERT_TRUE(u) << u.error().str();
-  EXPECT_EQ(u->cleaned, (std::vector<std::string>{".full.json.tmp-7", ".quick.json.tmp-12345"}));
-  EXPECT_EQ(fs.files.count("baselines/nvidia-h200/.quick.json.tmp-12345"), 0u);
-  EXPECT_EQ(fs.files.count("baselines/nvidia-h200/.keep-me"), 1u);
+  EXPECT_EQ(u->cleaned, (std::vector<std::string>{dead_other, dead}));
+  EXPECT_FALSE(std::filesystem::exists(folder + "/" + dead));
+  EXPECT_TRUE(std::filesystem::exists(folder + "/" + live));
+  EXPECT_TRUE(std::filesystem::exists(folder + "/.keep-me"));
   EXPECT_TRUE(gc::is_stale_temporary(".quick.json.tmp-1"));
   EXPECT_FALSE(gc::is_stale_temporary("quick.json.tmp-1"));
   EXPECT_FALSE(gc::is_stale_temporary(".quick.json.tmp-"));
   EXPECT_FALSE(gc::is_stale_temporary(".quick.json.tmp-1x"));
+}
+
+TEST(Baseline, ALockThatIsALinkIsRefusedAndItsTargetUntouched) {
+  const gpucheck::testutil::TempDir dir("gpucheck-lock-link");
+  std::filesystem::create_directories(dir / "baselines/nvidia-h200");
+  const std::string victim = dir / "results.json";
+  gpucheck::testutil::write_file(victim, results_text("NVIDIA H200", 1.0));
+  const std::string before = gpucheck::testutil::slurp(victim);
+  std::filesystem::create_symlink(victim, dir / "baselines/nvidia-h200/.lock");
+  gc::RealFileSystem fs;
+  auto o = opts();
+  o.root = dir / "baselines";
+  auto u = gc::update_baseline(fs, raw(results_text("NVIDIA H200", 2.0)), o);
+  ASSERT_FALSE(u);
+  EXPECT_EQ(u.error().where, dir / "baselines/nvidia-h200/.lock");
+  EXPECT_EQ(gpucheck::testutil::slurp(victim), before);
+  EXPECT_FALSE(std::filesystem::exists(dir / "baselines/nvidia-h200/quick.json"));
+  const auto r = gpucheck::testutil::cli({"baseline", "update", "--suite", "quick", victim, "--root", dir / "baselines"});
+  EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(std::count(r.io.err.begin(), r.io.err.end(), '\n'), 1) << r.io.err;
+  EXPECT_EQ(gpucheck::testutil::slurp(victim), before);
+}
+
+TEST(Baseline, AnEmptyRootIsRefused) {
+  const gpucheck::testutil::TempDir dir("gpucheck-root");
+  gpucheck::testutil::write_file(dir / "r.json", results_text("NVIDIA H200", 1.0));
+  EXPECT_EQ(gpucheck::testutil::cli({"baseline", "update", "--suite", "quick", dir / "r.json", "--root", ""}).status,
+            gc::ExitStatus::BadInput);
+  EXPECT_EQ(gpucheck::testutil::cli({"baseline", "show", "--root", ""}).status, gc::ExitStatus::BadInput);
+  EXPECT_FALSE(std::filesystem::exists("nvidia-h200/quick.json"));
 }
 
 TEST(Baseline, PerHostBaselineUnderTheHostSlug) {

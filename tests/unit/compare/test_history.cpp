@@ -770,6 +770,24 @@ int in_child(F f) {
 
 }  // namespace
 
+TEST(HistoryCli, ABaselineFromHistoryNeverOverwritesTheHistory) {
+  const TempDir d("gpucheck-history");
+  std::filesystem::create_directories(d / "root/nvidia-h200");
+  const std::string db = history_of(d, "root/nvidia-h200/quick.json", 3);
+  const std::string before = slurp(db);
+  for (const bool force : {false, true}) {
+    std::vector<std::string> args{"baseline", "update", "--suite", "quick", "--from-history", db, "--branch", "main",
+                                  "--last", "2", "--root", d / "root"};
+    if (force) args.push_back("--force");
+    const auto r = cli(args);
+    EXPECT_EQ(r.status, gc::ExitStatus::BadInput) << r.io.out;
+    EXPECT_EQ(lines(r.io.err), 1u) << r.io.err;
+    EXPECT_NE(r.io.err.find(db), std::string::npos) << r.io.err;
+    EXPECT_EQ(slurp(db), before);
+  }
+  EXPECT_EQ(runs_in(db), 3u);
+}
+
 TEST(HistoryStore, AFullDiskLeavesTheFileAloneWholeAndSaysSo) {
   const TempDir d("gpucheck-history");
   const std::string db = history_of(d, "h.db", 40);
