@@ -281,6 +281,8 @@ ExitStatus history_merge(const std::vector<std::string>& args, Context& ctx) {
   for (const auto& p : a->positional)
     for (const auto& f : db_inputs("OTHER", p)) inputs.push_back(f);
   if (auto c = check_outputs(ctx.fs, {{"--db", *db}}, inputs); !c) return fail(ctx.io, c.error());
+  // SQLite missing is said of --db, as by every other command, before any OTHER is judged.
+  if (std::string why; history::sqlite::load(&why) == nullptr) return fail(ctx.io, Error{*db, why});
   // All or nothing: a bad OTHER leaves --db as it was (not even created).
   auto all = read_others(ctx.fs, *db, a->positional);
   if (!all) return fail(ctx.io, all.error());
