@@ -197,8 +197,17 @@ bool RealFileSystem::is_link(const std::string& path) const {
 }
 
 Expected<std::unique_ptr<FileLock>> RealFileSystem::lock(const std::string& path, double wait_s) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return sys_error(path, "cannot open the lock file");
+  // Never through a link (its target would be truncated with the holder's pid written in) and
+  // only a regular file: a check before the call cannot close the window up to this open.
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  if (fd < 0)
+    return errno == ELOOP ? Error{path, "the lock file is a symbolic link: refused (remove it)"}
+                          : sys_error(path, "cannot open the lock file");
+  struct stat lst {};
+  if (::fstat(fd, &lst) != 0 || !S_ISREG(lst.st_mode)) {
+    ::close(fd);
+    return Error{path, "the lock file is not a regular file: refused (remove it)"};
+  }
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {

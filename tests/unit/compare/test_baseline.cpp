@@ -2,11 +2,13 @@
 // old baseline byte for byte), refusal across GPU models, what changed, listing.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include "../test_util.hpp"
 #include "fake_fs.hpp"
@@ -209,6 +211,24 @@ TEST(Baseline, RealLockSecondHolderWaitsThenFails) {
   auto third = fs.lock(lock_path, 0.0);
   EXPECT_TRUE(third);
   third->reset();
+}
+
+// The lock is opened without following a link and must be a regular file: a link made after
+// any check before the call is still refused at the open, its target untouched.
+TEST(Baseline, RealLockNeverFollowsALink) {
+  const gpucheck::testutil::TempDir dir("gpucheck-lock");
+  const std::string target = dir / "results.json", link = dir / ".lock", fifo = dir / "fifo.lock";
+  { std::ofstream(target) << "precious"; }
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  gc::RealFileSystem fs;
+  auto l = fs.lock(link, 0.0);
+  ASSERT_FALSE(l);
+  EXPECT_EQ(l.error().where, link);
+  EXPECT_EQ(gpucheck::testutil::slurp(target), "precious");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto f = fs.lock(fifo, 0.0);
+  ASSERT_FALSE(f);
+  EXPECT_EQ(f.error().where, fifo);
 }
 
 namespace {
