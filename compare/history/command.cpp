@@ -1,12 +1,8 @@
 #include "history/command.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -494,46 +490,6 @@ Expected<std::optional<Results>> report_baseline(const FileSystem& fs, const Arg
   return std::optional<Results>(std::move(*b));
 }
 
-// The write ends of the FIFO outputs, opened before anything is written and held until every
-// output is: a FIFO without a reader is refused up front, and a reader sees one stream.
-class FifoEnds {
- public:
-  FifoEnds() = default;
-  FifoEnds(const FifoEnds&) = delete;
-  FifoEnds& operator=(const FifoEnds&) = delete;
-  ~FifoEnds() {
-    for (const int fd : fds_) ::close(fd);
-  }
-  Status hold(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd >= 0) fds_.push_back(fd);
-    else if (errno == ENXIO) return Error{path, "is a FIFO with no reader: nothing written"};
-    return Done{};  // any other failure is the writer's to report
-  }
-
- private:
-  std::vector<int> fds_;
-};
-
-// A command's outputs, all or none as far as can be known beforehand: each FIFO checked for a
-// reader first, then the outputs written in place (FIFOs, devices), whose failure is the likely
-// one, before any file is replaced.
-Status write_all(Context& ctx, const std::vector<std::pair<std::string, std::string>>& texts) {
-  FifoEnds fifos;
-  std::vector<const std::pair<std::string, std::string>*> in_place, replaced;
-  for (const auto& t : texts) {
-    const PathFacts f = ctx.fs.output_facts(t.first);
-    const bool stream = !is_standard_output(ctx.fs, t.first) && classify_output(t.first, f) == OutputKind::in_place;
-    if (stream && f.target == FileType::fifo)
-      if (auto h = fifos.hold(t.first); !h) return h;
-    (stream ? in_place : replaced).push_back(&t);
-  }
-  for (const auto* group : {&in_place, &replaced})
-    for (const auto* t : *group)
-      if (auto w = write_command_output(ctx.fs, ctx.io, t->first, t->second); !w) return w;
-  return Done{};
-}
-
 ExitStatus history_report(const std::vector<std::string>& args, Context& ctx) {
   auto a = parse_args(args, 3,
                       {{"--db", "--gpu", "--branch", "--base-branch", "--metric", "--thresholds", "--html", "--markdown",
@@ -570,7 +526,7 @@ ExitStatus history_report(const std::vector<std::string>& args, Context& ctx) {
   std::vector<std::pair<std::string, std::string>> texts;  // path, text
   if (html) texts.emplace_back(*html, history::trend_html(in));
   if (md) texts.emplace_back(*md, history::trend_markdown(in));
-  if (auto w = write_all(ctx, texts); !w) return fail(ctx.io, w.error());
+  if (auto w = write_command_outputs(ctx.fs, ctx.io, texts); !w) return fail(ctx.io, w.error());
   std::vector<std::string> written;
   for (const auto& np : outputs) written.push_back(np.path);
   print_beside(ctx.fs, ctx.io, written,
