@@ -82,14 +82,15 @@ Status walk(const FileSystem& fs, const std::string& dir, int depth, std::vector
 }
 
 // --out DIR's accept.json and accept.md may not be an input (a --results file, --specs,
-// --config) nor the step summary; checked before anything is measured.
+// --config, given or found by the default search) nor the step summary; checked before
+// anything is measured.
 Status check_accept_outputs(const AcceptArgs& a, const FileSystem& fs, const CliEnvironment& env) {
   if (!a.out) return Done{};
   const std::vector<NamedPath> outputs{{"--out", join_path(*a.out, "accept.json")}, {"--out", join_path(*a.out, "accept.md")}};
   std::vector<NamedPath> inputs;
   for (const auto& r : a.results) inputs.push_back({"--results", r});
-  if (a.specs) inputs.push_back({"--specs", *a.specs});
-  if (a.config) inputs.push_back({"--config", *a.config});
+  if (const auto specs = cli::find_data_file(fs, a.specs, "specs.json")) inputs.push_back({"--specs", *specs});
+  if (const auto config = cli::find_data_file(fs, a.config, "accept.json")) inputs.push_back({"--config", *config});
   return check_command_outputs(fs, env, outputs, inputs);
 }
 

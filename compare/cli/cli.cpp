@@ -397,6 +397,11 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   if (html_path) outputs.push_back({"--html", *html_path});
   if (out_path) outputs.push_back({"--out", *out_path});
   for (const auto& p : a->positional) named_inputs.push_back({"results", p});
+  // Every file read is an input, found by a default search or given: an output may not replace it.
+  const auto found = find_data_file(ctx.fs, value(*a, "--specs"), "specs.json");
+  if (found) named_inputs.push_back({"--specs", *found});
+  if (const auto t = thresholds_file(ctx.fs, *a, thresholds_search_from(a->positional.front())))
+    named_inputs.push_back({"--thresholds", *t});
   if (auto c = check_command_outputs(ctx.fs, ctx.env, outputs, named_inputs); !c) return fail(io, c.error());
   std::vector<Results> inputs;
   for (const auto& p : a->positional) {
@@ -430,7 +435,6 @@ ExitStatus cmd_report(const std::vector<std::string>& args, Context& ctx) {
   SpecDb specs;
   // Found as accept finds it (a checkout's baselines/, else the copy beside the binary); none
   // found is said in one line, never a report that silently lacks % of spec.
-  const auto found = find_data_file(ctx.fs, value(*a, "--specs"), "specs.json");
   const std::string specs_file = found.value_or("");
   if (!found)
     warn(io, "no specs.json (" + data_file_places("specs.json") + "): % of spec is left out; pass --specs FILE");

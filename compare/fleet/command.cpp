@@ -111,9 +111,13 @@ Status check_fleet_outputs(const FileSystem& fs, const CliEnvironment& env, cons
   std::vector<NamedPath> outputs, inputs;
   for (const char* f : kOutputs) outputs.push_back({"--out", join_path(*a.out, f)});
   for (const auto& p : a.paths) inputs.push_back({"NODE_DIR", p});
-  for (const auto& [opt, v] : {std::pair{"--specs", a.specs}, std::pair{"--gaps", a.gaps}, std::pair{"--config", a.config},
+  // Every file read is an input, given or found by the default search.
+  for (const auto& [opt, v] : {std::pair{"--specs", cli::find_data_file(fs, a.specs, "specs.json")},
+                               std::pair{"--gaps", cli::find_data_file(fs, a.gaps, "fleet_gaps.json")},
+                               std::pair{"--config", cli::find_data_file(fs, a.config, "accept.json")},
                                std::pair{"--recheck", a.recheck}, std::pair{"--reasons", a.reasons}})
     if (v) inputs.push_back({opt, *v});
+  if (a.expect && fs.kind(*a.expect) != FileSystem::Kind::Missing) inputs.push_back({"--expect", *a.expect});
   return check_command_outputs(fs, env, outputs, inputs);
 }
 

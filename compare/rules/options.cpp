@@ -28,19 +28,20 @@ std::vector<std::string> thresholds_search_from(const std::string& baseline_path
   return out;
 }
 
+std::optional<std::string> thresholds_file(const FileSystem& fs, const Args& a, const std::vector<std::string>& search) {
+  if (auto given = value(a, "--thresholds")) return given;
+  if (flag(a, "--no-thresholds")) return std::nullopt;
+  for (const std::string& cand : search)
+    if (fs.kind(cand) == FileSystem::Kind::File) return cand;
+  return std::nullopt;
+}
+
 namespace {
 
 Expected<Thresholds> read_thresholds(const FileSystem& fs, const Args& a, const std::vector<std::string>& search) {
-  std::optional<std::string> file = value(a, "--thresholds");
-  if (file && flag(a, "--no-thresholds")) return Error{"--thresholds", "cannot be combined with --no-thresholds"};
-  if (!file && !flag(a, "--no-thresholds")) {
-    for (const std::string& cand : search) {
-      if (fs.kind(cand) == FileSystem::Kind::File) {
-        file = cand;
-        break;
-      }
-    }
-  }
+  if (value(a, "--thresholds") && flag(a, "--no-thresholds"))
+    return Error{"--thresholds", "cannot be combined with --no-thresholds"};
+  const std::optional<std::string> file = thresholds_file(fs, a, search);
   Thresholds t;
   if (file) {
     auto text = fs.read(*file, std::size_t{16} << 20);

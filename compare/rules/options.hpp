@@ -2,6 +2,7 @@
 // where a thresholds file is found: the rules as a command gives them.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,8 @@ const OptionSet& compare_options();
 Expected<CompareOptions> read_compare_options(const FileSystem& fs, const Args& a, const std::vector<std::string>& search);
 // thresholds.json next to BASELINE or up to two folders above it (baselines/<gpu>/<host>/x.json).
 std::vector<std::string> thresholds_search_from(const std::string& baseline_path);
+// The thresholds file read_compare_options reads: --thresholds, else the first file of
+// `search`, none with --no-thresholds. A command names it among its inputs before writing.
+std::optional<std::string> thresholds_file(const FileSystem& fs, const Args& a, const std::vector<std::string>& search);
 
 }  // namespace gpucheck::compare::cli

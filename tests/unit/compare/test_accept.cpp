@@ -905,6 +905,26 @@ TEST(AcceptCli, BadInputIsOneLineAndExitTwo) {
   }
 }
 
+// A config or specs file found by the default search (baselines/ in the working folder) is an
+// input as much as a given one: --out baselines may not replace baselines/accept.json.
+TEST(AcceptCli, AnOutputThatNamesAFoundConfigIsRefusedAndTheFileKept) {
+  FakeFileSystem fs;
+  add_baselines(fs);
+  fs.add("node/gpu0/runs/bench_all.json", accept_fixture().dump());
+  const std::string config_before = fs.files.at("baselines/accept.json");
+  auto r = accept_cli({"--results", "node", "--out", "baselines"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::BadInput) << r.io.err;
+  EXPECT_EQ(newlines(r.io.err), 1u) << r.io.err;
+  EXPECT_NE(r.io.err.find("baselines/accept.json"), std::string::npos) << r.io.err;
+  EXPECT_NE(r.io.err.find("--config"), std::string::npos) << r.io.err;
+  EXPECT_EQ(fs.files.at("baselines/accept.json"), config_before);
+  EXPECT_FALSE(fs.files.count("baselines/accept.md"));
+  fs.files.erase("baselines/accept.json");  // none found: the folder is free to write
+  auto ok = accept_cli({"--results", "node", "--out", "baselines"}, fs);
+  EXPECT_EQ(ok.status, gc::ExitStatus::Ok) << ok.io.err;
+  EXPECT_TRUE(fs.files.count("baselines/accept.json"));
+}
+
 TEST(AcceptCli, MeasureModeFlagsParse) {
   auto a = gc::parse_accept_args({"gpucheck", "accept", "--devices", "0,3", "--bin-dir=build/bin", "--burn", "60",
                                   "--timeout", "900", "--out", "acc"},

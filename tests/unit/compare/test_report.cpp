@@ -2,6 +2,7 @@
 // HTML page that stands alone (no scripts, no network).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -10,6 +11,8 @@
 
 #include "../test_util.hpp"
 #include "base/filesystem.hpp"
+#include "cli/cli.hpp"
+#include "fake_fs.hpp"
 #include "report/report.hpp"
 #include "results/results.hpp"
 
@@ -332,4 +335,53 @@ TEST(ReportFormats, JsonAndCsvCarryTheSameFigures) {
   EXPECT_NE(csv.find(",real_time,ns,"), std::string::npos) << csv;
   const std::string json = gc::render_report_json(*rep);
   EXPECT_NE(json.find("\"geomean\": 0.9090909"), std::string::npos);
+}
+
+// ---- the command's inputs and outputs (in process, fake disk) --------------------------------
+
+namespace {
+
+gpucheck::compare::testing::InProcessRun report_cli(std::vector<std::string> args, gpucheck::compare::testing::FakeFileSystem& fs) {
+  return gpucheck::compare::testing::run_command("report", std::move(args), fs);
+}
+
+}  // namespace
+
+// Every file report reads (--specs, --thresholds, given or found by the default search) is an
+// input: an output naming one is exit 2 with one line, and the file keeps its bytes.
+TEST(ReportCli, AnOutputThatNamesAFileReadIsRefusedAndTheFileKept) {
+  gpucheck::compare::testing::FakeFileSystem fs;
+  const std::string results = gpucheck::testutil::slurp(gpucheck::testutil::fixture("h200_quick_06ccf6c.json"));
+  const std::string specs = gpucheck::testutil::slurp(gpucheck::testutil::source_path("baselines/specs.json"));
+  const std::string thresholds = gpucheck::testutil::slurp(gpucheck::testutil::source_path("baselines/thresholds.json"));
+  fs.add("a.json", results);
+  fs.add("s.json", specs);
+  fs.add("t.json", thresholds);
+  fs.add("auto/a.json", results);
+  fs.add("auto/thresholds.json", thresholds);
+  fs.add("baselines/specs.json", specs);
+  struct Case {
+    std::vector<std::string> args;
+    std::string file, option;  // the input the output names, and the option it is read by
+  };
+  const Case cases[] = {
+      {{"a.json", "--specs", "s.json", "--markdown", "s.json"}, "s.json", "--specs"},
+      {{"a.json", "--thresholds", "t.json", "--html", "t.json"}, "t.json", "--thresholds"},
+      {{"auto/a.json", "--markdown", "auto/thresholds.json"}, "auto/thresholds.json", "--thresholds"},  // found beside A
+      {{"a.json", "--markdown", "baselines/specs.json"}, "baselines/specs.json", "--specs"},            // found by default
+      {{"a.json", "--format", "json", "--out", "baselines/specs.json"}, "baselines/specs.json", "--specs"},
+  };
+  for (const Case& c : cases) {
+    const std::string before = fs.files.at(c.file);
+    auto r = report_cli(c.args, fs);
+    EXPECT_EQ(r.status, gc::ExitStatus::BadInput) << c.args.back() << ": " << r.io.err;
+    EXPECT_EQ(std::count(r.io.err.begin(), r.io.err.end(), '\n'), 1) << r.io.err;
+    EXPECT_NE(r.io.err.find(c.file), std::string::npos) << r.io.err;
+    EXPECT_NE(r.io.err.find(c.option), std::string::npos) << r.io.err;
+    EXPECT_EQ(fs.files.at(c.file), before) << c.file;
+  }
+  // --no-thresholds reads none: the file beside A may then be written.
+  auto ok = report_cli({"auto/a.json", "--no-thresholds", "--markdown", "auto/thresholds.json"}, fs);
+  EXPECT_EQ(ok.status, gc::ExitStatus::Ok) << ok.io.err;
+  EXPECT_NE(fs.files.at("auto/thresholds.json"), thresholds);
 }
