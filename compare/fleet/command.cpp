@@ -3,6 +3,7 @@
 // is written; a node's own trouble is that node's line in the verdict.
 #include <algorithm>
 #include <sstream>
+#include <unordered_set>
 
 #include "accept/config.hpp"
 #include "base/args.hpp"
@@ -49,9 +50,23 @@ Expected<FleetArgs> parse_fleet_args(const std::vector<std::string>& args) {
   return a;
 }
 
-// --expect: a file of host lists (one or more a line, # comments), else a host list itself.
+// --expect's value names a file when something is there (a folder, FIFO or device is refused
+// as any input is), or when it looks like a path: a '/' or a file name's extension, which no
+// host list has (nodes.txt missing is "no such file", not a node called nodes.txt).
+bool looks_like_a_file(const std::string& v) {
+  if (v.find('/') != std::string::npos) return true;
+  for (const char* ext : {".txt", ".list", ".lst", ".hosts", ".csv", ".json"})
+    if (v.ends_with(ext)) return true;
+  return false;
+}
+
+// --expect: a file of host lists (one or more a line, # comments; one cap over the whole file),
+// else a host list itself.
 Expected<std::vector<std::string>> expected_nodes(const FileSystem& fs, const std::string& v) {
-  if (fs.kind(v) != FileSystem::Kind::File) return expand_hostlist(v);
+  if (fs.kind(v) == FileSystem::Kind::Missing) {
+    if (looks_like_a_file(v)) return Error{v, "no such file (--expect takes a host list, or a file of them)"};
+    return expand_hostlist(v);
+  }
   auto text = fs.read(v, kMaxConfigBytes);
   if (!text) return text.error();
   std::vector<std::string> out;
@@ -60,11 +75,8 @@ Expected<std::vector<std::string>> expected_nodes(const FileSystem& fs, const st
   while (std::getline(in, line)) {
     if (const auto h = line.find('#'); h != std::string::npos) line.resize(h);
     std::istringstream words(line);
-    while (words >> word) {
-      auto names = expand_hostlist(word);
-      if (!names) return Error{v, names.error().message};
-      out.insert(out.end(), names->begin(), names->end());
-    }
+    while (words >> word)
+      if (auto s = append_hostlist(word, out); !s) return Error{v, s.error().message};
   }
   if (out.empty()) return Error{v, "names no node"};
   return out;
@@ -127,11 +139,10 @@ Status recheck(FileSystem& fs, const FleetArgs& a, const Inputs& in, const std::
   auto again = load_nodes(fs, {*a.recheck});
   if (!again) return again.error();
   std::vector<NodeInput> combined = std::move(*again);
-  const std::size_t rechecked = combined.size();
+  std::unordered_set<std::string> again_names;
+  for (const NodeInput& r : combined) again_names.insert(r.name);
   for (const NodeInput& n : first)
-    if (std::none_of(combined.begin(), combined.begin() + static_cast<std::ptrdiff_t>(rechecked),
-                     [&](const NodeInput& r) { return r.name == n.name; }))
-      combined.push_back(n);
+    if (!again_names.count(n.name)) combined.push_back(n);
   auto second = judge_fleet(std::move(combined), in.specs, in.config, in.gaps, FleetOptions{true, {}, 0});
   if (!second) return Error{*a.recheck, second.error().message};
   apply_recheck(rep, *second, *a.recheck);
@@ -160,11 +171,8 @@ ExitStatus cmd_pairs(const std::vector<std::string>& args, FileSystem& fs, CliOu
   auto p = cli::parse_args(args, 3, {{"--results"}, {}}, "fleet pairs");
   if (!p) return fail(io, p.error());
   std::vector<std::string> nodes;
-  for (const auto& list : p->positional) {
-    auto names = expand_hostlist(list);
-    if (!names) return fail(io, Error{"fleet pairs", names.error().message});
-    nodes.insert(nodes.end(), names->begin(), names->end());
-  }
+  for (const auto& list : p->positional)  // one cap over all of them
+    if (auto s = append_hostlist(list, nodes); !s) return fail(io, Error{"fleet pairs", s.error().message});
   if (nodes.size() < 2) return fail(io, Error{"fleet pairs", "needs at least two nodes"});
   std::vector<std::string> sorted = nodes;
   std::sort(sorted.begin(), sorted.end());

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "accept/gpus.hpp"
 #include "accept/names.hpp"
@@ -286,9 +289,10 @@ Expected<FleetReport> judge_fleet(std::vector<NodeInput> nodes, const SpecDb& sp
   rep.allow_missing = options.allow_missing;
   rep.figure_keys = figure_keys();
   for (const std::string& k : rep.figure_keys) rep.min_gap[k] = gaps.gap(k).min_gap;
+  std::unordered_set<std::string> present;  // a set: --expect may name a million nodes
+  for (const NodeInput& n : nodes) present.insert(n.name);
   for (const std::string& e : options.expect)
-    if (std::none_of(nodes.begin(), nodes.end(), [&](const NodeInput& n) { return n.name == e; }))
-      nodes.push_back(NodeInput{e, {}, "missing: no folder, expected by --expect"});
+    if (present.insert(e).second) nodes.push_back(NodeInput{e, {}, "missing: no folder, expected by --expect"});
   if (nodes.empty()) return Error{"fleet", "no node folders to judge"};
   rep.nodes.resize(nodes.size());
   parallel_for(nodes.size(), [&](std::size_t i) {  // accept's judge is pure: one node per core

@@ -284,6 +284,7 @@ std::string render_drain_sh(const FleetReport& r) {
 
 Expected<std::map<std::string, std::string>> parse_sinfo_reasons(std::string_view text, const std::string& source) {
   std::map<std::string, std::string> out;
+  std::vector<std::string> names;
   std::size_t at = 0;
   int line_no = 0;
   while (at < text.size()) {
@@ -296,9 +297,10 @@ Expected<std::map<std::string, std::string>> parse_sinfo_reasons(std::string_vie
     const std::size_t last = line.find_last_of(" \t");
     if (last == std::string::npos)
       return Error{source, "line " + std::to_string(line_no) + ": expected `sinfo -R` columns (REASON ... NODELIST)"};
-    auto nodes = expand_hostlist(line.substr(last + 1));
-    if (!nodes) return Error{source, "line " + std::to_string(line_no) + ": " + nodes.error().message};
-    for (auto& n : *nodes) out[n] = line.substr(0, last);  // the reason first, then user and time
+    const std::size_t before = names.size();  // one cap over the whole file
+    if (auto s = append_hostlist(line.substr(last + 1), names); !s)
+      return Error{source, "line " + std::to_string(line_no) + ": " + s.error().message};
+    for (std::size_t i = before; i < names.size(); ++i) out[names[i]] = line.substr(0, last);  // reason, user, time
   }
   return out;
 }

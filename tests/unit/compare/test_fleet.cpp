@@ -392,10 +392,13 @@ TEST(FleetHostlist, MalformedListsAreErrors) {
 // ---- node folders ----------------------------------------------------------------------------
 
 namespace {
+// The least accept.json that reads: accept passed, recording no GPU and no check.
+constexpr const char* kAcceptPass = R"({"gpucheck_accept": 1, "verdict": "pass", "gpus": [], "checks": []})";
+
 void add_node(FakeFileSystem& fs, const std::string& dir, const std::string& name, int gpus, std::mt19937& rng) {
   for (int g = 0; g < gpus; ++g)
     fs.add(dir + "/gpu" + std::to_string(g) + "/runs/bench_all.json", made_gpu(name, g, rng).dump());
-  fs.add(dir + "/accept.json", "{\"verdict\": \"pass\"}");
+  fs.add(dir + "/accept.json", kAcceptPass);
 }
 }  // namespace
 
@@ -413,7 +416,7 @@ TEST(FleetLoad, ProblemsOfANodeAreNamedNotErrors) {
   json other = made_gpu("n010", 0, rng);
   other["context"]["gpucheck_suite"] = "quick";
   fs.add("fleet/n010/gpu0/runs/bench_all.json", other.dump());
-  fs.add("fleet/n010/accept.json", "{}");
+  fs.add("fleet/n010/accept.json", kAcceptPass);
   add_node(fs, "fleet/recheck/n001", "n001", 2, rng);  // not a node of this run
   auto nodes = gf::load_nodes(fs, {"fleet"});
   ASSERT_TRUE(nodes.ok()) << nodes.error().str();
@@ -618,7 +621,7 @@ TEST(FleetCli, WritesEveryOutputAndExitsOneOnAnOutlier) {
       if (n == 6 && g == 1) scale(doc, "memory/copy_kernel/", 0.95);
       fs.add("runs/" + node_name(n) + "/gpu" + std::to_string(g) + "/runs/bench_all.json", doc.dump());
     }
-    fs.add("runs/" + node_name(n) + "/accept.json", "{}");
+    fs.add("runs/" + node_name(n) + "/accept.json", kAcceptPass);
   }
   fs.add("sinfo.txt", "REASON USER TIMESTAMP NODELIST\ngpucheck: old root 2026-12-01T00:00:00 n[001-002]\n");
   auto r = fleet_cli({"runs", "--out", "out", "--expect", "n[001-008]", "--reasons", "sinfo.txt"}, fs);
@@ -698,10 +701,10 @@ TEST(FleetCli, RecheckClearsANodeWhoseSecondRunPasses) {
         fs.add("runs/recheck/" + node_name(n) + "/gpu" + std::to_string(g) + "/runs/bench_all.json", again.dump());
       }
     }
-    fs.add("runs/" + node_name(n) + "/accept.json", "{}");
+    fs.add("runs/" + node_name(n) + "/accept.json", kAcceptPass);
   }
-  fs.add("runs/recheck/n002/accept.json", "{}");
-  fs.add("runs/recheck/n004/accept.json", "{}");
+  fs.add("runs/recheck/n002/accept.json", kAcceptPass);
+  fs.add("runs/recheck/n004/accept.json", kAcceptPass);
   auto first = fleet_cli({"runs", "--out", "one"}, fs);
   EXPECT_EQ(first.status, gc::ExitStatus::Regression) << first.io.err;
   EXPECT_EQ(json::parse(fs.files["one/fleet.json"])["flagged"], 2);  // recheck/ is not a node
@@ -820,4 +823,89 @@ TEST(FleetCli, RealH200MachinesHaveNoOutlier) {
   EXPECT_EQ(j["flagged"], 0);
   EXPECT_EQ(j["nodes"].size(), static_cast<std::size_t>(nodes));
   EXPECT_EQ(fs.files["out/drain.txt"].find("\nh200"), std::string::npos);
+}
+
+// ---- hostile input ---------------------------------------------------------------------------
+
+// A bound of ULONG_MAX wrapped the loop and ate memory; many ranges in one bracket were expanded
+// before the cap was checked. Every count comes first now: refused at once, nothing appended.
+TEST(FleetHostlist, BoundsOverflowAndTheCapAreRefusedBeforeExpanding) {
+  for (const char* bad : {"n[18446744073709551615]", "n[18446744073709551616]", "n[0-18446744073709551615]",
+                          "n[1000000000000000000]", "n[0-999999],x", "n[0-999999]-r[0-1]", "a[1]b[1]c[1]d[1]e[1]f[1]g[1]h[1]i[1]"})
+    EXPECT_FALSE(gf::expand_hostlist(bad).ok()) << bad;
+  std::string many = "n[";
+  for (int i = 0; i < 120; ++i) many += "0-999999,";
+  many += "0]";
+  EXPECT_FALSE(gf::expand_hostlist(many).ok());
+  auto top = gf::expand_hostlist("n[999999999999999998-999999999999999999]");  // 18 digits: fine
+  ASSERT_TRUE(top.ok()) << top.error().str();
+  EXPECT_EQ(*top, (std::vector<std::string>{"n999999999999999998", "n999999999999999999"}));
+  auto million = gf::expand_hostlist("n[0-999999]");
+  ASSERT_TRUE(million.ok());
+  EXPECT_EQ(million->size(), 1'000'000u);
+  EXPECT_EQ(million->back(), "n999999");
+  // One cap over several lists: what `out` holds counts.
+  std::vector<std::string> out = {"a", "b"};
+  EXPECT_FALSE(gf::append_hostlist("n[0-999998]", out).ok());
+  EXPECT_EQ(out.size(), 2u);  // nothing appended on an error
+  EXPECT_TRUE(gf::append_hostlist("n[0-999997]", out).ok());
+  EXPECT_EQ(out.size(), 1'000'000u);
+}
+
+// --expect of 100,000 nodes took minutes (each name searched in a growing list); a file of 30
+// lines of a million names each had no cap over the file. Both --expect and --reasons files now
+// hold one cap; the 100,000 are named missing.
+TEST(FleetCli, ExpectOfAHundredThousandAndOneCapPerFile) {
+  gf::FleetOptions opt;
+  opt.expect = *gf::expand_hostlist("n[0-99999]");
+  const auto r = judged(healthy_fleet(4, 1), opt);
+  EXPECT_EQ(r.count_unjudged(), 100000);
+  EXPECT_TRUE(r.failed());
+
+  FakeFileSystem fs;
+  add_baselines(fs);
+  std::mt19937 rng(3);
+  for (int n = 1; n <= 4; ++n) add_node(fs, "runs/" + node_name(n), node_name(n), 1, rng);
+  std::string expect, reasons = "REASON USER TIMESTAMP NODELIST\n";
+  for (int i = 1; i <= 30; ++i) {
+    expect.append("x").append(std::to_string(i)).append("[0-999999]\n");  // (g++ 12: no "x" + string)
+    reasons += "gpucheck: x root 2026-01-01T00:00:00 n[0-999999]\n";
+  }
+  fs.add("expect.txt", expect);
+  fs.add("reasons.txt", reasons);
+  auto e = fleet_cli({"runs", "--expect", "expect.txt"}, fs);
+  EXPECT_EQ(e.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(e.io.err.rfind("gpucheck: expect.txt: over a million names", 0), 0u) << e.io.err;
+  auto s = fleet_cli({"runs", "--reasons", "reasons.txt", "--out", "out"}, fs);
+  EXPECT_EQ(s.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(s.io.err.rfind("gpucheck: reasons.txt: line 3: over a million names", 0), 0u) << s.io.err;
+  EXPECT_EQ(std::count(s.io.err.begin(), s.io.err.end(), '\n'), 1);
+}
+
+// --expect names a file when something is there: a FIFO or a folder is refused as any input is,
+// and a missing name that looks like a file is "no such file", not a node called nodes.txt.
+TEST(FleetCli, ExpectThatIsNoRegularFileIsRefused) {
+  FakeFileSystem fs;
+  add_baselines(fs);
+  std::mt19937 rng(3);
+  for (int n = 1; n <= 4; ++n) add_node(fs, "runs/" + node_name(n), node_name(n), 1, rng);
+  fs.fifos.insert("ff");
+  fs.dirs.insert("ed");
+  const std::pair<const char*, const char*> cases[] = {
+      {"ff", "gpucheck: ff: is a FIFO"}, {"ed", "gpucheck: ed: is a folder"}, {"nodes.txt", "gpucheck: nodes.txt: no such file"},
+      {"lists/nodes", "gpucheck: lists/nodes: no such file"}};
+  for (const auto& [v, want] : cases)
+    for (bool allow : {false, true}) {
+      std::vector<std::string> args{"runs", "--expect", v};
+      if (allow) args.emplace_back("--allow-missing");
+      auto r = fleet_cli(args, fs);
+      EXPECT_EQ(r.status, gc::ExitStatus::BadInput) << v;
+      EXPECT_EQ(r.io.err.rfind(want, 0), 0u) << r.io.err;
+      EXPECT_TRUE(r.io.out.empty()) << r.io.out;
+    }
+  // A file of host lists that is also an output is an input like the rest.
+  fs.add("out/drain.txt", "n001\n");
+  auto r = fleet_cli({"runs", "--expect", "out/drain.txt", "--out", "out"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(fs.files.at("out/drain.txt"), "n001\n");
 }
