@@ -192,10 +192,14 @@ ExitStatus cmd_pairs(const std::vector<std::string>& args, FileSystem& fs, CliOu
   if (!iso) return fail(io, Error{*results_path, iso.error().message});
   for (const auto& n : iso->bad) io.out += "# at fault: " + n + "\n";
   for (const auto& n : iso->untested) io.out += "# untested: " + n + "\n";
+  for (const NodePair& pr : iso->unexplained)
+    io.out += "# failed between two nodes that passed elsewhere (the path between them, or a flaky run): " + pr.a + " " +
+              pr.b + "\n";
   if (!iso->suspects.empty() && iso->good.empty()) io.out += "# no pair passed: no good node to isolate the suspects beside\n";
   if (!iso->next_round.empty()) io.out += "# next round: each suspect beside a node that passed\n";
   for (const NodePair& pr : iso->next_round) io.out += pr.a + " " + pr.b + "\n";
-  return iso->bad.empty() && iso->suspects.empty() && iso->untested.empty() ? ExitStatus::Ok : ExitStatus::Regression;
+  const bool clean = iso->bad.empty() && iso->suspects.empty() && iso->untested.empty() && iso->unexplained.empty();
+  return clean ? ExitStatus::Ok : ExitStatus::Regression;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // slower end); a node that fails beside a good node is at fault. Everything else is a suspect
 // and goes beside a good node in the next round.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -19,10 +20,14 @@ std::vector<NodePair> first_round(const std::vector<std::string>& nodes) {
 Expected<Isolation> isolate(const std::vector<std::string>& nodes, const std::vector<PairResult>& results) {
   const std::set<std::string> known(nodes.begin(), nodes.end());
   std::set<std::string> good, tested;
+  std::map<std::pair<std::string, std::string>, bool> verdicts;  // a pair in either order
   for (const PairResult& r : results) {
     for (const std::string* n : {&r.pair.a, &r.pair.b})
       if (!known.count(*n)) return Error{"pairs", "a result names \"" + *n + "\", not one of the nodes given"};
     if (r.pair.a == r.pair.b) return Error{"pairs", "\"" + r.pair.a + "\" is paired with itself"};
+    const auto [it, added] = verdicts.emplace(std::minmax(r.pair.a, r.pair.b), r.passed);
+    if (!added && it->second != r.passed)
+      return Error{"pairs", "the pair \"" + r.pair.a + " " + r.pair.b + "\" is given as both pass and fail"};
     tested.insert(r.pair.a);
     tested.insert(r.pair.b);
     if (r.passed) {
@@ -31,12 +36,14 @@ Expected<Isolation> isolate(const std::vector<std::string>& nodes, const std::ve
     }
   }
   std::set<std::string> bad;
-  for (const PairResult& r : results)
-    if (!r.passed) {
-      if (good.count(r.pair.a) && !good.count(r.pair.b)) bad.insert(r.pair.b);
-      if (good.count(r.pair.b) && !good.count(r.pair.a)) bad.insert(r.pair.a);
-    }
   Isolation iso;
+  for (const auto& [pair, passed] : verdicts)  // each failed pair once, whatever order it was given in
+    if (!passed) {
+      const bool a_good = good.count(pair.first) != 0, b_good = good.count(pair.second) != 0;
+      if (a_good && !b_good) bad.insert(pair.second);
+      if (b_good && !a_good) bad.insert(pair.first);
+      if (a_good && b_good) iso.unexplained.push_back({pair.first, pair.second});
+    }
   for (const std::string& n : nodes) {  // in the order given
     if (good.count(n)) iso.good.push_back(n);
     else if (bad.count(n)) iso.bad.push_back(n);

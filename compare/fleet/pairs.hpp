@@ -30,11 +30,12 @@ struct Isolation {
   std::vector<std::string> suspects;  // in failed pairs only, not yet told apart
   std::vector<NodePair> next_round;   // each suspect beside a distinct good node where there are enough
   std::vector<std::string> untested;  // in no result
+  std::vector<NodePair> unexplained;  // failed though both nodes passed elsewhere: the path between them
 };
 
 // From every result so far (round one's, and round two's when given): who is good, who is at
 // fault, and the next round that tells the suspects apart. Errors: a result naming a node not in
-// `nodes`, a node paired with itself.
+// `nodes`, a node paired with itself, one pair (in either order) given as both pass and fail.
 Expected<Isolation> isolate(const std::vector<std::string>& nodes, const std::vector<PairResult>& results);
 
 // "A B pass" / "A B fail" lines (# comments, blank lines): a round's results.

@@ -146,7 +146,7 @@ std::string sanitize(std::string s) {
   std::string out;
   for (char c : s) {
     if (c == '"' || c == '$' || c == '`' || c == '\\') out += '\'';
-    else if (c == '\n' || c == '\t' || c == '\r') out += ' ';
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) out += ' ';  // no line, field or escape
     else out += c;
   }
   return out;
@@ -191,8 +191,8 @@ std::string render_fleet_terminal(const FleetReport& r) {
   for (const auto& w : r.warnings) s += "warning: versions: " + w + "\n";
   for (const FleetNode& n : r.nodes) {
     if (!n.flagged() && !n.recheck_cleared) continue;
-    s += n.name + (n.host != n.name && n.host != "unknown" ? " (host " + n.host + ")" : "") + ": " + verdict_of(n) + "\n";
-    if (n.problem) s += "  " + *n.problem + "\n";
+    s += sanitize(n.name) + (n.host != n.name && n.host != "unknown" ? " (host " + n.host + ")" : "") + ": " + verdict_of(n) + "\n";
+    if (n.problem) s += "  " + sanitize(*n.problem) + "\n";
     for (const auto& f : n.accept_failures) s += "  accept: " + f + "\n";
     for (const auto& o : n.outlier_lines) s += "  outlier: " + o + "\n";
     if (n.recheck_cleared) s += "  flagged by the first run only: its recheck passed, not drained\n";
@@ -264,9 +264,10 @@ std::string render_drain_txt(const FleetReport& r) {
   std::string s = "# gpucheck fleet: every node that failed acceptance or holds an outlier, NODE<TAB>reason\n# " +
                   summary_line(r) + "\n";
   for (const FleetNode& n : r.nodes) {
-    if (n.problem) s += "# " + n.name + "\tnot judged: " + sanitize(*n.problem) + "\n";
-    else if (n.recheck_cleared) s += "# " + n.name + "\tflagged once, its recheck passed: not drained\n";
-    else if (n.flagged()) s += n.name + "\t" + sanitize(n.reason()) + "\n";
+    const std::string name = sanitize(n.name);  // a folder's name may hold a line break
+    if (n.problem) s += "# " + name + "\tnot judged: " + sanitize(*n.problem) + "\n";
+    else if (n.recheck_cleared) s += "# " + name + "\tflagged once, its recheck passed: not drained\n";
+    else if (n.flagged()) s += name + "\t" + sanitize(n.reason()) + "\n";
   }
   return s;
 }

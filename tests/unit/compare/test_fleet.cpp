@@ -827,6 +827,20 @@ TEST(FleetCli, RealH200MachinesHaveNoOutlier) {
 
 // ---- hostile input ---------------------------------------------------------------------------
 
+namespace {
+// The real H200 nodes' folders (fixtures/fleet/h200) under `under`: how many nodes.
+int add_h200_fleet(FakeFileSystem& fs, const std::string& under) {
+  const std::filesystem::path root = gpucheck::testutil::fixture("fleet/h200");
+  int nodes = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file() || e.path().filename() == "README.md") continue;
+    fs.add(under + "/" + std::filesystem::relative(e.path(), root).string(), gpucheck::testutil::slurp(e.path().string()));
+    nodes += e.path().filename() == "accept.json";
+  }
+  return nodes;
+}
+}  // namespace
+
 // A bound of ULONG_MAX wrapped the loop and ate memory; many ranges in one bracket were expanded
 // before the cap was checked. Every count comes first now: refused at once, nothing appended.
 TEST(FleetHostlist, BoundsOverflowAndTheCapAreRefusedBeforeExpanding) {
@@ -908,4 +922,43 @@ TEST(FleetCli, ExpectThatIsNoRegularFileIsRefused) {
   auto r = fleet_cli({"runs", "--expect", "out/drain.txt", "--out", "out"}, fs);
   EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
   EXPECT_EQ(fs.files.at("out/drain.txt"), "n001\n");
+}
+
+// A node folder whose name holds a line break wrote a second drain.txt line for a healthy node.
+TEST(FleetScripts, ANodeNameWithALineBreakStaysOneDrainLine) {
+  FakeFileSystem fs;
+  add_baselines(fs);
+  ASSERT_EQ(add_h200_fleet(fs, "fx"), 5);
+  fs.dirs.insert("fx/x\nh200-b");  // an empty node folder
+  auto r = fleet_cli({"fx", "--allow-missing", "--out", "out"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::Ok) << r.io.err;
+  const std::string& txt = fs.files.at("out/drain.txt");
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, nl; (nl = txt.find('\n', at)) != std::string::npos; at = nl + 1) lines.push_back(txt.substr(at, nl - at));
+  ASSERT_EQ(lines.size(), 3u) << txt;  // two comment lines of the summary, one for the empty folder
+  EXPECT_EQ(lines[2].rfind("# x h200-b\tnot judged: empty", 0), 0u) << lines[2];
+  for (const auto& l : lines) EXPECT_EQ(l.rfind("h200-b", 0), std::string::npos) << l;
+}
+
+// A pair that failed between two nodes that passed elsewhere vanished (exit 0, nothing said); a
+// pair given as both pass and fail was taken. The first is named and fails; the second is bad input.
+TEST(FleetPairs, AFailedPairOfGoodNodesIsNamedAndTwoVerdictsAreBadInput) {
+  auto iso = gf::isolate({"a", "b", "c"}, {{{"a", "b"}, false}, {{"a", "c"}, true}, {{"b", "c"}, true}});
+  ASSERT_TRUE(iso.ok());
+  ASSERT_EQ(iso->unexplained.size(), 1u);
+  EXPECT_EQ(iso->unexplained[0].a + " " + iso->unexplained[0].b, "a b");
+  EXPECT_TRUE(iso->bad.empty());
+  EXPECT_FALSE(gf::isolate({"a", "b"}, {{{"a", "b"}, true}, {{"b", "a"}, false}}).ok());
+  EXPECT_TRUE(gf::isolate({"a", "b"}, {{{"a", "b"}, true}, {{"b", "a"}, true}}).ok());  // the same verdict twice
+
+  FakeFileSystem fs;
+  fs.add("r1.txt", "a b fail\na c pass\nb c pass\n");
+  fs.add("r2.txt", "a b pass\na b fail\n");
+  auto r = fleet_cli({"pairs", "--results", "r1.txt", "a", "b", "c"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::Regression);
+  EXPECT_NE(r.io.out.find(": a b\n"), std::string::npos) << r.io.out;
+  r = fleet_cli({"pairs", "--results", "r2.txt", "a", "b"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(r.io.err.rfind("gpucheck: r2.txt: ", 0), 0u) << r.io.err;
+  EXPECT_EQ(std::count(r.io.err.begin(), r.io.err.end(), '\n'), 1);
 }
