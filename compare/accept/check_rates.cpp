@@ -1,13 +1,23 @@
 // Rates against a reference: a case's GB/s or TFLOP/s as a share of the link's rate (PCIe) or
 // of the SKU's datasheet (HBM copy, GEMM per dtype); FAIL below the config's fraction. A case
-// missing or skipped is "not checked"; one that errored fails.
+// missing or skipped is "not checked"; one that errored, wrote its rate as NaN or Infinity, or
+// claims over 1.5x its datasheet peak fails.
+#include <cmath>
+
 #include "accept/checks.hpp"
+#include "base/format.hpp"
 #include "gpucheck/core/contract.hpp"
 #include "accept/names.hpp"
 #include "gpucheck/core/dtype.hpp"
 
 namespace gpucheck::compare::accept_detail {
+namespace {
 
+// Above this share of its datasheet peak a rate was not measured: no card beats its datasheet
+// by half again. (A PCIe rate is held to the link read under load, which a test edits freely.)
+constexpr double kImpossibleShare = 1.5;
+
+}  // namespace
 
 // The case's counter, or a check that says why there is none.
 std::optional<double> counter_or_why(const Benchmark* b, const std::string& name, const std::string& counter,
@@ -24,6 +34,12 @@ std::optional<double> counter_or_why(const Benchmark* b, const std::string& name
   }
   if (b->state == RunState::Skipped) {
     c.note = name + " skipped: " + (b->message.empty() ? "no message" : b->message);
+    return std::nullopt;
+  }
+  if (const auto nf = b->nonfinite_counters.find(counter); nf != b->nonfinite_counters.end()) {
+    c.verdict = AcceptVerdict::Fail;  // the case ran and wrote no figure: not a case without the counter
+    c.measured = std::isnan(nf->second) ? "NaN" : nf->second > 0 ? "Infinity" : "-Infinity";
+    c.note = name + ": " + counter + " is " + c.measured + ", not a measured figure";
     return std::nullopt;
   }
   const auto it = b->counters.find(counter);
@@ -50,7 +66,12 @@ AcceptCheck check_rate(const GpuView& g, const Rate& r) {
     return c;
   }
   const double share = *v / *r.reference;
-  if (*v >= *c.limit) {
+  if (r.datasheet && share > kImpossibleShare) {
+    c.verdict = AcceptVerdict::Fail;
+    c.measured = format_double("%.4g", *v) + " " + r.unit;  // 1e308, not its 309 digits
+    c.note = c.measured + " is " + format_double("%.3g", share) + "x " + r.reference_text + ": more than " +
+             format_double("%.3g", kImpossibleShare) + "x is not a possible figure (a broken timer or counter)";
+  } else if (*v >= *c.limit) {
     c.verdict = AcceptVerdict::Pass;
     c.note = pct(share) + " of " + r.reference_text;
   } else {
@@ -67,6 +88,7 @@ std::vector<AcceptCheck> check_memory(const GpuView& g, const AcceptLimits& lim)
            g.sku ? "the SKU has no memory bandwidth in specs.json" : "unknown SKU: no datasheet figure"};
     if (g.sku && g.sku->memory_GBps > 0) {
       r.reference = g.sku->memory_GBps;
+      r.datasheet = true;
       r.reference_short = "datasheet " + num(g.sku->memory_GBps);
       r.reference_text = r.reference_short + " GB/s";
     }
@@ -91,6 +113,7 @@ std::vector<AcceptCheck> check_gemm(const GpuView& g, const AcceptLimits& lim) {
            g.sku ? "the SKU has no " + key + " peak in specs.json" : "unknown SKU: no datasheet figure"};
     if (peak) {
       r.reference = *peak;
+      r.datasheet = true;
       r.reference_short = "datasheet " + num(*peak);
       r.reference_text = r.reference_short + " TFLOP/s";
     }

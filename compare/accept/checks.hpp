@@ -26,6 +26,7 @@ struct Rate {
   std::string reference_text;       // in notes: "Gen5 x16 (63.02 GB/s, read under load)"
   double fraction = 0;
   std::string no_reference_why;
+  bool datasheet = false;  // the reference is a datasheet peak: over 1.5x of it is no measurement
 };
 AcceptCheck check_rate(const GpuView& g, const Rate& r);
 // The case's counter, or nothing with the check saying why (missing, errored: FAIL, skipped).

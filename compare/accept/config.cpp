@@ -1,11 +1,14 @@
 // The acceptance config (baselines/accept.json): floors as fractions, with per-SKU overrides,
 // ECC expectations and NCCL floors. Strict, because a misspelt key that silently changes
 // nothing would let a sick box pass.
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "accept/config.hpp"
+#include "gpucheck/core/specs.hpp"
 #include "gpucheck/core/json_load.hpp"
 #include "gpucheck/core/suggest.hpp"
 
@@ -84,7 +87,7 @@ const std::vector<std::string>& limit_keys() {
 AcceptConfig parse_document(const json& doc) {
   if (!doc.is_object()) throw ConfigError{"expected an object with \"defaults\" and \"skus\""};
   AcceptConfig c;
-  if (const auto s = doc.find("schema"); s != doc.end() && (!s->is_number_integer() || s->get<int>() != 1))
+  if (const auto s = doc.find("schema"); s != doc.end() && (!s->is_number_unsigned() || s->get<std::uint64_t>() != 1))
     throw ConfigError{"schema: expected 1"};
   if (const auto d = doc.find("defaults"); d != doc.end()) {
     if (!d->is_object()) throw ConfigError{"defaults: expected an object"};
@@ -145,6 +148,19 @@ std::optional<double> AcceptConfig::nccl_floor(const std::string& sku_id, int gp
   const auto f = it->second.nccl_allreduce_busbw_GBps.find(gpus);
   if (f == it->second.nccl_allreduce_busbw_GBps.end()) return std::nullopt;
   return f->second;
+}
+
+Status check_config_skus(const AcceptConfig& config, const SpecDb& specs) {
+  std::vector<std::string> ids;
+  for (const SkuSpec& s : specs.skus()) ids.push_back(s.id);
+  for (const auto& [id, unused] : config.skus) {
+    if (std::find(ids.begin(), ids.end(), id) != ids.end()) continue;
+    std::string known;
+    for (const auto& k : ids) known += (known.empty() ? "" : ", ") + k;
+    return Error{config.source, "skus." + id + ": unknown SKU id" + did_you_mean(id, ids) + " (specs.json's ids: " +
+                                    (known.empty() ? std::string("none") : known) + ")"};
+  }
+  return Done{};
 }
 
 Expected<AcceptConfig> parse_accept_config(std::string_view text, const std::string& source) {

@@ -9,6 +9,10 @@
 
 #include "base/expected.hpp"
 
+namespace gpucheck {
+class SpecDb;  // gpucheck/core/specs.hpp
+}
+
 namespace gpucheck::compare {
 
 // Floors as fractions: of the link's theoretical rate (PCIe), of the datasheet (HBM, GEMM),
@@ -39,5 +43,9 @@ struct AcceptConfig {
 // Strict: unknown keys (other than "_comment"-style keys starting with '_') and fractions
 // outside their range are errors naming the file and the key.
 Expected<AcceptConfig> parse_accept_config(std::string_view text, const std::string& source);
+
+// Every `skus` key must be an id of the specs in use: a misspelt id ("nvidia-h20O") would drop
+// that SKU's rules (ECC, NCCL floors) without a word. An error names the key and the known ids.
+Status check_config_skus(const AcceptConfig& config, const SpecDb& specs);
 
 }  // namespace gpucheck::compare

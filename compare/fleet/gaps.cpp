@@ -3,6 +3,7 @@
 // healthy spread would drain healthy nodes.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "accept/names.hpp"
@@ -72,8 +73,10 @@ Expected<FleetGaps> parse_fleet_gaps(std::string_view text, const std::string& s
     FleetGaps g;
     g.source = source;
     for (const auto& [k, v] : doc.items()) {
-      if (k.starts_with("_") || k == "schema") continue;
-      if (k == "k") {
+      if (k.starts_with("_")) continue;
+      if (k == "schema") {  // an unsigned integer, exactly 1: 4294967297 is not read as 1
+        if (!v.is_number_unsigned() || v.get<std::uint64_t>() != 1) throw GapError{"schema: expected 1, got " + v.dump()};
+      } else if (k == "k") {
         if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 1 || v.get<double>() > 20)
           throw GapError{"k: expected a number in [1, 20], got " + v.dump()};
         g.k = v.get<double>();

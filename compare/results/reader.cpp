@@ -168,6 +168,13 @@ std::optional<double> counter_value(const JsonMember& m) {
   return d && std::isfinite(*d) ? d : std::nullopt;
 }
 
+// A NaN / Infinity counter is no value, but a judge that needs that counter says which it was
+// (a GEMM whose TFLOPS is NaN did not measure, it is not a case without the counter).
+void note_nonfinite(const JsonMember& m, std::map<std::string, double>& nonfinite) {
+  if (is_reserved(m.key)) return;
+  if (const auto d = as_double(m.value); d && !std::isfinite(*d)) nonfinite.emplace(m.key, *d);
+}
+
 // A counter's name with its first 8 bytes as a number (big-endian, zero-padded), so most
 // comparisons of a sort are one integer compare; a tie falls to the whole name.
 struct SortName {
@@ -179,12 +186,15 @@ struct SortName {
 
 // Sorted first, then each inserted at the end: a wide entry's million counters in the order
 // "c1, c10, c2" went into the tree by a search each.
-std::map<std::string, double> read_counters(const Flat& e) {
+std::map<std::string, double> read_counters(const Flat& e, std::map<std::string, double>& nonfinite) {
   std::vector<SortName> kept;
   kept.reserve(e.size);
   for (std::size_t i = 0; i < e.size; ++i) {
     const auto d = counter_value(e.members[i]);
-    if (!d) continue;
+    if (!d) {
+      note_nonfinite(e.members[i], nonfinite);
+      continue;
+    }
     const std::string& k = e.members[i].key;
     std::uint64_t prefix = 0;
     for (std::size_t b = 0; b < 8; ++b) prefix = (prefix << 8) | (b < k.size() ? static_cast<unsigned char>(k[b]) : 0u);
@@ -289,6 +299,7 @@ struct Taken {
   std::optional<std::string> time_unit;
   std::string label;
   std::optional<long long> repetitions;
+  std::map<std::string, double> nonfinite = {};  // NaN / Infinity counters, as written
 };
 
 // A benchmark's entries as they arrive: the iterations folded in at once (samples, counters
@@ -309,6 +320,7 @@ struct Group {
   // without a search.
   std::vector<std::pair<const std::string*, std::vector<double>*>> counter_order;
   std::map<std::string, double> first_counters;
+  std::map<std::string, double> nonfinite;  // any repetition's NaN / Infinity counters
   std::optional<std::string> first_unit;
   std::string first_label;
 };
@@ -321,7 +333,7 @@ Taken take(const std::string& src, std::size_t index, const Flat& e, bool counte
   if (ns) t.time_ns = *ns;
   else t.time_error = ns.error();
   if (const json* rt = e.find("real_time")) t.real_time = as_double(*rt);
-  if (counters) t.counters = read_counters(e);
+  if (counters) t.counters = read_counters(e, t.nonfinite);
   if (const json* tu = e.find("time_unit"); tu != nullptr && tu->is_string()) t.time_unit = tu->get<std::string>();
   t.label = label_of(e);
   if (const json* reps = e.find("repetitions"); reps != nullptr && reps->is_number_integer())
@@ -344,7 +356,7 @@ void fold_iteration(const std::string& src, std::size_t index, const Flat& e, Gr
       reps = static_cast<std::size_t>(std::clamp<std::uint64_t>(r->get<std::uint64_t>(), 1, 1024));
     g.samples_ns.reserve(reps);
     g.samples_ns.push_back(*t);
-    g.first_counters = read_counters(e);
+    g.first_counters = read_counters(e, g.nonfinite);
     // In key order: each insertion is at the hint (linear in the counters).
     auto at = g.counter_samples.begin();
     for (const auto& [k, v] : g.first_counters) {
@@ -364,7 +376,10 @@ void fold_iteration(const std::string& src, std::size_t index, const Flat& e, Gr
   std::size_t next = 0;  // in counter_order
   for (std::size_t i = 0; i < e.size; ++i) {
     const auto d = counter_value(e.members[i]);
-    if (!d) continue;
+    if (!d) {
+      note_nonfinite(e.members[i], g.nonfinite);
+      continue;
+    }
     const std::string& k = e.members[i].key;
     if (next < g.counter_order.size() && *g.counter_order[next].first == k) g.counter_order[next++].second->push_back(*d);
     else g.counter_samples[k].push_back(*d);
@@ -446,6 +461,7 @@ Expected<Benchmark> fold(const std::string& src, Group& g) {
   b.counter_samples = std::move(g.counter_samples);
   const Taken* chosen = nullptr;
   if (auto bad = fold_figure(src, g, b, chosen)) return *bad;
+  b.nonfinite_counters = chosen != nullptr ? chosen->nonfinite : std::move(g.nonfinite);
   if (g.iterations > 0) {
     b.label = g.first_label;
     if (g.first_unit) b.time_unit = *g.first_unit;

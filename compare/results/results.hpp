@@ -38,6 +38,7 @@ struct Benchmark {
   std::string label;                                           // first run's label, "" if none
   std::string method;                                          // the counter "method" as text, "" if none
   std::string source;                                          // file it was read from
+  std::map<std::string, double> nonfinite_counters;            // NaN / Infinity as written (not in counters)
 };
 
 struct Results {

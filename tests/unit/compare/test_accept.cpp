@@ -693,8 +693,10 @@ TEST(Accept, NonFiniteOrOddCountersAreNotFigures) {
   ASSERT_TRUE(r.ok()) << r.error().str();
   auto rep = gc::judge({*r}, specs(), config());
   ASSERT_TRUE(rep.ok());
-  EXPECT_VERDICT(*rep, kGpu0, "pcie_bandwidth", "h2d", AcceptVerdict::NotChecked);
+  // The case ran and wrote no figure: a failed check naming the value, not "no GBps counter".
+  EXPECT_VERDICT(*rep, kGpu0, "pcie_bandwidth", "h2d", AcceptVerdict::Fail);
   EXPECT_EQ(find(*rep, kGpu0, "pcie_bandwidth", "h2d")->benchmark, "pcie/h2d/pinned/256MiB");
+  EXPECT_EQ(find(*rep, kGpu0, "pcie_bandwidth", "h2d")->measured, "NaN");
   EXPECT_FALSE(find(*rep, kGpu0, "pcie_bandwidth", "h2d")->value);  // NaN is no figure
 
   // Issue 18, item 5: a clock_event_reasons of 8.5 was dropped and the clocks passed. A value
@@ -709,6 +711,55 @@ TEST(Accept, NonFiniteOrOddCountersAreNotFigures) {
   const auto negative = gc::parse_results(parsed.dump(), "negative.json");
   ASSERT_FALSE(negative.ok());
   EXPECT_NE(negative.error().str().find("negative"), std::string::npos);
+}
+
+// A GEMM or burn that wrote NaN or Infinity did not measure: its row fails and says the value.
+// A rate over 1.5x its datasheet peak is no measurement either (1e308 TFLOP/s passed).
+TEST(Accept, NonFiniteOrImpossibleRatesFail) {
+  const std::string fixture = source("tests/unit/compare/fixtures/accept/h200_gpu0.json");
+  for (const char* v : {"NaN", "Infinity", "1e308", "1500"}) {
+    json doc = json::parse(fixture);
+    entry(doc, "matmul/cublaslt/bf16/8192x8192x8192")["TFLOPS"] = 12345.678;
+    std::string text = doc.dump();
+    text.replace(text.find("12345.678"), 9, v);
+    auto r = gc::parse_results(text, "g.json");
+    ASSERT_TRUE(r.ok()) << r.error().str();
+    auto rep = gc::judge({*r}, specs(), config());
+    ASSERT_TRUE(rep.ok());
+    EXPECT_VERDICT(*rep, kGpu0, "gemm", "bf16", AcceptVerdict::Fail);
+    EXPECT_VERDICT(*rep, kGpu0, "gemm", "fp16", AcceptVerdict::Pass);
+    EXPECT_TRUE(rep->failed());
+    const gc::AcceptCheck* c = find(*rep, kGpu0, "gemm", "bf16");
+    if (std::string(v) == "NaN" || std::string(v) == "Infinity") {
+      EXPECT_EQ(c->measured, v);
+      EXPECT_FALSE(c->value);
+    } else {
+      EXPECT_EQ(c->value, std::stod(v));  // 1500 of a 989.4 peak: 152%, over the 150% bound
+    }
+  }
+  // 1.5x the peak itself is the bound: 1484 TFLOP/s (150.0% of 989.4) still passes.
+  json edge = json::parse(fixture);
+  entry(edge, "matmul/cublaslt/bf16/8192x8192x8192")["TFLOPS"] = 1484.0;
+  EXPECT_VERDICT(judge({edge}), kGpu0, "gemm", "bf16", AcceptVerdict::Pass);
+
+  const std::string burn = source("tests/unit/compare/fixtures/fleet/h200/h200-d/gpu0/burn/runs/bench_matmul.json");
+  for (const char* v : {"NaN", "Infinity"}) {
+    std::string text = burn;
+    const auto at = text.find("\"mismatches\": ");
+    ASSERT_NE(at, std::string::npos);
+    const auto end = text.find_first_of(",\n}", at + 14);
+    text.replace(at + 14, end - at - 14, v);
+    auto r = gc::parse_results(text, "burn.json");
+    ASSERT_TRUE(r.ok()) << r.error().str();
+    auto rep = gc::judge({*r}, specs(), config());
+    ASSERT_TRUE(rep.ok());
+    const gc::AcceptCheck* c = nullptr;
+    for (const auto& x : rep->checks)
+      if (x.check == "burn") c = &x;
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->verdict, AcceptVerdict::Fail) << v << ": " << c->line();
+    EXPECT_EQ(c->measured, v);
+  }
 }
 
 // ---- grouping files into GPUs ------------------------------------------------------------
@@ -797,6 +848,9 @@ TEST(AcceptConfig, OverridesAndStrictness) {
       {R"({"skus": {"a": {"nccl_allreduce_busbw_GBps": {"8": -1}}}})",
        "c.json: skus.a.nccl_allreduce_busbw_GBps.8: expected a positive number of GB/s"},
       {R"({"schema": 2})", "c.json: schema: expected 1"},
+      {R"({"schema": 4294967297})", "c.json: schema: expected 1"},  // not truncated to 1
+      {R"({"schema": 1.0})", "c.json: schema: expected 1"},
+      {R"({"schema": -1})", "c.json: schema: expected 1"},
   };
   for (const auto& [text, want] : bad) {
     auto r = gc::parse_accept_config(text, "c.json");
@@ -923,6 +977,29 @@ TEST(AcceptCli, AnOutputThatNamesAFoundConfigIsRefusedAndTheFileKept) {
   auto ok = accept_cli({"--results", "node", "--out", "baselines"}, fs);
   EXPECT_EQ(ok.status, gc::ExitStatus::Ok) << ok.io.err;
   EXPECT_TRUE(fs.files.count("baselines/accept.json"));
+}
+
+// A `skus` key that is no id of specs.json (a misspelt "nvidia-h20O") would drop that SKU's
+// rules without a word, and an ECC-disabled H200 passed: exit 2 naming the key and the ids.
+TEST(AcceptCli, AConfigSkuIdNotInSpecsIsBadInput) {
+  FakeFileSystem fs;
+  add_baselines(fs);
+  json doc = accept_fixture();
+  doc["context"]["ecc"] = "disabled";
+  fs.add("node/gpu0/runs/bench_all.json", doc.dump());
+  std::string typo = source("baselines/accept.json");
+  const std::string id = "\"nvidia-h200\": {";
+  ASSERT_NE(typo.find(id), std::string::npos);
+  typo.replace(typo.find(id), id.size(), "\"nvidia-h20O\": {");
+  fs.add("typo.json", typo);
+  auto bad = accept_cli({"--results", "node", "--config", "typo.json"}, fs);
+  EXPECT_EQ(bad.status, gc::ExitStatus::BadInput) << bad.io.out;
+  EXPECT_EQ(newlines(bad.io.err), 1u) << bad.io.err;
+  EXPECT_EQ(bad.io.err.rfind("gpucheck: typo.json: skus.nvidia-h20O: unknown SKU id", 0), 0u) << bad.io.err;
+  EXPECT_NE(bad.io.err.find("nvidia-h200"), std::string::npos) << bad.io.err;  // the ids it knows
+  EXPECT_TRUE(bad.io.out.empty());
+  auto good = accept_cli({"--results", "node"}, fs);  // the shipped config: ECC must be on
+  EXPECT_EQ(good.status, gc::ExitStatus::Regression) << good.io.err;
 }
 
 TEST(AcceptCli, MeasureModeFlagsParse) {

@@ -839,6 +839,11 @@ int add_h200_fleet(FakeFileSystem& fs, const std::string& under) {
   }
   return nodes;
 }
+std::string node_verdict(const json& fleet, const std::string& name) {
+  for (const auto& n : fleet["nodes"])
+    if (n["node"] == name) return n["verdict"];
+  return "absent";
+}
 }  // namespace
 
 // A bound of ULONG_MAX wrapped the loop and ate memory; many ranges in one bracket were expanded
@@ -961,4 +966,55 @@ TEST(FleetPairs, AFailedPairOfGoodNodesIsNamedAndTwoVerdictsAreBadInput) {
   EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
   EXPECT_EQ(r.io.err.rfind("gpucheck: r2.txt: ", 0), 0u) << r.io.err;
   EXPECT_EQ(std::count(r.io.err.begin(), r.io.err.end(), '\n'), 1);
+}
+
+// A GEMM rate of NaN, Infinity or 1e308 passed the node; now accept's judge fails it.
+TEST(FleetCli, ANonFiniteOrImpossibleRateFailsTheNode) {
+  for (const char* v : {"NaN", "Infinity", "1e308"}) {
+    FakeFileSystem fs;
+    add_baselines(fs);
+    add_h200_fleet(fs, "fx");
+    std::string& text = fs.files.at("fx/h200-a/gpu0/runs/bench_matmul.json");
+    std::size_t at = 0;
+    int replaced = 0;
+    while ((at = text.find("\"TFLOPS\": ", at)) != std::string::npos) {
+      at += 10;
+      const std::size_t end = text.find_first_of(",\n}", at);
+      text.replace(at, end - at, v);
+      ++replaced;
+    }
+    ASSERT_GT(replaced, 0);
+    auto r = fleet_cli({"fx", "--out", "out"}, fs);
+    EXPECT_EQ(r.status, gc::ExitStatus::Regression) << v << r.io.err;
+    const json j = json::parse(fs.files.at("out/fleet.json"));
+    EXPECT_EQ(node_verdict(j, "h200-a"), "FAIL") << v;
+    EXPECT_EQ(j["flagged"], 1) << v;
+  }
+}
+
+// A misspelt SKU id in --config dropped that SKU's rules: an ECC-disabled GPU passed.
+TEST(FleetCli, AConfigSkuIdNotInSpecsIsBadInput) {
+  FakeFileSystem fs;
+  add_baselines(fs);
+  add_h200_fleet(fs, "fx");
+  std::string typo = source("baselines/accept.json");
+  typo.replace(typo.find("\"nvidia-h200\": {"), 16, "\"nvidia-h20O\": {");
+  fs.add("typo.json", typo);
+  auto r = fleet_cli({"fx", "--config", "typo.json", "--out", "out"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::BadInput);
+  EXPECT_EQ(r.io.err.rfind("gpucheck: typo.json: skus.nvidia-h20O: unknown SKU id", 0), 0u) << r.io.err;
+  EXPECT_FALSE(fs.files.count("out/fleet.json"));
+}
+
+TEST(FleetGaps, SchemaIsExactlyOne) {
+  std::string text = source("baselines/fleet_gaps.json");
+  const std::string one = "\"schema\": 1,";
+  ASSERT_NE(text.find(one), std::string::npos);
+  for (const char* v : {"4294967297", "1.0", "-1", "\"1\""}) {
+    std::string t = text;
+    t.replace(t.find(one), one.size(), std::string("\"schema\": ") + v + ",");
+    auto g = gf::parse_fleet_gaps(t, "g.json");
+    ASSERT_FALSE(g.ok()) << v;
+    EXPECT_EQ(g.error().str().rfind("g.json: schema: expected 1", 0), 0u) << g.error().str();
+  }
 }
