@@ -97,7 +97,7 @@ for n in range(1, 5):
                 b["TFLOPS"] *= 0.94
         os.makedirs(f"{sys.argv[2]}/n{n}/gpu{g}/runs", exist_ok=True)
         json.dump(d, open(f"{sys.argv[2]}/n{n}/gpu{g}/runs/bench_all.json", "w"))
-    open(f"{sys.argv[2]}/n{n}/accept.json", "w").write("{}\n")
+    open(f"{sys.argv[2]}/n{n}/accept.json", "w").write('{"gpucheck_accept": 1, "verdict": "pass", "gpus": [], "checks": []}\n')
 PY
 # The stand-in: `gpucheck accept --out D` copies this node's made folder; anything else is gpucheck.
 cat > "$work/bin/gpucheck" <<SH

@@ -247,8 +247,10 @@ usage:
                            (recheck/ and a fleet's own --out skipped)
       --out DIR            write fleet.json, fleet.md, fleet.html, drain.txt, drain.sh, resume.sh
       --expect NODES       the nodes that should be there: a Slurm host list (node[001-064]) or a
-                           file of them; one with no folder is named missing
+                           file of them (what is on disk, or holds a '/' or ends in .txt, .list,
+                           .lst, .hosts, .csv, .json); one with no folder is named missing
       --allow-missing      missing, empty, half-written or other-suite folders do not fail the fleet
+                           (a judged node that lacks results its accept.json read still fails)
       --recheck DIR        second runs of flagged nodes (DIR/NODE): a node is drained only if both
                            runs flag it
       --reasons FILE       `sinfo -R` output: resume.sh resumes nodes gpucheck drained that now pass

@@ -91,6 +91,50 @@ std::optional<std::string> other_suite(const std::vector<Results>& files) {
   return std::nullopt;
 }
 
+// The cases accept's per-GPU checks read, which every GPU's files must hold: PCIe, HBM, GEMM
+// (fp8 only where the SKU has the path or ran it, as check_gemm decides).
+std::vector<std::string> required_cases(const GpuView& g, const AcceptConfig& config) {
+  std::vector<std::string> out;
+  for (auto p : accept_names::kPcieDirections) out.push_back(accept_names::pcie(p));
+  const AcceptLimits& lim = config.limits_for(g.sku_id());
+  for (const auto& [v, unused] : lim.memory_fraction) out.push_back(accept_names::memory(v));
+  for (const auto& [k, unused] : lim.gemm_fraction) {
+    const auto dt = accept_names::gemm_dtype(k);
+    if (g.sku && !(dt && g.sku->peak(*dt))) continue;
+    out.push_back(accept_names::gemm(k));
+  }
+  return out;
+}
+
+// What accept on the node recorded or expects that the files do not show, as failed checks:
+// its own failed checks (a binary that crashed: its JSON removed, "did not run" recorded), a case
+// a GPU must hold, a case or a GPU its accept.json read. --allow-missing is about node folders,
+// not these.
+std::vector<std::string> held_to_record(const NodeInput& in, const std::vector<GpuView>& gpus, const AcceptReport& report,
+                                        const AcceptConfig& config) {
+  std::vector<std::string> out;
+  std::set<std::string> missing, present, uuids;
+  for (const GpuView& g : gpus) {
+    uuids.insert(g.info.uuid);
+    for (const auto& [name, unused] : g.bench) present.insert(name);
+    for (const std::string& name : required_cases(g, config))
+      if (g.find(name) == nullptr && missing.insert(name).second)
+        out.push_back("results missing: " + g.info.label + ": no " + name + " (accept's checks read it)");
+  }
+  if (!in.recorded) return out;
+  for (const AcceptCheck& f : in.recorded->failures)
+    if (std::none_of(report.checks.begin(), report.checks.end(), [&](const AcceptCheck& c) {
+          return c.verdict == AcceptVerdict::Fail && c.gpu == f.gpu && c.check == f.check && c.item == f.item;
+        }))
+      out.push_back("accept.json: " + f.line());
+  for (const std::string& b : in.recorded->benchmarks)
+    if (!present.count(b) && missing.insert(b).second)
+      out.push_back("results missing: no " + b + " (its accept.json read it)");
+  for (const std::string& u : in.recorded->gpu_uuids)
+    if (!uuids.count(u)) out.push_back("results missing: GPU " + u + " of its accept.json has no results");
+  return out;
+}
+
 // One node through accept's judge and into GPUs with their raw figures.
 void read_node(NodeInput& in, FleetNode& node, const SpecDb& specs, const AcceptConfig& config) {
   node.host = first_known(in.files, "host_name");
@@ -107,6 +151,10 @@ void read_node(NodeInput& in, FleetNode& node, const SpecDb& specs, const Accept
   if (!gpus) {
     node.problem = "half-written: " + gpus.error().str();
     return;
+  }
+  for (std::string& line : held_to_record(in, *gpus, *report, config)) {
+    node.accept_failed = true;
+    node.accept_failures.push_back(std::move(line));
   }
   for (const char* k : kVersionKeys) node.versions[k] = first_known(in.files, k);
   for (const GpuView& g : *gpus) {
@@ -243,6 +291,24 @@ void judge_peers(FleetReport& rep, const FleetGaps& gaps, double k) {
   }
 }
 
+// One GPU (its UUID) in two node folders: one node's results copied under another name, so
+// the GPU would be its own peer. A fleet with duplicated node data is not a fleet: bad input.
+Status one_gpu_twice(const std::vector<FleetNode>& judged, const std::vector<NodeInput>& in) {
+  std::unordered_map<std::string, std::size_t> seen;  // UUID -> node
+  for (std::size_t i = 0; i < judged.size(); ++i) {
+    if (judged[i].problem) continue;
+    for (const FleetGpu& g : judged[i].gpus) {
+      if (!known(g.uuid)) continue;
+      const auto [it, added] = seen.emplace(g.uuid, i);
+      if (added || it->second == i) continue;
+      auto folder = [&](std::size_t k) { return in[k].dir.empty() ? in[k].name : in[k].dir; };
+      return Error{"fleet", "GPU " + g.uuid + " is in two node folders, " + folder(it->second) + " and " + folder(i) +
+                                " (one node's results copied under another name?)"};
+    }
+  }
+  return Done{};
+}
+
 }  // namespace
 
 bool FleetGpu::outlier() const {
@@ -302,6 +368,7 @@ Expected<FleetReport> judge_fleet(std::vector<NodeInput> nodes, const SpecDb& sp
     n.problem = nodes[i].problem;
     if (!n.problem) read_node(nodes[i], n, specs, config);
   });
+  if (auto d = one_gpu_twice(rep.nodes, nodes); !d) return d.error();
   if (std::all_of(rep.nodes.begin(), rep.nodes.end(), [](const FleetNode& n) { return n.problem.has_value(); }))
     return Error{"fleet", "none of the " + std::to_string(rep.nodes.size()) + " node folders holds acceptance results (" +
                               rep.nodes.front().name + ": " + *rep.nodes.front().problem + ")"};

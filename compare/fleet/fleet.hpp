@@ -21,12 +21,22 @@ class SpecDb;
 
 namespace gpucheck::compare::fleet {
 
+// What the node's own accept.json recorded when accept ran there: what the results files alone
+// cannot show (a binary that crashed, its JSON removed and a "run ... did not run" FAIL written).
+struct RecordedAccept {
+  std::vector<AcceptCheck> failures;    // its failed checks (gpu, check, item, note)
+  std::vector<std::string> benchmarks;  // the cases its checks read
+  std::vector<std::string> gpu_uuids;   // its GPUs' UUIDs, where known
+};
+
 // What a node folder held, as load.hpp found it. `problem` set: the node is named as missing,
 // empty, half-written or of another suite, and not judged.
 struct NodeInput {
   std::string name;                    // the folder's name: the node
   std::vector<Results> files;
   std::optional<std::string> problem;  // "missing", "empty: ...", "half-written: ...", "other suite: ..."
+  std::optional<RecordedAccept> recorded = std::nullopt;  // its accept.json (none: made in memory)
+  std::string dir = {};                // the folder as found (errors name it; "" in memory)
 };
 
 // One figure of one GPU (or of one node, for NCCL) against its peers.

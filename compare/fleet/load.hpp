@@ -2,8 +2,9 @@
 // node (DIR/accept.json beside DIR/gpuN/runs/*.json and DIR/node/runs/*.json). A folder given is a
 // node folder when it holds results, else a parent whose subfolders are the nodes. A node folder
 // that is empty, half-written (a temp left by a killed writer, a file that does not parse, no
-// accept.json: accept did not finish) is named, not an error; the paths given that are not
-// folders, or a parent with no node inside, are.
+// accept.json or one that does not read: accept did not finish) is named, not an error; the
+// paths given that are not folders, or a parent with no node inside, are. accept.json's failed
+// checks, cases and GPUs come along (NodeInput::recorded): the judge holds the files to them.
 #pragma once
 
 #include <string>

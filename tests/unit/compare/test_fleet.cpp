@@ -968,6 +968,65 @@ TEST(FleetPairs, AFailedPairOfGoodNodesIsNamedAndTwoVerdictsAreBadInput) {
   EXPECT_EQ(std::count(r.io.err.begin(), r.io.err.end(), '\n'), 1);
 }
 
+// One node's folder copied under five names passed as five nodes, each its own peer.
+TEST(FleetCli, OneGpuInTwoNodeFoldersIsBadInput) {
+  FakeFileSystem fs;
+  add_baselines(fs);
+  FakeFileSystem fixture;
+  add_h200_fleet(fixture, "fx");
+  for (const char* n : {"node01", "node02", "node03", "node04", "node05"})
+    for (const auto& [path, text] : fixture.files)
+      if (path.starts_with("fx/h200-a/")) fs.add("fleet/" + std::string(n) + path.substr(std::string("fx/h200-a").size()), text);
+  auto r = fleet_cli({"fleet", "--expect", "node[01-05]", "--out", "out"}, fs);
+  EXPECT_EQ(r.status, gc::ExitStatus::BadInput) << r.io.out;
+  EXPECT_EQ(std::count(r.io.err.begin(), r.io.err.end(), '\n'), 1);
+  EXPECT_NE(r.io.err.find("GPU-0fcf2a99-efa2-4c32-6639-1d06b75ec750"), std::string::npos) << r.io.err;
+  EXPECT_NE(r.io.err.find("fleet/node01"), std::string::npos) << r.io.err;
+  EXPECT_NE(r.io.err.find("fleet/node02"), std::string::npos) << r.io.err;
+  EXPECT_FALSE(fs.files.count("out/fleet.json"));
+}
+
+// fleet re-judged a node from its results files only: a node whose bench_matmul crashed (accept
+// removed its JSON and recorded "did not run", FAIL) or that lost a results file passed without
+// GEMM. Now the node's accept.json and the cases accept reads hold it: flagged, exit 1, and
+// --allow-missing (about node folders) does not excuse it.
+TEST(FleetCli, ANodeWhoseBinaryCrashedOrLostAResultsFileFails) {
+  FakeFileSystem fs;
+  add_baselines(fs);
+  ASSERT_EQ(add_h200_fleet(fs, "fx"), 5);
+  fs.files.erase("fx/h200-a/gpu0/runs/bench_matmul.json");
+  json acc = json::parse(fs.files.at("fx/h200-a/accept.json"));
+  acc["verdict"] = "fail";
+  acc["checks"].push_back({{"gpu", "GPU 0"}, {"check", "run"}, {"item", "bench_matmul"}, {"verdict", "fail"}, {"value", nullptr},
+                           {"limit", nullptr}, {"unit", ""}, {"measured", "did not run"}, {"floor", ""},
+                           {"note", "killed by signal 11"}, {"benchmark", ""}});
+  fs.add("fx/h200-a/accept.json", acc.dump());
+  fs.files.erase("fx/h200-b/gpu0/runs/bench_memory.json");  // lost, its accept.json untouched
+  for (bool allow : {false, true}) {
+    std::vector<std::string> args{"fx", "--out", "out"};
+    if (allow) args.emplace_back("--allow-missing");
+    auto r = fleet_cli(args, fs);
+    EXPECT_EQ(r.status, gc::ExitStatus::Regression) << r.io.err;
+    const json j = json::parse(fs.files.at("out/fleet.json"));
+    EXPECT_EQ(j["verdict"], "FAIL");
+    EXPECT_EQ(j["flagged"], 2);
+    EXPECT_EQ(node_verdict(j, "h200-a"), "FAIL");
+    EXPECT_EQ(node_verdict(j, "h200-b"), "FAIL");
+    EXPECT_EQ(node_verdict(j, "h200-c"), "pass");
+    const std::string& drain = fs.files.at("out/drain.txt");
+    EXPECT_NE(drain.find("\nh200-a\t"), std::string::npos) << drain;
+    EXPECT_NE(drain.find("\nh200-b\t"), std::string::npos) << drain;
+  }
+  // An accept.json that does not read as accept's verdict: the node is half-written, not judged.
+  for (const char* broken : {R"({"gpucheck_accept": 4294967297, "verdict": "pass", "gpus": [], "checks": []})",
+                             R"({"gpucheck_accept": 1, "verdict": "maybe", "gpus": [], "checks": []})", "{}"}) {
+    fs.add("fx/h200-c/accept.json", broken);
+    auto r = fleet_cli({"fx", "--out", "out"}, fs);
+    EXPECT_EQ(r.status, gc::ExitStatus::Regression) << r.io.err;
+    EXPECT_EQ(node_verdict(json::parse(fs.files.at("out/fleet.json")), "h200-c"), "not judged") << broken;
+  }
+}
+
 // A GEMM rate of NaN, Infinity or 1e308 passed the node; now accept's judge fails it.
 TEST(FleetCli, ANonFiniteOrImpossibleRateFailsTheNode) {
   for (const char* v : {"NaN", "Infinity", "1e308"}) {
