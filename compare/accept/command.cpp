@@ -197,10 +197,10 @@ ExitStatus judge_and_report(const AcceptArgs& args, const std::vector<Results>& 
 
   if (args.out) {
     if (auto d = fs.make_dirs(*args.out); !d) return fail(io, d.error());
-    if (auto w = fs.write_output(join_path(*args.out, "accept.json"), render_accept_json(*report)); !w)
-      return fail(io, w.error());
-    if (auto w = fs.write_output(join_path(*args.out, "accept.md"), render_accept_markdown(*report)); !w)
-      return fail(io, w.error());
+    const std::vector<std::pair<std::string, std::string>> written{
+        {join_path(*args.out, "accept.json"), render_accept_json(*report)},
+        {join_path(*args.out, "accept.md"), render_accept_markdown(*report)}};
+    if (auto w = write_command_outputs(fs, io, written); !w) return fail(io, w.error());  // both or neither
   }
   return report->failed() ? ExitStatus::Regression : ExitStatus::Ok;
 }

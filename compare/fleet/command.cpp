@@ -164,9 +164,11 @@ Status write_outputs(FileSystem& fs, CliOutput& io, const FleetArgs& a, const Fl
   if (auto d = fs.make_dirs(*a.out); !d) return d;
   const std::string texts[] = {render_fleet_json(rep), render_fleet_markdown(rep), render_fleet_html(rep),
                                render_drain_txt(rep), render_drain_sh(rep), resume};
-  for (std::size_t i = 0; i < std::size(kOutputs); ++i)
-    if (auto w = write_command_output(fs, io, join_path(*a.out, kOutputs[i]), texts[i]); !w) return w;
-  return Done{};
+  // All six or none: a full disk part way never leaves this run's fleet.json beside the last
+  // run's drain list.
+  std::vector<std::pair<std::string, std::string>> files;
+  for (std::size_t i = 0; i < std::size(kOutputs); ++i) files.emplace_back(join_path(*a.out, kOutputs[i]), texts[i]);
+  return write_command_outputs(fs, io, files);
 }
 
 ExitStatus cmd_pairs(const std::vector<std::string>& args, FileSystem& fs, CliOutput& io) {

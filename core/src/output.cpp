@@ -204,7 +204,8 @@ OutputKind classify_output(std::string_view path, const PathFacts& f) {
 
 std::string refusal_reason(const PathFacts& f) {
   const FileType t = f.type == FileType::symlink ? f.target : f.type;
-  if (f.type == FileType::symlink && t == FileType::missing) return "a symbolic link to nothing";
+  if (f.type == FileType::symlink && t == FileType::missing)
+    return f.link_loop ? "a loop of symbolic links" : "a symbolic link to nothing";
   switch (t) {
     case FileType::directory: return "is a folder";
     case FileType::block_device: return "is a block device";
@@ -224,6 +225,7 @@ PathFacts path_facts(const std::string& path) {
   if (f.type == FileType::symlink) {
     if (::stat(path.c_str(), &st) != 0) {
       f.target = FileType::missing;
+      f.link_loop = errno == ELOOP;
       return f;
     }
     f.target = type_of(st.st_mode);

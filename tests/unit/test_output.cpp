@@ -43,7 +43,22 @@ TEST(Output, ClassifyIsThePathsKind) {
   EXPECT_EQ(classify_output("l", {F::symlink, F::directory}), OutputKind::refuse);
   EXPECT_EQ(refusal_reason({F::directory, F::directory}), "is a folder");
   EXPECT_EQ(refusal_reason({F::symlink, F::missing}), "a symbolic link to nothing");
+  EXPECT_EQ(refusal_reason({F::symlink, F::missing, 0, true}), "a loop of symbolic links");
   EXPECT_EQ(refusal_reason({F::regular, F::regular}), "");
+}
+
+// A link loop is named as one (it was "a symbolic link to nothing").
+TEST(Output, ALinkLoopIsNamedAsOne) {
+  testutil::TempDir d("gpucheck-output");
+  const std::string a = d / "a", b = d / "b";
+  ASSERT_EQ(::symlink(b.c_str(), a.c_str()), 0);
+  ASSERT_EQ(::symlink(a.c_str(), b.c_str()), 0);
+  const PathFacts f = path_facts(a);
+  EXPECT_TRUE(f.link_loop);
+  EXPECT_EQ(classify_output(a, f), OutputKind::refuse);
+  std::string err;
+  EXPECT_FALSE(write_output(a, "x", &err));
+  EXPECT_NE(err.find("a loop of symbolic links"), std::string::npos) << err;
 }
 
 TEST(Output, TempIsBesideTheFileAndHidden) {

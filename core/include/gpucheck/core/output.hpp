@@ -33,6 +33,7 @@ struct PathFacts {
   FileType type = FileType::missing;
   FileType target = FileType::missing;
   int std_stream = 0;  // 1 or 2 when the target is the file descriptor 1 or 2 is open on
+  bool link_loop = false;  // a link whose target never resolves (ELOOP): target is missing
 };
 
 enum class OutputKind { standard_output, in_place, replace, refuse };
