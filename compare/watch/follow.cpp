@@ -9,20 +9,9 @@
 #include <cstring>
 #include <vector>
 
+#include "gpucheck/core/input.hpp"
+
 namespace gpucheck::compare::watch {
-
-namespace {
-
-std::string not_regular(mode_t m) {
-  if (S_ISDIR(m)) return "is a folder, not a log file";
-  if (S_ISFIFO(m)) return "is a FIFO, not a log file (reading it would take the lines from its reader)";
-  if (S_ISCHR(m)) return "is a character device, not a log file";
-  if (S_ISBLK(m)) return "is a block device, not a log file";
-  if (S_ISSOCK(m)) return "is a socket, not a log file";
-  return "is not a regular file";
-}
-
-}  // namespace
 
 std::optional<std::string> log_refusal(const std::string& path) {
   struct stat st {};
@@ -31,7 +20,10 @@ std::optional<std::string> log_refusal(const std::string& path) {
     return errno == ENOTDIR ? std::string("cannot be a file: a part of the path is not a folder")
                             : std::string("cannot be read: ") + std::strerror(errno);
   }
-  if (!S_ISREG(st.st_mode)) return not_regular(st.st_mode);
+  if (!S_ISREG(st.st_mode)) {
+    const std::string why = "is " + non_regular_kind(st.st_mode) + ", not a log file";
+    return S_ISFIFO(st.st_mode) ? why + " (reading it would take the lines from its reader)" : why;
+  }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return std::string("cannot be read: ") + std::strerror(errno);
   ::close(fd);

@@ -18,14 +18,20 @@ namespace {
 
 std::string not_regular(mode_t m) {
   if (S_ISDIR(m)) return "is a folder, expected a file";
-  if (S_ISFIFO(m)) return "is a FIFO, not a regular file";
-  if (S_ISCHR(m)) return "is a character device, not a regular file";
-  if (S_ISBLK(m)) return "is a block device, not a regular file";
-  if (S_ISSOCK(m)) return "is a socket, not a regular file";
-  return "is not a regular file";
+  return "is " + non_regular_kind(m) + (S_ISFIFO(m) || S_ISCHR(m) || S_ISBLK(m) || S_ISSOCK(m) ? ", not a regular file" : "");
 }
 
 }  // namespace
+
+std::string non_regular_kind(unsigned mode) {
+  const auto m = static_cast<mode_t>(mode);
+  if (S_ISDIR(m)) return "a folder";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a regular file";
+}
 
 std::string input_errno_reason(int e) {
   if (e == ENOENT) return "no such file or folder";

@@ -54,4 +54,8 @@ bool map_input_file(const std::string& path, std::size_t max_bytes, InputText* o
 // folder", "a symbolic link loop", strerror otherwise).
 std::string input_errno_reason(int e);
 
+// What a node that is not a regular file is, from its st_mode: "a folder", "a FIFO", "a
+// character device", "a block device", "a socket", else "not a regular file".
+std::string non_regular_kind(unsigned mode);
+
 }  // namespace gpucheck
