@@ -75,15 +75,31 @@ def propose(src, out, entries):
             t[s] = [e for e in t[s] if not (isinstance(e, dict) and e.get("glob") == entry["glob"])]
         t[section].insert(placed[section], entry)
         placed[section] += 1
+    write_whole(out, json.dumps(t, indent=2) + "\n", inputs=(src,))
+
+
+def write_whole(out, text, inputs=()):
+    """OUT holds TEXT, all of it or nothing new: a folder, an input or a missing folder refused."""
+    if os.path.isdir(out):
+        raise BadInput(f"{out}: is a folder, not a file to write")
+    if any(os.path.exists(p) and os.path.exists(out) and os.path.samefile(p, out) for p in inputs):
+        raise BadInput(f"{out}: names an input; refusing to replace it")
     folder = os.path.dirname(os.path.abspath(out))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".thresholds.")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(t, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, out)
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(out) + ".")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, out)
+    except OSError as e:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+        raise BadInput(f"{out}: cannot write: {e.strerror}") from None
 
 
 def gate_dirs(trial):
+    if not os.path.isdir(trial):
+        raise BadInput(f"{trial}: not a folder")
     found = []
     for name in os.listdir(trial):
         m = re.fullmatch(r"gate-([0-9]+)", name)
@@ -99,9 +115,38 @@ def unjudged_gates(trial):
     for name in os.listdir(trial):
         m = re.fullmatch(r"(gate-([0-9]+))\.rc", name)
         if m and not os.path.isfile(os.path.join(trial, m.group(1), "compare.json")):
-            with open(os.path.join(trial, name), encoding="utf-8", errors="replace") as f:
-                found.append((int(m.group(2)), m.group(1), f.read().strip() or "?"))
+            found.append((int(m.group(2)), m.group(1), read_rc(os.path.join(trial, name))))
     return [(name, rc) for _, name, rc in sorted(found)]
+
+
+def read_rc(path):
+    """A gate's exit status as its .rc file holds it ("?" where there is none)."""
+    if not os.path.exists(path):
+        return "?"
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().strip() or "?"
+    except OSError as e:
+        raise BadInput(f"{path}: cannot read: {e.strerror}") from None
+
+
+NUMBER_KEYS = ("change", "threshold_pct", "current")
+
+
+def check_rows(path, doc):
+    """The fields of compare.json the table reads, of the types it reads them as."""
+    if not isinstance(doc.get("counts", {}), dict):
+        raise BadInput(f"{path}: \"counts\" is not an object")
+    for i, row in enumerate(doc["rows"]):
+        if not isinstance(row, dict):
+            continue
+        conf = row.get("confirmation")
+        if conf is not None and not isinstance(conf, dict):
+            raise BadInput(f"{path}: rows[{i}]: \"confirmation\" is not an object")
+        values = [(k, row.get(k)) for k in NUMBER_KEYS] + [("confirmation.first_change", (conf or {}).get("first_change"))]
+        for key, v in values:
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)):
+                raise BadInput(f"{path}: rows[{i}]: \"{key}\" is {json.dumps(v)}, not a finite number")
 
 
 def worse_pct(doc, change):
@@ -117,11 +162,8 @@ def read_gate(trial, name):
     doc = load_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
         raise BadInput(f"{path}: no \"rows\" list")
-    rc = "?"
-    rc_path = os.path.join(trial, name + ".rc")
-    if os.path.isfile(rc_path):
-        with open(rc_path, encoding="utf-8", errors="replace") as f:
-            rc = f.read().strip()
+    check_rows(path, doc)
+    rc = read_rc(os.path.join(trial, name + ".rc"))
     # What judged the cases measured in fresh processes (the gate's own line).
     against = ""
     txt = os.path.join(trial, name + ".txt")
@@ -176,9 +218,9 @@ def table(trial):
     if os.path.isfile(tpath):
         t = load_json(tpath)
         for s in SECTIONS:
-            for e in t.get(s, []) if isinstance(t, dict) else []:
-                if isinstance(e, dict) and str(e.get("why", "")).startswith("trial "):
-                    trial_globs.append(e.get("glob", ""))
+            for e in t.get(s) if isinstance(t, dict) and isinstance(t.get(s), list) else []:
+                if isinstance(e, dict) and str(e.get("why", "")).startswith("trial ") and isinstance(e.get("glob"), str):
+                    trial_globs.append(e["glob"])
 
     def in_trial(case):
         return any(re.fullmatch(re.escape(g).replace(r"\*", ".*"), case) for g in trial_globs)
@@ -232,8 +274,7 @@ def table(trial):
         lines.append(f"| {case}{mark} | " + " | ".join("" if v is None else f"{v:.6g}" for v in figures) +
                      f" | {spread} |")
     text = "\n".join(lines) + "\n"
-    with open(os.path.join(trial, "trials.md"), "w", encoding="utf-8") as f:
-        f.write(text)
+    write_whole(os.path.join(trial, "trials.md"), text)
     sys.stdout.write(text)
 
 

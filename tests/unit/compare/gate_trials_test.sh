@@ -132,5 +132,36 @@ cp -r t tcut && mkdir -p tcut/gate-50 && echo 124 > tcut/gate-50.rc
 bash "$trials" build tcut table > cut.txt 2>&1
 check "a gate stopped at the deadline: listed, no verdict" grep -q "^- gate-50: exit 124, no verdict: stopped at the trial's deadline" tcut/trials.md
 check "... and no column of its own" test "$(grep -c 'gate-50 |' tcut/trials.md)" -eq 0
+# Bad input to gate_trials.py itself: one line naming the file, exit 2, no traceback, no input
+# replaced, no half-written output left behind.
+py=$src/ci/gate_trials.py
+one_line() {  # one_line WHAT NAME CMD...: exit 2 and one line on stderr naming NAME
+  "${@:3}" > /dev/null 2> one.err
+  local rc=$?
+  check "$1: exit 2 (got $rc)" test "$rc" -eq 2
+  check "... one line naming $2" test "$(wc -l < one.err)" -eq 1 -a "$(grep -cF -- "$2" one.err)" -eq 1
+  check "... no traceback" test "$(grep -c Traceback one.err)" -eq 0
+}
+cp store/thresholds.json same.json && cp same.json same.before
+one_line "propose OUT naming THRESHOLDS" same.json python3 "$py" propose same.json same.json 'steady/a/*=overrides:5'
+check "... THRESHOLDS untouched" cmp -s same.json same.before
+mkdir -p outdir
+one_line "propose OUT a folder" outdir python3 "$py" propose same.json outdir 'steady/a/*=overrides:5'
+check "... no temporary file left" test -z "$(find . -maxdepth 1 -name '.outdir.*')"
+one_line "propose OUT in no folder" nowhere/t.json python3 "$py" propose same.json nowhere/t.json 'steady/a/*=overrides:5'
+one_line "table of no folder" nothere python3 "$py" table nothere
+one_line "table of a file" same.json python3 "$py" table same.json
+for row in '{"name": "a", "change": "x"}' '{"name": "a", "change": NaN}' '{"name": "a", "threshold_pct": "5"}' \
+  '{"name": "a", "change": 0.1, "confirmation": [1]}'; do
+  rm -rf badrow && mkdir -p badrow/gate-1 && echo "{\"rows\": [$row]}" > badrow/gate-1/compare.json
+  one_line "table, a row $row" badrow/gate-1/compare.json python3 "$py" table badrow
+  check "... no trials.md" test ! -e badrow/trials.md
+done
+rm -rf badrow && mkdir -p badrow/gate-1 && echo '{"rows": [], "counts": []}' > badrow/gate-1/compare.json
+one_line "table, counts not an object" badrow/gate-1/compare.json python3 "$py" table badrow
+echo '{"rows": []}' > badrow/gate-1/compare.json && mkdir badrow/gate-2.rc
+one_line "table, a gate's .rc a folder" badrow/gate-2.rc python3 "$py" table badrow
+rmdir badrow/gate-2.rc && mkdir badrow/trials.md
+one_line "table, trials.md a folder" badrow/trials.md python3 "$py" table badrow
 ((failures == 0)) && echo "gate trials: all checks passed"
 exit $((failures > 0))
