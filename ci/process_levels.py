@@ -9,13 +9,38 @@ LEVEL_GAP (8%) of the lower one (the two launch levels are 20-25% apart, a level
 a few %); otherwise one level. Per placement: the processes on each level, min, median, max.
 """
 import csv
+import io
 import json
 import os
 import re
+import math
 import statistics
 import sys
+import tempfile
 
 LEVEL_GAP = 0.08
+PLACEMENTS = ("pinned", "unpinned", "other_cpu", "no_aslr", "no_thp", "hugetlb", "env_pad")
+
+
+def finite(v):
+    """v when it is a finite number (not a bool), else None."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return None
+    return v
+
+
+def write_whole(path, text):
+    """PATH holds TEXT, all of it or nothing new; raises OSError."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "is a folder, not a file to write")
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix="." + os.path.basename(path) + ".")
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError:
+        os.unlink(tmp)
+        raise
 
 
 def figure(path, counter):
@@ -25,15 +50,18 @@ def figure(path, counter):
             doc = json.load(f)
     except (OSError, json.JSONDecodeError, UnicodeDecodeError):
         return None
-    runs = [b for b in doc.get("benchmarks", []) if isinstance(b, dict) and b.get("run_type", "iteration") == "iteration"]
+    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
+        return None
+    runs = [b for b in doc["benchmarks"] if isinstance(b, dict) and b.get("run_type", "iteration") == "iteration"]
     if not runs:
         return None
     b = runs[0]
-    value = b.get(counter, b.get("real_time"))
-    if not isinstance(value, (int, float)):
+    value = finite(b.get(counter, b.get("real_time")))
+    if value is None:  # NaN, a string: no figure, as a process that wrote none
         return None
-    ref = b.get("host_ref_us")
-    return float(value), str(doc.get("context", {}).get("cpu_pinned", "?")), ref if isinstance(ref, (int, float)) else ""
+    context = doc.get("context") if isinstance(doc.get("context"), dict) else {}
+    ref = finite(b.get("host_ref_us"))
+    return float(value), str(context.get("cpu_pinned", "?")), "" if ref is None else ref
 
 
 def split(values):
@@ -60,6 +88,13 @@ def main(argv):
         print("usage: process_levels.py OUT COUNTER PLACEMENT...", file=sys.stderr)
         return 2
     out, counter, places = argv[1], argv[2], argv[3:]
+    if not os.path.isdir(out):
+        print(f"process_levels.py: {out}: not a folder", file=sys.stderr)
+        return 2
+    for p in places:
+        if p not in PLACEMENTS:
+            print(f"process_levels.py: unknown placement {p} ({', '.join(PLACEMENTS)})", file=sys.stderr)
+            return 2
     runs = os.path.join(out, "runs")
     order = {}
     try:
@@ -89,10 +124,10 @@ def main(argv):
                 rows.append((m.group(1), int(m.group(2)), order.get(key, 0), f[0], f[1], thp.get(key, ""), f[2],
                              pids.get(key, "")))
     rows.sort(key=lambda r: (places.index(r[0]), r[1]))
-    with open(os.path.join(out, "levels.csv"), "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f)
-        w.writerow(["placement", "process", "order", counter, "cpu_pinned", "anon_huge_kB", "host_ref_us", "pid"])
-        w.writerows(rows)
+    table = io.StringIO()
+    w = csv.writer(table)
+    w.writerow(["placement", "process", "order", counter, "cpu_pinned", "anon_huge_kB", "host_ref_us", "pid"])
+    w.writerows(rows)
     at = split([r[3] for r in rows]) if rows else None
     lines = [f"# Levels of {counter} a fresh process ({len(rows)} processes)", ""]
     if not rows:
@@ -127,8 +162,17 @@ def main(argv):
     if notes:
         lines += ["", "## The machine and the run (levels.log)", ""] + [f"- {n}" for n in notes]
     text = "\n".join(lines) + "\n"
-    with open(os.path.join(out, "levels.md"), "w", encoding="utf-8") as f:
-        f.write(text)
+    outputs = (("levels.csv", table.getvalue()), ("levels.md", text))
+    for name, _ in outputs:  # both or neither
+        if os.path.isdir(os.path.join(out, name)):
+            print(f"process_levels.py: {os.path.join(out, name)}: is a folder, not a file to write", file=sys.stderr)
+            return 2
+    for name, content in outputs:
+        try:
+            write_whole(os.path.join(out, name), content)
+        except OSError as e:
+            print(f"process_levels.py: {os.path.join(out, name)}: cannot write: {e.strerror}", file=sys.stderr)
+            return 2
     sys.stdout.write(text)
     return 0
 

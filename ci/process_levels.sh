@@ -18,7 +18,8 @@
 # Nothing is changed outside the processes it starts (no system setting, nothing on the card).
 # Usage: ci/process_levels.sh BINARY CASE_REGEX OUT [PLACEMENT...]   (default: all)
 #   R (default 12) processes a placement; COUNTER (default us_per_launch, else real_time) the
-#   figure; LEVELS_DEADLINE_S (default 540) stops starting processes after that many seconds.
+#   figure; LEVELS_DEADLINE_S (default 540) stops starting processes after that many seconds;
+#   LEVELS_CPU and LEVELS_OTHER_CPU must be CPUs of this machine (0 to nproc - 1).
 #   CASE_REGEX is Google Benchmark's filter: it matches the full name, which goes on past the case's
 #   (launch/host_launch/empty/1/iterations:1/manual_time), so end it without $. A process that
 #   exits 2 (refused: a filter matching nothing) stops the run, exit 2, with its line.
@@ -49,9 +50,15 @@ for p in "${places[@]}"; do
 done
 runs=${R:-12} deadline=${LEVELS_DEADLINE_S:-540}
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "$0: R must be a whole number above 0" >&2; exit 2; }
-cpu=${LEVELS_CPU:-$(($(nproc --all) - 1))} other=${LEVELS_OTHER_CPU:-0}
-mkdir -p "$out/runs"
-out=$(cd "$out" && pwd)
+[[ $deadline =~ ^(0|[1-9][0-9]{0,8})$ ]] || { echo "$0: LEVELS_DEADLINE_S=$deadline: not a whole number of seconds" >&2; exit 2; }
+cpus=$(nproc --all)
+cpu=${LEVELS_CPU:-$((cpus - 1))} other=${LEVELS_OTHER_CPU:-0}
+for v in "LEVELS_CPU=$cpu" "LEVELS_OTHER_CPU=$other"; do  # taskset would refuse every process
+  [[ ${v#*=} =~ ^(0|[1-9][0-9]{0,5})$ ]] && ((${v#*=} < cpus)) ||
+    { echo "$0: $v: not a CPU of this machine (0 to $((cpus - 1)))" >&2; exit 2; }
+done
+dir=$(mkdir -p "$out/runs" 2> /dev/null && cd "$out" && pwd) || { echo "$0: $out: cannot make OUT/runs there" >&2; exit 2; }
+out=$dir
 export NCCL_NVLS_ENABLE=0
 
 # launch PLACEMENT CMD...: CMD under the placement, in place of the (background) subshell that

@@ -49,5 +49,32 @@ R=3 LEVELS_CPU=0 bash "$src/ci/process_levels.sh" ./bench_refuses 'x$' out3 pinn
 check "a refused process: exit 2" test $? -eq 2
 check "... its line, once" test "$(grep -c 'pinned process 1 refused, exit 2: bench: no case matches' refused.txt)" -eq 1
 check "... no other process started" test "$(find out3/runs -name "*.log" | wc -l)" -eq 1
+# A bad number in an environment variable, or an OUT that cannot be a folder: one line naming
+# it, exit 2, before any process starts.
+touch afile
+for bad in LEVELS_DEADLINE_S=abc LEVELS_DEADLINE_S=08 LEVELS_CPU=x LEVELS_CPU=100000 LEVELS_OTHER_CPU=-1; do
+  env R=1 "$bad" bash "$src/ci/process_levels.sh" ./bench_steady 'steady/a/' out4 pinned > /dev/null 2> bad.txt
+  check "$bad: exit 2" test $? -eq 2
+  check "... one line naming ${bad%%=*}" test "$(wc -l < bad.txt)" -eq 1 -a "$(grep -c "${bad%%=*}" bad.txt)" -eq 1
+  check "... no process ran" test ! -e out4
+done
+R=1 LEVELS_CPU=0 bash "$src/ci/process_levels.sh" ./bench_steady 'steady/a/' afile pinned > /dev/null 2> bad.txt
+check "OUT a file: exit 2, one line naming it" test $? -eq 2 -a "$(wc -l < bad.txt)" -eq 1 -a "$(grep -c afile bad.txt)" -eq 1
+# process_levels.py on its own: a missing OUT, an unknown placement, a levels.md that is a folder;
+# a run's file that is not an object, or whose figure is NaN, is a process without a figure.
+py=$src/ci/process_levels.py
+python3 "$py" nowhere us_per_launch pinned > /dev/null 2> bad.txt
+check "process_levels.py, OUT missing: exit 2, one line naming it" test $? -eq 2 -a "$(wc -l < bad.txt)" -eq 1 -a "$(grep -c nowhere bad.txt)" -eq 1
+mkdir -p py/runs && echo '[1]' > py/runs/pinned.1.json && echo '{"benchmarks": [{"us_per_launch": NaN}]}' > py/runs/pinned.2.json
+echo '{"benchmarks": [{"us_per_launch": 100}], "context": []}' > py/runs/pinned.3.json
+python3 "$py" py us_per_launch pinned > /dev/null 2> bad.txt
+check "process_levels.py, a list, a NaN and a list for context: exit 0, no traceback" test $? -eq 0 -a ! -s bad.txt
+check "... one process with a figure" test "$(tail -n +2 py/levels.csv | wc -l)" -eq 1
+python3 "$py" py us_per_launch pinned sideways > /dev/null 2> bad.txt
+check "process_levels.py, an unknown placement: exit 2, one line naming it" test $? -eq 2 -a "$(wc -l < bad.txt)" -eq 1 -a "$(grep -c sideways bad.txt)" -eq 1
+rm -f py/levels.md py/levels.csv && mkdir py/levels.md
+python3 "$py" py us_per_launch pinned > /dev/null 2> bad.txt
+check "process_levels.py, levels.md a folder: exit 2, one line naming it" test $? -eq 2 -a "$(wc -l < bad.txt)" -eq 1 -a "$(grep -c levels.md bad.txt)" -eq 1
+check "... and no levels.csv written without it" test ! -e py/levels.csv
 ((failures == 0)) && echo "process levels: all checks passed"
 exit $((failures > 0))
