@@ -43,10 +43,13 @@ done
 build=$(cd "$1" 2> /dev/null && pwd) || { echo "$0: no build folder $1" >&2; exit 2; }
 gpucheck=$build/bin/gpucheck
 [[ -x $gpucheck ]] || { echo "$0: $gpucheck is missing (build the tree first)" >&2; exit 2; }
-mkdir -p "$2" && out=$(cd "$2" && pwd)
-shift 2
-store=$(cd "${TRIAL_STORE:-$src/baselines}" 2> /dev/null && pwd) || { echo "$0: no store ${TRIAL_STORE:-}" >&2; exit 2; }
 start=$SECONDS deadline=${TRIAL_DEADLINE_S:-560} gate_s=${TRIAL_GATE_S:-90}
+for v in "TRIAL_DEADLINE_S=$deadline" "TRIAL_GATE_S=$gate_s"; do  # before OUT is made
+  [[ ${v#*=} =~ ^(0|[1-9][0-9]{0,8})$ ]] || { echo "$0: $v: not a whole number of seconds" >&2; exit 2; }
+done
+store=$(cd "${TRIAL_STORE:-$src/baselines}" 2> /dev/null && pwd) || { echo "$0: no store ${TRIAL_STORE:-}" >&2; exit 2; }
+out=$(mkdir -p "$2" 2> /dev/null && cd "$2" && pwd) || { echo "$0: $2: cannot make OUT there" >&2; exit 2; }
+shift 2
 base_args=() drill_base=
 if [[ -n ${TRIAL_BASE_BIN:-} ]]; then
   base_bin=$(cd "$TRIAL_BASE_BIN" 2> /dev/null && pwd) || { echo "$0: no folder $TRIAL_BASE_BIN (TRIAL_BASE_BIN)" >&2; exit 2; }

@@ -120,6 +120,15 @@ TRIAL_DEADLINE_S=1 TRIAL_GATE_S=30 bash "$trials" build t gate > late.txt 2>&1
 check "no time left for a gate: exit 1" test $? -eq 1
 check "... said" grep -q "skipped: needs ~30 s" late.txt
 check "... no gate-8" test ! -e t/gate-8
+for bad in TRIAL_DEADLINE_S=abc TRIAL_DEADLINE_S=08 TRIAL_GATE_S=1x TRIAL_GATE_S=-5; do
+  env "$bad" bash "$trials" build badenv gate > bad.txt 2>&1
+  check "$bad: exit 2" test $? -eq 2
+  check "... one line naming ${bad%%=*}" test "$(wc -l < bad.txt)" -eq 1 -a "$(grep -c "${bad%%=*}" bad.txt)" -eq 1
+  check "... no OUT made, no gate ran" test ! -e badenv
+done
+touch outfile
+bash "$trials" build outfile gate > bad.txt 2>&1
+check "OUT a file: exit 2, one line naming it" test $? -eq 2 -a "$(wc -l < bad.txt)" -eq 1 -a "$(grep -c outfile bad.txt)" -eq 1
 bash "$trials" build empty table > empty.txt 2>&1
 check "a table with no gate: exit 2" test $? -eq 2
 mkdir -p empty/gate-1 && printf '{"rows": [' > empty/gate-1/compare.json
