@@ -40,29 +40,35 @@
 #                    --benchmark_filter), e.g. the rows a table failed; it replaces PARITY_FP8
 #   PARITY_APPEND=1  add N runs after those already in OUT (e.g. one alternation per call),
 #                    with OUT/cooldown.txt's rule; the table covers them all
+#   PARITY_COOLDOWN=on|off, PARITY_COOL_DW, _DT, _MAX_S, _SETTLE_S (numbers of 0 or more): above
 # Writes under OUT: cases.txt, cooldown.txt, run<i>/{ours-llm,ours-squares,torch}.{json,log},
 # parity.md, parity.csv, summary.log. Several machines' OUT side by side, with the criteria over
 # all: python3 ci/torch_reference.py --parity-machines OUT1 OUT2 ... Exit 0 when every run wrote its results, 1 when one
 # failed (the table is still written and says what it could not read), 2 on bad usage.
 set -uo pipefail
-if (( $# < 2 || $# > 3 )) || [[ ${3:-3} != +([0-9]) ]] || (( ${3:-3} < 1 )); then
+if (( $# < 2 || $# > 3 )) || [[ ! ${3:-3} =~ ^[1-9][0-9]{0,5}$ ]]; then  # no leading 0: bash reads 08 as octal
   echo "usage: $0 BUILD_DIR OUT [N]   (N >= 1 alternations, default 3)" >&2
   exit 2
 fi
+# Every setting checked before anything is made or run: awk would read a bad number as 0.
+for v in PARITY_COOL_DW PARITY_COOL_DT PARITY_COOL_MAX_S PARITY_COOL_SETTLE_S; do
+  [[ -z ${!v:-} || ${!v} =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "$0: $v=${!v}: not a number of 0 or more" >&2; exit 2; }
+done
+[[ ${PARITY_APPEND:-0} == [01] ]] || { echo "$0: PARITY_APPEND=$PARITY_APPEND (0 or 1)" >&2; exit 2; }
+[[ ${PARITY_COOLDOWN:-on} == @(on|off) ]] || { echo "$0: PARITY_COOLDOWN=$PARITY_COOLDOWN (on or off)" >&2; exit 2; }
 src=$(cd "$(dirname "$0")/.." && pwd)
-bench=$(cd "$1" && pwd)/bin/bench_matmul
+build=$(cd "$1" 2> /dev/null && pwd) || { echo "$0: no build folder $1" >&2; exit 2; }
+bench=$build/bin/bench_matmul
 [[ -x $bench ]] || { echo "$0: $bench is missing (build bench_matmul first)" >&2; exit 2; }
-out=$2
 runs=${3:-3}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+out=$(mkdir -p "$2" 2> /dev/null && cd "$2" && pwd) || { echo "$0: $2: cannot make OUT there" >&2; exit 2; }
 py=${PYTHON:-python3}
 summary=$out/summary.log
 [[ ${PARITY_APPEND:-0} == 1 ]] || : > "$summary"
 note() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$summary"; }
 
 # The cases, as bench_matmul lists them (no GPU needed): one list for both sides.
-squares=(-a variant=cublaslt -a dtype=bf16,fp16 -a M=4096,8192)
+squares=(-a variant=cublaslt -a "dtype=bf16,fp16" -a "M=4096,8192")  # one argument each, commas and all
 case ${PARITY_FP8:-0} in
   0) filter=(--benchmark_filter=-/fp8e4m3/) ;;
   1) filter=() ;;

@@ -585,5 +585,34 @@ class Script(unittest.TestCase):
             self.assertEqual(runs, {}, env)
 
 
+    def call(self, *args, **env):
+        """The script with ARGS in place of BUILD_DIR OUT 1 (env as parity's)."""
+        e = dict(os.environ, PYTHON=os.path.join(self.dir, "python"), FAKE_LOG=self.log, PARITY_COOLDOWN="off")
+        for k in ("PARITY_FP8", "PARITY_ROWS", "PARITY_APPEND", "GPUCHECK_COOLDOWN", "PARITY_COOL_DW", "PARITY_COOL_DT",
+                  "PARITY_COOL_MAX_S", "PARITY_COOL_SETTLE_S"):
+            e.pop(k, None)
+        e.update(env)
+        return subprocess.run(["bash", self.SCRIPT, *args], env=e, capture_output=True, text=True, timeout=60)
+
+    def assert_refused(self, p, names):
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn(names, p.stderr)
+        self.assertFalse(os.path.exists(self.log), "something ran")
+
+    def test_bad_arguments_and_settings_are_one_line_and_exit_2_before_anything_is_made(self):
+        build = os.path.join(self.dir, "build")
+        for n in ("08", "0", "x", "-1"):  # 08: bash's arithmetic reads it as octal
+            self.assert_refused(self.call(build, self.out, n), "usage")
+        self.assert_refused(self.call(os.path.join(self.dir, "nobuild"), self.out, "1"), "nobuild")
+        for name, value in (("PARITY_COOL_DW", "abc"), ("PARITY_COOL_DT", "-1"), ("PARITY_COOL_MAX_S", "1x"),
+                            ("PARITY_COOL_SETTLE_S", "nan"), ("PARITY_APPEND", "yes"), ("PARITY_COOLDOWN", "no")):
+            self.assert_refused(self.call(build, self.out, "1", **{name: value}), name)
+        self.assertFalse(os.path.exists(self.out), "OUT made before the settings were checked")
+        afile = os.path.join(self.dir, "afile")
+        open(afile, "w").close()
+        self.assert_refused(self.call(build, afile, "1"), afile)
+
+
 if __name__ == "__main__":
     unittest.main()
