@@ -5,7 +5,9 @@
 # baselines/<gpu-slug>/<suite>.json) and re-measures cases past their limit before failing.
 # docs/GATE.md explains the verdicts.
 # Exit: 0 pass; 1 a confirmed regression, a missing figure or a binary that errored (crash,
-# hang, exit 2); 2 bad input, no GPU, no baseline (it prints the line that stores one).
+# hang, exit 2); 2 bad input (a --suite other than gpucheck's quick, full, accept, burn, llm; a
+# --device that is not an index: both refused before anything is built), no GPU, no baseline
+# (it prints the line that stores one).
 # Usage: ci/gate.sh [--suite quick|full] [--device N] [extra `gpucheck gate` flags: --threshold,
 #   --thresholds, --allow-missing, --filter, --timeout, --confirm-repetitions, ...]
 #   RESULTS_DIR (default results/<suite>) receives results.json, compare.md, compare.json,
@@ -23,13 +25,18 @@ suite=quick device=0
 gate_args=()
 while (($#)); do
   case $1 in
-    --suite) suite=$2; shift 2 ;;
+    --suite | --device)
+      (($# >= 2)) || { echo "gpucheck: $1 needs a value" >&2; exit 2; }
+      if [[ $1 == --suite ]]; then suite=$2; else device=$2; fi
+      shift 2 ;;
     --suite=*) suite=${1#*=}; shift ;;
-    --device) device=$2; shift 2 ;;
     --device=*) device=${1#*=}; shift ;;
     *) gate_args+=("$1"); shift ;;
   esac
 done
+# Checked before minutes of building (gpucheck gate would refuse them after).
+[[ $suite == @(quick|full|accept|burn|llm) ]] || { echo "gpucheck: --suite $suite: not quick, full, accept, burn or llm" >&2; exit 2; }
+[[ $device =~ ^[0-9]{1,4}$ ]] || { echo "gpucheck: --device $device: not a GPU index (0, 1, ...)" >&2; exit 2; }
 # No GPU, no gate: say so before minutes of building (the binaries would say it after).
 if command -v nvidia-smi > /dev/null 2>&1; then
   if ! nvidia-smi -L 2> /dev/null | grep -q '^GPU '; then

@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
 # ci/gate.sh on a machine without a GPU says so in one line, exit 2, before it builds anything
 # (issue 17: it built for 108 s, then printed "gpucheck: gpucheck: no GPU"). Skipped (77) where
-# a GPU is present: there the gate would run.
+# a GPU is present: there the gate would run (after the bad arguments' checks, which run anywhere).
 # Usage: check_gate_sh_no_gpu.sh SOURCE_DIR WORKDIR
 set -uo pipefail
 src=$1 work=$2
+# First, on any machine: a bad --suite or --device, or one without its value, is one line, exit 2,
+# before the GPU is looked for or anything built.
+rm -rf "$work" && mkdir -p "$work"
+bad_fail=0
+for args in "--suite" "--device" "--suite bogus" "--suite=" "--device x" "--device=-1"; do
+  # shellcheck disable=SC2086  # each case a list of words
+  BUILD_DIR=$work/build timeout 60 bash "$src/ci/gate.sh" $args > "$work/out.txt" 2> "$work/err.txt"
+  rc=$?
+  [[ $rc -eq 2 ]] || { echo "FAIL: gate.sh $args: exit $rc, expected 2"; bad_fail=1; }
+  [[ $(wc -l < "$work/err.txt") -eq 1 ]] && grep -q -- "${args%%[ =]*}" "$work/err.txt" ||
+    { echo "FAIL: gate.sh $args: not one line naming ${args%%[ =]*}:"; cat "$work/err.txt"; bad_fail=1; }
+  [[ ! -e $work/build ]] || { echo "FAIL: gate.sh $args: it built"; bad_fail=1; }
+done
+((bad_fail == 0)) || exit 1
 if compgen -G '/dev/nvidia[0-9]*' > /dev/null || { command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q '^GPU '; }; then
   echo "a GPU is present: the gate would run"; exit 77
 fi
