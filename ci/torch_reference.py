@@ -1185,8 +1185,14 @@ def parity_machines(dirs):
     and spread (ours / PyTorch, %), whether the kernels matched; then each machine's criteria
     (parity_criteria), and a criterion over all of them, passed where it passed on every
     machine. Returns the Markdown lines."""
-    machines = []
+    machines, seen = [], {}
     for d in dirs:
+        # A folder and the parity.csv in it are one machine: twice, it would count twice over all.
+        real = os.path.realpath(d)
+        key = os.path.dirname(real) if os.path.isfile(real) and os.path.basename(real) == "parity.csv" else real
+        if key in seen:
+            raise ValueError(f"{d}: the same machine as {seen[key]}, given twice")
+        seen[key] = d
         p = read_parity_csv(d) if os.path.isfile(d) else read_parity(d)
         label = p["ours_ctx"].get("gpu_uuid") or os.path.basename(os.path.normpath(d))
         machines.append((label[:12], d, p))

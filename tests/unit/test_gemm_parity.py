@@ -458,6 +458,19 @@ class Machines(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, "a figure that is not a number"):
                 tr.parity_machines([kept])
 
+    def test_one_machine_given_twice_is_one_line_and_exit_2(self):
+        script = os.path.join(HERE, "..", "..", "ci", "torch_reference.py")
+        with tempfile.TemporaryDirectory() as d:
+            a, b = self.two_machines(d)
+            tr.write_parity(a)
+            for twice in ([a, a], [a, os.path.join(a, "parity.csv")], [a, a + os.sep, b]):
+                p = subprocess.run([sys.executable, script, "--parity-machines", *twice], capture_output=True,
+                                   text=True, timeout=60)
+                self.assertEqual(p.returncode, 2, (twice, p.stdout))
+                self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+                self.assertIn("given twice", p.stderr)
+                self.assertIn(a, p.stderr)
+
     def test_a_folder_without_cases_is_an_os_error(self):
         with tempfile.TemporaryDirectory() as d:
             with self.assertRaises(OSError):
