@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # sourced: the variables it sets are read by the scripts that source it
 # Sourced by the ci/ scripts: finds the CUDA toolkit when nvcc is not on PATH, and keeps
 # NVLink multicast off (gpucheck never needs it and it can take a shared host's GPUs down).
 if ! command -v nvcc >/dev/null 2>&1 && [[ -x /usr/local/cuda/bin/nvcc ]]; then

@@ -15,6 +15,7 @@ fail=0
 # copy_edited DIR: the files a variant restores, copied from the sources.
 copy_edited() {
   local f
+  # shellcheck disable=SC2154  # edited_files: set by ci/gate_drills.sh, sourced above
   for f in "${edited_files[@]}"; do mkdir -p "$1/$(dirname "$f")" && cp "$root/$f" "$1/$f"; done
 }
 
