@@ -14,7 +14,10 @@ build_only=0 long=1
 case ${1:-} in
   --build-only) build_only=1 ;;
   --quick) long=0 ;;
+  "") ;;
+  *) echo "ci/deps.sh: unknown option \"$1\" (usage: ci/deps.sh [--build-only | --quick])" >&2; exit 2 ;;
 esac
+if (($# > 1)); then echo "ci/deps.sh: one option at most (usage: ci/deps.sh [--build-only | --quick])" >&2; exit 2; fi
 
 have_header() {  # a header in the usual include folders
   local h

@@ -15,6 +15,13 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 all=0
 if [[ ${1:-} == --all ]]; then all=1; shift; fi
+for a in "$@"; do  # the rest go to cmake: a second --all there would fail only after the deps
+  [[ $a == --all ]] && { echo "ci/test.sh: --all must come first (usage: ci/test.sh [--all] [extra cmake args...])" >&2; exit 2; }
+done
+case ${GPUCHECK_REQUIRE_GPU:-0} in
+  0 | 1) ;;
+  *) echo "ci/test.sh: GPUCHECK_REQUIRE_GPU=${GPUCHECK_REQUIRE_GPU} is neither 0 nor 1" >&2; exit 2 ;;
+esac
 build=${BUILD_DIR:-$GPUCHECK_ROOT/build}
 long_labels='^(fuzz|slurm|stress)$'
 
