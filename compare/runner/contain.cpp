@@ -219,7 +219,11 @@ Expected<std::optional<Containment>> containment_from_env(const char* value) {
   if (v == "pid-namespace") return std::optional<Containment>(Containment::PidNamespace);
   if (v == "cgroup") return std::optional<Containment>(Containment::Cgroup);
   if (v == "subreaper") return std::optional<Containment>(Containment::Subreaper);
-  return Error{"GPUCHECK_CONTAINMENT", "\"" + std::string(v) + "\" is none of pid-namespace, cgroup, subreaper"};
+  // Built up in steps: "\"" + std::string(v) + ... trips GCC 12's -Wrestrict false positive at -O3.
+  std::string why = "\"";
+  why += v;
+  why += "\" is none of pid-namespace, cgroup, subreaper";
+  return Error{"GPUCHECK_CONTAINMENT", why};
 }
 
 std::optional<ContainedChild> ContainedChild::start(const ContainSpec& spec, std::string* error) {
