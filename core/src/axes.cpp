@@ -96,7 +96,9 @@ bool scalar(const Axis& a, std::string_view s, std::int64_t* v, std::string* err
 }
 
 // The numbers one item names: N, [a:b], [a:b:s], [a,b,c], 2^N, 2^[a:b(:s)]; exponents when pow2.
-bool numbers(const Axis& a, std::string_view item, bool pow2, std::vector<std::int64_t>* out, std::string* err) {
+// `budget`: the most values the item may name (what is left of kMaxCases for the list).
+bool numbers(const Axis& a, std::string_view item, bool pow2, std::size_t budget, std::vector<std::int64_t>* out,
+             std::string* err) {
   bool exp = pow2;
   if (item.substr(0, 2) == "2^") {
     if (pow2) {
@@ -145,14 +147,17 @@ bool numbers(const Axis& a, std::string_view item, bool pow2, std::vector<std::i
         *err = "'" + std::string(item) + "' is an empty range (start after stop)";
         return false;
       }
-      if ((hi - lo) / step >= static_cast<std::int64_t>(kMaxCases)) {
-        *err = "'" + std::string(item) + "' has more than " + std::to_string(kMaxCases) + " values";
+      // In uint64: hi - lo of [-9e18:9e18] does not fit in int64, and a range is counted
+      // before any value of it is made.
+      const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
+      if (span / static_cast<std::uint64_t>(step) >= budget) {  // +1 first would wrap at [INT64_MIN:INT64_MAX]
+        *err = "'" + std::string(item) + (budget == kMaxCases ? "' has more than " : "' takes the list past ") +
+               std::to_string(kMaxCases) + " values";
         return false;
       }
-      for (std::int64_t v = lo;; v += step) {
-        raw.push_back(v);
-        if (hi - v < step) break;  // v + step would pass hi (or overflow)
-      }
+      const std::uint64_t count = span / static_cast<std::uint64_t>(step) + 1;
+      for (std::uint64_t i = 0; i < count; ++i)
+        raw.push_back(static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + i * static_cast<std::uint64_t>(step)));
     }
   } else {
     std::int64_t v = 0;
@@ -246,6 +251,7 @@ bool parse_override(std::string_view arg, Override* out, std::string* err) {
 bool expand(const Axis& a, std::string_view values, bool pow2, std::vector<Value>* out, std::string* err) {
   std::vector<Value> vs;
   std::set<std::string> seen;  // a duplicate would register one name twice
+  std::size_t named = 0;       // values the items named so far, duplicates included
   auto add = [&vs, &seen](Value v) {
     if (seen.insert(v.text).second) vs.push_back(std::move(v));
   };
@@ -258,6 +264,12 @@ bool expand(const Axis& a, std::string_view values, bool pow2, std::vector<Value
   // nvbench writes a list in brackets too: T=[F16,F32]; for numbers [a,b] is handled as a list item.
   if (!numeric && body.size() >= 2 && body.front() == '[' && body.back() == ']') body = body.substr(1, body.size() - 2);
   for (std::string_view item : split_list(body)) {
+    // Counted before dedup, so that a list of many large ranges stops at kMaxCases named
+    // values, not after making every one (a 100 KB list of [1:99999] was minutes and GBs).
+    if (named >= kMaxCases) {
+      *err = "'" + std::string(values) + "' names more than " + std::to_string(kMaxCases) + " values";
+      return false;
+    }
     if (item.empty()) {
       *err = values.empty() ? "no values" : "an empty value in '" + std::string(values) + "'";
       return false;
@@ -265,11 +277,13 @@ bool expand(const Axis& a, std::string_view values, bool pow2, std::vector<Value
     if (!numeric) {
       Value v;
       if (!word_value(a, item, &v, err)) return false;
+      ++named;
       add(std::move(v));
       continue;
     }
     std::vector<std::int64_t> ns;
-    if (!numbers(a, item, pow2, &ns, err)) return false;
+    if (!numbers(a, item, pow2, kMaxCases - named, &ns, err)) return false;
+    named += ns.size();
     for (std::int64_t n : ns) {
       if (n < a.min || n > a.max) {
         *err = std::to_string(n) + " is out of range for " + a.name + " (" + bound_text(a, a.min) + " to " +

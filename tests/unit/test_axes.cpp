@@ -44,6 +44,13 @@ std::string fails(const Axis& a, std::string_view v, bool pow2 = false) {
 
 using V = std::vector<std::int64_t>;
 
+Axis words_axis() {
+  Axis a = integer("variant");
+  a.kind = Kind::word;
+  a.words = {"a", "b"};
+  return a;
+}
+
 Axis words(std::string name, Kind kind, std::vector<std::string> ws) {
   Axis a;
   a.name = std::move(name);
@@ -155,6 +162,43 @@ TEST(Axes, OverflowIsAnErrorNotAWrap) {
   EXPECT_EQ(ns(b, "[9223372036854775806:9223372036854775807]"),
             (V{std::numeric_limits<std::int64_t>::max() - 1, std::numeric_limits<std::int64_t>::max()}));
   EXPECT_NE(fails(integer("M"), "[1:1000000000]").find("more than"), std::string::npos);
+}
+
+// [start:stop] whose stop - start does not fit in int64 (UB before: a signed overflow under
+// -fsanitize=undefined) is counted in uint64; [INT64_MIN:INT64_MAX] is too many, not a wrap.
+TEST(Axes, RangesAcrossTheWholeInt64AreCountedNotOverflowed) {
+  Axis w = integer("W");
+  w.min = std::numeric_limits<std::int64_t>::min();
+  w.max = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(ns(w, "[-9223372036854775808:9223372036854775807:9223372036854775807]"), (V{lo, -1, hi - 1}));
+  EXPECT_EQ(ns(w, "[-9000000000000000000:9000000000000000000:9000000000000000000]"),
+            (V{-9000000000000000000, 0, 9000000000000000000}));
+  const std::string err = fails(w, "[-9223372036854775808:9223372036854775807]");
+  EXPECT_NE(err.find("[-9223372036854775808:9223372036854775807]"), std::string::npos) << err;
+  EXPECT_NE(err.find("more than 100000 values"), std::string::npos) << err;
+  // On the family's axis (M: 1 to 2^31) the range is refused by count, before its bounds.
+  EXPECT_NE(fails(integer("M"), "[-9000000000000000000:9000000000000000000]").find("more than"), std::string::npos);
+}
+
+// kMaxCases bounds the values a whole list names, counted before they are made: a list of
+// many ranges (each under the cap) was every value made and deduplicated first, minutes and
+// gigabytes for a long argument.
+TEST(Axes, AListNamesAtMostTheCapOfValuesAcrossItsItems) {
+  const Axis m = integer("M");
+  EXPECT_EQ(ns(m, "[1:99999],100000").size(), 100000u);  // at the cap: allowed
+  std::string err = fails(m, "[1:99999],[1:2]");
+  EXPECT_NE(err.find("'[1:2]'"), std::string::npos) << err;
+  EXPECT_NE(err.find("100000 values"), std::string::npos) << err;
+  err = fails(m, "[1:100000],7");
+  EXPECT_NE(err.find("more than 100000 values"), std::string::npos) << err;
+  std::string many = "[1:99999]";
+  for (int i = 0; i < 20000; ++i) many += ",[1:99999]";  // 200 KB naming 2e9 values
+  err = fails(m, many);
+  EXPECT_NE(err.find("100000 values"), std::string::npos);
+  std::string words;
+  for (int i = 0; i <= 100000; ++i) words += (i ? ",a" : "a");
+  EXPECT_NE(fails(words_axis(), words).find("more than 100000 values"), std::string::npos);
 }
 
 TEST(Axes, WordsDtypesAndBooleans) {
