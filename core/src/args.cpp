@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "gpucheck/core/suggest.hpp"
+#include "gpucheck/core/text.hpp"
 
 namespace gpucheck::args {
 
@@ -22,7 +23,8 @@ const std::vector<std::string>& Parsed::list(const std::string& opt) const {
 }
 
 std::string ParseError::str() const {
-  std::string s = option.empty() ? message : option + ": " + message;
+  // The option as typed may hold anything (a control character, 1 MB): one short line.
+  std::string s = option.empty() ? message : visible_excerpt(option) + ": " + message;
   if (hint) s += " (" + *hint + ")";
   else if (suggestion) s += " (did you mean " + *suggestion + "?)";
   return s;

@@ -10,6 +10,7 @@
 #include "gpucheck/core/dtype.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/regex.hpp"
+#include "gpucheck/core/text.hpp"
 
 namespace gpucheck::axes {
 namespace {
@@ -47,6 +48,9 @@ bool parse_int(std::string_view s, std::int64_t* out) {
   *out = v;
   return true;
 }
+
+// Text from the command line as an error line quotes it: one short line, nothing raw.
+std::string shown(std::string_view s) { return visible_excerpt(s); }
 
 std::string kind_word(Kind k) {
   switch (k) {
@@ -89,9 +93,9 @@ std::string bound_text(const Axis& a, std::int64_t v) {
 bool scalar(const Axis& a, std::string_view s, std::int64_t* v, std::string* err) {
   if (a.kind == Kind::bytes ? parse_size(s, v) : parse_int(s, v)) return true;
   std::int64_t ignored = 0;
-  *err = a.kind == Kind::integer && parse_size(s, &ignored) ? "'" + std::string(s) + "' has a unit; " + a.name +
+  *err = a.kind == Kind::integer && parse_size(s, &ignored) ? "'" + shown(s) + "' has a unit; " + a.name +
                                                                   " is a count"
-                                                            : "'" + std::string(s) + "' is not " + kind_word(a.kind);
+                                                            : "'" + shown(s) + "' is not " + kind_word(a.kind);
   return false;
 }
 
@@ -102,7 +106,7 @@ bool numbers(const Axis& a, std::string_view item, bool pow2, std::size_t budget
   bool exp = pow2;
   if (item.substr(0, 2) == "2^") {
     if (pow2) {
-      *err = "'" + std::string(item) + "': 2^ inside [pow2] (give the exponents only)";
+      *err = "'" + shown(item) + "': 2^ inside [pow2] (give the exponents only)";
       return false;
     }
     exp = true;
@@ -114,7 +118,7 @@ bool numbers(const Axis& a, std::string_view item, bool pow2, std::size_t budget
   std::vector<std::int64_t> raw;
   if (!item.empty() && item.front() == '[') {
     if (item.back() != ']') {
-      *err = "'" + std::string(item) + "' opens a range without closing it";
+      *err = "'" + shown(item) + "' opens a range without closing it";
       return false;
     }
     const std::string_view body = item.substr(1, item.size() - 2);
@@ -133,25 +137,25 @@ bool numbers(const Axis& a, std::string_view item, bool pow2, std::size_t budget
           start = i + 1;
         }
       if (parts.size() < 2 || parts.size() > 3) {
-        *err = "'" + std::string(item) + "' is not a range [start:stop] or [start:stop:step]";
+        *err = "'" + shown(item) + "' is not a range [start:stop] or [start:stop:step]";
         return false;
       }
       std::int64_t lo = 0, hi = 0, step = 1;
       if (!scalar(as, parts[0], &lo, err) || !scalar(as, parts[1], &hi, err)) return false;
       if (parts.size() == 3 && !scalar(as, parts[2], &step, err)) return false;
       if (step <= 0) {
-        *err = "'" + std::string(item) + "': the step must be positive";
+        *err = "'" + shown(item) + "': the step must be positive";
         return false;
       }
       if (lo > hi) {
-        *err = "'" + std::string(item) + "' is an empty range (start after stop)";
+        *err = "'" + shown(item) + "' is an empty range (start after stop)";
         return false;
       }
       // In uint64: hi - lo of [-9e18:9e18] does not fit in int64, and a range is counted
       // before any value of it is made.
       const std::uint64_t span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo);
       if (span / static_cast<std::uint64_t>(step) >= budget) {  // +1 first would wrap at [INT64_MIN:INT64_MAX]
-        *err = "'" + std::string(item) + (budget == kMaxCases ? "' has more than " : "' takes the list past ") +
+        *err = "'" + shown(item) + (budget == kMaxCases ? "' has more than " : "' takes the list past ") +
                std::to_string(kMaxCases) + " values";
         return false;
       }
@@ -184,7 +188,7 @@ bool word_value(const Axis& a, std::string_view s, Value* v, std::string* err) {
     if (w == "true" || w == "1" || w == "yes") *v = {1, "true"};
     else if (w == "false" || w == "0" || w == "no") *v = {0, "false"};
     else {
-      *err = "'" + w + "' is not true or false";
+      *err = "'" + shown(w) + "' is not true or false";
       return false;
     }
     return true;
@@ -194,13 +198,13 @@ bool word_value(const Axis& a, std::string_view s, Value* v, std::string* err) {
       *v = {0, w};
       return true;
     }
-  *err = "'" + w + "' is not one of " + join(a.words);
+  *err = "'" + shown(w) + "' is not one of " + join(a.words);
   return false;
 }
 
 std::string fail_line(std::string_view family, const std::vector<Axis>& axes, const std::string& arg,
                       const std::string& why) {
-  return "--axis " + arg + ": " + why + " (" + std::string(family) + "'s axes: " + axis_names(axes) + ")";
+  return "--axis " + shown(arg) + ": " + why + " (" + std::string(family) + "'s axes: " + axis_names(axes) + ")";
 }
 
 }  // namespace
@@ -227,7 +231,7 @@ bool parse_size(std::string_view s, std::int64_t* out) {
 bool parse_override(std::string_view arg, Override* out, std::string* err) {
   const std::size_t eq = arg.find('=');
   if (eq == std::string_view::npos) {
-    *err = "--axis " + std::string(arg) + ": wants NAME=VALUES (M=1024,4096, seq_q=2^[10:13], bytes=[4KiB:1GiB])";
+    *err = "--axis " + shown(arg) + ": wants NAME=VALUES (M=1024,4096, seq_q=2^[10:13], bytes=[4KiB:1GiB])";
     return false;
   }
   Override o;
@@ -239,7 +243,7 @@ bool parse_override(std::string_view arg, Override* out, std::string* err) {
     name.remove_suffix(pow2.size());
   }
   if (name.empty()) {
-    *err = "--axis " + o.arg + ": the axis has no name";
+    *err = "--axis " + shown(o.arg) + ": the axis has no name";
     return false;
   }
   o.name = std::string(name);
@@ -267,11 +271,11 @@ bool expand(const Axis& a, std::string_view values, bool pow2, std::vector<Value
     // Counted before dedup, so that a list of many large ranges stops at kMaxCases named
     // values, not after making every one (a 100 KB list of [1:99999] was minutes and GBs).
     if (named >= kMaxCases) {
-      *err = "'" + std::string(values) + "' names more than " + std::to_string(kMaxCases) + " values";
+      *err = "'" + shown(values) + "' names more than " + std::to_string(kMaxCases) + " values";
       return false;
     }
     if (item.empty()) {
-      *err = values.empty() ? "no values" : "an empty value in '" + std::string(values) + "'";
+      *err = values.empty() ? "no values" : "an empty value in '" + shown(values) + "'";
       return false;
     }
     if (!numeric) {
@@ -320,11 +324,11 @@ bool product(std::string_view family, const std::vector<Axis>& axes, const std::
     std::size_t i = 0;
     while (i < axes.size() && axes[i].name != o.name) ++i;
     if (i == axes.size()) {
-      *err = fail_line(family, axes, o.arg, "unknown axis '" + o.name + "'");
+      *err = fail_line(family, axes, o.arg, "unknown axis '" + shown(o.name) + "'");
       return false;
     }
     if (set[i]) {
-      *err = fail_line(family, axes, o.arg, o.name + " given twice (give one list: " + o.name + "=A,B)");
+      *err = fail_line(family, axes, o.arg, shown(o.name) + " given twice (give one list: " + shown(o.name) + "=A,B)");
       return false;
     }
     Axis a = axes[i];
@@ -415,7 +419,7 @@ bool select(const CaseModel& model, Suite s, const std::vector<Override>& given,
             std::string* err) {
   const SuiteAxes* suite = model.find(s);
   if (!given.empty() && (!suite || suite->defaults.empty())) {
-    *err = "--axis " + given.front().arg + ": the " + std::string(to_string(s)) +
+    *err = "--axis " + shown(given.front().arg) + ": the " + std::string(to_string(s)) +
            " suite's cases are fixed (acceptance judges them); axes apply to --suite quick or full";
     return false;
   }
@@ -502,7 +506,7 @@ bool filter_names(std::string_view filter, std::vector<Listed>* cases, std::stri
   std::string why;
   const std::optional<Regex> re = Regex::compile(std::string(filter), &why);
   if (!re) {
-    *err = "--benchmark_filter=" + std::string(filter) + ": not a regex (" + why + ")";
+    *err = "--benchmark_filter=" + shown(filter) + ": not a regex (" + why + ")";
     return false;
   }
   std::erase_if(*cases, [&](const Listed& c) { return re->search(c.name) == negate; });
@@ -513,15 +517,15 @@ bool bytes_range_override(std::string_view min, std::string_view max, std::strin
                           std::string* err) {
   std::int64_t lo = 0, hi = 0, f = 0;
   if (!parse_size(min, &lo) || lo <= 0) {
-    *err = "-b " + std::string(min) + ": wants a size (8, 4K, 1GiB)";
+    *err = "-b " + shown(min) + ": wants a size (8, 4K, 1GiB)";
     return false;
   }
   if (!parse_size(max, &hi) || hi < lo) {
-    *err = "-e " + std::string(max) + ": wants a size at least -b's";
+    *err = "-e " + shown(max) + ": wants a size at least -b's";
     return false;
   }
   if (!parse_int(factor, &f) || f < 2) {
-    *err = "-f " + std::string(factor) + ": wants a whole factor of 2 or more";
+    *err = "-f " + shown(factor) + ": wants a whole factor of 2 or more";
     return false;
   }
   std::string list;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpucheck/core/args.hpp"
+#include "gpucheck/core/text.hpp"
 
 namespace gpucheck {
 
@@ -52,7 +53,7 @@ bool parse_options(int* argc, char** argv, Options* out, std::string* err) {
   if (const auto v = p.value("--device")) {
     const auto d = args::to_integer(*v);
     if (!d || *d < 0 || *d > 1 << 20) {
-      *err = "--device wants a device index (0, 1, ...), got '" + *v + "'";
+      *err = "--device wants a device index (0, 1, ...), got '" + visible_excerpt(*v) + "'";
       return false;
     }
     o.device = static_cast<int>(*d);
@@ -60,7 +61,7 @@ bool parse_options(int* argc, char** argv, Options* out, std::string* err) {
   if (const auto v = p.value("--suite")) {
     const std::optional<Suite> suite = parse_suite(*v);
     if (!suite) {
-      *err = "--suite wants quick, full, accept, burn or llm, got '" + *v + "'";
+      *err = "--suite wants quick, full, accept, burn or llm, got '" + visible_excerpt(*v) + "'";
       return false;
     }
     o.suite = *suite;
@@ -68,7 +69,7 @@ bool parse_options(int* argc, char** argv, Options* out, std::string* err) {
   if (const auto v = p.value("--burn-seconds")) {
     const auto sec = args::to_number(*v);
     if (!sec || !(*sec > 0) || *sec > 86400) {
-      *err = "--burn-seconds wants seconds in (0, 86400], got '" + *v + "'";
+      *err = "--burn-seconds wants seconds in (0, 86400], got '" + visible_excerpt(*v) + "'";
       return false;
     }
     o.burn_seconds = *sec;
@@ -82,7 +83,7 @@ bool parse_options(int* argc, char** argv, Options* out, std::string* err) {
   }
   if (const auto v = p.value("--format")) {
     if (*v != "json" && *v != "text") {
-      *err = "--format wants text or json, got '" + *v + "'";
+      *err = "--format wants text or json, got '" + visible_excerpt(*v) + "'";
       return false;
     }
     o.json = *v == "json";
@@ -112,7 +113,7 @@ bool check_passed_arguments(int argc, char** argv, const std::vector<std::string
   args::Parsed p;
   args::ParseError e;
   if (args::parse(in, gbench, &p, &e) && p.positional.empty()) return true;
-  *err = p.positional.empty() ? e.str() : "unexpected argument '" + p.positional.front() + "'";
+  *err = p.positional.empty() ? e.str() : "unexpected argument '" + visible_excerpt(p.positional.front()) + "'";
   return false;
 }
 

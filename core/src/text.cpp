@@ -49,4 +49,11 @@ std::string visible_text(std::string_view s) {
   return out;
 }
 
+std::string visible_excerpt(std::string_view s, std::size_t max) {
+  if (s.size() <= max) return visible_text(s);
+  std::size_t n = max;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // not inside a character
+  return visible_text(s.substr(0, n)) + "... (" + std::to_string(s.size()) + " bytes)";
+}
+
 }  // namespace gpucheck

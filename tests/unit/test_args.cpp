@@ -63,6 +63,13 @@ TEST(Args, ErrorsAreValues) {
   EXPECT_EQ(bad({"--zzzzzzzz"}).str(), "--zzzzzzzz: unknown option");
 }
 
+TEST(Args, AnUnknownOptionIsQuotedEscapedAndShort) {
+  EXPECT_EQ(bad({"--metr\x1b[2Jic"}).str(), "--metr\\x1b[2Jic: unknown option");
+  const std::string s = bad({"--" + std::string(1 << 20, 'z')}).str();
+  EXPECT_LT(s.size(), 1000u);
+  EXPECT_NE(s.find("unknown option"), std::string::npos);
+}
+
 TEST(Args, LastWinsWhenAsked) {
   OptionSet o = kTool;
   o.last_wins = true;

@@ -295,6 +295,31 @@ TEST(Axes, UnknownDuplicateAndBadValuesAreOneLineNamingTheAxes) {
   EXPECT_NE(err.find("accept suite's cases are fixed"), std::string::npos);
 }
 
+// What the user typed is quoted escaped and cut short: a newline or an escape sequence in a
+// value made the "one-line reason" several lines (or drove the terminal), and a 1 MB value a
+// 1 MB line, several times over.
+TEST(Axes, ErrorLinesQuoteTheArgumentEscapedAndShort) {
+  const CaseModel model = gemm_model();
+  std::vector<Point> ps;
+  std::string err;
+  EXPECT_FALSE(run_select(model, Suite::quick, {"M=4\n5"}, &ps, &err));
+  EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  EXPECT_NE(err.find("M=4\\x0a5"), std::string::npos) << err;
+  EXPECT_FALSE(run_select(model, Suite::quick, {"Q\x1b[2J=1"}, &ps, &err));
+  EXPECT_EQ(err.find('\x1b'), std::string::npos) << err;
+  Override o;
+  EXPECT_FALSE(parse_override("M\r", &o, &err));
+  EXPECT_EQ(err.find('\r'), std::string::npos) << err;
+  const std::string huge = "M=" + std::string(1 << 20, '9');
+  EXPECT_FALSE(run_select(model, Suite::quick, {huge}, &ps, &err));
+  EXPECT_LT(err.size(), 1000u);
+  EXPECT_NE(err.find("--axis M=999"), std::string::npos) << err;  // still names the option and value
+  EXPECT_NE(err.find("bytes)"), std::string::npos) << err;
+  EXPECT_FALSE(bytes_range_override("8", "x\ny", "2", &o, &err));
+  EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  EXPECT_NE(err.find("-e x\\x0ay"), std::string::npos) << err;
+}
+
 TEST(Axes, AProductPastTheLimitIsAnError) {
   const CaseModel model = gemm_model();
   std::vector<Point> ps;

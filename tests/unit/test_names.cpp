@@ -19,6 +19,14 @@ TEST(Text, VisibleTextEscapesControlAndBidiCharacters) {
   EXPECT_EQ(visible_text(visible_text("\x1b")), visible_text("\x1b"));  // escaping twice changes nothing
 }
 
+TEST(Text, VisibleExcerptCutsLongTextAtACharacter) {
+  EXPECT_EQ(visible_excerpt("a\nb", 10), "a\\x0ab");
+  EXPECT_EQ(visible_excerpt("abcdef", 6), "abcdef");
+  EXPECT_EQ(visible_excerpt("abcdef", 3), "abc... (6 bytes)");
+  EXPECT_EQ(visible_excerpt("a\xc2\xb5s", 2), "a... (4 bytes)");  // not inside the µ
+  EXPECT_LT(visible_excerpt(std::string(1 << 20, 'x')).size(), 300u);
+}
+
 TEST(Text, TrimDropsAsciiWhitespaceAtBothEndsOnly) {
   EXPECT_EQ(trim("  x64 \r\n"), "x64");
   EXPECT_EQ(trim("\t\v\fa b\t"), "a b");

@@ -77,6 +77,26 @@ TEST(Options, BadValuesAreErrorsAndLeaveArgvAlone) {
   }
 }
 
+// A value or an unknown argument is quoted escaped and cut short: one line, no terminal
+// escape sequence, however it was typed.
+TEST(Options, ErrorLinesQuoteValuesEscapedAndShort) {
+  for (auto bad : std::vector<std::vector<std::string>>{{"b", "--suite", "q\x1b[2J"},
+                                                        {"b", "--device", "1\n2"},
+                                                        {"b", "--format", std::string(1 << 20, 'x')}}) {
+    Argv a(bad);
+    Options o;
+    std::string err;
+    EXPECT_FALSE(parse_options(&a.argc, a.ptrs.data(), &o, &err));
+    EXPECT_EQ(err.find_first_of("\n\x1b"), std::string::npos) << err;
+    EXPECT_NE(err.find(bad[1]), std::string::npos) << err;
+    EXPECT_LT(err.size(), 1000u);
+  }
+  Argv a({"b", "x\ny"});
+  std::string err;
+  EXPECT_FALSE(check_passed_arguments(a.argc, a.ptrs.data(), {}, &err));
+  EXPECT_EQ(err, "unexpected argument 'x\\x0ay'");
+}
+
 TEST(Options, HelpIsSeenButPassedOn) {
   Argv a({"bench", "--help"});
   Options o;

@@ -26,4 +26,9 @@ std::size_t bidi_control_at(std::string_view s, std::size_t i, char32_t* code);
 // comparison are read alike, so names still match.
 std::string visible_text(std::string_view s);
 
+// A command-line value as an error line quotes it: visible_text of at most `max` bytes of it
+// (cut at a UTF-8 character), then "... (N bytes)" when it was longer, so that a 1 MB
+// argument makes a short line.
+std::string visible_excerpt(std::string_view s, std::size_t max = 200);
+
 }  // namespace gpucheck
