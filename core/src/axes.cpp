@@ -10,6 +10,7 @@
 #include "gpucheck/core/dtype.hpp"
 #include "gpucheck/core/names.hpp"
 #include "gpucheck/core/regex.hpp"
+#include "gpucheck/core/suggest.hpp"
 #include "gpucheck/core/text.hpp"
 
 namespace gpucheck::axes {
@@ -202,6 +203,12 @@ bool word_value(const Axis& a, std::string_view s, Value* v, std::string* err) {
   return false;
 }
 
+std::vector<std::string> names_of(const std::vector<Axis>& axes) {
+  std::vector<std::string> out;
+  for (const Axis& a : axes) out.push_back(a.name);
+  return out;
+}
+
 std::string fail_line(std::string_view family, const std::vector<Axis>& axes, const std::string& arg,
                       const std::string& why) {
   return "--axis " + shown(arg) + ": " + why + " (" + std::string(family) + "'s axes: " + axis_names(axes) + ")";
@@ -324,7 +331,7 @@ bool product(std::string_view family, const std::vector<Axis>& axes, const std::
     std::size_t i = 0;
     while (i < axes.size() && axes[i].name != o.name) ++i;
     if (i == axes.size()) {
-      *err = fail_line(family, axes, o.arg, "unknown axis '" + shown(o.name) + "'");
+      *err = fail_line(family, axes, o.arg, "unknown axis '" + shown(o.name) + "'" + did_you_mean(o.name, names_of(axes)));
       return false;
     }
     if (set[i]) {
@@ -501,12 +508,17 @@ std::string listed_json(const CaseModel& model, Suite suite, const std::vector<L
 
 bool filter_names(std::string_view filter, std::vector<Listed>* cases, std::string* err) {
   if (filter.empty() || filter == "all") return true;
+  const std::string_view given = filter;
   const bool negate = filter.front() == '-';
   if (negate) filter.remove_prefix(1);
+  if (negate && filter.empty()) {  // the empty regex matches every name: '-' alone would keep none
+    *err = "--benchmark_filter=-: no regex after '-' (-REGEX keeps the names REGEX does not match)";
+    return false;
+  }
   std::string why;
   const std::optional<Regex> re = Regex::compile(std::string(filter), &why);
   if (!re) {
-    *err = "--benchmark_filter=" + shown(filter) + ": not a regex (" + why + ")";
+    *err = "--benchmark_filter=" + shown(given) + ": not a regex (" + why + ")";
     return false;
   }
   std::erase_if(*cases, [&](const Listed& c) { return re->search(c.name) == negate; });

@@ -284,6 +284,11 @@ TEST(Axes, UnknownDuplicateAndBadValuesAreOneLineNamingTheAxes) {
   std::string err;
   EXPECT_FALSE(run_select(model, Suite::quick, {"Q=1"}, &ps, &err));
   EXPECT_EQ(err, "--axis Q=1: unknown axis 'Q' (gemm's axes: variant, M, N, K, P)");
+  // A near name is suggested: another case, a typo.
+  EXPECT_FALSE(run_select(model, Suite::quick, {"m=1"}, &ps, &err));
+  EXPECT_NE(err.find("unknown axis 'm' (did you mean M?)"), std::string::npos) << err;
+  EXPECT_FALSE(run_select(model, Suite::quick, {"varaint=a"}, &ps, &err));
+  EXPECT_NE(err.find("(did you mean variant?)"), std::string::npos) << err;
   EXPECT_FALSE(run_select(model, Suite::quick, {"M=-4"}, &ps, &err));
   EXPECT_EQ(err, "--axis M=-4: -4 is out of range for M (1 to 2147483648) (gemm's axes: variant, M, N, K, P)");
   EXPECT_FALSE(run_select(model, Suite::quick, {"M=1", "M=2"}, &ps, &err));
@@ -421,6 +426,13 @@ TEST(Axes, FilterAndJson) {
   ASSERT_EQ(kept.size(), 1u);
   EXPECT_EQ(kept[0].name, "m/b/2");
   EXPECT_FALSE(filter_names("(", &kept, &err));
+  // The reason quotes the filter as given, '-' included; '-' alone keeps nothing: refused.
+  EXPECT_FALSE(filter_names("-(", &kept, &err));
+  EXPECT_NE(err.find("--benchmark_filter=-("), std::string::npos) << err;
+  kept = cs;
+  EXPECT_FALSE(filter_names("-", &kept, &err));
+  EXPECT_NE(err.find("--benchmark_filter=-"), std::string::npos) << err;
+  EXPECT_EQ(kept.size(), 2u);
   const std::string j = listed_json(gemm_model(), Suite::quick, cs, true);
   EXPECT_NE(j.find("\"device\": \"reference\""), std::string::npos);
   EXPECT_NE(j.find("\"name\": \"m/b/2\""), std::string::npos);

@@ -141,7 +141,7 @@ std::string listed_json(const CaseModel& model, Suite suite, const std::vector<L
 
 // Google Benchmark's --benchmark_filter on a name: a POSIX extended regex (core/regex.hpp, as
 // Google Benchmark compiles it) searched in it; a leading '-' keeps the names it does not
-// match. False with a reason on a regex that does not compile.
+// match. False with a reason on a regex that does not compile, or '-' alone.
 bool filter_names(std::string_view filter, std::vector<Listed>* cases, std::string* err);
 
 // nccl-tests' `-b MIN -e MAX -f FACTOR` as an override of the `bytes` axis: MIN, MIN*F, ...
