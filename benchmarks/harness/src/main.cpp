@@ -294,7 +294,7 @@ int run_family(int argc, char** argv, const Family& family) {
   // no results file (the runner reads the line as "nothing of this family", contract.hpp).
   // A suite with no case at all here (one GPU for a multi-GPU family) is not an error.
   if (ran == 0 && registered > 0)
-    return bad_input(std::string(contract::kNoMatchPrefix) + filter + " in the " +
+    return bad_input(std::string(contract::kNoMatchPrefix) + visible_excerpt(filter) + " in the " +
                      family.model.family + " " + std::string(to_string(options.suite)) + " suite (list them with " +
                      argv[0] + " --list --suite " + std::string(to_string(options.suite)) + ")");
   if (ran == 0)
