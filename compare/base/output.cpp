@@ -42,12 +42,9 @@ std::optional<Error> overlap(const FileSystem& fs, const NamedPath& o, const std
 // An output file must not land inside an input folder: the next read of that folder would take
 // it for an input (a results folder refuses a stray file; a node folder gains one). The output's
 // folder and each folder above it (DIR/.., resolved by the kernel, so links count as what they
-// name) against each input that is a folder. A folder that does not exist ends the walk: the
-// write fails on its own.
-std::optional<Error> inside_input_folder(const FileSystem& fs, const NamedPath& o, const std::vector<NamedPath>& inputs) {
-  std::vector<const NamedPath*> folders;
-  for (const NamedPath& in : inputs)
-    if (!in.path.empty() && in.path != "-" && fs.kind(in.path) == FileSystem::Kind::Directory) folders.push_back(&in);
+// name) against `folders`, the inputs that are folders. A folder that does not exist ends the
+// walk: the write fails on its own.
+std::optional<Error> inside_input_folder(const FileSystem& fs, const NamedPath& o, const std::vector<const NamedPath*>& folders) {
   if (folders.empty()) return std::nullopt;
   std::string up = parent_path(o.path);
   for (int depth = 0; depth < kMaxFolderDepth && fs.kind(up) == FileSystem::Kind::Directory; ++depth) {
@@ -88,20 +85,24 @@ Status check_output_folder(const FileSystem& fs, const NamedPath& folder, const 
 }
 
 Status check_outputs(const FileSystem& fs, const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  std::vector<const NamedPath*> replaced;  // outputs that will be regular files
   for (const NamedPath& o : outputs) {
     if (o.path.empty()) return Error{o.option, "needs a path (or - for standard output)"};
     if (o.path == "-") continue;
     const PathFacts f = fs.output_facts(o.path);
-    if (classify_output(o.path, f) == OutputKind::refuse)
-      return Error{o.path, "cannot be an output (" + o.option + "): " + refusal_reason(f)};
+    const OutputKind k = classify_output(o.path, f);
+    if (k == OutputKind::refuse) return Error{o.path, "cannot be an output (" + o.option + "): " + refusal_reason(f)};
+    if (k == OutputKind::replace) replaced.push_back(&o);
   }
   const std::vector<NamedPath> files = input_files(fs, inputs);
   for (const NamedPath& o : outputs)
     if (o.path != "-")
       if (auto e = overlap(fs, o, files)) return *e;
-  for (const NamedPath& o : outputs)
-    if (classify_output(o.path, fs.output_facts(o.path)) == OutputKind::replace)
-      if (auto e = inside_input_folder(fs, o, inputs)) return *e;
+  std::vector<const NamedPath*> folders;
+  for (const NamedPath& in : inputs)
+    if (!in.path.empty() && in.path != "-" && fs.kind(in.path) == FileSystem::Kind::Directory) folders.push_back(&in);
+  for (const NamedPath* o : replaced)
+    if (auto e = inside_input_folder(fs, *o, folders)) return *e;
   for (std::size_t i = 0; i < outputs.size(); ++i)
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
       const NamedPath& a = outputs[i];

@@ -23,6 +23,7 @@
 #include <thread>
 #include <utility>
 
+#include "gpucheck/core/input.hpp"
 #include "gpucheck/core/stop.hpp"
 
 extern char** environ;
@@ -196,8 +197,13 @@ std::FILE* open_log(const std::string& path, std::string* why) {
     return nullptr;
   }
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || ::fcntl(fd, F_SETFL, 0) != 0) {
-    *why = path + ": not a regular file (a log is written there)";
+  if (::fstat(fd, &st) != 0 || ::fcntl(fd, F_SETFL, 0) != 0) {
+    *why = path + ": " + std::strerror(errno);
+    ::close(fd);
+    return nullptr;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    *why = path + ": " + non_regular_kind(st.st_mode) + ", not a log file";
     ::close(fd);
     return nullptr;
   }

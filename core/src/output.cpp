@@ -410,7 +410,7 @@ bool write_outputs(const std::vector<std::pair<std::string, std::string_view>>& 
   for (std::size_t i = 0; i < staged.size(); ++i)
     if (!staged[i]->commit(err)) {
       close_all();
-      if (i > 0) *err += " (" + std::to_string(i) + " earlier output(s) already replaced)";
+      if (i > 0 && err != nullptr) *err += " (" + std::to_string(i) + " earlier output(s) already replaced)";
       return false;
     }
   bool ok = true;
