@@ -510,17 +510,13 @@ Expected<std::size_t> Store::remove_commit(const std::string& prefix) {
 }
 
 Expected<std::vector<std::string>> Store::gpu_slugs() {
-  auto s = db_.prepare("SELECT DISTINCT gpu_slug FROM runs ORDER BY gpu_slug");
-  if (!s) return s.error();
-  std::vector<std::string> out;
-  for (auto r = s->step(); r && *r; r = s->step()) out.push_back(s->text(0));
-  return out;
+  return texts("SELECT DISTINCT gpu_slug FROM runs ORDER BY gpu_slug", std::nullopt);
 }
 
-Expected<std::vector<std::string>> Store::texts(const std::string& sql, const std::string& gpu) {
+Expected<std::vector<std::string>> Store::texts(const std::string& sql, const std::optional<std::string>& gpu) {
   auto s = db_.prepare(sql);
   if (!s) return s.error();
-  s->bind(1, std::string_view(gpu));
+  if (gpu) s->bind(1, std::string_view(*gpu));
   std::vector<std::string> out;
   for (;;) {
     auto r = s->step();

@@ -130,7 +130,8 @@ class Store {
   explicit Store(Db db) : db_(std::move(db)) {}
   static Expected<Store> open_once(const std::string& path, Access access, int busy_ms, bool* busy);
   Status migrate();
-  Expected<std::vector<std::string>> texts(const std::string& sql, const std::string& gpu_slug);
+  // The first column of `sql`'s rows as text, gpu_slug bound to ?1 when given.
+  Expected<std::vector<std::string>> texts(const std::string& sql, const std::optional<std::string>& gpu_slug);
   Db db_;
 };
 
