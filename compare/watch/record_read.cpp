@@ -39,9 +39,7 @@ constexpr double kNoMax = std::numeric_limits<double>::max();
 std::string shown(const json& v) {
   if (v.is_array()) return "a list of " + std::to_string(v.size());
   if (v.is_object()) return "an object";
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 60) s = s.substr(0, 60) + "...";
-  return gpucheck::visible_text(s);
+  return gpucheck::visible_excerpt(v.dump(-1, ' ', false, json::error_handler_t::replace), 60);
 }
 
 // A field that is not what the verdict needs: its path in the record, what it holds and what it
