@@ -42,11 +42,18 @@ std::optional<Error> overlap(const FileSystem& fs, const NamedPath& o, const std
 // An output file must not land inside an input folder: the next read of that folder would take
 // it for an input (a results folder refuses a stray file; a node folder gains one). The output's
 // folder and each folder above it (DIR/.., resolved by the kernel, so links count as what they
-// name) against `folders`, the inputs that are folders. A folder that does not exist ends the
-// walk: the write fails on its own.
+// name) against `folders`, the inputs that are folders. The walk starts at the nearest folder
+// that exists (a command makes the rest, as the gate and fleet make their --out) and ends at the
+// root or at something that is not a folder (the write then fails on its own).
 std::optional<Error> inside_input_folder(const FileSystem& fs, const NamedPath& o, const std::vector<const NamedPath*>& folders) {
   if (folders.empty()) return std::nullopt;
   std::string up = parent_path(o.path);
+  // Folders the command makes first (the gate's and fleet's --out): from the nearest that exists.
+  for (int depth = 0; depth < kMaxFolderDepth && fs.kind(up) == FileSystem::Kind::Missing; ++depth) {
+    std::string next = parent_path(up);
+    if (next == up) break;
+    up = std::move(next);
+  }
   for (int depth = 0; depth < kMaxFolderDepth && fs.kind(up) == FileSystem::Kind::Directory; ++depth) {
     for (const NamedPath* in : folders)
       if (fs.same_file(up, in->path))

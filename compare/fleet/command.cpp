@@ -124,7 +124,15 @@ Status check_fleet_outputs(const FileSystem& fs, const CliEnvironment& env, cons
   if (!a.out) return Done{};
   std::vector<NamedPath> outputs, inputs;
   for (const char* f : kOutputs) outputs.push_back({"--out", join_path(*a.out, f)});
-  for (const auto& p : a.paths) inputs.push_back({"NODE_DIR", p});
+  // The node folders as the loader will read them: --out may sit in a PARENT as a folder of its
+  // own right inside it (read again, a subfolder holding fleet.json is skipped), not in a node
+  // folder, not as PARENT itself (its fleet.json would make PARENT read as a node), not deeper.
+  auto folders = node_folders(fs, a.paths);
+  if (!folders) return folders.error();
+  for (const auto& p : folders->nodes) inputs.push_back({"NODE_DIR", p});
+  for (const auto& p : folders->parents)
+    if (!fs.same_file(parent_path(*a.out), p))
+      if (auto c = check_outputs(fs, {{"--out", join_path(*a.out, "fleet.json")}}, {{"PARENT", p}}); !c) return c;
   // Every file read is an input, given or found by the default search.
   for (const auto& [opt, v] : {std::pair{"--specs", cli::find_data_file(fs, a.specs, "specs.json")},
                                std::pair{"--gaps", cli::find_data_file(fs, a.gaps, "fleet_gaps.json")},

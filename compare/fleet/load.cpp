@@ -150,17 +150,18 @@ NodeInput read_node(const FileSystem& fs, const std::string& dir) {
 
 }  // namespace
 
-Expected<std::vector<NodeInput>> load_nodes(const FileSystem& fs, const std::vector<std::string>& paths) {
+Expected<NodeFolders> node_folders(const FileSystem& fs, const std::vector<std::string>& paths) {
   if (paths.empty()) return Error{"fleet", "needs node folders, or one folder of node folders"};
-  std::vector<std::string> dirs;  // every node folder, then read on every core
+  NodeFolders f;
   for (const std::string& p : paths) {
     const auto kind = fs.kind(p);
     if (kind == FileSystem::Kind::Missing) return Error{p, "no such folder"};
     if (kind != FileSystem::Kind::Directory) return Error{p, "not a folder (a node folder, or a folder of node folders)"};
     if (is_node_folder(fs, p)) {
-      dirs.push_back(p);
+      f.nodes.push_back(p);
       continue;
     }
+    f.parents.push_back(p);
     auto names = fs.list(p);
     if (!names) return names.error();
     std::vector<std::string> subs;
@@ -171,9 +172,16 @@ Expected<std::vector<NodeInput>> load_nodes(const FileSystem& fs, const std::vec
       subs.push_back(full);
     }
     if (subs.empty() && paths.size() == 1) return Error{p, "holds no node folders"};
-    if (subs.empty()) dirs.push_back(p);  // one of several node folders, empty
-    dirs.insert(dirs.end(), subs.begin(), subs.end());
+    if (subs.empty()) f.nodes.push_back(p);  // one of several node folders, empty
+    f.nodes.insert(f.nodes.end(), subs.begin(), subs.end());
   }
+  return f;
+}
+
+Expected<std::vector<NodeInput>> load_nodes(const FileSystem& fs, const std::vector<std::string>& paths) {
+  auto folders = node_folders(fs, paths);
+  if (!folders) return folders.error();
+  const std::vector<std::string>& dirs = folders->nodes;  // every node folder, then read on every core
   std::vector<NodeInput> out(dirs.size());
   parallel_for(dirs.size(), [&](std::size_t i) { out[i] = read_node(fs, dirs[i]); });
   std::vector<std::string> names;

@@ -19,6 +19,14 @@ namespace gpucheck::compare::fleet {
 // Subfolders of a parent that are never nodes: the recheck runs, and a fleet's own --out.
 inline constexpr const char* kRecheckFolder = "recheck";
 
+// The folders `paths` name as load_nodes reads them: `nodes`, each node folder (a path that holds
+// results, or a parent's subfolders, hidden ones, recheck/ and a fleet's own --out (a subfolder
+// holding fleet.json) left out), and `parents`, the paths that are folders of node folders.
+struct NodeFolders {
+  std::vector<std::string> nodes, parents;
+};
+Expected<NodeFolders> node_folders(const FileSystem& fs, const std::vector<std::string>& paths);
+
 Expected<std::vector<NodeInput>> load_nodes(const FileSystem& fs, const std::vector<std::string>& paths);
 
 }  // namespace gpucheck::compare::fleet

@@ -86,6 +86,11 @@ check "... beside it: written" test -s other/report.json
 "$G" compare in "$fixtures/crafted/baseline.json" > /dev/null 2> err.txt
 check "... and the folder still reads as before" test $? -eq 0
 
+# The gate's --out made inside the baseline store (folders it creates first): refused, nothing made.
+timeout 60 "$G" gate --bin-dir bin --baseline baselines --out baselines/new/deeper --timeout 20 > out.txt 2> err.txt
+check "gate --out made inside the --baseline store: exit 2" test $? -eq 2
+check "... nothing made there" test ! -e baselines/new
+
 # A report whose --html cannot be written (a FIFO with no reader) leaves --markdown as it was.
 echo old > other/r.md && mkfifo other/r.fifo
 "$G" report "$fixtures/crafted/baseline.json" --markdown other/r.md --html other/r.fifo > /dev/null 2> err.txt

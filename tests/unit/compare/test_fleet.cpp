@@ -645,6 +645,44 @@ TEST(FleetCli, WritesEveryOutputAndExitsOneOnAnOutlier) {
   EXPECT_EQ(html.find("http"), std::string::npos);  // self-contained
 }
 
+// --out inside a PARENT of node folders: as a folder of its own right inside it (read again, a
+// subfolder holding fleet.json is skipped: `fleet PARENT --out PARENT/fleet` runs twice alike),
+// never PARENT itself (its fleet.json would make it a node folder), a node folder, or a folder
+// deeper inside (made by the command: read again, it would be a node). On the real disk, where
+// the output check resolves folders.
+TEST(FleetCli, OutInsideAParentOnlyAsAFolderOfItsOwn) {
+  FakeFileSystem made;
+  add_baselines(made);
+  std::mt19937 rng(5);
+  for (int n = 1; n <= 3; ++n) add_node(made, "runs/" + node_name(n), node_name(n), 2, rng);
+  const gpucheck::testutil::TempDir d("gpucheck-fleet-out");
+  for (const auto& [path, text] : made.files) {
+    std::filesystem::create_directories(std::filesystem::path(d / path).parent_path());
+    gpucheck::testutil::write_file(d / path, text);
+  }
+  gc::RealFileSystem real;
+  auto fleet = [&](const std::string& out) {
+    gc::CliOutput io;
+    const auto status = gc::run_cli({"gpucheck", "fleet", d / "runs", "--out", out, "--specs", d / "baselines/specs.json",
+                                     "--gaps", d / "baselines/fleet_gaps.json", "--config", d / "baselines/accept.json"},
+                                    real, {}, io);
+    return std::pair(status, io);
+  };
+  const auto first = fleet(d / "runs/fleet");
+  ASSERT_NE(first.first, gc::ExitStatus::BadInput) << first.second.err;
+  const json j1 = json::parse(gpucheck::testutil::slurp(d / "runs/fleet/fleet.json"));
+  const auto again = fleet(d / "runs/fleet");
+  EXPECT_EQ(again.first, first.first) << again.second.err;
+  EXPECT_EQ(json::parse(gpucheck::testutil::slurp(d / "runs/fleet/fleet.json"))["nodes"].size(), j1["nodes"].size());
+  for (const std::string& out : {d / "runs", d / "runs/n001", d / "runs/new/deeper"}) {
+    const auto r = fleet(out);
+    EXPECT_EQ(r.first, gc::ExitStatus::BadInput) << out;
+    EXPECT_EQ(std::count(r.second.err.begin(), r.second.err.end(), '\n'), 1) << r.second.err;
+    EXPECT_FALSE(std::filesystem::exists(out + "/fleet.json")) << out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(d / "runs/new"));
+}
+
 TEST(FleetCli, BadInputIsOneLineExitTwo) {
   FakeFileSystem fs;
   add_baselines(fs);
