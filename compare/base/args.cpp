@@ -45,6 +45,16 @@ Expected<int> parse_count(const std::string& opt, const std::string& s, int lo, 
   return v;
 }
 
+Expected<std::optional<Regex>> parse_filter(const Args& a) {
+  const auto f = value(a, "--filter");
+  if (!f) return std::optional<Regex>();
+  if (f->empty()) return Error{"--filter", "needs a regular expression"};
+  std::string why;
+  std::optional<Regex> re = Regex::compile(*f, &why);
+  if (!re) return Error{"--filter", "bad regular expression \"" + *f + "\": " + why};
+  return re;
+}
+
 ExitStatus fail(CliOutput& io, const Error& e) {
   std::string line = "gpucheck: " + e.str();
   std::replace(line.begin(), line.end(), '\n', ' ');

@@ -11,6 +11,7 @@
 
 #include "base/command.hpp"
 #include "gpucheck/core/args.hpp"
+#include "gpucheck/core/regex.hpp"
 #include "base/expected.hpp"
 
 namespace gpucheck::compare::cli {
@@ -32,6 +33,10 @@ bool flag(const Args& a, const std::string& key);
 Expected<double> parse_number(const std::string& opt, const std::string& s, double lo, double hi);
 // A whole number in [lo, hi].
 Expected<int> parse_count(const std::string& opt, const std::string& s, int lo, int hi);
+// --filter REGEX as compare, run and gate take it: a POSIX extended expression
+// (gpucheck/core/regex.hpp); none when the option is not given, an error when it is empty or
+// does not compile.
+Expected<std::optional<Regex>> parse_filter(const Args& a);
 
 // One line on stderr, exit status 2.
 ExitStatus fail(CliOutput& io, const Error& e);

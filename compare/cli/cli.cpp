@@ -159,23 +159,13 @@ void leave_to_exit(const CliEnvironment& env, T&&... values) {
   (kept->push_back(std::make_shared<std::decay_t<T>>(std::forward<T>(values))), ...);
 }
 
-Expected<std::optional<Regex>> filter_from(const Args& a) {
-  const auto f = value(a, "--filter");
-  if (!f) return std::optional<Regex>();
-  if (f->empty()) return Error{"--filter", "needs a regular expression"};
-  std::string why;
-  std::optional<Regex> re = Regex::compile(*f, &why);
-  if (!re) return Error{"--filter", "bad regular expression \"" + *f + "\": " + why};
-  return re;
-}
-
 }  // namespace
 
 ExitStatus cmd_compare(const std::vector<std::string>& args, Context& ctx) {
   CliOutput& io = ctx.io;
   auto a = parse_args(args, 2, with(compare_options(), {{"--format", "--out", "--color", "--filter"}, {}}), "compare");
   if (!a) return fail(io, a.error());
-  auto filter = filter_from(*a);
+  auto filter = parse_filter(*a);
   if (!filter) return fail(io, filter.error());
   if (a->positional.size() != 2)
     return fail(io, Error{"compare", "needs BASELINE and CURRENT (got " + std::to_string(a->positional.size()) + " paths)"});

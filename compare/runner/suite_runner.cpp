@@ -57,12 +57,11 @@ Expected<RunPlan> read_plan(const Args& a, const std::string& self, const std::s
     if (!v) return v.error();
     p.timeout_s = *v;
   }
-  if (const auto f = value(a, "--filter")) {
-    if (f->empty()) return Error{"--filter", "needs a regular expression"};
-    std::string why;
-    p.filter_re = Regex::compile(*f, &why);
-    if (!p.filter_re) return Error{"--filter", "bad regular expression \"" + *f + "\": " + why};
-    p.filter = *f;
+  auto filter = parse_filter(a);
+  if (!filter) return filter.error();
+  if (*filter) {
+    p.filter = (*filter)->pattern();
+    p.filter_re = std::move(*filter);
   }
   if (const auto pin = value(a, "--pin-cpu")) {
     auto r = parse_pin_cpu(*pin);
