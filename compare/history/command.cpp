@@ -157,9 +157,15 @@ struct Reading {
   std::size_t base_runs = 0;   // runs of it before the branch's first, in front of the branch's series
 };
 
-Expected<Store> open_db(const Args& a, Store::Access access) {
+Expected<std::string> db_path(const Args& a) {
   const auto db = value(a, "--db");
   if (!db || db->empty()) return Error{"history", "needs --db FILE"};
+  return *db;
+}
+
+Expected<Store> open_db(const Args& a, Store::Access access) {
+  auto db = db_path(a);
+  if (!db) return db.error();
   return Store::open(*db, access);
 }
 
@@ -271,8 +277,8 @@ ExitStatus history_merge(const std::vector<std::string>& args, Context& ctx) {
   auto a = parse_args(args, 3, {{"--db"}, {}}, "history");
   if (!a) return fail(ctx.io, a.error());
   if (a->positional.empty()) return fail(ctx.io, Error{"history merge", "needs at least one OTHER history"});
-  const auto db = value(*a, "--db");
-  if (!db || db->empty()) return fail(ctx.io, Error{"history", "needs --db FILE"});
+  const auto db = db_path(*a);
+  if (!db) return fail(ctx.io, db.error());
   std::vector<NamedPath> inputs;
   for (const auto& p : a->positional)
     for (const auto& f : db_inputs("OTHER", p)) inputs.push_back(f);

@@ -161,16 +161,22 @@ bool exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+// 0 when this user may make files in FILE's folder (where SQLite puts FILE-wal and FILE-shm),
+// else the errno that says why not.
+int folder_unwritable(const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return ::access(dir.empty() ? "." : dir.c_str(), W_OK) == 0 ? 0 : errno;
+}
+
 // Writing needs FILE writable and, unless its -wal and -shm are there already, its folder too.
 Status check_writable(const std::string& path, bool present) {
   if (present && ::access(path.c_str(), W_OK) != 0)
     return Error{path, "is read-only for this user (" + std::string(std::strerror(errno)) +
                            "): only list, changes and report can read it"};
-  const std::string dir = std::filesystem::path(path).parent_path().string();
   if (present && exists(path + "-wal") && exists(path + "-shm")) return Done{};
-  if (::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0)
+  if (const int e = folder_unwritable(path); e != 0)
     return Error{path, "cannot create " + path + (present ? "-wal" : "") + ": its folder is not writable (" +
-                           std::string(std::strerror(errno)) + ")"};
+                           std::string(std::strerror(e)) + ")"};
   return Done{};
 }
 
@@ -203,8 +209,7 @@ Status check_path(const std::string& path, Store::Access access) {
 
 // A folder this user cannot write holding FILE without FILE-wal and FILE-shm.
 bool read_only_folder(const std::string& path) {
-  const std::string dir = std::filesystem::path(path).parent_path().string();
-  return ::access(dir.empty() ? "." : dir.c_str(), W_OK) != 0 && !exists(path + "-wal") && !exists(path + "-shm");
+  return folder_unwritable(path) != 0 && !exists(path + "-wal") && !exists(path + "-shm");
 }
 
 // A failure of SQLite on a file that passed check_path, with its cause: only SQLite's "not a
