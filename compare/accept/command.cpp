@@ -184,8 +184,7 @@ ExitStatus judge_and_report(const AcceptArgs& args, const std::vector<Results>& 
     if (!c) return fail(io, c.error());
     config = std::move(*c);
   }
-  if (!specs.skus().empty())
-    if (auto k = check_config_skus(config, specs); !k) return fail(io, k.error());
+  if (auto k = check_config_skus(config, specs); !k) return fail(io, k.error());
   auto report = judge(files, specs, config);
   if (!report) return fail(io, report.error());
   report->specs_source = specs_source;

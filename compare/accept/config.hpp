@@ -45,7 +45,8 @@ struct AcceptConfig {
 Expected<AcceptConfig> parse_accept_config(std::string_view text, const std::string& source);
 
 // Every `skus` key must be an id of the specs in use: a misspelt id ("nvidia-h20O") would drop
-// that SKU's rules (ECC, NCCL floors) without a word. An error names the key and the known ids.
+// that SKU's rules (ECC, NCCL floors) without a word. An error names the key and the known ids;
+// specs with no SKU (none found) check nothing.
 Status check_config_skus(const AcceptConfig& config, const SpecDb& specs);
 
 }  // namespace gpucheck::compare

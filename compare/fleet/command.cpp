@@ -106,8 +106,7 @@ Expected<Inputs> read_inputs(FileSystem& fs, const FleetArgs& a) {
     if (!c) return c.error();
     in.config = std::move(*c);
   }
-  if (!in.specs.skus().empty())
-    if (auto k = check_config_skus(in.config, in.specs); !k) return k.error();
+  if (auto k = check_config_skus(in.config, in.specs); !k) return k.error();
   const auto path = cli::find_data_file(fs, a.gaps, "fleet_gaps.json");
   if (!path) return Error{"--gaps", "no fleet_gaps.json (" + cli::data_file_places("fleet_gaps.json") + "): pass --gaps FILE"};
   auto text = fs.read(*path, kMaxConfigBytes);

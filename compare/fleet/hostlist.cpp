@@ -38,7 +38,7 @@ struct Piece {
 
 Expected<unsigned long long> bound(std::string_view s, std::string_view part, std::string_view whole) {
   if (!s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }) && s.size() > kMaxDigits)
-    return Error{"--expect", q(s) + std::string(" in ") + q(whole) + " has more than 18 digits"};
+    return Error{"--expect", q(s) + std::string(" in ") + q(whole) + " has more than " + std::to_string(kMaxDigits) + " digits"};
   unsigned long long v = 0;
   const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || r.ec != std::errc() || r.ptr != s.data() + s.size())
