@@ -18,7 +18,8 @@ import math
 import os
 import re
 import sys
-import tempfile
+
+import whole_file  # ci/whole_file.py, beside this script
 
 SECTIONS = ("report_only", "host_bound", "overrides")
 
@@ -84,16 +85,9 @@ def write_whole(out, text, inputs=()):
         raise BadInput(f"{out}: is a folder, not a file to write")
     if any(os.path.exists(p) and os.path.exists(out) and os.path.samefile(p, out) for p in inputs):
         raise BadInput(f"{out}: names an input; refusing to replace it")
-    folder = os.path.dirname(os.path.abspath(out))
-    tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(out) + ".")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, out)
+        whole_file.write_whole(out, text)
     except OSError as e:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
         raise BadInput(f"{out}: cannot write: {e.strerror}") from None
 
 

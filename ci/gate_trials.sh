@@ -90,7 +90,7 @@ gate_once() {
   else
     note "gate-$k: exit $rc in $((SECONDS - t0)) s; $(grep -E '^result:' "$out/gate-$k.txt" | head -1)"
   fi
-  grep -E '^(fresh|fastest)-process cases:' "$out/gate-$k.txt" | sed 's/^/    /' | tee -a "$summary"
+  grep -E '^fresh-process cases:' "$out/gate-$k.txt" | sed 's/^/    /' | tee -a "$summary"
   grep -E ' (REGRESSION|MISSING|ERRORED) ' "$out/gate-$k.txt" | sed 's/^/    /' | tee -a "$summary"
 }
 

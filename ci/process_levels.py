@@ -16,7 +16,8 @@ import re
 import math
 import statistics
 import sys
-import tempfile
+
+from whole_file import write_whole  # ci/whole_file.py, beside this script
 
 LEVEL_GAP = 0.08
 PLACEMENTS = ("pinned", "unpinned", "other_cpu", "no_aslr", "no_thp", "hugetlb", "env_pad")
@@ -27,20 +28,6 @@ def finite(v):
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
         return None
     return v
-
-
-def write_whole(path, text):
-    """PATH holds TEXT, all of it or nothing new; raises OSError."""
-    if os.path.isdir(path):
-        raise IsADirectoryError(21, "is a folder, not a file to write")
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix="." + os.path.basename(path) + ".")
-    try:
-        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError:
-        os.unlink(tmp)
-        raise
 
 
 def figure(path, counter):
